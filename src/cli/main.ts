@@ -1,0 +1,28 @@
+import { Command, CommanderError } from "commander";
+import { UserError } from "../core/errors.ts";
+import { commandGroups } from "./groups.ts";
+
+const program = new Command("hl")
+  .description("hl-agent: autonomous trading agents on Hyperliquid, and the services around them")
+  .showHelpAfterError(false)
+  .exitOverride();
+
+for (const register of commandGroups) register(program);
+
+/** One readable line and a non-zero exit for every failure; secrets never reach the message. */
+function fail(err: unknown): never {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  const message = err instanceof Error ? err.message : String(err);
+  const scrubbed = message.replace(/0x[0-9a-fA-F]{64}/g, "0x<redacted>");
+  process.stderr.write(`error: ${scrubbed.split("\n")[0]}\n`);
+  if (process.env.HL_DEBUG && err instanceof Error && !(err instanceof UserError)) {
+    process.stderr.write(`${err.stack ?? ""}\n`);
+  }
+  process.exit(1);
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  fail(err);
+}

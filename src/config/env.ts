@@ -1,0 +1,45 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+import { UserError } from "../core/errors.ts";
+import { DEFAULT_PORTS, NETWORKS, type Network, PUBLIC_API_URLS } from "./defaults.ts";
+
+type Env = Record<string, string | undefined>;
+
+export function dataDir(env: Env = process.env): string {
+  return resolve(env.DATA_DIR ?? "./data");
+}
+
+const portSchema = z.coerce.number().int().min(0).max(65535);
+
+/** Read a port from the environment, falling back to its default; a bad value is a clear error. */
+export function envPort(name: string, fallback: number, env: Env = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const parsed = portSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(`${name} must be a port number (0-65535), got "${raw}"`);
+  return parsed.data;
+}
+
+export function simPort(env: Env = process.env): number {
+  return envPort("SIM_PORT", DEFAULT_PORTS.sim, env);
+}
+
+/** The network from an explicit flag, else HL_NETWORK, else HL_TESTNET=false → mainnet, else paper. */
+export function resolveNetwork(flag?: string, env: Env = process.env): Network {
+  const raw = flag ?? env.HL_NETWORK;
+  if (raw !== undefined && raw !== "") {
+    if (!(NETWORKS as readonly string[]).includes(raw)) {
+      throw new UserError(`unknown network "${raw}" (expected one of ${NETWORKS.join(", ")})`);
+    }
+    return raw as Network;
+  }
+  return "paper";
+}
+
+/** Base URL of the exchange API for a network; HL_API_URL overrides the chosen network's URL. */
+export function apiUrl(network: Network, env: Env = process.env): string {
+  const override = env.HL_API_URL;
+  if (override) return override.replace(/\/+$/, "");
+  if (network === "paper") return `http://127.0.0.1:${simPort(env)}`;
+  return PUBLIC_API_URLS[network];
+}

@@ -1,0 +1,93 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { Registry, collectDefaultMetrics } from "prom-client";
+
+export interface ServiceOptions {
+  /** Service name, used in logs and metrics. */
+  name: string;
+  /** Value of Access-Control-Allow-Origin (CORS_ORIGIN, default "*"). */
+  corsOrigin?: string;
+  /** Which paths carry the CORS headers on normal responses; OPTIONS on any path always answers 204. */
+  corsPaths?: (url: string) => boolean;
+  logger?: boolean;
+}
+
+export interface Service {
+  app: FastifyInstance;
+  metrics: Registry;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const CORS_METHODS = "GET, POST, OPTIONS";
+export const CORS_HEADERS = "Content-Type, Authorization";
+
+function applyCors(reply: FastifyReply, origin: string): void {
+  reply.header("Access-Control-Allow-Origin", origin);
+  reply.header("Access-Control-Allow-Methods", CORS_METHODS);
+  reply.header("Access-Control-Allow-Headers", CORS_HEADERS);
+}
+
+/**
+ * A Fastify app with the platform's conventions: JSON `{error}` bodies with the right status for
+ * every failure (never HTML, never a stack), CORS, OPTIONS → 204, and a Prometheus `/metrics`.
+ */
+export function createService(opts: ServiceOptions): Service {
+  const origin = opts.corsOrigin ?? process.env.CORS_ORIGIN ?? "*";
+  const corsPaths = opts.corsPaths ?? (() => true);
+  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 1_048_576, forceCloseConnections: true });
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: opts.name });
+  collectDefaultMetrics({ register: metrics });
+
+  app.addHook("onRequest", async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.method === "OPTIONS") {
+      applyCors(reply, origin);
+      return reply.code(204).send();
+    }
+    if (corsPaths(req.url)) applyCors(reply, origin);
+  });
+
+  // An empty JSON body (e.g. POST with Content-Type: application/json and no body) is allowed.
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new HttpError(400, "Invalid JSON body"), undefined);
+    }
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
+    const status = err instanceof HttpError ? err.statusCode : (err.statusCode ?? 500);
+    const message = status >= 500 && !(err instanceof HttpError) ? "Internal server error" : err.message;
+    if (status >= 500 && !(err instanceof HttpError)) app.log.error(err);
+    reply.code(status).type("application/json").send({ error: message });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ error: `Not found: ${req.method} ${req.url.split("?")[0]}` });
+  });
+
+  app.get("/metrics", async (_req, reply) => {
+    reply.type(metrics.contentType);
+    return metrics.metrics();
+  });
+
+  return { app, metrics };
+}
+
+/** Listen and return the bound port (port 0 picks a free one). */
+export async function listen(app: FastifyInstance, port: number, host = "127.0.0.1"): Promise<number> {
+  await app.listen({ port, host });
+  const addr = app.server.address();
+  if (addr === null || typeof addr === "string") throw new Error("server has no TCP address");
+  return addr.port;
+}

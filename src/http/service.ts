@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { Registry, collectDefaultMetrics } from "prom-client";
+import { collectDefaultMetrics, Registry } from "prom-client";
 
 export interface ServiceOptions {
   /** Service name, used in logs and metrics. */
@@ -9,6 +9,8 @@ export interface ServiceOptions {
   /** Which paths carry the CORS headers on normal responses; OPTIONS on any path always answers 204. */
   corsPaths?: (url: string) => boolean;
   logger?: boolean;
+  /** Handles requests no route matched (default: 404 JSON). */
+  notFound?: (req: FastifyRequest, reply: FastifyReply) => void;
 }
 
 export interface Service {
@@ -72,9 +74,12 @@ export function createService(opts: ServiceOptions): Service {
     reply.code(status).type("application/json").send({ error: message });
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({ error: `Not found: ${req.method} ${req.url.split("?")[0]}` });
-  });
+  app.setNotFoundHandler(
+    opts.notFound ??
+      ((req, reply) => {
+        reply.code(404).send({ error: `Not found: ${req.method} ${req.url.split("?")[0]}` });
+      }),
+  );
 
   app.get("/metrics", async (_req, reply) => {
     reply.type(metrics.contentType);

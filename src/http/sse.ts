@@ -54,9 +54,9 @@ export class SseHub {
     return client;
   }
 
-  /** Broadcast a frame (already formatted, ending in a blank line). */
-  broadcast(frame: string): void {
-    this.writeAll(frame);
+  /** Broadcast a frame (already formatted, ending in a blank line), optionally only to some clients. */
+  broadcast(frame: string, to?: (client: SseClient) => boolean): void {
+    for (const c of this.clients) if (!to || to(c)) this.write(c, frame);
   }
 
   close(): void {

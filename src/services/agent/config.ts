@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { DEFAULT_PORTS, NETWORKS, type Network } from "../../config/defaults.ts";
+import { dataDir, envPort } from "../../config/env.ts";
+import { UserError } from "../../core/errors.ts";
+
+export const RUN_MODES = ["wolf", "strategy", "mcp"] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+/** Everything the agent service reads from its environment (each documented in the README). */
+export interface AgentConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  mode: RunMode;
+  network: Network;
+  corsOrigin: string;
+  /** Bearer token for control endpoints; without it they are loopback-only. */
+  apiToken: string | undefined;
+  /** Hosting variant: every unmatched path is reverse-proxied here. */
+  gatewayUrl: string | undefined;
+  strategy: string;
+  instrument: string;
+  /** Seconds between ticks, when set (strategy mode; wolf mode when WOLF_TICK is unset). */
+  tickInterval: number | undefined;
+  wolf: { preset?: string; budget?: string; slots?: string; leverage?: string; tick?: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+const positiveSeconds = z.coerce.number().positive();
+
+function seconds(name: string, env: Env): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const parsed = positiveSeconds.safeParse(raw);
+  if (!parsed.success) throw new UserError(`${name} must be a positive number of seconds, got "${raw}"`);
+  return parsed.data;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === "" ? undefined : v;
+}
+
+/** HL_NETWORK wins; the predecessor's HL_TESTNET=false still selects mainnet, =true testnet. */
+export function agentNetwork(env: Env): Network {
+  const explicit = nonEmpty(env.HL_NETWORK);
+  if (explicit) {
+    if (!(NETWORKS as readonly string[]).includes(explicit)) {
+      throw new UserError(`HL_NETWORK must be one of ${NETWORKS.join(", ")}, got "${explicit}"`);
+    }
+    return explicit as Network;
+  }
+  const testnet = nonEmpty(env.HL_TESTNET)?.toLowerCase();
+  if (testnet === "false") return "mainnet";
+  if (testnet === "true") return "testnet";
+  return "paper";
+}
+
+export function readAgentConfig(env: Env = process.env): AgentConfig {
+  const mode = (nonEmpty(env.RUN_MODE) ?? "wolf").toLowerCase();
+  if (!(RUN_MODES as readonly string[]).includes(mode)) {
+    throw new UserError(`Unknown RUN_MODE: ${mode}. Use wolf, strategy, or mcp.`);
+  }
+  return {
+    port: envPort("PORT", DEFAULT_PORTS.agent, env),
+    host: nonEmpty(env.HOST) ?? "0.0.0.0",
+    dataDir: dataDir(env),
+    mode: mode as RunMode,
+    network: agentNetwork(env),
+    corsOrigin: nonEmpty(env.CORS_ORIGIN) ?? "*",
+    apiToken: nonEmpty(env.AGENT_API_TOKEN),
+    gatewayUrl: nonEmpty(env.AI_GATEWAY_URL)?.replace(/\/+$/, ""),
+    strategy: nonEmpty(env.STRATEGY) ?? "engine_mm",
+    instrument: nonEmpty(env.INSTRUMENT) ?? "ETH-PERP",
+    tickInterval: seconds("TICK_INTERVAL", env),
+    wolf: {
+      preset: nonEmpty(env.WOLF_PRESET),
+      budget: nonEmpty(env.WOLF_BUDGET),
+      slots: nonEmpty(env.WOLF_SLOTS),
+      leverage: nonEmpty(env.WOLF_LEVERAGE),
+      tick: seconds("WOLF_TICK", env),
+    },
+  };
+}
+
+/**
+ * The `hl` arguments of the trading child for a mode (argument arrays, never a shell string).
+ * Every producer writes under the same DATA_DIR root the status reader reads.
+ */
+export function childArgs(cfg: AgentConfig): string[] | undefined {
+  const common = ["--network", cfg.network, "--data-dir", cfg.dataDir];
+  if (cfg.mode === "wolf") {
+    const args = ["wolf", "run", ...common];
+    if (cfg.wolf.preset) args.push("--preset", cfg.wolf.preset);
+    if (cfg.wolf.budget) args.push("--budget", cfg.wolf.budget);
+    if (cfg.wolf.slots) args.push("--slots", cfg.wolf.slots);
+    if (cfg.wolf.leverage) args.push("--leverage", cfg.wolf.leverage);
+    const tick = cfg.wolf.tick ?? cfg.tickInterval;
+    if (tick !== undefined) args.push("--tick", String(tick));
+    return args;
+  }
+  if (cfg.mode === "strategy") {
+    return ["run", cfg.strategy, "-i", cfg.instrument, "--tick", String(cfg.tickInterval ?? 10), ...common];
+  }
+  return undefined;
+}
+
+/** Expected seconds between ticks of the child, used for staleness. */
+export function tickSeconds(cfg: AgentConfig): number {
+  if (cfg.mode === "wolf") return cfg.wolf.tick ?? cfg.tickInterval ?? 60;
+  return cfg.tickInterval ?? 10;
+}

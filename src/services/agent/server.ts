@@ -1,0 +1,194 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { Gauge } from "prom-client";
+import { CORS_HEADERS, CORS_METHODS, createService, HttpError, listen } from "../../http/service.ts";
+import { serveWebFolder } from "../../http/static.ts";
+import { checkControlAccess } from "./auth.ts";
+import { type AgentConfig, childArgs, tickSeconds } from "./config.ts";
+import { StatusFeed } from "./feed.ts";
+import { gatewayProxy } from "./gateway-proxy.ts";
+import { type StatusMappers, StatusReader } from "./status-reader.ts";
+import { Supervisor, type SupervisorOptions } from "./supervisor.ts";
+
+export interface SkillInstallResult {
+  installed: boolean;
+  strategies?: number;
+  tools?: number;
+  error?: string;
+}
+
+export interface AgentDeps {
+  mappers: StatusMappers;
+  catalog: () => unknown;
+  skillInstall: () => Promise<SkillInstallResult>;
+  /** Mounts the MCP server on the app when RUN_MODE=mcp. */
+  mountMcp?: (app: FastifyInstance) => Promise<void> | void;
+  supervisor?: Partial<SupervisorOptions>;
+  feedIntervalMs?: number;
+}
+
+export interface AgentService {
+  app: FastifyInstance;
+  port: number;
+  supervisor: Supervisor | undefined;
+  reader: StatusReader;
+  feed: StatusFeed;
+  close(): Promise<void>;
+}
+
+/** Last `limit` JSON lines of the mode's trades file, newest last. */
+function recentTrades(cfg: AgentConfig, limit: number): unknown[] {
+  const file = join(cfg.dataDir, cfg.mode === "strategy" ? "cli" : "wolf", "trades.jsonl");
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean).slice(-limit);
+  const out: unknown[] = [];
+  for (const line of lines) {
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      // a line cut by a crash mid-append is skipped, the rest is served
+    }
+  }
+  return out;
+}
+
+export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Promise<AgentService> {
+  const startedAt = Date.now();
+  const gateway = cfg.gatewayUrl ? gatewayProxy(cfg.gatewayUrl) : undefined;
+  const { app, metrics } = createService({
+    name: "agent",
+    corsOrigin: cfg.corsOrigin,
+    corsPaths: (url) => url.startsWith("/api/"),
+    notFound: gateway?.notFound,
+  });
+
+  const args = childArgs(cfg);
+  const supervisor = args ? new Supervisor({ args, ...deps.supervisor }) : undefined;
+  const isAlive = () => supervisor?.alive ?? false;
+  const reader = new StatusReader(cfg.dataDir, cfg.mode, deps.mappers, isAlive);
+  const feed = new StatusFeed(() => reader.status(), {
+    intervalMs: deps.feedIntervalMs,
+    headers: {
+      "Access-Control-Allow-Origin": cfg.corsOrigin,
+      "Access-Control-Allow-Methods": CORS_METHODS,
+      "Access-Control-Allow-Headers": CORS_HEADERS,
+    },
+  });
+
+  const tickOf = () => {
+    const s = reader.status();
+    return s.status === "running" ? s.tick_count : 0;
+  };
+  const numberField = (name: string) => {
+    const s = reader.status() as Record<string, unknown>;
+    const v = s[name];
+    return typeof v === "number" ? v : 0;
+  };
+  const gauges: [string, string, () => number][] = [
+    ["agent_tick_count", "Ticks completed by the trading child", tickOf],
+    ["agent_sse_clients", "Connected /api/feed clients", () => feed.clients],
+    [
+      "agent_child_restarts",
+      "Restarts of the trading child after a crash",
+      () => supervisor?.restartCount ?? 0,
+    ],
+    ["agent_child_alive", "1 while the trading child runs", () => (isAlive() ? 1 : 0)],
+    [
+      "agent_total_pnl_usd",
+      "Total PnL (wolf) or realized PnL (strategy)",
+      () => numberField("total_pnl") || numberField("realized_pnl"),
+    ],
+    [
+      "agent_total_trades",
+      "Trades (wolf) or fills (strategy)",
+      () => numberField("total_trades") || numberField("total_fills"),
+    ],
+    ["agent_total_orders", "Orders placed this session (strategy mode)", () => numberField("total_orders")],
+  ];
+  for (const [name, help, value] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [metrics],
+      collect() {
+        this.set(value());
+      },
+    });
+  }
+
+  app.get("/health", async () => ({
+    status: "ok",
+    mode: cfg.mode,
+    uptime_s: Math.floor((Date.now() - startedAt) / 1000),
+    pid: supervisor?.pid ?? null,
+    alive: isAlive(),
+    paused: supervisor?.paused ?? false,
+    last_tick_age_s: reader.lastTickAgeS(),
+  }));
+
+  app.get("/api/status", async () => reader.status());
+  app.get("/api/strategies", async () => deps.catalog());
+  app.get("/status", async (_req, reply) => {
+    reply.type("text/plain; charset=utf-8");
+    return `${reader.text().trimEnd()}\n`;
+  });
+  app.get("/api/info", async () => ({
+    mode: cfg.mode,
+    network: cfg.network,
+    tick_interval_s: tickSeconds(cfg),
+    control_token_required: cfg.apiToken !== undefined,
+    supervisor: supervisor?.status ?? "none",
+  }));
+  app.get("/api/trades", async (req) => {
+    const raw = Number((req.query as { limit?: string }).limit ?? 50);
+    if (!Number.isInteger(raw) || raw < 1 || raw > 1000)
+      throw new HttpError(400, "limit must be an integer 1-1000");
+    return { trades: recentTrades(cfg, raw) };
+  });
+
+  app.post("/api/skill/install", async (req) => {
+    checkControlAccess(req, cfg.apiToken);
+    return deps.skillInstall();
+  });
+  app.post("/api/pause", async (req, reply) => {
+    checkControlAccess(req, cfg.apiToken);
+    if (!supervisor?.pause()) return reply.code(409).send({ error: "No running agent to pause" });
+    return { status: "paused" };
+  });
+  app.post("/api/resume", async (req, reply) => {
+    checkControlAccess(req, cfg.apiToken);
+    if (!supervisor?.resume()) return reply.code(409).send({ error: "No paused agent to resume" });
+    return { status: "resumed" };
+  });
+
+  app.get("/api/feed", (_req, reply) => {
+    reply.hijack();
+    feed.attach(reply.raw);
+  });
+
+  if (cfg.mode === "mcp" && deps.mountMcp) await deps.mountMcp(app);
+  if (gateway) {
+    serveWebFolder(app, "/dashboard/", "agent");
+    gateway.attachUpgrades(app.server);
+  } else {
+    serveWebFolder(app, "/", "agent");
+  }
+
+  const port = await listen(app, cfg.port, cfg.host);
+  supervisor?.start();
+
+  return {
+    app,
+    port,
+    supervisor,
+    reader,
+    feed,
+    async close() {
+      feed.close();
+      await supervisor?.stop();
+      reader.close();
+      await app.close();
+    },
+  };
+}

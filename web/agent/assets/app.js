@@ -1,0 +1,220 @@
+// Agent dashboard: live from /api/feed (SSE), controls through /api/pause and /api/resume.
+const $ = (id) => document.getElementById(id);
+const fmt = (v, dp = 2) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(dp) : (v ?? "–"));
+const signed = (v) => (typeof v === "number" ? `${v >= 0 ? "+" : ""}${v.toFixed(2)}` : "–");
+const cls = (v) => (typeof v === "number" ? (v >= 0 ? "up" : "down") : "");
+let info = { control_token_required: false };
+let token = sessionStorage.getItem("agentToken") || "";
+
+const chart = window.LightweightCharts
+  ? window.LightweightCharts.createChart($("chart"), {
+      layout: { background: { color: "#161b22" }, textColor: "#8b949e" },
+      grid: { vertLines: { color: "#30363d" }, horzLines: { color: "#30363d" } },
+      timeScale: { timeVisible: true, secondsVisible: true },
+    })
+  : null;
+const series = chart
+  ? chart.addSeries(window.LightweightCharts.LineSeries, { color: "#58a6ff", lineWidth: 2 })
+  : null;
+let lastChartTime = 0;
+
+function row(cells) {
+  const tr = document.createElement("tr");
+  for (const c of cells) {
+    const td = document.createElement("td");
+    if (c && typeof c === "object") {
+      td.textContent = c.text;
+      if (c.cls) td.className = c.cls;
+    } else td.textContent = c;
+    tr.appendChild(td);
+  }
+  return tr;
+}
+
+function fill(tableId, rows, emptyText, width) {
+  const body = $(tableId).querySelector("tbody");
+  body.replaceChildren();
+  if (rows.length === 0) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = width;
+    td.className = "empty";
+    td.textContent = emptyText;
+    tr.appendChild(td);
+    body.appendChild(tr);
+    return;
+  }
+  for (const r of rows) body.appendChild(row(r));
+}
+
+function render(s) {
+  const state = $("state");
+  if (s.status !== "running") {
+    state.textContent = "stopped";
+    state.className = "pill stopped";
+    return;
+  }
+  $("tick").textContent = s.tick_count;
+  const wolf = s.engine === "wolf";
+  $("wolf-only").hidden = !wolf;
+  $("strategy-only").hidden = wolf;
+  let pnl;
+  if (wolf) {
+    $("pnl1-label").textContent = "Daily PnL";
+    $("pnl2-label").textContent = "Total PnL";
+    $("count-label").textContent = "Trades";
+    $("pnl1").textContent = signed(s.daily_pnl);
+    $("pnl1").className = cls(s.daily_pnl);
+    $("pnl2").textContent = signed(s.total_pnl);
+    $("pnl2").className = cls(s.total_pnl);
+    $("count").textContent = s.total_trades;
+    $("slots-used").textContent = `${s.active_slots.length}/${s.max_slots} used`;
+    fill(
+      "active",
+      s.active_slots.map((x) => [
+        x.slot_id,
+        x.instrument,
+        x.side,
+        fmt(x.entry_size, 4),
+        fmt(x.entry_price, 4),
+        { text: fmt(x.roe_pct), cls: cls(x.roe_pct) },
+        x.dsl_phase,
+      ]),
+      "No active positions.",
+      7,
+    );
+    fill(
+      "closed",
+      s.closed_slots.map((x) => [
+        x.slot_id,
+        x.instrument,
+        x.side,
+        fmt(x.entry_price, 4),
+        fmt(x.exit_price, 4),
+        { text: signed(x.realized_pnl), cls: cls(x.realized_pnl) },
+        fmt(x.roe_pct),
+        x.close_reason,
+      ]),
+      "Nothing closed yet.",
+      8,
+    );
+    pnl = s.total_pnl;
+  } else {
+    $("pnl1-label").textContent = "Unrealized PnL";
+    $("pnl2-label").textContent = "Realized PnL";
+    $("count-label").textContent = "Fills";
+    $("pnl1").textContent = signed(s.unrealized_pnl);
+    $("pnl1").className = cls(s.unrealized_pnl);
+    $("pnl2").textContent = signed(s.realized_pnl);
+    $("pnl2").className = cls(s.realized_pnl);
+    $("count").textContent = s.total_fills;
+    fill(
+      "position",
+      [
+        [
+          s.instrument,
+          fmt(s.position_qty, 4),
+          signed(s.unrealized_pnl),
+          signed(s.realized_pnl),
+          s.total_orders,
+          s.total_fills,
+        ],
+      ],
+      "",
+      6,
+    );
+    pnl = (s.realized_pnl ?? 0) + (s.unrealized_pnl ?? 0);
+  }
+  if (series && typeof pnl === "number") {
+    const t = Math.max(lastChartTime + 1, Math.floor(Date.now() / 1000));
+    lastChartTime = t;
+    series.update({ time: t, value: pnl });
+  }
+  refreshTrades();
+}
+
+async function refreshHealth() {
+  try {
+    const h = await (await fetch("/health")).json();
+    $("uptime").textContent = `${Math.floor(h.uptime_s / 60)}m ${h.uptime_s % 60}s`;
+    const state = $("state");
+    if (h.paused) {
+      state.textContent = "paused";
+      state.className = "pill paused";
+    } else if (h.alive) {
+      state.textContent = "running";
+      state.className = "pill running";
+    } else {
+      state.textContent = "stopped";
+      state.className = "pill stopped";
+    }
+  } catch {
+    $("state").textContent = "unreachable";
+  }
+}
+
+async function refreshTrades() {
+  try {
+    const { trades } = await (await fetch("/api/trades?limit=15")).json();
+    fill(
+      "trades",
+      trades
+        .reverse()
+        .map((t) => [
+          new Date(t.timestamp_ms).toISOString().slice(11, 19),
+          t.tick,
+          t.instrument,
+          t.side,
+          t.quantity,
+          t.price,
+          t.fee,
+        ]),
+      "No trades yet.",
+      7,
+    );
+  } catch {
+    /* the next event retries */
+  }
+}
+
+async function control(action) {
+  const headers = { "Content-Type": "application/json" };
+  if (info.control_token_required) {
+    if (!token) token = prompt("Control token (AGENT_API_TOKEN)") || "";
+    sessionStorage.setItem("agentToken", token);
+    headers.Authorization = `Bearer ${token}`;
+  }
+  const res = await fetch(`/api/${action}`, { method: "POST", headers });
+  const body = await res.json();
+  $("control-msg").textContent = body.status || body.error;
+  if (res.status === 401) {
+    token = "";
+    sessionStorage.removeItem("agentToken");
+  }
+  refreshHealth();
+}
+
+async function main() {
+  try {
+    info = await (await fetch("/api/info")).json();
+    $("mode").textContent = `mode: ${info.mode}`;
+    $("network").textContent = `network: ${info.network}`;
+  } catch {
+    /* older service: keep defaults */
+  }
+  const here = window.location;
+  const links = window.HL_LINKS || [];
+  for (const l of links) {
+    const a = document.createElement("a");
+    a.href = l.href.replace("{host}", here.hostname);
+    a.textContent = l.label;
+    $("links").appendChild(a);
+  }
+  $("pause").onclick = () => control("pause");
+  $("resume").onclick = () => control("resume");
+  const es = new EventSource("/api/feed");
+  es.onmessage = (ev) => render(JSON.parse(ev.data));
+  refreshHealth();
+  setInterval(refreshHealth, 2000);
+}
+main();

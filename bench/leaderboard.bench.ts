@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RateBudget } from "../src/exchange/index.ts";
+import { listen } from "../src/http/service.ts";
+import { hlAccountSource } from "../src/services/leaderboard/account-source.ts";
+import { leaderboardConfig } from "../src/services/leaderboard/config.ts";
+import { Refresher } from "../src/services/leaderboard/refresher.ts";
+import { createLeaderboardService } from "../src/services/leaderboard/service.ts";
+import { AgentStore } from "../src/services/leaderboard/store.ts";
+import { startSimWorld } from "../src/sim/world.ts";
+import { type BenchReporter, percentile } from "./harness.ts";
+
+/**
+ * Leaderboard with 10,000 registered agents: cached reads (latency and throughput over HTTP on
+ * loopback), and one full refresh of every agent against a sim world through the exchange client
+ * and its weight budget.
+ */
+const AGENTS = 10_000;
+
+const address = (i: number) => `0x${(0xa11ce + i).toString(16).padStart(40, "0")}`;
+
+function seed(store: AgentStore, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const a = address(i);
+    store.insert({
+      network: "testnet",
+      address: a,
+      displayName: `agent-${i}`,
+      initialAccountValue: "10000",
+      registeredAt: 1_700_000_000_000 + i,
+      ledgerMark: null,
+      positionsCount: 0,
+    });
+    store.recordSuccess("testnet", a, {
+      accountValue: (10_000 + ((i * 7919) % 4001) - 2000 + i / 1000).toFixed(3),
+      positionsCount: i % 4,
+      netDeposits: "0",
+      at: 1_700_000_000_000,
+    });
+  }
+}
+
+/** GET a path and drain the body; resolves with the elapsed milliseconds. */
+function get(agent: Agent, port: number, path: string): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, agent }, (res) => {
+      res.on("data", () => undefined);
+      res.on("end", () => resolve(performance.now() - t0));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+class CountingBudget extends RateBudget {
+  spent = 0;
+  override take(weight: number): Promise<void> {
+    this.spent += weight;
+    return super.take(weight);
+  }
+  override charge(weight: number): void {
+    this.spent += weight;
+    super.charge(weight);
+  }
+}
+
+async function reads(r: BenchReporter, dir: string): Promise<void> {
+  const config = leaderboardConfig({ LEADERBOARD_DB: join(dir, "reads.db") });
+  const store = new AgentStore(config.dbPath);
+  seed(store, AGENTS);
+  store.close();
+  const svc = createLeaderboardService(config, {
+    source: () => {
+      throw new Error("reads only");
+    },
+  });
+  const port = await listen(svc.app, 0);
+  const t0 = performance.now();
+  svc.refresher.rebuild("testnet");
+  r.figure({ name: `board rebuild, ${AGENTS} agents (rank + serialise)`, value: performance.now() - t0, unit: "ms" });
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  try {
+    for (const [label, path] of [
+      ["full board", "/api/leaderboard?network=testnet"],
+      ["first 100", "/api/leaderboard?network=testnet&limit=100"],
+    ] as const) {
+      for (let i = 0; i < 200; i++) await get(agent, port, path);
+      const samples: number[] = [];
+      for (let i = 0; i < 2000; i++) samples.push(await get(agent, port, path));
+      r.figure({
+        name: `read p99, ${label}, ${AGENTS} agents (sequential)`,
+        value: percentile(samples, 99),
+        unit: "ms",
+        target: { op: "<", value: 2 },
+      });
+      r.figure({ name: `read p50, ${label}`, value: percentile(samples, 50), unit: "ms" });
+      const started = performance.now();
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (performance.now() - started < 2000) {
+            await get(agent, port, path);
+            done++;
+          }
+        }),
+      );
+      r.figure({ name: `reads/s, ${label}, 8 connections`, value: done / ((performance.now() - started) / 1000), unit: "req/s" });
+    }
+  } finally {
+    agent.destroy();
+    await svc.close();
+  }
+}
+
+async function refresh(r: BenchReporter, dir: string): Promise<void> {
+  const world = await startSimWorld({ port: 0, seed: 21, houseMakers: false });
+  // The sim world is ours: give the client a budget it can fill, and check it was never exceeded.
+  const weightPerMinute = 1_200_000;
+  const budget = new CountingBudget({ weightPerMinute });
+  const accounts = await hlAccountSource({ testnet: world.url, mainnet: world.url }, 30_000, { env: {}, budget });
+  const store = new AgentStore(join(dir, "refresh.db"));
+  seed(store, AGENTS);
+  const refresher = new Refresher({
+    store,
+    source: accounts.source,
+    networks: ["testnet"],
+    intervalMs: 45_000,
+    concurrency: 16,
+    agentTimeoutMs: 30_000,
+    staggerMs: 0,
+  });
+  try {
+    const spentBefore = budget.spent;
+    const t0 = performance.now();
+    const [report] = await refresher.cycle();
+    const seconds = (performance.now() - t0) / 1000;
+    const weight = budget.spent - spentBefore;
+    const perAgent = weight / AGENTS;
+    r.figure({ name: `full refresh, ${AGENTS} agents on the sim world`, value: seconds, unit: "s", target: { op: "<", value: 600 } });
+    r.figure({ name: "refresh failures", value: report?.failed ?? -1, unit: "agents", target: { op: "<=", value: 0 } });
+    r.figure({ name: "request weight per agent per refresh", value: perAgent, unit: "weight" });
+    r.figure({
+      name: "weight rate used during refresh (budget 1.2M/min)",
+      value: weight / (seconds / 60),
+      unit: "weight/min",
+      target: { op: "<=", value: weightPerMinute * 1.01 + budget.capacity / (seconds / 60) },
+    });
+    r.figure({
+      name: `full refresh at Hyperliquid's 1200 weight/min, ${AGENTS} agents (projected)`,
+      value: (weight / 1200) * 60 / 60,
+      unit: "min",
+    });
+    r.figure({ name: "agents refreshed per 45 s cycle at 1200 weight/min", value: (1200 * 0.75) / perAgent, unit: "agents" });
+  } finally {
+    await refresher.stop();
+    store.close();
+    await accounts.close();
+    await world.close();
+  }
+}
+
+export default async function (r: BenchReporter): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "lb-bench-"));
+  try {
+    await reads(r, dir);
+    await refresh(r, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

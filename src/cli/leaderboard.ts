@@ -1,0 +1,155 @@
+import type { Command } from "commander";
+import { UserError } from "../core/errors.ts";
+import { listen } from "../http/service.ts";
+import {
+  hlAccountSource,
+  LEADERBOARD_NETWORKS,
+  type LeaderboardNetwork,
+} from "../services/leaderboard/account-source.ts";
+import type { BoardEntry } from "../services/leaderboard/board.ts";
+import { leaderboardConfig } from "../services/leaderboard/config.ts";
+import { Refresher } from "../services/leaderboard/refresher.ts";
+import {
+  parseRegistration,
+  RegistrationError,
+  register as registerAgent,
+} from "../services/leaderboard/registration.ts";
+import { createLeaderboardService } from "../services/leaderboard/service.ts";
+import { AgentStore } from "../services/leaderboard/store.ts";
+
+function portOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const port = Number(raw);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new UserError(`--port must be a port number, got "${raw}"`);
+  return port;
+}
+
+function networkOption(raw: string | undefined): LeaderboardNetwork {
+  const n = raw ?? "testnet";
+  if (!(LEADERBOARD_NETWORKS as readonly string[]).includes(n)) {
+    throw new UserError(`--network must be "testnet" or "mainnet", got "${n}"`);
+  }
+  return n as LeaderboardNetwork;
+}
+
+const money = (v: number) => v.toFixed(2);
+
+function table(entries: BoardEntry[]): string {
+  const head = ["#", "name", "address", "pnl", "pnl_adjusted", "account_value", "positions"];
+  const rows = entries.map((e) => [
+    String(e.rank),
+    `${e.display_name || "-"}${e.stale ? " (stale)" : ""}`,
+    e.address,
+    money(e.pnl),
+    money(e.pnl_adjusted),
+    money(e.account_value),
+    String(e.positions_count),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const numeric = new Set([0, 3, 4, 5, 6]);
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [line(head), ...rows.map(line)].join("\n");
+}
+
+/** `hl leaderboard serve | register | list`: the agent leaderboard (service B) and its CLI. */
+export function register(program: Command): void {
+  const lb = program
+    .command("leaderboard")
+    .description("Agent leaderboard: PnL since registration, per network");
+
+  lb.command("serve")
+    .description("Serve the leaderboard API and page (LEADERBOARD_PORT, default 8090)")
+    .option("--port <port>", "port to listen on (default LEADERBOARD_PORT, else 8090)")
+    .action(async (opts: { port?: string }) => {
+      const config = leaderboardConfig(process.env, { port: portOption(opts.port) });
+      const accounts = await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
+      const service = createLeaderboardService(config, { source: accounts.source });
+      const port = await listen(service.app, config.port, config.host);
+      service.startRefresh();
+      process.stdout.write(
+        `leaderboard on http://${config.host}:${port}/ (refresh every ${config.refreshIntervalMs / 1000} s)\n`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+      await service.close();
+      await accounts.close();
+    });
+
+  lb.command("register <address>")
+    .description("Register an address: its account value now becomes its PnL baseline")
+    .option("--name <name>", "display name (at most 32 characters)", "")
+    .option("--network <network>", "testnet | mainnet", "testnet")
+    .option("--json", "print the registration response as JSON")
+    .action(async (address: string, opts: { name: string; network: string; json?: boolean }) => {
+      const config = leaderboardConfig();
+      let request: ReturnType<typeof parseRegistration>;
+      try {
+        request = parseRegistration({
+          address,
+          network: networkOption(opts.network),
+          display_name: opts.name,
+        });
+      } catch (err) {
+        throw new UserError(err instanceof Error ? err.message : String(err));
+      }
+      const accounts = await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
+      const store = new AgentStore(config.dbPath);
+      try {
+        const result = await registerAgent(request, { store, source: accounts.source, now: Date.now });
+        if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+        else
+          process.stdout.write(
+            `${result.new ? "registered" : "already registered"} ${result.address} on ${result.network}` +
+              ` (initial account value ${money(result.initial_account_value)})\n`,
+          );
+      } catch (err) {
+        if (err instanceof RegistrationError) throw new UserError(err.message);
+        throw err;
+      } finally {
+        store.close();
+        await accounts.close();
+      }
+    });
+
+  lb.command("list")
+    .description("Print the ranking of a network (queries the exchange first unless --cached)")
+    .option("--network <network>", "testnet | mainnet", "testnet")
+    .option("--cached", "print the last known values without querying the exchange")
+    .option("--json", "print the leaderboard response as JSON")
+    .action(async (opts: { network: string; cached?: boolean; json?: boolean }) => {
+      const network = networkOption(opts.network);
+      const config = leaderboardConfig();
+      const store = new AgentStore(config.dbPath);
+      const accounts = opts.cached ? undefined : await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
+      try {
+        const refresher = new Refresher({
+          store,
+          source:
+            accounts?.source ??
+            (() => {
+              throw new UserError("no exchange in --cached mode");
+            }),
+          networks: [network],
+          intervalMs: config.refreshIntervalMs,
+          concurrency: config.concurrency,
+          agentTimeoutMs: config.agentTimeoutMs,
+          staggerMs: 0,
+        });
+        if (accounts) await refresher.cycle();
+        const board = refresher.board(network);
+        if (opts.json) process.stdout.write(`${board.body.toString()}\n`);
+        else if (board.total === 0) process.stdout.write(`no agents registered on ${network}\n`);
+        else process.stdout.write(`${table(board.entries)}\n`);
+      } finally {
+        store.close();
+        await accounts?.close();
+      }
+    });
+}

@@ -1,0 +1,133 @@
+import { join } from "node:path";
+import type { Command } from "commander";
+import { dataDir } from "../config/env.ts";
+import { UserError } from "../core/errors.ts";
+import { runStrategy } from "../engine/runner.ts";
+
+interface RunOptions {
+  instrument: string;
+  tick?: string;
+  maxTicks: string;
+  mock?: boolean;
+  dryRun?: boolean;
+  network?: string;
+  mainnet?: boolean;
+  resume: boolean;
+  dataDir?: string;
+  param: string[];
+  risk: string[];
+  requoteBps: string;
+  model?: string;
+}
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+/** "k=v" pairs with numeric values. */
+export function parsePairs(pairs: readonly string[], what: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of pairs) {
+    const m = /^([a-z0-9_]+)=(.+)$/i.exec(p);
+    const n = m ? Number(m[2]) : Number.NaN;
+    if (!m || !Number.isFinite(n)) throw new UserError(`${what} must look like name=number, got "${p}"`);
+    out[m[1]!] = n;
+  }
+  return out;
+}
+
+function positiveNumber(raw: string, flag: string, allowZero: boolean): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
+    throw new UserError(`${flag} must be a ${allowZero ? "non-negative" : "positive"} number, got "${raw}"`);
+  return n;
+}
+
+/** `hl run STRATEGY -i INSTRUMENT`: the single-strategy engine. */
+export function register(program: Command): void {
+  program
+    .command("run")
+    .description("Run one strategy on one instrument (paper with --mock, no orders sent with --dry-run)")
+    .argument("<strategy>", "strategy id (see `hl strategies`)")
+    .option("-i, --instrument <name>", "instrument, e.g. ETH-PERP, VXX-USDYP", "ETH-PERP")
+    .option("-t, --tick <seconds>", "seconds between ticks (default: TICK_INTERVAL, else 10)")
+    .option("--max-ticks <n>", "stop after this many ticks of this run (0 = run until stopped)", "0")
+    .option("--mock", "trade on the paper network (the sim world, started if not running)")
+    .option("--dry-run", "real market data, orders filled by a local paper book and never sent")
+    .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--mainnet", "same as --network mainnet")
+    .option("--resume", "continue from the saved state of the same strategy and instrument (default)", true)
+    .option("--fresh", "ignore saved state (also clears a risk hard stop)")
+    .option("--data-dir <dir>", "directory of state.db and trades.jsonl (default: $DATA_DIR/cli)")
+    .option("-p, --param <name=value>", "strategy param override (repeatable)", collect, [])
+    .option("--risk <name=value>", "risk limit override (repeatable)", collect, [])
+    .option(
+      "--requote-bps <bps>",
+      "leave a resting quote alone while within this distance of the wanted price",
+      "2",
+    )
+    .option("--model <name>", "LLM model for llm_agent (default: LLM_MODEL, else the provider's default)")
+    .action(async (strategy: string, opts: RunOptions & { fresh?: boolean }) => {
+      if (opts.mainnet && opts.network && opts.network !== "mainnet") {
+        throw new UserError(`--mainnet contradicts --network ${opts.network}`);
+      }
+      const tickRaw = opts.tick ?? process.env.TICK_INTERVAL ?? "10";
+      const tickSeconds = positiveNumber(tickRaw, "--tick", true);
+      const maxTicks = positiveNumber(opts.maxTicks, "--max-ticks", true);
+      if (!Number.isInteger(maxTicks))
+        throw new UserError(`--max-ticks must be a whole number, got "${opts.maxTicks}"`);
+      const dir = opts.dataDir ?? join(dataDir(), "cli");
+      const network = opts.mainnet ? "mainnet" : opts.network;
+      const ctl = new AbortController();
+      const onSignal = () => ctl.abort();
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      try {
+        const started = Date.now();
+        const r = await runStrategy({
+          strategy,
+          instrument: opts.instrument,
+          tickSeconds,
+          maxTicks,
+          mock: opts.mock === true,
+          dryRun: opts.dryRun === true,
+          ...(network ? { network } : {}),
+          resume: opts.fresh !== true,
+          dataDir: dir,
+          params: parsePairs(opts.param, "--param"),
+          risk: parsePairs(opts.risk, "--risk"),
+          requoteBps: positiveNumber(opts.requoteBps, "--requote-bps", true),
+          ...(opts.model ? { model: opts.model } : {}),
+          signal: ctl.signal,
+          onStart: (info) => {
+            for (const note of info.notes) out(note);
+            out(
+              `Mode: ${info.mode === "live" ? `LIVE (${info.network})` : info.mode === "mock" ? "MOCK (paper network)" : `DRY RUN (${info.network} market data)`}`,
+            );
+            out(
+              `Strategy: ${strategy} ${Object.entries(info.params)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(" ")}`,
+            );
+            out(`Instrument: ${info.instrument}`);
+            out(`Tick interval: ${tickSeconds}s${maxTicks > 0 ? ` | Max ticks: ${maxTicks}` : ""}`);
+            out(`State: ${join(dir, "state.db")}`);
+          },
+        });
+        const p = r.position;
+        out("=== Summary ===");
+        out(`Ticks: ${r.ticks} this run, ${r.tickCount} in total (stopped: ${r.stopReason})`);
+        out(
+          `Orders: ${r.stats.total_placed} placed, ${r.stats.total_filled} fills, ${r.stats.total_cancelled} cancelled`,
+        );
+        out(
+          `Position: ${p.net_qty} @ ${p.avg_entry_price} | realized ${p.realized_pnl} fees ${p.fees_paid} unrealized ${p.unrealized_pnl}`,
+        );
+        out(`Runtime: ${((Date.now() - started) / 1000).toFixed(1)}s`);
+        if (r.stopReason === "halted")
+          throw new UserError(`risk hard stop: ${r.haltReason ?? "limit breached"}`);
+      } finally {
+        process.removeListener("SIGINT", onSignal);
+        process.removeListener("SIGTERM", onSignal);
+      }
+    });
+}

@@ -1,0 +1,59 @@
+import type { Command } from "commander";
+import { simPort } from "../config/env.ts";
+import { UserError } from "../core/errors.ts";
+import { startSimWorld } from "../sim/world.ts";
+
+interface ServeOptions {
+  port?: string;
+  host: string;
+  seed?: string;
+  speed?: string;
+  startingBalance?: string;
+}
+
+function intOption(name: string, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UserError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** `hl sim serve`: the simulated Hyperliquid (exchange API, WebSocket, admin, rates, builder fill files). */
+export function register(program: Command): void {
+  const sim = program.command("sim").description("The simulated Hyperliquid (paper network)");
+
+  sim
+    .command("serve")
+    .description("Serve the sim world: /info, /exchange, /ws, /sim/*, /yields/pools, builder fill files")
+    .option("--port <port>", "port (default SIM_PORT, else 8900)")
+    .option("--host <host>", "interface to bind", "127.0.0.1")
+    .option("--seed <n>", "market model seed: the same seed gives the same market (default 1)")
+    .option("--speed <x>", "sim clock multiplier (default 1)")
+    .option("--starting-balance <usdc>", "USDC credited to each new address (default 10000)")
+    .action(async (opts: ServeOptions) => {
+      const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
+      const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
+      const speed = opts.speed === undefined ? 1 : Number(opts.speed);
+      if (!(speed > 0 && speed <= 10_000)) throw new UserError(`--speed must be a number above 0 and at most 10000, got "${opts.speed}"`);
+      const startingBalance = opts.startingBalance;
+      if (startingBalance !== undefined && !/^\d+(\.\d{1,6})?$/.test(startingBalance)) {
+        throw new UserError(`--starting-balance must be a USDC amount such as 10000, got "${startingBalance}"`);
+      }
+      let world: Awaited<ReturnType<typeof startSimWorld>>;
+      try {
+        world = await startSimWorld({ port, host: opts.host, seed, speed, startingBalance });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "EADDRINUSE") {
+          throw new UserError(`port ${port} on ${opts.host} is already in use; choose another with --port (or SIM_PORT)`);
+        }
+        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new UserError(`cannot listen on --host ${opts.host}`);
+        throw err;
+      }
+      process.stdout.write(`sim world listening on ${world.url} (seed ${seed}, speed ${speed})\n`);
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", () => resolve());
+        process.once("SIGTERM", () => resolve());
+      });
+      await world.close();
+    });
+}

@@ -1,0 +1,91 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { dataDir } from "../config/env.ts";
+import { readKvFile } from "../engine/state-store.ts";
+import { statusFromKv } from "../engine/status.ts";
+import { strategyCatalog } from "../strategies/catalog.ts";
+
+const pad = (s: string, n: number) => (s.length >= n ? `${s.slice(0, n - 1)} ` : s.padEnd(n));
+
+/** `hl strategies` (the catalog) and `hl status` (the single-strategy engine's saved state). */
+export function register(program: Command): void {
+  program
+    .command("strategies")
+    .description("List the strategies with their type and default params, and the YEX markets")
+    .option("--json", "print the catalog as JSON (same as GET /api/strategies)")
+    .action((opts: { json?: boolean }) => {
+      const catalog = strategyCatalog();
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(catalog, null, 2)}\n`);
+        return;
+      }
+      const lines = [
+        "Available Strategies",
+        `${pad("Name", 20)}${pad("Type", 8)}${pad("Description", 60)}Params`,
+      ];
+      for (const [id, s] of Object.entries(catalog.strategies).sort(([a], [b]) => a.localeCompare(b))) {
+        const params = Object.entries(s.params)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ");
+        lines.push(`${pad(id, 20)}${pad(s.type, 8)}${pad(s.description, 60)}${params}`);
+      }
+      lines.push("", "YEX Markets (Nunchi HIP-3)", `${pad("Name", 20)}Description`);
+      for (const [name, d] of Object.entries(catalog.markets)) lines.push(`${pad(name, 20)}${d}`);
+      process.stdout.write(`${lines.join("\n")}\n`);
+    });
+
+  program
+    .command("status")
+    .description("Show the saved state of the single-strategy engine: position, PnL, orders, risk")
+    .option("--data-dir <dir>", "directory of state.db (default: $DATA_DIR/cli)")
+    .option("--json", "print the status object (same shape as GET /api/status)")
+    .action((opts: { dataDir?: string; json?: boolean }) => {
+      const path = join(opts.dataDir ?? join(dataDir(), "cli"), "state.db");
+      const kv = existsSync(path) ? readKvFile(path) : {};
+      const status = statusFromKv(kv);
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(status)}\n`);
+        return;
+      }
+      if (status.status === "stopped") {
+        process.stdout.write("No state found. Is the engine running? (hl run STRATEGY --mock)\n");
+        return;
+      }
+      const run = parseJson(kv.run) as
+        | { status?: string; mode?: string; network?: string; heartbeat_ms?: number }
+        | undefined;
+      const risk = parseJson(kv.risk) as
+        | {
+            state?: {
+              reduce_only?: boolean;
+              reasons?: string[];
+              halted?: boolean;
+              halt_reason?: string;
+              drawdown?: string;
+              daily_pnl?: string;
+            };
+          }
+        | undefined;
+      const started = Number(parseJson(kv.start_time_ms) ?? 0);
+      const lines = [
+        "=== hl-agent strategy engine ===",
+        `Strategy: ${status.engine} | Instrument: ${status.instrument} | Mode: ${run?.mode ?? "?"} (${run?.network ?? "?"}) | Run: ${run?.status ?? "?"}`,
+        `Ticks: ${status.tick_count} | Since: ${started ? new Date(started).toISOString() : "?"} | Last tick: ${run?.heartbeat_ms ? new Date(run.heartbeat_ms).toISOString() : "?"}`,
+        `Orders: ${status.total_orders} placed, ${status.total_fills} fills`,
+        `Position: ${status.position_qty}`,
+        `PnL: unrealized ${status.unrealized_pnl} | realized (net of fees) ${status.realized_pnl}`,
+        `Risk: ${risk?.state?.halted ? `HALTED (${risk.state.halt_reason})` : risk?.state?.reduce_only ? `REDUCE-ONLY (${(risk.state.reasons ?? []).join(", ")})` : "OK"} | drawdown ${risk?.state?.drawdown ?? "0"} | daily PnL ${risk?.state?.daily_pnl ?? "0"}`,
+      ];
+      process.stdout.write(`${lines.join("\n")}\n`);
+    });
+}
+
+function parseJson(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,117 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { resolveNetwork } from "../config/env.ts";
+import { D } from "../core/decimal.ts";
+import { UserError } from "../core/errors.ts";
+import type { OrderResult, Side, TimeInForce } from "../exchange/index.ts";
+import { canonicalInstrument, openClientSession, RoundingError } from "../exchange/index.ts";
+
+interface TradeOptions {
+  price?: string;
+  tif?: string;
+  network?: string;
+  yes?: boolean;
+  json?: boolean;
+}
+
+const TIFS: readonly TimeInForce[] = ["Gtc", "Ioc", "Alo"];
+const DECIMAL = /^\d+(\.\d+)?$|^\.\d+$/;
+
+/** `hl trade INSTRUMENT buy|sell SIZE`: one manual order. */
+export function register(program: Command): void {
+  program
+    .command("trade")
+    .description(
+      "Place one order: a limit with --price, else a marketable IOC off the book (ask·1.001 / bid·0.999)",
+    )
+    .argument("<instrument>", "e.g. ETH-PERP, VXX-USDYP, xyz:SPCX")
+    .argument("<side>", "buy or sell")
+    .argument("<size>", "size in contracts (decimal)")
+    .option("--price <price>", "limit price; without it the order is a marketable IOC")
+    .option("--tif <tif>", "Gtc | Ioc | Alo (default: Gtc with --price, Ioc without)")
+    .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
+    .option("-y, --yes", "do not ask for confirmation (always required on mainnet)")
+    .option("--json", "print the result as JSON")
+    .action(async (instrument: string, sideArg: string, sizeArg: string, opts: TradeOptions) => {
+      canonicalInstrument(instrument); // a bad name fails here, before any network call
+      const side = parseSide(sideArg);
+      const size = parseDecimal(sizeArg, "size");
+      const price = opts.price === undefined ? undefined : parseDecimal(opts.price, "price");
+      const tif = parseTif(opts.tif, price !== undefined);
+      const network = resolveNetwork(opts.network);
+      if (network === "mainnet" && !opts.yes) throw new UserError("mainnet orders need --yes");
+
+      const session = await openClientSession({ network });
+      try {
+        const { client } = session;
+        const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
+        for (const note of session.notes) say(note);
+        if (!client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
+        const market = await client.market(instrument);
+        const limit =
+          price ??
+          (await client.marketablePrice(market.instrument, side, { reference: "touch", slippage: "0.001" }));
+        const summary = `${side.toUpperCase()} ${size} ${market.instrument} @ ${limit} ${tif} on ${network}`;
+        if (!opts.yes && process.stdin.isTTY && !(await confirm(`${summary}\nConfirm? [y/N] `))) {
+          say("Cancelled.");
+          return;
+        }
+        let result: OrderResult;
+        try {
+          result = await client.order({ instrument: market.instrument, side, size, price: limit, tif });
+        } catch (err) {
+          if (err instanceof RoundingError) throw new UserError(`${market.instrument}: ${err.message}`);
+          throw err;
+        }
+        if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        if (result.status === "error") {
+          if (opts.json) process.exitCode = 1;
+          else throw new UserError(`order refused by the exchange: ${result.message}`);
+          return;
+        }
+        if (!opts.json) say(describeResult(result));
+      } finally {
+        await session.close();
+      }
+    });
+}
+
+/** "Filled: BUY 0.5 ETH-PERP @ 2500.1 (oid 123)" / "Resting: …". */
+export function describeResult(result: Exclude<OrderResult, { status: "error" }>): string {
+  const o = result.order;
+  if (result.status === "filled") {
+    return `Filled: ${o.side.toUpperCase()} ${result.totalSz} ${o.instrument} @ ${result.avgPx} (oid ${result.oid})`;
+  }
+  return `Resting: ${o.side.toUpperCase()} ${o.size} ${o.instrument} @ ${o.price} ${o.tif} (oid ${result.oid})`;
+}
+
+function parseSide(raw: string): Side {
+  const side = raw.toLowerCase();
+  if (side !== "buy" && side !== "sell") throw new UserError(`side must be buy or sell, got "${raw}"`);
+  return side;
+}
+
+function parseDecimal(raw: string, what: string): string {
+  if (!DECIMAL.test(raw.trim()) || new D(raw.trim()).lte(0))
+    throw new UserError(`${what} must be a positive decimal number, got "${raw}"`);
+  return new D(raw.trim()).toFixed();
+}
+
+function parseTif(raw: string | undefined, hasPrice: boolean): TimeInForce {
+  if (raw === undefined) return hasPrice ? "Gtc" : "Ioc";
+  const tif = TIFS.find((t) => t.toLowerCase() === raw.toLowerCase());
+  if (!tif) throw new UserError(`--tif must be one of ${TIFS.join(", ")}, got "${raw}"`);
+  if (!hasPrice && tif !== "Ioc")
+    throw new UserError(`--tif ${tif} needs --price (without a price the order is a marketable IOC)`);
+  return tif;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}

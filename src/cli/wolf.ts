@@ -1,0 +1,352 @@
+import type { Command } from "commander";
+import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
+import type { Network } from "../config/defaults.ts";
+import { UserError } from "../core/errors.ts";
+import { type ClientSession, openClientSession } from "../exchange/index.ts";
+import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
+import { evaluateDsl, newDslState } from "../guard/dsl.ts";
+import { listGuards } from "../guard/store.ts";
+import { formatMovers, formatMoversPreset, formatScan, formatScannerPreset } from "../signals/format.ts";
+import { moversHistoryPath, readHistory, scannerHistoryPath } from "../signals/history.ts";
+import type { MoversScan } from "../signals/movers.ts";
+import { MOVERS_PRESETS, moversConfig } from "../signals/movers-config.ts";
+import { moversOnce, scanOnce } from "../signals/run.ts";
+import type { ScanResult } from "../signals/scanner.ts";
+import { SCANNER_PRESETS, scannerConfig } from "../signals/scanner-config.ts";
+import { CandleCache } from "../signals/source.ts";
+import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES } from "../wolf/config.ts";
+import { HlWolfPort } from "../wolf/hl-port.ts";
+import { WolfRunner } from "../wolf/runner.ts";
+import { dslDir, loadWolfState } from "../wolf/state.ts";
+import { NO_STATE_TEXT, usd, wolfStatusText } from "../wolf/status.ts";
+
+interface NetOpts {
+  mock?: boolean;
+  network?: string;
+  dataDir?: string;
+}
+
+const num = (name: string) => (v: string) => {
+  const x = Number(v);
+  if (!Number.isFinite(x)) throw new UserError(`${name} must be a number, got "${v}"`);
+  return x;
+};
+
+function dataDirOf(o: NetOpts): string {
+  return o.dataDir ? envDataDir({ DATA_DIR: o.dataDir }) : envDataDir();
+}
+
+function networkOf(o: NetOpts): Network {
+  if (o.mock) {
+    if (o.network && o.network !== "paper") throw new UserError("--mock means the paper network; drop --network");
+    return "paper";
+  }
+  return resolveNetwork(o.network);
+}
+
+async function session(o: NetOpts): Promise<ClientSession> {
+  const dir = dataDirOf(o);
+  const s = await openClientSession({ network: networkOf(o), env: { ...process.env, DATA_DIR: dir } });
+  for (const note of s.notes) process.stderr.write(`${note}\n`);
+  return s;
+}
+
+function stopSignal(): AbortController {
+  const ac = new AbortController();
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => ac.abort());
+  return ac;
+}
+
+const withNet = (c: Command) =>
+  c
+    .option("--mock", "trade on the paper network (the local sim world)")
+    .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)");
+
+interface WolfRunOpts extends NetOpts {
+  preset: string;
+  maxTicks: number;
+  tick?: number;
+  budget?: number;
+  slots?: number;
+  leverage?: number;
+  fresh?: boolean;
+  json?: boolean;
+  stream: boolean;
+}
+
+async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
+  const tickSeconds = o.tick ?? tickFromEnv();
+  const config = buildWolfConfig(o.preset, { budget: o.budget, slots: o.slots, leverage: o.leverage, tickSeconds });
+  const network = networkOf(o);
+  const dir = dataDirOf(o);
+  const s = await session(o);
+  try {
+    if (!s.client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
+    process.stderr.write(
+      `Mode: ${network === "paper" ? "PAPER (sim world)" : `LIVE (${network})`}\nBudget: $${config.total_budget.toLocaleString("en-US")}  |  Slots: ${config.max_slots}  |  Leverage: ${config.leverage.toFixed(1)}x  |  Margin/slot: $${Math.round(config.margin_per_slot).toLocaleString("en-US")}  |  Tick: ${config.tick_interval_s}s\n`,
+    );
+    const runner = await WolfRunner.open({
+      port: new HlWolfPort(s.client),
+      dataDir: dir,
+      preset: o.preset,
+      config,
+      fresh: o.fresh ?? false,
+      stream: o.stream,
+    });
+    const ac = stopSignal();
+    await runner.run({
+      maxTicks: once ? 1 : o.maxTicks,
+      tickMs: config.tick_interval_s * 1000,
+      signal: ac.signal,
+      onTick: (st) => process.stdout.write(o.json ? `${JSON.stringify(st)}\n` : `\n${wolfStatusText(st)}`),
+    });
+    await runner.close();
+    const st = runner.state;
+    process.stderr.write(
+      `\nWOLF session: ${st.tick_count} ticks, ${st.total_trades} trades, daily PnL ${usd(st.daily_pnl)}, total PnL ${usd(st.total_pnl)}\n`,
+    );
+  } finally {
+    await s.close();
+  }
+}
+
+function registerWolf(program: Command): void {
+  const wolf = program.command("wolf").description("WOLF: multi-slot orchestrator with DSL trailing stops");
+  const runOpts = (c: Command) =>
+    withNet(c)
+      .option("-p, --preset <name>", `preset: ${WOLF_PRESET_NAMES.join(" | ")}`, process.env.WOLF_PRESET || "default")
+      .option("-t, --tick <seconds>", "tick interval (default: WOLF_TICK, else TICK_INTERVAL, else 60)", num("--tick"))
+      .option("--budget <usd>", "total budget (margin per slot = budget / slots)", num("--budget"))
+      .option("--slots <n>", "number of slots", num("--slots"))
+      .option("--leverage <x>", "leverage", num("--leverage"))
+      .option("--fresh", "start from an empty state (refused while slots are open)")
+      .option("--json", "print the state JSON each tick instead of the status text")
+      .option("--no-stream", "run the DSL on ticks only (no WebSocket price stream)");
+  runOpts(wolf.command("run").description("run the orchestrator"))
+    .option("--max-ticks <n>", "stop after this many ticks of this run (0 = forever)", num("--max-ticks"), 0)
+    .action((o: WolfRunOpts) => runWolf(o, false));
+  runOpts(wolf.command("once").description("run one tick and exit")).action((o: WolfRunOpts) => runWolf({ ...o, maxTicks: 1 }, true));
+  wolf
+    .command("status")
+    .description("slots, positions and PnL from state.json")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .option("--json", "print the contract's status object")
+    .action(async (o: { dataDir?: string; json?: boolean }) => {
+      const r = loadWolfState(dataDirOf(o));
+      if (r.kind === "missing") {
+        process.stdout.write(o.json ? `${JSON.stringify({ status: "stopped" })}\n` : NO_STATE_TEXT);
+        return;
+      }
+      const { wolfStatus } = await import("../wolf/status.ts");
+      process.stdout.write(o.json ? `${JSON.stringify(wolfStatus(r.state), null, 2)}\n` : wolfStatusText(r.state));
+    });
+  wolf
+    .command("presets")
+    .description("the WOLF presets")
+    .action(() => {
+      for (const name of WOLF_PRESET_NAMES) {
+        const c = buildWolfConfig(name);
+        process.stdout.write(
+          `\n${name}:\n  budget: $${c.total_budget.toLocaleString("en-US")}\n  max_slots: ${c.max_slots}\n  leverage: ${c.leverage.toFixed(1)}x\n  margin_per_slot: $${c.margin_per_slot.toFixed(2)}\n  scanner_threshold: ${c.scanner_score_threshold}\n  movers_confidence: ${c.movers_confidence_threshold}\n  daily_loss_limit: $${c.daily_loss_limit.toLocaleString("en-US")}\n  dsl_preset: ${c.dsl_preset}\n`,
+        );
+      }
+    });
+}
+
+function registerDsl(program: Command): void {
+  const dsl = program.command("dsl").description("DSL trailing stop: presets, guards, what-if");
+  dsl
+    .command("presets")
+    .description("the DSL presets")
+    .action(() => {
+      for (const name of DSL_PRESET_NAMES) {
+        const p = dslConfigFromPreset(name, { direction: "long", leverage: 10 });
+        const lines = [
+          "",
+          name.toUpperCase(),
+          `  Phase 1: retrace=${(p.phase1_retrace * 100).toFixed(1)}%, breaches=${p.phase1_max_breaches}`,
+          `  Phase 2: retrace=${(p.phase2_retrace * 100).toFixed(1)}%, breaches=${p.phase2_max_breaches}`,
+          `  Decay: ${p.breach_decay_mode}`,
+          `  Breach interval: ${p.breach_interval_ms / 1000}s`,
+        ];
+        if (p.stagnation_enabled) lines.push(`  Stagnation TP: ROE>=${p.stagnation_min_roe.toFixed(1)}%, timeout=${p.stagnation_timeout_ms / 1000}s`);
+        lines.push("  Tiers:");
+        p.tiers.forEach((t, i) => {
+          const extra = [t.retrace !== undefined ? `retrace=${(t.retrace * 100).toFixed(1)}%` : "", t.max_breaches !== undefined ? `breaches=${t.max_breaches}` : ""].filter(Boolean);
+          lines.push(`    ${i}: trigger=${t.trigger_pct}% -> lock=${t.lock_pct}%${extra.length ? ` (${extra.join(", ")})` : ""}`);
+        });
+        process.stdout.write(`${lines.join("\n")}\n`);
+      }
+    });
+  dsl
+    .command("status")
+    .description("the WOLF slots' DSL guards (from $DATA_DIR/wolf/dsl)")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .option("--all", "include closed guards")
+    .action((o: { dataDir?: string; all?: boolean }) => {
+      const { guards, corrupt } = listGuards(dslDir(dataDirOf(o)));
+      const shown = guards.filter((g) => o.all || !g.state.closed);
+      if (shown.length === 0) process.stdout.write("No active DSL guards.\n");
+      else {
+        process.stdout.write(`${"ID".padEnd(30)}${"Inst".padEnd(12)}${"Dir".padEnd(6)}${"Entry".padStart(12)}${"Tier".padStart(5)}${"ROE%".padStart(8)}${"Breaches".padStart(9)}\n${"-".repeat(82)}\n`);
+        for (const g of shown) {
+          const s = g.state;
+          process.stdout.write(
+            `${s.position_id.padEnd(30)}${s.instrument.padEnd(12)}${g.config.direction.padEnd(6)}${s.entry_price.toString().padStart(12)}${(s.tier_index < 0 ? "P1" : `T${s.tier_index}`).padStart(5)}${`${s.current_roe.toFixed(1)}%`.padStart(8)}${String(s.breach_count).padStart(9)}${s.closed ? `  closed: ${s.close_reason}` : ""}\n`,
+          );
+        }
+      }
+      for (const name of corrupt) process.stderr.write(`unreadable guard file: ${name}\n`);
+    });
+  dsl
+    .command("simulate")
+    .description("run the guard over a price path and print each decision")
+    .requiredOption("-e, --entry <price>", "entry price", num("--entry"))
+    .requiredOption("--prices <list>", "comma-separated prices")
+    .option("-d, --direction <dir>", "long | short", "long")
+    .option("-l, --leverage <x>", "leverage", num("--leverage"), 10)
+    .option("-p, --preset <name>", DSL_PRESET_NAMES.join(" | "), "tight")
+    .option("--step <seconds>", "seconds between prices", num("--step"), 60)
+    .action((o: { entry: number; prices: string; direction: string; leverage: number; preset: string; step: number }) => {
+      if (o.direction !== "long" && o.direction !== "short") throw new UserError("--direction must be long or short");
+      const cfg = dslConfigFromPreset(o.preset, { direction: o.direction, leverage: o.leverage });
+      let st = newDslState({ position_id: "simulate", instrument: "SIM", entry_price: o.entry, position_size: "1", nowMs: 0 });
+      for (const [i, raw] of o.prices.split(",").entries()) {
+        const r = evaluateDsl(cfg, st, Number(raw), (i + 1) * o.step * 1000);
+        st = r.state;
+        process.stdout.write(`${raw.trim().padStart(12)}  ${r.action.padEnd(12)} floor=${r.effective_floor.toFixed(4)}  ${r.reason}\n`);
+        if (r.action === "close") break;
+      }
+    });
+}
+
+interface SignalOpts extends NetOpts {
+  preset: string;
+  json?: boolean;
+  maxScans: number;
+  tick: number;
+  topN?: number;
+  minVolume?: number;
+  scoreThreshold?: number;
+}
+
+async function loopScans(o: SignalOpts, once: boolean, scan: (n: number) => Promise<void>): Promise<void> {
+  const ac = stopSignal();
+  let done = 0;
+  while (!ac.signal.aborted && (once ? done < 1 : o.maxScans === 0 || done < o.maxScans)) {
+    try {
+      await scan(done + 1);
+    } catch (e) {
+      process.stderr.write(`scan failed: ${(e as Error).message}\n`);
+    }
+    done++; // a failed scan counts, so --max-scans always ends
+    if (once || (o.maxScans !== 0 && done >= o.maxScans)) break;
+    await new Promise<void>((r) => {
+      const t = setTimeout(r, o.tick * 1000);
+      ac.signal.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+    });
+  }
+}
+
+function registerScanner(program: Command): void {
+  const scanner = program.command("scanner").description("opportunity scanner (staged funnel, three pillars, BTC macro)");
+  const opts = (c: Command) =>
+    withNet(c)
+      .option("-p, --preset <name>", Object.keys(SCANNER_PRESETS).join(" | "), "default")
+      .option("-n, --top-n <n>", "deep-dive this many assets", num("--top-n"))
+      .option("--min-volume <usd>", "24 h volume minimum", num("--min-volume"))
+      .option("--score-threshold <n>", "final score minimum", num("--score-threshold"))
+      .option("--json", "print each scan as JSON");
+  const action = (once: boolean) => async (o: SignalOpts) => {
+    const cfg = scannerConfig(o.preset, { top_n_deep: o.topN, min_volume_24h: o.minVolume, score_threshold: o.scoreThreshold });
+    const s = await session(o);
+    try {
+      const port = new HlWolfPort(s.client);
+      const cache = new CandleCache(port);
+      await loopScans(o, once, async (n) => {
+        const { result } = await scanOnce(port, cache, cfg, dataDirOf(o));
+        process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : formatScan(result, n));
+      });
+    } finally {
+      await s.close();
+    }
+  };
+  opts(scanner.command("once").description("run one scan")).action(action(true));
+  opts(scanner.command("run").description("scan on an interval"))
+    .option("-t, --tick <seconds>", "seconds between scans", num("--tick"), 900)
+    .option("--max-scans <n>", "stop after n scans (0 = forever)", num("--max-scans"), 0)
+    .action(action(false));
+  scanner
+    .command("status")
+    .description("the last scan from scan-history.json")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((o: NetOpts) => {
+      const h = readHistory<ScanResult>(scannerHistoryPath(dataDirOf(o))).entries;
+      const last = h.at(-1);
+      if (!last) return void process.stdout.write("No scan history found.\n");
+      process.stdout.write(`Last scan ${Math.round((Date.now() - last.scan_time_ms) / 1000)}s ago, BTC ${last.btc_macro.trend}\n`);
+      process.stdout.write(formatScan(last, h.length));
+    });
+  scanner
+    .command("presets")
+    .description("the scanner presets")
+    .action(() => {
+      for (const name of Object.keys(SCANNER_PRESETS)) process.stdout.write(formatScannerPreset(name, scannerConfig(name)));
+    });
+}
+
+function registerMovers(program: Command): void {
+  const movers = program.command("movers").description("emerging movers (OI, volume, funding, breakout)");
+  const opts = (c: Command) =>
+    withNet(c)
+      .option("-p, --preset <name>", Object.keys(MOVERS_PRESETS).join(" | "), "default")
+      .option("--min-volume <usd>", "24 h volume minimum", num("--min-volume"))
+      .option("--json", "print each scan as JSON");
+  const action = (once: boolean) => async (o: SignalOpts) => {
+    const cfg = moversConfig(o.preset, { volume_min_24h: o.minVolume });
+    const s = await session(o);
+    try {
+      const port = new HlWolfPort(s.client);
+      const cache = new CandleCache(port);
+      await loopScans(o, once, async (n) => {
+        const m = await moversOnce(port, cache, cfg, dataDirOf(o));
+        process.stdout.write(o.json ? `${JSON.stringify(m, null, 2)}\n` : formatMovers(m, cfg, n));
+      });
+    } finally {
+      await s.close();
+    }
+  };
+  opts(movers.command("once").description("run one scan")).action(action(true));
+  opts(movers.command("run").description("scan on an interval"))
+    .option("-t, --tick <seconds>", "seconds between scans", num("--tick"), 60)
+    .option("--max-scans <n>", "stop after n scans (0 = forever)", num("--max-scans"), 0)
+    .action(action(false));
+  movers
+    .command("status")
+    .description("the last scan from scan-history.json")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((o: NetOpts) => {
+      const h = readHistory<MoversScan>(moversHistoryPath(dataDirOf(o))).entries;
+      const last = h.at(-1);
+      if (!last) return void process.stdout.write("No scan history found.\n");
+      process.stdout.write(`Last scan ${Math.round((Date.now() - last.scan_time_ms) / 1000)}s ago, ${last.signals.length} signals\n`);
+      last.signals.slice(0, 10).forEach((x, i) => {
+        process.stdout.write(`${i + 1}. ${x.signal_type} ${x.direction} ${x.asset} conf=${x.confidence.toFixed(0)}\n`);
+      });
+    });
+  movers
+    .command("presets")
+    .description("the movers presets")
+    .action(() => {
+      for (const name of Object.keys(MOVERS_PRESETS)) process.stdout.write(formatMoversPreset(name, moversConfig(name)));
+    });
+}
+
+/** `hl wolf …`, `hl dsl …`, `hl scanner …`, `hl movers …` */
+export function register(program: Command): void {
+  registerWolf(program);
+  registerDsl(program);
+  registerScanner(program);
+  registerMovers(program);
+}

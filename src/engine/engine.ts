@@ -1,0 +1,493 @@
+import { join } from "node:path";
+import { type Dec, dec, wire } from "../core/decimal.ts";
+import { UserError } from "../core/errors.ts";
+import type {
+  Advice,
+  AdviceRequest,
+  AnyStrategy,
+  DecisionContext,
+  FillView,
+  MarketSnapshot,
+} from "../strategies/sdk.ts";
+import { CloidFactory, engineTag, planOrders } from "./order-manager.ts";
+import type { GatewayFill, GatewayOrder, InstrumentSpec, MarketDataPort, OrderGateway } from "./ports.ts";
+import { Position, type PositionJson } from "./position.ts";
+import {
+  drawdownPct,
+  evaluateRisk,
+  filterIntents,
+  initialRiskState,
+  type RiskLimits,
+  type RiskMode,
+  type RiskState,
+} from "./risk.ts";
+import { StateStore, TradeLog, type TradeRecord } from "./state-store.ts";
+
+/** Answers an advice request (an LLM call); must honour the abort signal. */
+export type Advisor = (req: AdviceRequest, signal: AbortSignal) => Promise<Advice>;
+
+export type RunMode = "live" | "mock" | "dry-run";
+
+export interface EngineOptions {
+  strategy: AnyStrategy;
+  params: Record<string, number>;
+  instrument: string;
+  market: MarketDataPort;
+  gateway: OrderGateway;
+  /** Directory of state.db and trades.jsonl (the CLI passes $DATA_DIR/cli). */
+  dataDir: string;
+  tickMs: number;
+  /** Ticks of this run (0 = until stopped). */
+  maxTicks: number;
+  resume: boolean;
+  limits: RiskLimits;
+  /** An open quote within this many bps of the desired price is left alone. */
+  requoteBps: number;
+  mode: RunMode;
+  network: string;
+  advisor?: Advisor;
+  /** Tick lines and notices (default: stderr). */
+  log?: (line: string) => void;
+  /** Wall clock (only for heartbeats and timers; market time comes from snapshots). */
+  now?: () => number;
+}
+
+export interface OrderStats {
+  total_placed: number;
+  total_filled: number;
+  total_cancelled: number;
+  total_rejected: number;
+  fill_cursor: { time_ms: number; ids: string[] };
+}
+
+export interface RunResult {
+  ticks: number;
+  tickCount: number;
+  stopReason: "max_ticks" | "signal" | "halted";
+  haltReason?: string;
+  stats: OrderStats;
+  position: PositionJson;
+}
+
+export interface TickReport {
+  tick: number;
+  mid: number;
+  sent: number;
+  filled: number;
+  cancelled: number;
+  rejected: number;
+  risk: RiskMode;
+  skipped?: string;
+}
+
+const RECENT_FILLS = 10;
+const MAX_CONSECUTIVE_FAILURES = 5;
+
+/**
+ * The single-strategy engine: reconcile with the exchange, then tick — snapshot, apply new fills,
+ * mark to market, risk check, (advice), strategy decision, risk filter, diff quotes against our
+ * open orders, cancel/place, apply fills, persist every kv key in one transaction. Stops on max
+ * ticks, stop() (Ctrl-C/SIGTERM; the sleep is interrupted) or a hard risk breach; on the way out it
+ * cancels our resting orders and saves state.
+ */
+export class Engine {
+  private readonly store: StateStore;
+  private readonly trades: TradeLog;
+  private readonly log: (line: string) => void;
+  private readonly now: () => number;
+  private readonly cloids: CloidFactory;
+  private position: Position;
+  private risk: RiskState = initialRiskState();
+  private stats: OrderStats = emptyStats();
+  private strategyState: unknown;
+  private tickCount = 0;
+  private startTimeMs: number;
+  private spec: InstrumentSpec | undefined;
+  private recentFills: FillView[] = [];
+  private stopRequested = false;
+  private stopReason: RunResult["stopReason"] = "max_ticks";
+  private wake: (() => void) | undefined;
+  private lastMode: RiskMode = "ok";
+
+  constructor(private readonly o: EngineOptions) {
+    this.store = StateStore.inDir(o.dataDir);
+    this.trades = new TradeLog(join(o.dataDir, "trades.jsonl"));
+    this.log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.now = o.now ?? Date.now;
+    this.startTimeMs = this.now();
+    this.cloids = new CloidFactory(engineTag(o.strategy.id, o.instrument), this.startTimeMs);
+    this.position = new Position(o.instrument);
+    this.strategyState = o.strategy.init(o.params);
+  }
+
+  /** Requests a graceful stop: the current tick finishes, the sleep is cut short. */
+  stop(): void {
+    if (!this.stopRequested) this.stopReason = "signal";
+    this.stopRequested = true;
+    this.wake?.();
+  }
+
+  async run(): Promise<RunResult> {
+    let ticks = 0;
+    try {
+      if (this.o.resume) this.restore();
+      await this.reconcile();
+      if (this.risk.halted) this.halt(this.risk.halt_reason);
+      let failures = 0;
+      while (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks)) {
+        try {
+          await this.tick();
+          failures = 0;
+        } catch (e) {
+          // A bad tick (network blip, exchange hiccup) is logged and the next one tries again;
+          // an error the user must fix, or a run of failures, stops the engine.
+          failures += 1;
+          if (e instanceof UserError || failures >= MAX_CONSECUTIVE_FAILURES) throw e;
+          this.log(`tick ${this.tickCount + 1} failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        ticks += 1;
+        if (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks))
+          await this.sleep(this.o.tickMs);
+      }
+    } finally {
+      await this.shutdown();
+    }
+    return {
+      ticks,
+      tickCount: this.tickCount,
+      stopReason: this.stopReason,
+      ...(this.risk.halted ? { haltReason: this.risk.halt_reason } : {}),
+      stats: this.stats,
+      position: this.position.toJson(),
+    };
+  }
+
+  // ── start ────────────────────────────────────────────────────────────────────────────────
+
+  private restore(): void {
+    const kv = this.store.readAll();
+    const read = <T>(k: string): T | undefined =>
+      kv[k] === undefined ? undefined : (JSON.parse(kv[k]) as T);
+    const tick = read<number>("tick_count");
+    if (tick === undefined) return;
+    const sid = read<string>("strategy_id");
+    const inst = read<string>("instrument");
+    if (sid !== this.o.strategy.id || inst !== this.o.instrument) {
+      this.log(`saved state is for ${sid} on ${inst}; starting fresh`);
+      return;
+    }
+    this.tickCount = tick;
+    this.startTimeMs = read<number>("start_time_ms") ?? this.startTimeMs;
+    const positions = read<{ agents?: Record<string, Record<string, PositionJson>> }>("positions");
+    const saved = positions?.agents?.[sid]?.[inst];
+    if (saved) this.position = Position.fromJson(saved);
+    const risk = read<{ state?: RiskState }>("risk");
+    if (risk?.state) this.risk = { ...initialRiskState(), ...risk.state };
+    const stats = read<Partial<OrderStats>>("order_stats");
+    if (stats) this.stats = { ...emptyStats(), ...stats };
+    this.log(
+      `resumed at tick ${tick} (${this.stats.total_placed} orders, ${this.stats.total_filled} fills so far)`,
+    );
+  }
+
+  /** Before the first order: missed fills, the exchange's position, and our resting orders. */
+  private async reconcile(): Promise<void> {
+    this.spec = await this.o.market.spec(this.o.instrument);
+    const snap = await this.o.market.snapshot(this.o.instrument);
+    if (this.stats.fill_cursor.time_ms === 0) {
+      // Fresh state: earlier fills on the account are not ours to replay; the position is adopted below.
+      this.stats.fill_cursor = { time_ms: snap.timestampMs > 0 ? snap.timestampMs : this.now(), ids: [] };
+    } else {
+      const applied = await this.syncFills();
+      if (applied > 0) this.log(`reconciled ${applied} fill(s) made while the engine was down`);
+    }
+    const ex = await this.o.gateway.position(this.o.instrument);
+    if (!dec(ex.qty).eq(this.position.qty)) {
+      this.log(`position reconciled with the exchange: ${wire(this.position.qty)} → ${ex.qty}`);
+      this.position.adopt(ex.qty, ex.entryPx);
+    }
+    const ours = (await this.o.gateway.openOrders(this.o.instrument)).filter((x) =>
+      this.cloids.owns(x.cloid),
+    );
+    if (ours.length > 0) this.log(`adopted ${ours.length} resting order(s) from a previous run`);
+  }
+
+  // ── tick ─────────────────────────────────────────────────────────────────────────────────
+
+  private async tick(): Promise<void> {
+    const snap = await this.o.market.snapshot(this.o.instrument);
+    let filled = await this.syncFills();
+    if (!(snap.mid > 0)) {
+      this.tickCount += 1;
+      this.persist("running");
+      this.report({
+        tick: this.tickCount,
+        mid: 0,
+        sent: 0,
+        filled,
+        cancelled: 0,
+        rejected: 0,
+        risk: this.lastMode,
+        skipped: "no market data",
+      });
+      return;
+    }
+    const mid = dec(snap.mid);
+    this.position.mark = mid;
+    const { state, mode } = evaluateRisk(this.o.limits, this.risk, {
+      pnl: this.position.netPnl(),
+      positionQty: this.position.qty,
+      mark: mid,
+      nowMs: snap.timestampMs > 0 ? snap.timestampMs : this.now(),
+    });
+    this.risk = state;
+    this.lastMode = mode;
+    if (mode === "halt") {
+      this.tickCount += 1;
+      this.halt(state.halt_reason);
+      this.persist("halted");
+      this.report({
+        tick: this.tickCount,
+        mid: snap.mid,
+        sent: 0,
+        filled,
+        cancelled: 0,
+        rejected: 0,
+        risk: mode,
+      });
+      return;
+    }
+    const open = await this.ourOpenOrders();
+    const ctx = this.context(snap, open, mode);
+    const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
+    if (req) ctx.advice = await this.advise(req);
+    let intents: ReturnType<AnyStrategy["decide"]>["orders"] = [];
+    try {
+      const d = this.o.strategy.decide(ctx, this.o.params, this.strategyState);
+      this.strategyState = d.state;
+      intents = d.orders;
+    } catch (e) {
+      this.log(`T${this.tickCount + 1} strategy error: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const { approved, rejected } = filterIntents(this.o.limits, intents, {
+      positionQty: this.position.qty.toNumber(),
+      mid: snap.mid,
+      reduceOnly: mode === "reduce_only",
+    });
+    const plan = planOrders(approved, open, {
+      instrument: this.o.instrument,
+      szDecimals: this.spec?.szDecimals ?? 4,
+      requoteBps: this.o.requoteBps,
+      cloids: this.cloids,
+    });
+    if (plan.cancel.length > 0) {
+      await this.o.gateway.cancel(this.o.instrument, plan.cancel);
+      this.stats.total_cancelled += plan.cancel.length;
+    }
+    let sent = 0;
+    let refused = rejected.length;
+    if (plan.place.length > 0) {
+      const outcomes = await this.o.gateway.place(plan.place);
+      for (const out of outcomes) {
+        if (out.status === "rejected") refused += 1;
+        else sent += 1;
+      }
+      this.stats.total_placed += sent;
+      this.stats.total_rejected += outcomes.length - sent;
+    }
+    filled += await this.syncFills();
+    this.tickCount += 1;
+    this.persist("running");
+    this.report({
+      tick: this.tickCount,
+      mid: snap.mid,
+      sent,
+      filled,
+      cancelled: plan.cancel.length,
+      rejected: refused,
+      risk: mode,
+    });
+  }
+
+  private context(snap: MarketSnapshot, open: GatewayOrder[], mode: RiskMode): DecisionContext {
+    return {
+      snapshot: snap,
+      positionQty: this.position.qty.toNumber(),
+      avgEntryPrice: this.position.avg.toNumber(),
+      unrealizedPnl: this.position.unrealized().toNumber(),
+      realizedPnl: this.position.realized.minus(this.position.fees).toNumber(),
+      openOrders: open.map((x) => ({ side: x.side, price: Number(x.price), size: Number(x.size), tag: "" })),
+      recentFills: this.recentFills,
+      risk: { reduceOnly: mode === "reduce_only", drawdownPct: drawdownPct(this.o.limits, this.risk) },
+      tick: this.tickCount,
+      tickSeconds: this.o.tickMs / 1000,
+      nowMs: snap.timestampMs,
+    };
+  }
+
+  /** Awaits the advisor within the request's timeout; any failure becomes advice to hold. */
+  private async advise(req: AdviceRequest): Promise<Advice> {
+    const advisor = this.o.advisor;
+    if (!advisor) return { kind: "error", message: "no advisor configured" };
+    const ctl = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<Advice>((resolve) => {
+      timer = setTimeout(() => {
+        ctl.abort();
+        resolve({ kind: "error", message: `advisor timed out after ${req.timeoutMs} ms` });
+      }, req.timeoutMs);
+    });
+    try {
+      return await Promise.race([
+        advisor(req, ctl.signal).catch(
+          (e: unknown): Advice => ({ kind: "error", message: e instanceof Error ? e.message : String(e) }),
+        ),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async ourOpenOrders(): Promise<GatewayOrder[]> {
+    return (await this.o.gateway.openOrders(this.o.instrument)).filter((x) => this.cloids.owns(x.cloid));
+  }
+
+  /** Applies fills newer than the cursor (each exactly once), logs them, returns how many. */
+  private async syncFills(): Promise<number> {
+    const cursor = this.stats.fill_cursor;
+    const seen = new Set(cursor.ids);
+    const fresh = (await this.o.gateway.fills(this.o.instrument, cursor.time_ms))
+      .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen.has(f.id)))
+      .sort((a, b) => a.timeMs - b.timeMs);
+    if (fresh.length === 0) return 0;
+    const records: TradeRecord[] = [];
+    for (const f of fresh) {
+      this.position.applyFill(f.side, f.price, f.size, f.fee);
+      records.push(this.record(f));
+      this.recentFills = [
+        { side: f.side, price: Number(f.price), size: Number(f.size), timestampMs: f.timeMs },
+        ...this.recentFills,
+      ].slice(0, RECENT_FILLS);
+    }
+    const last = fresh[fresh.length - 1]!.timeMs;
+    const idsAtLast = fresh.filter((f) => f.timeMs === last).map((f) => f.id);
+    this.stats.fill_cursor = {
+      time_ms: last,
+      ids: last === cursor.time_ms ? [...cursor.ids, ...idsAtLast] : idsAtLast,
+    };
+    this.stats.total_filled += fresh.length;
+    this.trades.append(records);
+    return fresh.length;
+  }
+
+  private record(f: GatewayFill): TradeRecord {
+    return {
+      tick: this.tickCount + 1,
+      oid: f.oid,
+      instrument: this.o.instrument,
+      side: f.side,
+      price: wire(f.price),
+      quantity: wire(f.size),
+      timestamp_ms: f.timeMs,
+      fee: wire(f.fee),
+      strategy: this.o.strategy.id,
+      ...(f.cloid ? { cloid: f.cloid } : {}),
+    };
+  }
+
+  // ── stop ─────────────────────────────────────────────────────────────────────────────────
+
+  private halt(reason: string): void {
+    this.log(`risk hard stop: ${reason} — cancelling all orders and stopping (start with --fresh to reset)`);
+    this.stopReason = "halted";
+    this.stopRequested = true;
+  }
+
+  private async shutdown(): Promise<void> {
+    try {
+      const open = await this.ourOpenOrders();
+      if (open.length > 0) {
+        await this.o.gateway.cancel(this.o.instrument, open);
+        this.stats.total_cancelled += open.length;
+        this.log(`cancelled ${open.length} resting order(s)`);
+      }
+      await this.syncFills();
+    } catch (e) {
+      this.log(`shutdown: could not cancel resting orders: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.persist(this.risk.halted ? "halted" : "stopped");
+      this.store.close();
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  // ── state ────────────────────────────────────────────────────────────────────────────────
+
+  private persist(status: "running" | "stopped" | "halted"): void {
+    const pos = this.position.toJson();
+    this.store.save({
+      tick_count: this.tickCount,
+      start_time_ms: this.startTimeMs,
+      strategy_id: this.o.strategy.id,
+      instrument: this.o.instrument,
+      positions: {
+        house: { [this.o.instrument]: pos },
+        agents: { [this.o.strategy.id]: { [this.o.instrument]: pos } },
+      },
+      risk: { limits: this.o.limits, state: this.risk },
+      order_stats: this.stats,
+      run: {
+        status,
+        pid: process.pid,
+        heartbeat_ms: this.now(),
+        mode: this.o.mode,
+        network: this.o.network,
+        tick_interval_s: this.o.tickMs / 1000,
+        params: this.o.params,
+        halt_reason: this.risk.halt_reason,
+      },
+    });
+  }
+
+  private report(r: TickReport): void {
+    const coin = this.o.instrument.replace(/-(PERP|USDYP)$/i, "");
+    const q = this.position.qty;
+    const pos = q.isZero() ? "flat" : `${q.isPos() ? "+" : ""}${wire(q)} @ ${this.position.avg.toFixed(2)}`;
+    const u = this.position.unrealized();
+    const rp = this.position.realized.minus(this.position.fees);
+    const risk = r.risk === "ok" ? "OK" : r.risk === "reduce_only" ? "REDUCE" : "HALT";
+    const time = new Date(this.now()).toISOString().slice(11, 19);
+    const tail = r.skipped ? ` | skipped: ${r.skipped}` : "";
+    this.log(
+      `[${time}] T${r.tick} ${coin} mid=${r.mid} | pos=${pos} | uPnL=${signed(u)} rPnL=${signed(rp)} | ` +
+        `${r.sent} sent ${r.filled} filled ${r.cancelled} cancelled ${r.rejected} rejected | risk: ${risk}${tail}`,
+    );
+  }
+}
+
+function signed(v: Dec): string {
+  const r = v.toDecimalPlaces(4);
+  return r.gte(0) ? `+${wire(r)}` : wire(r);
+}
+
+function emptyStats(): OrderStats {
+  return {
+    total_placed: 0,
+    total_filled: 0,
+    total_cancelled: 0,
+    total_rejected: 0,
+    fill_cursor: { time_ms: 0, ids: [] },
+  };
+}

@@ -1,0 +1,174 @@
+import type { HlClient } from "../exchange/client.ts";
+import type { Market } from "../exchange/symbols.ts";
+import type { BookLevel, Candle, MarketSnapshot } from "../strategies/sdk.ts";
+import type {
+  Cloid,
+  GatewayFill,
+  GatewayOrder,
+  InstrumentSpec,
+  MarketDataPort,
+  OrderGateway,
+  PlaceOutcome,
+  PlaceRequest,
+} from "./ports.ts";
+
+const CANDLE_WINDOW_MS = 30 * 60_000;
+/** predictedFundings venue names → our keys (Hyperliquid's own entry is the snapshot's fundingRate). */
+const OTHER_VENUES: Record<string, string> = { BinPerp: "binance", BybitPerp: "bybit" };
+
+/**
+ * Market data over HlClient: the L2 book (mid, touch, depth, exchange time), the asset context
+ * (hourly funding, open interest, 24 h notional volume), and, only when the strategy needs them,
+ * 1-minute candles and other venues' predicted funding (normalised to an hourly rate).
+ */
+export class HlMarketData implements MarketDataPort {
+  private readonly markets = new Map<string, Promise<Market>>();
+
+  constructor(
+    private readonly client: HlClient,
+    private readonly needs: { candles?: boolean; referenceFunding?: boolean } = {},
+  ) {}
+
+  market(instrument: string): Promise<Market> {
+    let m = this.markets.get(instrument);
+    if (!m) {
+      m = this.client.market(instrument);
+      this.markets.set(instrument, m);
+      m.catch(() => this.markets.delete(instrument));
+    }
+    return m;
+  }
+
+  async spec(instrument: string): Promise<InstrumentSpec> {
+    const m = await this.market(instrument);
+    return { instrument: m.instrument, szDecimals: m.szDecimals };
+  }
+
+  async snapshot(instrument: string): Promise<MarketSnapshot> {
+    const m = await this.market(instrument);
+    const [book, ctxs, candles, reference] = await Promise.all([
+      this.client.l2Book(m.coin),
+      this.client.metaAndAssetCtxs(m.dex || undefined),
+      this.needs.candles ? this.candles(m.coin) : Promise.resolve([]),
+      this.needs.referenceFunding && !m.dex ? this.referenceFunding(m.coin) : Promise.resolve({}),
+    ]);
+    const toLevels = (ls: readonly { px: string; sz: string }[] | undefined): BookLevel[] =>
+      (ls ?? []).map((l) => ({ px: Number(l.px), sz: Number(l.sz) }));
+    const bids = toLevels(book?.levels[0]);
+    const asks = toLevels(book?.levels[1]);
+    const bid = bids[0]?.px ?? 0;
+    const ask = asks[0]?.px ?? 0;
+    const [meta, assetCtxs] = ctxs;
+    const idx = meta.universe.findIndex((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin);
+    const ctx = idx >= 0 ? assetCtxs[idx] : undefined;
+    return {
+      instrument: m.instrument,
+      timestampMs: book?.time ?? Date.now(),
+      mid: bid > 0 && ask > 0 ? (bid + ask) / 2 : 0,
+      bid,
+      ask,
+      book: { bids, asks },
+      fundingRate: ctx ? Number(ctx.funding) : 0,
+      openInterest: ctx ? Number(ctx.openInterest) : 0,
+      volume24h: ctx ? Number(ctx.dayNtlVlm) : 0,
+      candles,
+      referenceFunding: reference,
+    };
+  }
+
+  private async candles(coin: string): Promise<Candle[]> {
+    const now = Date.now();
+    const raw = await this.client.candleSnapshot({ coin, interval: "1m", startTime: now - CANDLE_WINDOW_MS });
+    return raw.map((c) => ({
+      t: c.t,
+      o: Number(c.o),
+      h: Number(c.h),
+      l: Number(c.l),
+      c: Number(c.c),
+      v: Number(c.v),
+    }));
+  }
+
+  private async referenceFunding(coin: string): Promise<Record<string, number>> {
+    const all = await this.client.predictedFundings();
+    const entry = all.find(([c]) => c === coin);
+    const out: Record<string, number> = {};
+    for (const [venue, v] of entry?.[1] ?? []) {
+      const key = OTHER_VENUES[venue];
+      if (!key || !v) continue;
+      const hours = v.fundingIntervalHours ?? 8;
+      out[key] = Number(v.fundingRate) / hours;
+    }
+    return out;
+  }
+}
+
+/** Orders, fills and positions over HlClient; every order carries our cloid. */
+export class HlGateway implements OrderGateway {
+  constructor(
+    private readonly client: HlClient,
+    private readonly market: HlMarketData,
+  ) {}
+
+  async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
+    const results = await this.client.orders(
+      orders.map((o) => ({
+        instrument: o.instrument,
+        side: o.side,
+        price: o.price,
+        size: o.size,
+        tif: o.tif,
+        reduceOnly: o.reduceOnly,
+        cloid: o.cloid,
+      })),
+    );
+    return results.map((r): PlaceOutcome => {
+      if (r.status === "resting") return { status: "resting", oid: String(r.oid) };
+      if (r.status === "filled") return { status: "filled", oid: String(r.oid) };
+      return { status: "rejected", message: r.message };
+    });
+  }
+
+  /** Cancels each order; one that is already gone (filled meanwhile) is not an error. */
+  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void> {
+    await Promise.allSettled(orders.map((o) => this.client.cancel({ instrument, oid: Number(o.oid) })));
+  }
+
+  async openOrders(instrument: string): Promise<GatewayOrder[]> {
+    const m = await this.market.market(instrument);
+    const all = await this.client.openOrders(m.dex ? { dex: m.dex } : {});
+    return all
+      .filter((o) => o.coin === m.coin)
+      .map((o) => ({
+        oid: String(o.oid),
+        ...(o.cloid ? { cloid: o.cloid as Cloid } : {}),
+        side: o.side === "B" ? "buy" : "sell",
+        price: o.limitPx,
+        size: o.sz,
+      }));
+  }
+
+  async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+    const m = await this.market.market(instrument);
+    const all = await this.client.userFillsSince({ startTime: sinceMs });
+    return all
+      .filter((f) => f.coin === m.coin)
+      .map((f) => ({
+        id: String(f.tid),
+        oid: String(f.oid),
+        ...(f.cloid ? { cloid: f.cloid as Cloid } : {}),
+        side: f.side === "B" ? "buy" : "sell",
+        price: f.px,
+        size: f.sz,
+        fee: f.fee,
+        timeMs: f.time,
+      }));
+  }
+
+  async position(instrument: string): Promise<{ qty: string; entryPx: string }> {
+    const m = await this.market.market(instrument);
+    const state = await this.client.clearinghouseState(m.dex ? { dex: m.dex } : {});
+    const p = state.assetPositions.find((a) => a.position.coin === m.coin)?.position;
+    return p ? { qty: p.szi, entryPx: p.entryPx } : { qty: "0", entryPx: "0" };
+  }
+}

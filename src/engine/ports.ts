@@ -1,0 +1,67 @@
+import type { MarketSnapshot, Side, Tif } from "../strategies/sdk.ts";
+
+/**
+ * The engine's only view of a market: two small ports. Live and --mock runs implement both over
+ * HlClient (against the real exchange or the sim world); --dry-run pairs the live market data with
+ * a local paper gateway; tests use in-memory fakes.
+ */
+
+export interface InstrumentSpec {
+  instrument: string;
+  szDecimals: number;
+}
+
+export interface MarketDataPort {
+  spec(instrument: string): Promise<InstrumentSpec>;
+  /** mid ≤ 0 when the market has no two-sided book. */
+  snapshot(instrument: string): Promise<MarketSnapshot>;
+}
+
+/** A client order id: "0x" + 32 hex digits. */
+export type Cloid = `0x${string}`;
+
+export interface PlaceRequest {
+  instrument: string;
+  cloid: Cloid;
+  side: Side;
+  /** Decimal strings already on the exchange's price/size grid. */
+  price: string;
+  size: string;
+  tif: Tif;
+  reduceOnly: boolean;
+}
+
+export type PlaceOutcome =
+  | { status: "resting"; oid: string }
+  | { status: "filled"; oid: string }
+  | { status: "rejected"; message: string };
+
+export interface GatewayOrder {
+  oid: string;
+  cloid?: Cloid;
+  side: Side;
+  price: string;
+  size: string;
+}
+
+/** One execution of ours as the exchange reports it. `id` is unique per fill (trade id). */
+export interface GatewayFill {
+  id: string;
+  oid: string;
+  cloid?: Cloid;
+  side: Side;
+  price: string;
+  size: string;
+  fee: string;
+  timeMs: number;
+}
+
+export interface OrderGateway {
+  place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]>;
+  cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void>;
+  openOrders(instrument: string): Promise<GatewayOrder[]>;
+  /** Fills on the instrument with time ≥ sinceMs, oldest first. */
+  fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
+  /** The account's net position on the instrument (signed) and its entry price. */
+  position(instrument: string): Promise<{ qty: string; entryPx: string }>;
+}

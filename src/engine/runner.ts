@@ -1,0 +1,151 @@
+import { z } from "zod";
+import type { Network } from "../config/defaults.ts";
+import { resolveNetwork } from "../config/env.ts";
+import { UserError } from "../core/errors.ts";
+import type { HlClient } from "../exchange/client.ts";
+import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { findStrategy, STRATEGY_IDS } from "../strategies/catalog.ts";
+import type { AnyStrategy } from "../strategies/sdk.ts";
+import { type Advisor, Engine, type RunMode, type RunResult } from "./engine.ts";
+import { HlGateway, HlMarketData } from "./hl-adapter.ts";
+import { createLlmAdvisor, resolveLlmConfig } from "./llm-advisor.ts";
+import { PaperGateway } from "./paper-gateway.ts";
+import type { MarketDataPort, OrderGateway } from "./ports.ts";
+import { type RiskLimits, riskLimitsSchema } from "./risk.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface RunStrategyOptions {
+  strategy: string;
+  instrument: string;
+  tickSeconds: number;
+  maxTicks: number;
+  /** Paper network (the sim world). */
+  mock: boolean;
+  /** Orders filled by a local paper book against the real book; nothing is sent. */
+  dryRun: boolean;
+  network?: string;
+  resume: boolean;
+  /** Directory of state.db and trades.jsonl. */
+  dataDir: string;
+  params?: Record<string, number>;
+  risk?: Record<string, number>;
+  requoteBps?: number;
+  model?: string;
+  apiUrl?: string;
+  /** An already-open client (tests, services); the runner then neither opens nor closes a session. */
+  client?: HlClient;
+  env?: Env;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Called once with the resolved setup, before the first tick (for the CLI's header). */
+  onStart?: (info: {
+    mode: RunMode;
+    network: Network;
+    instrument: string;
+    params: Record<string, number>;
+    notes: string[];
+  }) => void;
+}
+
+export function resolveStrategy(name: string): AnyStrategy {
+  const s = findStrategy(name);
+  if (!s)
+    throw new UserError(`unknown strategy "${name}" (available: ${[...STRATEGY_IDS].sort().join(", ")})`);
+  return s;
+}
+
+/** Strategy params: its defaults overridden by `overrides`; an unknown or bad value is a UserError. */
+export function resolveParams(
+  s: AnyStrategy,
+  overrides: Record<string, number> = {},
+): Record<string, number> {
+  const known = Object.keys(s.params.parse({}));
+  const unknown = Object.keys(overrides).filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    throw new UserError(`${s.id} has no param ${unknown.join(", ")} (params: ${known.join(", ")})`);
+  }
+  const r = s.params.safeParse(overrides);
+  if (!r.success)
+    throw new UserError(`bad params for ${s.id}: ${z.prettifyError(r.error).replace(/\n/g, "; ")}`);
+  return r.data;
+}
+
+export function resolveRiskLimits(overrides: Record<string, number> = {}): RiskLimits {
+  const known = Object.keys(riskLimitsSchema.shape);
+  const unknown = Object.keys(overrides).filter((k) => !known.includes(k));
+  if (unknown.length > 0)
+    throw new UserError(`unknown risk limit ${unknown.join(", ")} (limits: ${known.join(", ")})`);
+  const r = riskLimitsSchema.safeParse(overrides);
+  if (!r.success) throw new UserError(`bad risk limits: ${z.prettifyError(r.error).replace(/\n/g, "; ")}`);
+  return r.data;
+}
+
+/**
+ * `hl run`: resolve strategy, params, limits, network and mode; connect (starting the sim world on
+ * paper when nothing answers); pair market data with the exchange gateway (live, --mock) or with the
+ * local paper book (--dry-run); run the engine until max ticks, the abort signal or a hard stop.
+ */
+export async function runStrategy(o: RunStrategyOptions): Promise<RunResult> {
+  const env = o.env ?? process.env;
+  const strategy = resolveStrategy(o.strategy);
+  const params = resolveParams(strategy, o.params);
+  const limits = resolveRiskLimits(o.risk);
+  if (o.mock && o.network && o.network !== "paper") {
+    throw new UserError(
+      `--mock trades on the paper network; it cannot be combined with --network ${o.network}`,
+    );
+  }
+  const network: Network = o.mock ? "paper" : resolveNetwork(o.network, env);
+  const mode: RunMode = o.dryRun ? "dry-run" : o.mock ? "mock" : "live";
+  let advisor: Advisor | undefined;
+  if (strategy.adviceRequest) {
+    advisor = createLlmAdvisor(resolveLlmConfig({ ...(o.model ? { model: o.model } : {}) }, env));
+  }
+  const session: ClientSession = o.client
+    ? { client: o.client, notes: [], close: async () => undefined }
+    : await openClientSession({ network, env, ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}) });
+  try {
+    const { client } = session;
+    const live = new HlMarketData(client, strategy.needs ?? {});
+    let market: MarketDataPort = live;
+    let gateway: OrderGateway;
+    if (o.dryRun) {
+      const paper = new PaperGateway();
+      market = paper.watch(live);
+      gateway = paper;
+    } else {
+      if (!client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
+      gateway = new HlGateway(client, live);
+    }
+    const spec = await market.spec(o.instrument);
+    o.onStart?.({ mode, network, instrument: spec.instrument, params, notes: session.notes });
+    const engine = new Engine({
+      strategy,
+      params,
+      instrument: spec.instrument,
+      market,
+      gateway,
+      dataDir: o.dataDir,
+      tickMs: Math.round(o.tickSeconds * 1000),
+      maxTicks: o.maxTicks,
+      resume: o.resume,
+      limits,
+      requoteBps: o.requoteBps ?? 2,
+      mode,
+      network,
+      ...(advisor ? { advisor } : {}),
+      ...(o.log ? { log: o.log } : {}),
+    });
+    const stop = () => engine.stop();
+    if (o.signal?.aborted) stop();
+    o.signal?.addEventListener("abort", stop, { once: true });
+    try {
+      return await engine.run();
+    } finally {
+      o.signal?.removeEventListener("abort", stop);
+    }
+  } finally {
+    await session.close();
+  }
+}

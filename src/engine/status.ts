@@ -1,0 +1,72 @@
+import { D, type Dec, dec, num } from "../core/decimal.ts";
+
+/**
+ * The contract's single-strategy status object from the `kv` rows of `cli/state.db` (pure; the
+ * agent service reads the file and decides liveness). Missing or unreadable state → stopped.
+ */
+export type SingleStrategyStatus =
+  | { status: "stopped" }
+  | {
+      status: "running";
+      engine: string;
+      tick_count: number;
+      instrument: string;
+      position_qty: number;
+      unrealized_pnl: number;
+      realized_pnl: number;
+      total_orders: number;
+      total_fills: number;
+    };
+
+interface StoredPosition {
+  net_qty?: string;
+  unrealized_pnl?: string;
+  realized_pnl?: string;
+  fees_paid?: string;
+}
+
+function parse(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stored decimal string (or number) as a decimal; anything unreadable counts as 0. */
+function decOf(v: unknown): Dec {
+  if (typeof v !== "string" && typeof v !== "number") return new D(0);
+  try {
+    const d = dec(v);
+    return d.isFinite() ? d : new D(0);
+  } catch {
+    return new D(0);
+  }
+}
+
+export function statusFromKv(kv: Readonly<Record<string, string>>): SingleStrategyStatus {
+  const tick = parse(kv.tick_count);
+  const engine = parse(kv.strategy_id);
+  const instrument = parse(kv.instrument);
+  if (typeof tick !== "number" || typeof engine !== "string" || typeof instrument !== "string") {
+    return { status: "stopped" };
+  }
+  const positions = parse(kv.positions) as
+    | { agents?: Record<string, Record<string, StoredPosition>> }
+    | undefined;
+  const pos = positions?.agents?.[engine]?.[instrument] ?? {};
+  const stats = (parse(kv.order_stats) ?? {}) as { total_placed?: unknown; total_filled?: unknown };
+  return {
+    status: "running",
+    engine,
+    tick_count: tick,
+    instrument,
+    position_qty: num(decOf(pos.net_qty)),
+    unrealized_pnl: num(decOf(pos.unrealized_pnl)),
+    // Realized PnL net of fees paid: what the trades actually locked in.
+    realized_pnl: num(decOf(pos.realized_pnl).minus(decOf(pos.fees_paid))),
+    total_orders: num(decOf(stats.total_placed)),
+    total_fills: num(decOf(stats.total_filled)),
+  };
+}

@@ -1,0 +1,270 @@
+import { ExchangeClient } from "@nktkas/hyperliquid";
+import type { Network } from "../config/defaults.ts";
+import { D, type DecLike, dec } from "../core/decimal.ts";
+import { UserError } from "../core/errors.ts";
+import {
+  builderField,
+  buildOrder,
+  feeRatePercent,
+  type OrderRequest,
+  type OrderResult,
+  type SentOrder,
+  type Side,
+  settleOrders,
+} from "./actions.ts";
+import { type RateBudget, sharedRateBudget } from "./budget.ts";
+import { type Address, type BuilderFee, type Hex, parseBuilderFee, resolveEndpoint } from "./config.ts";
+import { RejectedError } from "./errors.ts";
+import { HlInfo } from "./info.ts";
+import { ensurePaperWorld, type PaperWorld } from "./paper.ts";
+import { slippagePrice } from "./rounding.ts";
+import {
+  loadOrCreatePaperWallet,
+  type PaperWallet,
+  type ResolvedSigner,
+  resolveSigner,
+  type Signer,
+} from "./signer.ts";
+import { ResilientTransport, type RetryPolicy } from "./transport.ts";
+import { HlStream } from "./ws.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface HlClientOptions {
+  network: Network;
+  /** Overrides the network's URL (default: `apiUrl()` of src/config/env.ts, which honours HL_API_URL). */
+  apiUrl?: string;
+  /** Overrides the WebSocket URL (default: `<apiUrl>/ws` with ws/wss). */
+  wsUrl?: string;
+  /** Hex private key (else `signer`, else HL_PRIVATE_KEY). Never logged, never in an error. */
+  privateKey?: string;
+  /** A viem account or ethers signer, used instead of a private key. */
+  signer?: Signer;
+  /**
+   * On the paper network with no key configured, sign with the local paper wallet
+   * (`$DATA_DIR/paper/key.json`, created on first use). Default true.
+   */
+  paperWallet?: boolean;
+  /** Builder code attached to every order this client places. */
+  builder?: BuilderFee;
+  /** Weight budget; default the process-wide one. */
+  budget?: RateBudget;
+  /** Per-request timeout (default 10 s). */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  env?: Env;
+}
+
+/** Marketable order: a limit IOC priced off the book or the mid, at most `slippage` away. */
+export interface MarketOrderRequest {
+  instrument: string;
+  side: Side;
+  size: DecLike;
+  /** Fraction, e.g. "0.01" = 1 %. Default 0.01 from the mid, 0.001 from the touch. */
+  slippage?: DecLike;
+  /** Price off the mid (default) or off the best opposite level of the book ("touch"). */
+  reference?: "mid" | "touch";
+  reduceOnly?: boolean;
+  cloid?: Hex;
+}
+
+/**
+ * The one Hyperliquid client: every info read (inherited from HlInfo), every signed action, and the
+ * WebSocket stream, on one budgeted, retrying transport. Create with `HlClient.create(...)`.
+ */
+export class HlClient extends HlInfo {
+  readonly network: Network;
+  readonly apiUrl: string;
+  readonly wsUrl: string;
+  /** Signing flavour (true on testnet and paper). */
+  readonly isTestnet: boolean;
+  readonly builder: BuilderFee | undefined;
+  /** Where the signing key came from ("HL_PRIVATE_KEY", "paper wallet <path>", …), if any. */
+  readonly signerSource: string | undefined;
+  /** Set when this client signs with the local paper wallet; `created` on its first use. */
+  readonly paperWallet: { path: string; created: boolean } | undefined;
+  /** The SDK's exchange client on the same transport (undefined without a wallet). */
+  readonly exchangeClient: ExchangeClient | undefined;
+  private streamInstance: HlStream | undefined;
+
+  private constructor(
+    transport: ResilientTransport,
+    endpoint: { network: Network; apiUrl: string; wsUrl: string; isTestnet: boolean },
+    signer: ResolvedSigner | PaperWallet | undefined,
+    builder: BuilderFee | undefined,
+  ) {
+    super(transport, signer?.address);
+    this.network = endpoint.network;
+    this.apiUrl = endpoint.apiUrl;
+    this.wsUrl = endpoint.wsUrl;
+    this.isTestnet = endpoint.isTestnet;
+    this.builder = builder;
+    this.signerSource = signer?.source;
+    this.paperWallet =
+      signer && "path" in signer ? { path: signer.path, created: signer.created } : undefined;
+    this.exchangeClient = signer ? new ExchangeClient({ transport, wallet: signer.wallet }) : undefined;
+  }
+
+  static async create(opts: HlClientOptions): Promise<HlClient> {
+    const env = opts.env ?? process.env;
+    const endpoint = resolveEndpoint(opts.network, { apiUrl: opts.apiUrl, wsUrl: opts.wsUrl }, env);
+    const builder = opts.builder ? parseBuilderFee(opts.builder) : undefined;
+    let signer: ResolvedSigner | PaperWallet | undefined = await resolveSigner(
+      { signer: opts.signer, privateKey: opts.privateKey },
+      env,
+    );
+    if (!signer && opts.network === "paper" && opts.paperWallet !== false)
+      signer = loadOrCreatePaperWallet(env);
+    const transport = new ResilientTransport({
+      apiUrl: endpoint.apiUrl,
+      isTestnet: endpoint.isTestnet,
+      budget: opts.budget ?? sharedRateBudget(env),
+      timeoutMs: opts.timeoutMs,
+      retry: opts.retry,
+    });
+    return new HlClient(transport, endpoint, signer, builder);
+  }
+
+  /** On paper: start the sim world in-process when nothing answers at `apiUrl`. Other networks: an error. */
+  async ensurePaperWorld(opts: { seed?: number } = {}): Promise<PaperWorld> {
+    if (this.network !== "paper")
+      throw new UserError(`ensurePaperWorld is for the paper network, not ${this.network}`);
+    return ensurePaperWorld(this.apiUrl, opts);
+  }
+
+  /** WebSocket subscriptions (connection opened on first use, closed by `close()`). */
+  get stream(): HlStream {
+    this.streamInstance ??= new HlStream({ url: this.wsUrl, isTestnet: this.isTestnet });
+    return this.streamInstance;
+  }
+
+  private exchange(): ExchangeClient {
+    if (!this.exchangeClient) throw new UserError("no wallet configured: set HL_PRIVATE_KEY to place orders");
+    return this.exchangeClient;
+  }
+
+  // ── orders ─────────────────────────────────────────────────────────────────────────────────
+
+  /** Place one limit order (rounded to tick/lot; builder fee attached when configured). */
+  async order(req: OrderRequest): Promise<OrderResult> {
+    const [result] = await this.orders([req]);
+    if (!result) throw new RejectedError("the exchange answered an order with no status");
+    return result;
+  }
+
+  /** Place a batch of limit orders in one signed action; one result per order, in order. */
+  async orders(reqs: readonly OrderRequest[]): Promise<OrderResult[]> {
+    if (reqs.length === 0) return [];
+    const exchange = this.exchange();
+    const symbols = await this.symbols();
+    const built = reqs.map((req) => buildOrder(req, symbols.resolve(req.instrument)));
+    const sent: SentOrder[] = built.map((b) => b.sent);
+    return settleOrders(
+      () =>
+        exchange.order({ orders: built.map((b) => b.wire), grouping: "na", ...builderField(this.builder) }),
+      sent,
+    );
+  }
+
+  /**
+   * A marketable limit price for `side`: mid·(1 ± slippage) or touch·(1 ± slippage), rounded toward
+   * the touch so it stays marketable and never exceeds the slippage.
+   */
+  async marketablePrice(
+    instrument: string,
+    side: Side,
+    opts: { slippage?: DecLike; reference?: "mid" | "touch" } = {},
+  ): Promise<string> {
+    const market = await this.market(instrument);
+    const reference = opts.reference ?? "mid";
+    const slippage = dec(opts.slippage ?? (reference === "touch" ? "0.001" : "0.01"));
+    let px: string | undefined;
+    if (reference === "touch") {
+      const book = await this.l2Book(market.coin);
+      const level = side === "buy" ? book?.levels[1][0] : book?.levels[0][0];
+      px = level?.px;
+    }
+    px ??= await this.midPrice(market.coin, market.dex);
+    if (px === undefined)
+      throw new UserError(`no price for ${market.instrument}: the book is empty and there is no mid`);
+    return slippagePrice(px, side, slippage, market.szDecimals);
+  }
+
+  /** The mid price of an exchange coin, or undefined if the exchange has none. */
+  async midPrice(coin: string, dex = ""): Promise<string | undefined> {
+    const mids = await this.allMids(dex);
+    const bare = coin.includes(":") ? coin.slice(coin.indexOf(":") + 1) : coin;
+    const mid = mids[coin] ?? mids[bare];
+    return mid !== undefined && !new D(mid).isZero() ? mid : undefined;
+  }
+
+  /** IOC at a marketable limit (see `marketablePrice`). */
+  async marketOrder(req: MarketOrderRequest): Promise<OrderResult> {
+    const price = await this.marketablePrice(req.instrument, req.side, {
+      slippage: req.slippage,
+      reference: req.reference,
+    });
+    const order: OrderRequest = {
+      instrument: req.instrument,
+      side: req.side,
+      size: req.size,
+      price,
+      tif: "Ioc",
+    };
+    if (req.reduceOnly !== undefined) order.reduceOnly = req.reduceOnly;
+    if (req.cloid !== undefined) order.cloid = req.cloid;
+    return this.order(order);
+  }
+
+  /** Cancel by exchange order id. Throws RejectedError with the exchange's message if it cannot. */
+  async cancel(req: { instrument: string; oid: number }): Promise<void> {
+    const market = await this.market(req.instrument);
+    await this.exchange().cancel({ cancels: [{ a: market.assetId, o: req.oid }] });
+  }
+
+  /** Cancel by client order id. Throws RejectedError with the exchange's message if it cannot. */
+  async cancelByCloid(req: { instrument: string; cloid: Hex }): Promise<void> {
+    const market = await this.market(req.instrument);
+    await this.exchange().cancelByCloid({ cancels: [{ asset: market.assetId, cloid: req.cloid }] });
+  }
+
+  /** Set leverage (cross by default; isolated where the market allows only that). Takes YEX and HIP-3 names too. */
+  async updateLeverage(req: { instrument: string; leverage: number; cross?: boolean }): Promise<void> {
+    const market = await this.market(req.instrument);
+    if (!Number.isInteger(req.leverage) || req.leverage < 1 || req.leverage > market.maxLeverage) {
+      throw new UserError(
+        `leverage for ${market.instrument} must be an integer from 1 to ${market.maxLeverage}, got ${req.leverage}`,
+      );
+    }
+    await this.exchange().updateLeverage({
+      asset: market.assetId,
+      isCross: req.cross ?? !market.onlyIsolated,
+      leverage: req.leverage,
+    });
+  }
+
+  /** Approve a builder's fee for this account (user-signed). `maxFeeTenthsBps` 10 = 0.01 %. */
+  async approveBuilderFee(req: { builder: Address; maxFeeTenthsBps: number }): Promise<void> {
+    await this.exchange().approveBuilderFee({
+      builder: req.builder,
+      maxFeeRate: feeRatePercent(req.maxFeeTenthsBps),
+    });
+  }
+
+  /** Send USDC to another account on Hyperliquid (user-signed). */
+  async usdSend(req: { destination: Address; amount: DecLike }): Promise<void> {
+    await this.exchange().usdSend({ destination: req.destination, amount: dec(req.amount).toFixed() });
+  }
+
+  /** Withdraw USDC to an address on Arbitrum (user-signed). */
+  async withdraw(req: { destination: Address; amount: DecLike }): Promise<void> {
+    await this.exchange().withdraw3({ destination: req.destination, amount: dec(req.amount).toFixed() });
+  }
+
+  /** Close the WebSocket stream, if one was opened. HTTP needs no closing. */
+  async close(): Promise<void> {
+    const stream = this.streamInstance;
+    this.streamInstance = undefined;
+    if (stream) await stream.close();
+  }
+}

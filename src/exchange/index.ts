@@ -1,0 +1,87 @@
+/**
+ * The one Hyperliquid client every component uses (ARCHITECTURE.md §2).
+ *
+ *   const client = await HlClient.create({ network: resolveNetwork(flag) });   // paper | testnet | mainnet
+ *   await client.ensurePaperWorld();                  // paper only: start the sim world if nothing listens
+ *   const mids = await client.allMidsMerged();        // info reads: typed, decimal strings stay strings
+ *   const r = await client.order({ instrument: "ETH-PERP", side: "buy", size: "0.1", price: "2500", tif: "Gtc" });
+ *   if (r.status === "filled") …                      // {resting,oid} | {filled,oid,totalSz,avgPx} | {error,message}
+ *   const sub = await client.stream.allMids((e) => …); // WebSocket
+ *   await client.close();
+ *
+ * Failures are typed: ExchangeError ⊃ NetworkError | RateLimitedError | TimeoutError | RejectedError
+ * (the exchange said no; `.message` is its text). Bad input from the user (unknown instrument, no
+ * wallet, bad leverage) is a UserError. A private key never appears in any message.
+ *
+ * Signing: mainnet signs as mainnet; testnet and paper sign with the testnet flavour (source "b",
+ * hyperliquidChain "Testnet").
+ */
+
+export {
+  feeRatePercent,
+  type OrderRequest,
+  type OrderResult,
+  type SentOrder,
+  type Side,
+  type TimeInForce,
+} from "./actions.ts";
+export {
+  RateBudget,
+  type RateBudgetOptions,
+  requestWeight,
+  responseWeight,
+  sharedRateBudget,
+} from "./budget.ts";
+export { HlClient, type HlClientOptions, type MarketOrderRequest } from "./client.ts";
+export {
+  type Address,
+  type BuilderFee,
+  type Hex,
+  type ResolvedEndpoint,
+  resolveEndpoint,
+  signsAsTestnet,
+  wsUrlFor,
+} from "./config.ts";
+export {
+  ExchangeError,
+  NetworkError,
+  RateLimitedError,
+  RejectedError,
+  redactSecrets,
+  TimeoutError,
+} from "./errors.ts";
+export {
+  type AccountSummary,
+  type CandleInterval,
+  type DexState,
+  type Fill,
+  type FundingRecord,
+  HlInfo,
+  type OpenOrder,
+  type Position,
+  paginateByTime,
+  summarizeAccount,
+} from "./info.ts";
+export { ensurePaperWorld, type PaperWorld, probeInfo } from "./paper.ts";
+export { isValidPrice, RoundingError, roundPrice, roundSize, slippagePrice } from "./rounding.ts";
+export { type ClientSession, openClientSession } from "./session.ts";
+export {
+  loadOrCreatePaperWallet,
+  type PaperWallet,
+  paperKeyPath,
+  type ResolvedSigner,
+  resolveSigner,
+  type Signer,
+} from "./signer.ts";
+export {
+  canonicalInstrument,
+  coinToInstrument,
+  dexOfCoin,
+  instrumentToCoin,
+  type Market,
+  SymbolTable,
+  UnknownInstrumentError,
+  YEX_MARKETS,
+} from "./symbols.ts";
+export { DEFAULT_RETRY, ResilientTransport, type RetryPolicy } from "./transport.ts";
+export { HlStream, type Subscription } from "./ws.ts";

@@ -1,0 +1,136 @@
+import type {
+  AllMidsWsEvent,
+  CandleWsEvent,
+  ISubscription,
+  L2BookWsEvent,
+  OrderUpdatesWsEvent,
+  TradesWsEvent,
+  UserFillsWsEvent,
+} from "@nktkas/hyperliquid";
+import { SubscriptionClient, WebSocketTransport } from "@nktkas/hyperliquid";
+import WebSocket from "ws";
+import type { Address } from "./config.ts";
+import { ExchangeError, NetworkError, TimeoutError } from "./errors.ts";
+import type { CandleInterval } from "./info.ts";
+import { instrumentToCoin } from "./symbols.ts";
+
+export type {
+  AllMidsWsEvent,
+  CandleWsEvent,
+  L2BookWsEvent,
+  OrderUpdatesWsEvent,
+  TradesWsEvent,
+  UserFillsWsEvent,
+};
+
+/** A live subscription; `unsubscribe()` stops it (idempotent). */
+export interface Subscription {
+  unsubscribe(): Promise<void>;
+  /** Aborted when the subscription could not be restored after a reconnect. */
+  failureSignal: AbortSignal;
+}
+
+export interface StreamOptions {
+  url: string;
+  isTestnet: boolean;
+  /** Reconnect attempts before giving up (default 5). */
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * Hyperliquid WebSocket subscriptions over one connection (opened lazily on the first subscription,
+ * reconnecting with back-off, re-subscribing after a reconnect). Node 20 has no global WebSocket, so
+ * the `ws` package is handed to the SDK as the constructor.
+ */
+export class HlStream {
+  private transport: WebSocketTransport | undefined;
+  private client: SubscriptionClient | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: StreamOptions) {}
+
+  private sdk(): SubscriptionClient {
+    if (this.closed) throw new ExchangeError("the WebSocket stream is closed");
+    if (!this.client) {
+      this.transport = new WebSocketTransport({
+        url: this.opts.url,
+        isTestnet: this.opts.isTestnet,
+        timeout: this.opts.timeoutMs ?? 10_000,
+        reconnect: {
+          WebSocket: WebSocket as unknown as new (
+            url: string | URL,
+            protocols?: string | string[],
+          ) => globalThis.WebSocket,
+          maxRetries: this.opts.maxRetries ?? 5,
+        },
+      });
+      this.client = new SubscriptionClient({ transport: this.transport });
+    }
+    return this.client;
+  }
+
+  private async subscribe(
+    what: string,
+    start: (c: SubscriptionClient) => Promise<ISubscription>,
+  ): Promise<Subscription> {
+    try {
+      return await start(this.sdk());
+    } catch (err) {
+      if (err instanceof ExchangeError) throw err;
+      const text = err instanceof Error ? err.message : String(err);
+      if (/timed? ?out/i.test(text))
+        throw new TimeoutError(`WebSocket ${what} subscription timed out (${this.opts.url})`, { cause: err });
+      throw new NetworkError(`WebSocket ${what} subscription failed (${this.opts.url}): ${text}`, {
+        cause: err,
+      });
+    }
+  }
+
+  /** Mid prices of one dex (main when `dex` is omitted), pushed on every change. */
+  allMids(listener: (event: AllMidsWsEvent) => void, opts: { dex?: string } = {}): Promise<Subscription> {
+    return this.subscribe("allMids", (c) =>
+      opts.dex ? c.allMids({ dex: opts.dex }, listener) : c.allMids(listener),
+    );
+  }
+
+  /** Order book snapshots of an instrument or coin. */
+  l2Book(instrumentOrCoin: string, listener: (event: L2BookWsEvent) => void): Promise<Subscription> {
+    return this.subscribe("l2Book", (c) => c.l2Book({ coin: instrumentToCoin(instrumentOrCoin) }, listener));
+  }
+
+  /** Public trades of an instrument or coin. */
+  trades(instrumentOrCoin: string, listener: (event: TradesWsEvent) => void): Promise<Subscription> {
+    return this.subscribe("trades", (c) => c.trades({ coin: instrumentToCoin(instrumentOrCoin) }, listener));
+  }
+
+  /** Candles of an instrument or coin. */
+  candle(
+    instrumentOrCoin: string,
+    interval: CandleInterval,
+    listener: (event: CandleWsEvent) => void,
+  ): Promise<Subscription> {
+    return this.subscribe("candle", (c) =>
+      c.candle({ coin: instrumentToCoin(instrumentOrCoin), interval }, listener),
+    );
+  }
+
+  /** The user's fills (first event is a snapshot with `isSnapshot: true`). */
+  userFills(user: Address, listener: (event: UserFillsWsEvent) => void): Promise<Subscription> {
+    return this.subscribe("userFills", (c) => c.userFills({ user }, listener));
+  }
+
+  /** Status changes of the user's orders. */
+  orderUpdates(user: Address, listener: (event: OrderUpdatesWsEvent) => void): Promise<Subscription> {
+    return this.subscribe("orderUpdates", (c) => c.orderUpdates({ user }, listener));
+  }
+
+  /** Close the connection and drop every subscription. Safe to call more than once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const transport = this.transport;
+    this.transport = undefined;
+    this.client = undefined;
+    if (transport) await transport.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,71 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { readJson, writeJsonAtomic } from "../store/atomic.ts";
+import { type DslConfig, dslConfigSchema } from "./config.ts";
+import type { DslState } from "./dsl.ts";
+
+/** One guarded position on disk: `<dir>/<position_id>.json` = {state, config}, written atomically. */
+export interface DslGuardFile {
+  state: DslState;
+  config: DslConfig;
+}
+
+const stateSchema = z.object({
+  position_id: z.string().min(1),
+  instrument: z.string(),
+  entry_price: z.number().positive(),
+  position_size: z.string(),
+  high_water: z.number(),
+  high_water_ts: z.number(),
+  tier_index: z.number().int().min(-1),
+  breach_count: z.number().int().min(0),
+  breach_ts: z.number().default(0),
+  current_roe: z.number(),
+  created_ts: z.number(),
+  last_check_ts: z.number(),
+  closed: z.boolean(),
+  close_reason: z.string(),
+  close_price: z.number(),
+  close_ts: z.number(),
+});
+const fileSchema = z.object({ state: stateSchema, config: dslConfigSchema });
+
+/** Position ids become file names: keep them to a safe alphabet. */
+function fileOf(dir: string, positionId: string): string {
+  if (!/^[\w.:-]+$/.test(positionId)) throw new Error(`unsafe DSL position id "${positionId}"`);
+  return join(dir, `${positionId.replaceAll(":", "_")}.json`);
+}
+
+export function saveGuard(dir: string, guard: DslGuardFile): void {
+  writeJsonAtomic(fileOf(dir, guard.state.position_id), guard);
+}
+
+export type GuardLoad = { kind: "missing" } | { kind: "ok"; guard: DslGuardFile } | { kind: "corrupt"; error: string };
+
+export function loadGuard(dir: string, positionId: string): GuardLoad {
+  const r = readJson<unknown>(fileOf(dir, positionId));
+  if (r.kind !== "ok") return r;
+  const parsed = fileSchema.safeParse(r.value);
+  if (!parsed.success) return { kind: "corrupt", error: parsed.error.issues[0]?.message ?? "invalid" };
+  return { kind: "ok", guard: parsed.data };
+}
+
+/** Every guard file in `dir` (corrupt ones reported separately), sorted by position id. */
+export function listGuards(dir: string): { guards: DslGuardFile[]; corrupt: string[] } {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".json"));
+  } catch {
+    return { guards: [], corrupt: [] };
+  }
+  const guards: DslGuardFile[] = [];
+  const corrupt: string[] = [];
+  for (const name of names.sort()) {
+    const r = readJson<unknown>(join(dir, name));
+    const parsed = r.kind === "ok" ? fileSchema.safeParse(r.value) : null;
+    if (parsed?.success) guards.push(parsed.data);
+    else corrupt.push(name);
+  }
+  return { guards, corrupt };
+}

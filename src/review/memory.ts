@@ -1,0 +1,83 @@
+import { join } from "node:path";
+import { z } from "zod";
+import { UserError } from "../core/errors.ts";
+import { appendJsonLine, readJsonLines } from "./jsonl.ts";
+import { type Playbook, readPlaybook } from "./playbook.ts";
+
+export const MEMORY_EVENT_TYPES = [
+  "param_change",
+  "howl_review",
+  "notable_trade",
+  "judge_finding",
+  "session_start",
+  "session_end",
+] as const;
+export type MemoryEventType = (typeof MEMORY_EVENT_TYPES)[number];
+
+export const memoryEventSchema = z.object({
+  event_type: z.enum(MEMORY_EVENT_TYPES),
+  timestamp_ms: z.number().int(),
+  payload: z.record(z.string(), z.unknown()),
+  summary: z.string(),
+});
+export type MemoryEvent = z.infer<typeof memoryEventSchema>;
+
+export function memoryDir(dataDir: string): string {
+  return join(dataDir, "memory");
+}
+
+export function memoryEventsPath(dataDir: string): string {
+  return join(memoryDir(dataDir), "events.jsonl");
+}
+
+export function appendMemoryEvent(dataDir: string, event: MemoryEvent): void {
+  appendJsonLine(memoryEventsPath(dataDir), memoryEventSchema.parse(event));
+}
+
+/** All events, oldest first (file order). */
+export function readMemoryEvents(dataDir: string): MemoryEvent[] {
+  return readJsonLines(memoryEventsPath(dataDir), memoryEventSchema).records;
+}
+
+export const DEFAULT_MEMORY_LIMIT = 20;
+
+export interface ReadMemoryOptions {
+  dataDir: string;
+  query_type?: "recent" | "playbook";
+  limit?: number;
+  event_type?: MemoryEventType;
+}
+
+/** `recent`: events newest first, optionally of one type, at most `limit`; `playbook`: the playbook entries. */
+export function readMemory(opts: ReadMemoryOptions & { query_type: "playbook" }): Playbook["entries"];
+export function readMemory(opts: ReadMemoryOptions & { query_type?: "recent" }): MemoryEvent[];
+export function readMemory(opts: ReadMemoryOptions): MemoryEvent[] | Playbook["entries"];
+export function readMemory(opts: ReadMemoryOptions): MemoryEvent[] | Playbook["entries"] {
+  const queryType = opts.query_type ?? "recent";
+  if (queryType === "playbook") return readPlaybook(opts.dataDir).playbook.entries;
+  if (queryType !== "recent")
+    throw new UserError(`query_type must be "recent" or "playbook", got "${queryType}"`);
+  if (opts.event_type !== undefined && !MEMORY_EVENT_TYPES.includes(opts.event_type)) {
+    throw new UserError(
+      `unknown event_type "${opts.event_type}" (expected one of ${MEMORY_EVENT_TYPES.join(", ")})`,
+    );
+  }
+  const limit = opts.limit ?? DEFAULT_MEMORY_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UserError(`limit must be a positive integer, got ${limit}`);
+  const events = readMemoryEvents(opts.dataDir)
+    .map((e, i) => ({ e, i }))
+    .filter(({ e }) => opts.event_type === undefined || e.event_type === opts.event_type)
+    .sort((a, b) => b.e.timestamp_ms - a.e.timestamp_ms || b.i - a.i)
+    .map(({ e }) => e);
+  return events.slice(0, limit);
+}
+
+/** Timestamp of the newest event of a type, or null. */
+export function lastEventMs(dataDir: string, type: MemoryEventType): number | null {
+  let last: number | null = null;
+  for (const e of readMemoryEvents(dataDir)) {
+    if (e.event_type === type && (last === null || e.timestamp_ms > last)) last = e.timestamp_ms;
+  }
+  return last;
+}

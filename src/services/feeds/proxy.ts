@@ -1,0 +1,131 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyReply } from "fastify";
+import { createService, HttpError, type Service } from "../../http/service.ts";
+import { SseHub, sseFrame } from "../../http/sse.ts";
+import { FEED_NAMES, type FeedName, isFeedName } from "./profiles.ts";
+import { type SseSubscription, subscribeSse } from "./sse-client.ts";
+import { type FeedTick, feedTickSchema } from "./tick.ts";
+
+const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../web/feeds");
+/** The chart library's standalone browser build (the package exports only its ES module, so go by its folder). */
+const CHART_SCRIPT = join(
+  dirname(createRequire(import.meta.url).resolve("lightweight-charts/package.json")),
+  "dist/lightweight-charts.standalone.production.js",
+);
+
+export interface FeedsProxyOptions {
+  /** Origin base URL of each feed (local origins or remote feeds). */
+  upstreams: Record<FeedName, string>;
+  corsOrigin?: string;
+  heartbeatMs?: number;
+  /** Upstream request timeout (default 5 s). */
+  timeoutMs?: number;
+}
+
+/** One upstream SSE subscription per feed, fanned out to any number of downstream clients. */
+class UpstreamFeed {
+  readonly hub: SseHub;
+  last: FeedTick | undefined;
+  private sub: SseSubscription | undefined;
+
+  constructor(
+    readonly url: string,
+    hubOpts: ConstructorParameters<typeof SseHub>[0],
+  ) {
+    this.hub = new SseHub(hubOpts);
+  }
+
+  /** Subscribe upstream on first use; the subscription then lives as long as the proxy. */
+  ensureSubscribed(): void {
+    if (this.sub) return;
+    this.sub = subscribeSse(`${this.url}/api/stream`, {
+      onEvent: (event, data) => {
+        if (event !== "price") return;
+        const parsed = feedTickSchema.safeParse(JSON.parse(data));
+        if (!parsed.success) return;
+        this.last = parsed.data;
+        this.hub.broadcast(sseFrame(parsed.data, "price"));
+      },
+    });
+  }
+
+  close(): void {
+    this.sub?.close();
+    this.hub.close();
+  }
+}
+
+/**
+ * The same-origin proxy (interfaces.md D): `/api/feeds/<feed>/latest|stream|history` relayed to the
+ * feed's origin, plus the feeds page at `/`.
+ */
+export function createFeedsProxy(opts: FeedsProxyOptions): Service {
+  const corsOrigin = opts.corsOrigin ?? process.env.CORS_ORIGIN ?? "*";
+  const service = createService({ name: "feeds-proxy", corsOrigin });
+  const { app } = service;
+  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const feeds = new Map<FeedName, UpstreamFeed>();
+  for (const name of FEED_NAMES) {
+    const url = opts.upstreams[name].replace(/\/+$/, "");
+    feeds.set(
+      name,
+      new UpstreamFeed(url, {
+        heartbeatMs: opts.heartbeatMs ?? 15_000,
+        headers: { "Access-Control-Allow-Origin": corsOrigin },
+      }),
+    );
+  }
+  app.addHook("onClose", async () => {
+    for (const f of feeds.values()) f.close();
+  });
+
+  const feedOf = (raw: string): UpstreamFeed => {
+    const name = raw.toLowerCase();
+    const feed = isFeedName(name) ? feeds.get(name) : undefined;
+    if (!feed) throw new HttpError(404, `Unknown feed: ${raw} (expected one of ${FEED_NAMES.join(", ")})`);
+    return feed;
+  };
+
+  const relay = async (reply: FastifyReply, url: string) => {
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      throw new HttpError(
+        502,
+        `Feed upstream unreachable: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    const body = await res.text();
+    reply.code(res.status).type("application/json");
+    return body;
+  };
+
+  app.get<{ Params: { feed: string } }>("/api/feeds/:feed/latest", async (req, reply) =>
+    relay(reply, `${feedOf(req.params.feed).url}/api/latest`),
+  );
+  app.get<{ Params: { feed: string } }>("/api/feeds/:feed/history", async (req, reply) => {
+    const search = req.url.includes("?") ? req.url.slice(req.url.indexOf("?")) : "";
+    return relay(reply, `${feedOf(req.params.feed).url}/api/history${search}`);
+  });
+  app.get<{ Params: { feed: string } }>("/api/feeds/:feed/stream", (req, reply) => {
+    const feed = feedOf(req.params.feed);
+    feed.ensureSubscribed();
+    reply.hijack();
+    feed.hub.attach(reply.raw, feed.last ? sseFrame(feed.last, "price") : undefined);
+    req.raw.on("close", () => reply.raw.end());
+  });
+
+  const page = (file: string, type: string) => async (_req: unknown, reply: FastifyReply) => {
+    reply.type(type);
+    return readFile(file);
+  };
+  app.get("/", page(join(WEB_DIR, "index.html"), "text/html; charset=utf-8"));
+  app.get("/feeds.js", page(join(WEB_DIR, "feeds.js"), "text/javascript; charset=utf-8"));
+  app.get("/vendor/lightweight-charts.js", page(CHART_SCRIPT, "text/javascript; charset=utf-8"));
+
+  return service;
+}

@@ -1,0 +1,37 @@
+import type { HlInfo } from "../../exchange/index.ts";
+
+/** What a feed needs from the market: the exchange's clock and the reference coin's funding. */
+export interface FundingSource {
+  /** Exchange time now, ms (the sim world's clock may run faster than the wall clock). */
+  now(): Promise<number>;
+  /** Realized hourly funding settlements of `coin` at or after `startMs`, oldest first. */
+  history(coin: string, startMs: number): Promise<{ time: number; rate: string }[]>;
+  /** The live hourly funding estimate of `coin` for the current hour. */
+  predicted(coin: string, dex: string): Promise<string>;
+}
+
+/**
+ * FundingSource over the exchange client. The live estimate is the asset context's `funding`
+ * (hourly, for any dex; `predictedFundings` only covers the main dex). The clock is the exchange's
+ * own: the `time` of the coin's order book, so feed ticks and fills share one time axis.
+ */
+export function exchangeFundingSource(info: HlInfo): FundingSource {
+  return {
+    async now() {
+      const book = await info.l2Book("BTC");
+      if (!book) throw new Error("the exchange returned no BTC book to read its clock from");
+      return book.time;
+    },
+    async history(coin, startMs) {
+      const records = await info.fundingHistory({ coin, startTime: startMs });
+      return records.map((r) => ({ time: r.time, rate: r.fundingRate }));
+    },
+    async predicted(coin, dex) {
+      const [meta, ctxs] = await info.metaAndAssetCtxs(dex);
+      const i = meta.universe.findIndex((u) => u.name === coin);
+      const ctx = i >= 0 ? ctxs[i] : undefined;
+      if (!ctx) throw new Error(`no asset context for ${coin}${dex ? ` on dex ${dex}` : ""}`);
+      return ctx.funding;
+    },
+  };
+}

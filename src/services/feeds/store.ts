@@ -1,0 +1,81 @@
+import { type Db, openDb } from "../../store/sqlite.ts";
+import type { FeedTick } from "./tick.ts";
+
+/**
+ * SQLite persistence of the feeds: each feed's inception, every settled hour (the replay log the
+ * index is rebuilt from), and every published tick (the history the points service reads).
+ */
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS feed_meta (feed TEXT PRIMARY KEY, inception_ms INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS feed_hours (
+     feed TEXT NOT NULL, hour_end_ms INTEGER NOT NULL, rate TEXT NOT NULL,
+     PRIMARY KEY (feed, hour_end_ms))`,
+  `CREATE TABLE IF NOT EXISTS feed_ticks (
+     feed TEXT NOT NULL, ts INTEGER NOT NULL, tick TEXT NOT NULL,
+     PRIMARY KEY (feed, ts))`,
+];
+
+export interface SettledHour {
+  hourEndMs: number;
+  rate: string;
+}
+
+export class FeedStore {
+  private readonly db: Db;
+
+  constructor(path: string) {
+    this.db = openDb(path, SCHEMA);
+  }
+
+  inception(feed: string): number | undefined {
+    const row = this.db.prepare("SELECT inception_ms AS ms FROM feed_meta WHERE feed = ?").get(feed) as
+      | { ms: number }
+      | undefined;
+    return row?.ms;
+  }
+
+  setInception(feed: string, ms: number): void {
+    this.db.prepare("INSERT INTO feed_meta (feed, inception_ms) VALUES (?, ?)").run(feed, ms);
+  }
+
+  hours(feed: string): SettledHour[] {
+    return this.db
+      .prepare("SELECT hour_end_ms AS hourEndMs, rate FROM feed_hours WHERE feed = ? ORDER BY hour_end_ms")
+      .all(feed) as SettledHour[];
+  }
+
+  addHours(feed: string, hours: readonly SettledHour[]): void {
+    const insert = this.db.prepare(
+      "INSERT OR IGNORE INTO feed_hours (feed, hour_end_ms, rate) VALUES (?, ?, ?)",
+    );
+    this.db.transaction(() => {
+      for (const h of hours) insert.run(feed, h.hourEndMs, h.rate);
+    })();
+  }
+
+  /** One tick per feed and millisecond: a later tick at the same time replaces the earlier. */
+  addTick(tick: FeedTick): void {
+    this.db
+      .prepare("INSERT OR REPLACE INTO feed_ticks (feed, ts, tick) VALUES (?, ?, ?)")
+      .run(tick.feed, tick.timestamp, JSON.stringify(tick));
+  }
+
+  lastTick(feed: string): FeedTick | undefined {
+    const row = this.db
+      .prepare("SELECT tick FROM feed_ticks WHERE feed = ? ORDER BY ts DESC LIMIT 1")
+      .get(feed) as { tick: string } | undefined;
+    return row ? (JSON.parse(row.tick) as FeedTick) : undefined;
+  }
+
+  /** Ticks with fromMs ≤ ts ≤ toMs, oldest first, at most `limit`. */
+  ticks(feed: string, fromMs: number, toMs: number, limit: number): FeedTick[] {
+    const rows = this.db
+      .prepare("SELECT tick FROM feed_ticks WHERE feed = ? AND ts >= ? AND ts <= ? ORDER BY ts LIMIT ?")
+      .all(feed, fromMs, toMs, limit) as { tick: string }[];
+    return rows.map((r) => JSON.parse(r.tick) as FeedTick);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,226 @@
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { Gauge } from "prom-client";
+import { D } from "../../core/decimal.ts";
+import { createService, HttpError } from "../../http/service.ts";
+import { methodologyParams } from "./catalog.ts";
+import type { IsfrConfig } from "./config.ts";
+import type { FundingPort } from "./funding-source.ts";
+import { IsfrIndexer } from "./indexer.ts";
+import { ISFR_VERSION, isRateClass, RATE_CLASSES } from "./methodology.ts";
+import { isOhlcInterval, OHLC_INTERVALS, toCandles } from "./ohlc.ts";
+import { candleView, currentObject, historyPoint, isoWithOffset, sourceView } from "./present.ts";
+import { type Snapshot, SnapshotStore } from "./snapshot-store.ts";
+import { lightweightChartsScript, serveFiles, WEB_ROOT } from "./web-assets.ts";
+
+const DAY_MS = 86_400_000;
+const MAX_DAYS = 365;
+
+export interface IsfrServiceDeps {
+  funding: FundingPort;
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+export interface IsfrService {
+  app: FastifyInstance;
+  indexer: IsfrIndexer;
+  /** Take one snapshot now (also what the timer does). */
+  snapshot(): Promise<Snapshot>;
+  /** Start the hourly (ISFR_SNAPSHOT_INTERVAL_S) snapshots, the first one immediately. */
+  startSnapshots(): void;
+  close(): Promise<void>;
+}
+
+function daysParam(raw: unknown, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_DAYS)) throw new HttpError(400, `days must be an integer from 1 to ${MAX_DAYS}`);
+  return n;
+}
+
+export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): IsfrService {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const params = methodologyParams({
+    catalog: config.catalog,
+    staleAfterMs: config.staleAfterMs,
+    alpha: config.alpha,
+    derivativeClassWeights: config.derivativeClassWeights,
+  });
+  const store = new SnapshotStore(config.dbPath);
+  const indexer = new IsfrIndexer({
+    store,
+    catalog: config.catalog,
+    params,
+    yieldsUrl: config.yieldsUrl,
+    funding: deps.funding,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    retentionMs: (MAX_DAYS + 35) * DAY_MS,
+    now,
+    fetch: deps.fetch,
+  });
+  const { app, metrics } = createService({ name: "isfr", corsOrigin: config.corsOrigin });
+  const rateGauge = new Gauge({
+    name: "isfr_bps",
+    help: "Latest published ISFR in basis points",
+    registers: [metrics],
+  });
+  const confidenceGauge = new Gauge({
+    name: "isfr_confidence",
+    help: "Confidence of the latest ISFR",
+    registers: [metrics],
+  });
+  const freshGauge = new Gauge({
+    name: "isfr_sources_fresh",
+    help: "Sources with fresh data",
+    registers: [metrics],
+  });
+
+  /** The latest snapshot if it may be published as current; otherwise why not (→ 503). */
+  function current(): { snap: Snapshot } | { unavailable: string } {
+    const snap = store.latest();
+    if (!snap) return { unavailable: "ISFR not published yet: first snapshot pending" };
+    if (snap.rate === null)
+      return { unavailable: `ISFR unavailable: ${snap.reason ?? "no fresh source data"}` };
+    const ageMs = now() - snap.tMs;
+    if (ageMs > config.staleAfterMs) {
+      return { unavailable: `ISFR unavailable: latest snapshot is ${Math.round(ageMs / 1000)} s old` };
+    }
+    return { snap };
+  }
+
+  function requireCurrent(): Snapshot {
+    const c = current();
+    if ("unavailable" in c) throw new HttpError(503, c.unavailable);
+    return c.snap;
+  }
+
+  app.get("/isfr/health", async () => {
+    const latest = store.latest();
+    const c = current();
+    return {
+      status: "snap" in c ? "ok" : "degraded",
+      version: ISFR_VERSION,
+      uptime_s: Math.floor((now() - started) / 1000),
+      last_snapshot: latest ? isoWithOffset(latest.tMs) : null,
+      last_snapshot_age_s: latest ? Math.floor((now() - latest.tMs) / 1000) : null,
+      published: "snap" in c,
+      reason: "unavailable" in c ? c.unavailable : null,
+      sources_fresh: latest ? latest.sources.filter((s) => s.status === "fresh").length : 0,
+      sources_total: config.catalog.length,
+      snapshot_interval_s: config.snapshotIntervalMs / 1000,
+    };
+  });
+
+  app.get("/isfr/v1/isfr/current", async () => currentObject(requireCurrent(), config.alpha));
+
+  app.get<{ Querystring: { days?: string } }>("/isfr/v1/isfr/history", async (req) => {
+    const days = daysParam(req.query.days, 30);
+    const points = store.publishedSince(now() - days * DAY_MS).map(historyPoint);
+    return { version: ISFR_VERSION, days, count: points.length, points };
+  });
+
+  app.get<{ Params: { class_name: string }; Querystring: { days?: string } }>(
+    "/isfr/v1/isfr/subindex/:class_name",
+    async (req) => {
+      const cls = req.params.class_name;
+      if (!isRateClass(cls)) {
+        throw new HttpError(404, `Unknown class "${cls}" (expected one of ${RATE_CLASSES.join(", ")})`);
+      }
+      const days = daysParam(req.query.days, 30);
+      const snap = requireCurrent();
+      const value = snap.components[cls];
+      const history = store
+        .publishedSince(now() - days * DAY_MS)
+        .filter((s) => s.components[cls] !== null)
+        .map((s) => ({
+          timestamp: isoWithOffset(s.tMs),
+          value_bps: new D(s.components[cls]!).times(10_000).toDecimalPlaces(2).toNumber(),
+        }));
+      return {
+        class: cls,
+        value_bps: value === null ? null : new D(value).times(10_000).toDecimalPlaces(2).toNumber(),
+        rate: value === null ? null : new D(value).toDecimalPlaces(6).toNumber(),
+        weight_effective: Number(snap.weights[cls]),
+        timestamp: isoWithOffset(snap.tMs),
+        version: snap.version,
+        sources: snap.sources
+          .filter((s) => s.class === cls)
+          .map((s) => sourceView(s, indexer.sourceState(s.id)?.lastError ?? null)),
+        days,
+        history,
+      };
+    },
+  );
+
+  app.get("/isfr/v1/isfr/sources", async () => {
+    const snap = store.latest();
+    if (!snap) throw new HttpError(503, "ISFR not published yet: first snapshot pending");
+    return {
+      timestamp: isoWithOffset(snap.tMs),
+      version: snap.version,
+      stale_after_s: config.staleAfterMs / 1000,
+      sources: snap.sources.map((s) => sourceView(s, indexer.sourceState(s.id)?.lastError ?? null)),
+    };
+  });
+
+  app.get<{ Querystring: { days?: string; interval?: string } }>("/isfr/v1/isfr/ohlc", async (req) => {
+    const days = daysParam(req.query.days, 30);
+    const interval = req.query.interval ?? "1D";
+    if (!isOhlcInterval(interval)) {
+      throw new HttpError(400, `interval must be one of ${OHLC_INTERVALS.join(", ")}`);
+    }
+    const points = store
+      .publishedSince(now() - days * DAY_MS)
+      .map((s) => ({ tMs: s.tMs, value: new D(s.rate!).times(10_000) }));
+    const candles = toCandles(points, interval).map(candleView);
+    return { version: ISFR_VERSION, interval, days, unit: "bps", count: candles.length, candles };
+  });
+
+  app.get("/isfr", async (_req, reply) => reply.redirect("/isfr/"));
+  serveFiles(app, {
+    "/isfr/": join(WEB_ROOT, "isfr", "index.html"),
+    "/isfr/app.js": join(WEB_ROOT, "isfr", "app.js"),
+    "/isfr/vendor/lightweight-charts.js": lightweightChartsScript(),
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<Snapshot> | undefined;
+  async function snapshot(): Promise<Snapshot> {
+    // One snapshot at a time: a slow source must not pile up overlapping reads.
+    if (inFlight) return inFlight;
+    inFlight = indexer.snapshot().finally(() => {
+      inFlight = undefined;
+    });
+    const snap = await inFlight;
+    if (snap.rate !== null) {
+      rateGauge.set(new D(snap.rate).times(10_000).toNumber());
+      confidenceGauge.set(Number(snap.confidence));
+    }
+    freshGauge.set(snap.sources.filter((s) => s.status === "fresh").length);
+    return snap;
+  }
+
+  function runSnapshot(): void {
+    snapshot().catch((err: unknown) => app.log.error({ err }, "ISFR snapshot failed"));
+  }
+
+  return {
+    app,
+    indexer,
+    snapshot,
+    startSnapshots() {
+      if (timer) return;
+      runSnapshot();
+      timer = setInterval(runSnapshot, config.snapshotIntervalMs);
+      timer.unref();
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      await app.close();
+      await inFlight?.catch(() => undefined);
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { type Db, openDb } from "../../store/sqlite.ts";
+import { RATE_CLASSES } from "./methodology.ts";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS snapshots (
+     ts_ms INTEGER PRIMARY KEY,
+     published INTEGER NOT NULL,
+     body TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS source_state (
+     source_id TEXT PRIMARY KEY,
+     rate TEXT,
+     observed_at_ms INTEGER,
+     last_attempt_ms INTEGER NOT NULL,
+     last_error TEXT
+   )`,
+];
+
+const decimalString = z.string().regex(/^-?\d+(\.\d+)?$/);
+const classMap = <T extends z.ZodType>(v: T) =>
+  z.object(Object.fromEntries(RATE_CLASSES.map((c) => [c, v])) as Record<(typeof RATE_CLASSES)[number], T>);
+
+/** One snapshot as stored (decimal strings, so history is exact). `rate` is null when nothing was fresh. */
+export const snapshotSchema = z.object({
+  tMs: z.number().int(),
+  version: z.string(),
+  rate: decimalString.nullable(),
+  base: decimalString.nullable(),
+  deriv: decimalString.nullable(),
+  fallback: z.enum(["none", "no_lending", "no_derivatives"]).nullable(),
+  components: classMap(decimalString.nullable()),
+  weights: classMap(decimalString),
+  coverage: decimalString,
+  agreement: decimalString,
+  confidence: decimalString,
+  reason: z.string().nullable(),
+  sources: z.array(
+    z.object({
+      id: z.string(),
+      class: z.enum(RATE_CLASSES),
+      weight: decimalString,
+      nominalWeight: decimalString,
+      status: z.enum(["fresh", "stale", "missing"]),
+      rate: decimalString.nullable(),
+      observedAtMs: z.number().int().nullable(),
+    }),
+  ),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+export interface SourceState {
+  sourceId: string;
+  rate: string | null;
+  observedAtMs: number | null;
+  lastAttemptMs: number;
+  lastError: string | null;
+}
+
+/** ISFR snapshots and the last reading of every source, in SQLite (ISFR_DB). */
+export class SnapshotStore {
+  private readonly db: Db;
+
+  constructor(path: string) {
+    this.db = openDb(path, SCHEMA);
+  }
+
+  save(s: Snapshot): void {
+    this.db
+      .prepare("INSERT OR REPLACE INTO snapshots (ts_ms, published, body) VALUES (?, ?, ?)")
+      .run(s.tMs, s.rate === null ? 0 : 1, JSON.stringify(s));
+  }
+
+  /** The most recent snapshot, published or not. */
+  latest(): Snapshot | undefined {
+    const row = this.db.prepare("SELECT body FROM snapshots ORDER BY ts_ms DESC LIMIT 1").get() as
+      | { body: string }
+      | undefined;
+    return row ? snapshotSchema.parse(JSON.parse(row.body)) : undefined;
+  }
+
+  /** Published snapshots at or after `sinceMs`, oldest first. */
+  publishedSince(sinceMs: number): Snapshot[] {
+    const rows = this.db
+      .prepare("SELECT body FROM snapshots WHERE published = 1 AND ts_ms >= ? ORDER BY ts_ms")
+      .all(sinceMs) as { body: string }[];
+    return rows.map((r) => snapshotSchema.parse(JSON.parse(r.body)));
+  }
+
+  /** Drop snapshots older than `beforeMs` (history is served for at most a year). */
+  prune(beforeMs: number): void {
+    this.db.prepare("DELETE FROM snapshots WHERE ts_ms < ?").run(beforeMs);
+  }
+
+  saveSourceState(s: SourceState): void {
+    this.db
+      .prepare(
+        `INSERT INTO source_state (source_id, rate, observed_at_ms, last_attempt_ms, last_error)
+         VALUES (@sourceId, @rate, @observedAtMs, @lastAttemptMs, @lastError)
+         ON CONFLICT(source_id) DO UPDATE SET rate = excluded.rate, observed_at_ms = excluded.observed_at_ms,
+           last_attempt_ms = excluded.last_attempt_ms, last_error = excluded.last_error`,
+      )
+      .run(s);
+  }
+
+  sourceStates(): SourceState[] {
+    const rows = this.db.prepare("SELECT * FROM source_state").all() as {
+      source_id: string;
+      rate: string | null;
+      observed_at_ms: number | null;
+      last_attempt_ms: number;
+      last_error: string | null;
+    }[];
+    return rows.map((r) => ({
+      sourceId: r.source_id,
+      rate: r.rate,
+      observedAtMs: r.observed_at_ms,
+      lastAttemptMs: r.last_attempt_ms,
+      lastError: r.last_error,
+    }));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,74 @@
+import type { Address } from "../../exchange/index.ts";
+import { HlClient, type HlInfo, type RateBudget, summarizeAccount } from "../../exchange/index.ts";
+import type { LedgerUpdate } from "./ledger.ts";
+
+export const LEADERBOARD_NETWORKS = ["testnet", "mainnet"] as const;
+export type LeaderboardNetwork = (typeof LEADERBOARD_NETWORKS)[number];
+
+export interface AccountReading {
+  /** Σ account value over the main dex and every HIP-3 dex (decimal string). */
+  accountValue: string;
+  positionsCount: number;
+}
+
+/** What the leaderboard needs from one network's exchange. */
+export interface NetworkAccounts {
+  /** HIP-3 dex names (the main dex is implied); read once per refresh cycle. */
+  hip3Dexes(): Promise<string[]>;
+  account(user: Address, hip3Dexes: readonly string[]): Promise<AccountReading>;
+  /** Non-funding ledger entries from `startTime` (exchange clock, ms) on. */
+  ledger(user: Address, startTime: number): Promise<LedgerUpdate[]>;
+  close(): Promise<void>;
+}
+
+export type AccountSource = (network: LeaderboardNetwork) => NetworkAccounts;
+
+/** NetworkAccounts over the shared exchange client (its weight budget paces every request). */
+export function hlAccounts(client: HlInfo & { close(): Promise<void> }): NetworkAccounts {
+  return {
+    hip3Dexes: () => client.hip3Dexes(),
+    async account(user, hip3Dexes) {
+      const dexes = ["", ...hip3Dexes];
+      const perDex = await Promise.all(
+        dexes.map(async (dex) => ({ dex, state: await client.clearinghouseState({ user, dex }) })),
+      );
+      const summary = summarizeAccount(user, perDex);
+      return { accountValue: summary.accountValue, positionsCount: summary.positions.length };
+    },
+    async ledger(user, startTime) {
+      return (await client.userNonFundingLedgerUpdates({ user, startTime })) as LedgerUpdate[];
+    },
+    close: () => client.close(),
+  };
+}
+
+/** One read-only client per network, pointed at `urls[network]`. */
+export async function hlAccountSource(
+  urls: Record<LeaderboardNetwork, string>,
+  timeoutMs: number,
+  opts: { env?: Record<string, string | undefined>; budget?: RateBudget } = {},
+): Promise<{
+  source: AccountSource;
+  close(): Promise<void>;
+}> {
+  const clients = new Map<LeaderboardNetwork, NetworkAccounts>();
+  for (const network of LEADERBOARD_NETWORKS) {
+    // Read-only: no signer, whatever key the environment holds.
+    const client = await HlClient.create({
+      network,
+      apiUrl: urls[network],
+      paperWallet: false,
+      timeoutMs,
+      retry: { attempts: 2 },
+      env: { ...(opts.env ?? process.env), HL_PRIVATE_KEY: undefined },
+      budget: opts.budget,
+    });
+    clients.set(network, hlAccounts(client));
+  }
+  return {
+    source: (network) => clients.get(network)!,
+    async close() {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Per-client token buckets: each client may make `burst` requests at once and `perMinute` a minute
+ * on average. Idle full buckets are forgotten, so memory follows active clients only.
+ */
+export class ClientRateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly perMs: number;
+
+  constructor(
+    perMinute: number,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.perMs = perMinute / 60_000;
+  }
+
+  /** Take one token for `client`: 0 when allowed, else the seconds to wait before the next try. */
+  take(client: string): number {
+    const t = this.now();
+    if (this.buckets.size > 10_000) this.sweep(t);
+    const b = this.buckets.get(client) ?? { tokens: this.burst, at: t };
+    b.tokens = Math.min(this.burst, b.tokens + (t - b.at) * this.perMs);
+    b.at = t;
+    this.buckets.set(client, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000));
+  }
+
+  private sweep(t: number): void {
+    for (const [k, b] of this.buckets) {
+      if (b.tokens + (t - b.at) * this.perMs >= this.burst) this.buckets.delete(k);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { wire } from "../../core/decimal.ts";
+import type { Address } from "../../exchange/index.ts";
+import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
+import { type Board, buildBoard } from "./board.ts";
+import { netDepositsSince } from "./ledger.ts";
+import type { AgentRow, AgentStore } from "./store.ts";
+
+export interface RefresherOptions {
+  store: AgentStore;
+  source: AccountSource;
+  networks: readonly LeaderboardNetwork[];
+  /** Time between the starts of refresh cycles (LEADERBOARD_REFRESH_S, 45 s). */
+  intervalMs: number;
+  /** Agents queried at once per network; the exchange client's weight budget paces them further. */
+  concurrency: number;
+  /** One agent's queries give up after this; it is marked stale and the others go on. */
+  agentTimeoutMs: number;
+  /** Delay between starting workers, so a cycle does not open with a burst. */
+  staggerMs: number;
+  now?: () => number;
+}
+
+export interface CycleReport {
+  network: LeaderboardNetwork;
+  agents: number;
+  failed: number;
+  durationMs: number;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Keeps one ranked board per network. A background cycle (every `intervalMs`, never overlapping)
+ * re-reads each agent's account value, open positions and ledger; the board being served is only
+ * replaced by a complete new one, so readers never wait on the exchange.
+ */
+export class Refresher {
+  private readonly boards = new Map<LeaderboardNetwork, Board>();
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<CycleReport[]> | undefined;
+  private stopped = false;
+
+  constructor(private readonly opts: RefresherOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The board being served (built from the stored last known values on first use). */
+  board(network: LeaderboardNetwork): Board {
+    return this.boards.get(network) ?? this.rebuild(network);
+  }
+
+  /** Rebuild a network's board from the store now (after a registration, or to publish progress). */
+  rebuild(network: LeaderboardNetwork): Board {
+    const board = buildBoard(this.opts.store.list(network), network, this.now());
+    this.boards.set(network, board);
+    return board;
+  }
+
+  /** Run one refresh cycle over every network (joins the running one if a cycle is under way). */
+  cycle(): Promise<CycleReport[]> {
+    if (!this.running) {
+      this.running = Promise.all(this.opts.networks.map((n) => this.refreshNetwork(n))).finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  /** Cycles now and every `intervalMs`; while a long cycle runs, each tick publishes its progress. */
+  start(): void {
+    if (this.timer) return;
+    this.stopped = false;
+    const tick = () => {
+      if (this.running) {
+        for (const n of this.opts.networks) this.rebuild(n);
+        return;
+      }
+      this.cycle().catch(() => undefined);
+    };
+    tick();
+    this.timer = setInterval(tick, this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private async refreshNetwork(network: LeaderboardNetwork): Promise<CycleReport> {
+    const started = this.now();
+    const { store } = this.opts;
+    const agents = store.list(network);
+    let failed = 0;
+    if (agents.length > 0) {
+      const accounts = this.opts.source(network);
+      let dexes: string[] | undefined;
+      try {
+        dexes = await withTimeout(accounts.hip3Dexes(), this.opts.agentTimeoutMs);
+      } catch (err) {
+        for (const a of agents)
+          store.recordFailure(network, a.address, `Failed to query Hyperliquid: ${message(err)}`);
+        failed = agents.length;
+      }
+      if (dexes) failed = await this.refreshAgents(network, accounts, dexes, agents);
+    }
+    this.rebuild(network);
+    return { network, agents: agents.length, failed, durationMs: this.now() - started };
+  }
+
+  private async refreshAgents(
+    network: LeaderboardNetwork,
+    accounts: NetworkAccounts,
+    dexes: string[],
+    agents: AgentRow[],
+  ): Promise<number> {
+    let next = 0;
+    let failed = 0;
+    const worker = async (k: number) => {
+      await sleep(k * this.opts.staggerMs);
+      while (!this.stopped && next < agents.length) {
+        const agent = agents[next++]!;
+        const ok = await this.refreshAgent(network, accounts, dexes, agent);
+        if (!ok) failed++;
+      }
+    };
+    const workers = Math.max(1, Math.min(this.opts.concurrency, agents.length));
+    await Promise.all(Array.from({ length: workers }, (_, k) => worker(k)));
+    return failed;
+  }
+
+  private async refreshAgent(
+    network: LeaderboardNetwork,
+    accounts: NetworkAccounts,
+    dexes: string[],
+    agent: AgentRow,
+  ): Promise<boolean> {
+    const user = agent.address as Address;
+    try {
+      const [account, ledger] = await withTimeout(
+        Promise.all([accounts.account(user, dexes), accounts.ledger(user, agent.ledgerMark?.timeMs ?? 0)]),
+        this.opts.agentTimeoutMs,
+      );
+      this.opts.store.recordSuccess(network, agent.address, {
+        accountValue: account.accountValue,
+        positionsCount: account.positionsCount,
+        netDeposits: wire(netDepositsSince(ledger, agent.address, agent.ledgerMark)),
+        at: this.now(),
+      });
+      return true;
+    } catch (err) {
+      this.opts.store.recordFailure(network, agent.address, message(err));
+      return false;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { Counter, Gauge } from "prom-client";
+import { createService, HttpError } from "../../http/service.ts";
+import { serveFiles, WEB_ROOT } from "../isfr/web-assets.ts";
+import { type AccountSource, LEADERBOARD_NETWORKS, type LeaderboardNetwork } from "./account-source.ts";
+import { boardJson } from "./board.ts";
+import type { LeaderboardConfig } from "./config.ts";
+import { ClientRateLimiter } from "./rate-limit.ts";
+import { Refresher } from "./refresher.ts";
+import { parseRegistration, RegistrationError, register } from "./registration.ts";
+import { AgentStore } from "./store.ts";
+
+export interface LeaderboardService {
+  app: FastifyInstance;
+  refresher: Refresher;
+  store: AgentStore;
+  /** Start the background refresh (every LEADERBOARD_REFRESH_S, both networks). */
+  startRefresh(): void;
+  close(): Promise<void>;
+}
+
+function networkParam(raw: unknown): LeaderboardNetwork {
+  if (raw === undefined || raw === "") return "testnet";
+  if (typeof raw === "string" && (LEADERBOARD_NETWORKS as readonly string[]).includes(raw)) {
+    return raw as LeaderboardNetwork;
+  }
+  throw new HttpError(400, `network must be "testnet" or "mainnet"`);
+}
+
+function countParam(raw: unknown, name: string, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (typeof raw !== "string" || !/^\d+$/.test(raw))
+    throw new HttpError(400, `${name} must be a non-negative integer`);
+  return Number(raw);
+}
+
+export function createLeaderboardService(
+  config: LeaderboardConfig,
+  deps: { source: AccountSource; now?: () => number },
+): LeaderboardService {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const store = new AgentStore(config.dbPath);
+  const refresher = new Refresher({
+    store,
+    source: deps.source,
+    networks: LEADERBOARD_NETWORKS,
+    intervalMs: config.refreshIntervalMs,
+    concurrency: config.concurrency,
+    agentTimeoutMs: config.agentTimeoutMs,
+    staggerMs: config.staggerMs,
+    now,
+  });
+  const limiter = new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
+  const { app, metrics } = createService({ name: "leaderboard", corsOrigin: config.corsOrigin });
+
+  const registrations = new Counter({
+    name: "leaderboard_registrations_total",
+    help: "Registration attempts by outcome",
+    labelNames: ["outcome"],
+    registers: [metrics],
+  });
+  new Gauge({
+    name: "leaderboard_agents",
+    help: "Agents on the served board",
+    labelNames: ["network", "stale"],
+    registers: [metrics],
+    collect() {
+      for (const n of LEADERBOARD_NETWORKS) {
+        const entries = refresher.board(n).entries;
+        const stale = entries.filter((e) => e.stale).length;
+        this.set({ network: n, stale: "true" }, stale);
+        this.set({ network: n, stale: "false" }, entries.length - stale);
+      }
+    },
+  });
+  new Gauge({
+    name: "leaderboard_board_age_seconds",
+    help: "Seconds since the served board was built",
+    labelNames: ["network"],
+    registers: [metrics],
+    collect() {
+      for (const n of LEADERBOARD_NETWORKS)
+        this.set({ network: n }, (now() - refresher.board(n).lastUpdated) / 1000);
+    },
+  });
+
+  app.get("/health", async () => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
+
+  app.post("/api/register", async (req, reply) => {
+    const wait = limiter.take(req.ip);
+    if (wait > 0) {
+      registrations.inc({ outcome: "rate_limited" });
+      reply.header("Retry-After", String(wait));
+      throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
+    }
+    try {
+      const request = parseRegistration(req.body);
+      const result = await register(request, { store, source: deps.source, now });
+      if (result.new) refresher.rebuild(request.network);
+      registrations.inc({ outcome: result.new ? "new" : "existing" });
+      return result;
+    } catch (err) {
+      if (err instanceof RegistrationError) {
+        registrations.inc({ outcome: err.status === 400 ? "invalid" : "exchange_error" });
+        throw new HttpError(err.status, err.message);
+      }
+      throw err;
+    }
+  });
+
+  app.get<{ Querystring: { network?: string; limit?: string; offset?: string } }>(
+    "/api/leaderboard",
+    async (req, reply) => {
+      const board = refresher.board(networkParam(req.query.network));
+      reply.type("application/json; charset=utf-8");
+      if (req.query.limit === undefined && req.query.offset === undefined) return board.body;
+      const offset = countParam(req.query.offset, "offset", 0);
+      const limit = countParam(req.query.limit, "limit", board.total);
+      return boardJson(board, offset, limit);
+    },
+  );
+
+  serveFiles(app, {
+    "/": join(WEB_ROOT, "leaderboard", "index.html"),
+    "/app.js": join(WEB_ROOT, "leaderboard", "app.js"),
+  });
+
+  return {
+    app,
+    refresher,
+    store,
+    startRefresh: () => refresher.start(),
+    async close() {
+      await refresher.stop();
+      await app.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,230 @@
+import { z } from "zod";
+import { dec } from "../../../core/decimal.ts";
+import { parseJsonOutput, runCli } from "../cli-job.ts";
+import {
+  checkInstrument,
+  checkOrderSize,
+  checkStrategy,
+  checkTicks,
+  chooseNetwork,
+  loadPolicy,
+  reserveNotional,
+} from "../safety.ts";
+import { type ToolContext, type ToolProgress, defineTool } from "../tool.ts";
+import { engineSummary, wolfSummary } from "./summaries.ts";
+
+const TICK_LINE = /\btick[\s#:=]*(\d+)/i;
+
+/** Progress from a trading loop's output: one report per tick line. */
+function tickProgress(total: number | undefined) {
+  return (line: string): ToolProgress | undefined => {
+    const m = TICK_LINE.exec(line);
+    if (!m) return undefined;
+    return { progress: Number(m[1]), ...(total ? { total } : {}), message: line.trim().slice(0, 200) };
+  };
+}
+
+const mainnetArgs = {
+  mainnet: z.boolean().default(false).describe("Use Hyperliquid mainnet (real money). Needs confirm: true as well."),
+  confirm: z.boolean().default(false).describe("Explicit confirmation for mainnet actions, after asking the user."),
+};
+
+export const account = defineTool({
+  name: "account",
+  title: "Account state",
+  group: "action",
+  description:
+    "Hyperliquid account state: account value, withdrawable, margin used and open positions on every dex. " +
+    "Reads the configured wallet on testnet (or the paper network when no key is configured; mainnet: true for mainnet).",
+  input: { mainnet: z.boolean().default(false).describe("Read the mainnet account instead of testnet/paper") },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async run(args, ctx) {
+    const { network, note } = chooseNetwork({ mainnet: args.mainnet, confirm: true }, ctx.env, false);
+    const out = await runCli({ args: ["account", "--json", "--network", network], env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    return { network, ...(note ? { note } : {}), account: parseJsonOutput(out.stdout) };
+  },
+});
+
+export const status = defineTool({
+  name: "status",
+  title: "Strategy status",
+  group: "action",
+  description:
+    "Current state of the single-strategy engine from its state store: position, unrealized and realized PnL, " +
+    "orders and fills, risk state. Use wolf_status for the WOLF orchestrator.",
+  input: {},
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(_args, ctx) {
+    const out = await runCli({ args: ["status", "--json", "--data-dir", ctx.dataDir], env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    return parseJsonOutput(out.stdout);
+  },
+});
+
+export const trade = defineTool({
+  name: "trade",
+  title: "Place a single order",
+  group: "action",
+  description:
+    "Place ONE manual immediate-or-cancel order (no prompt) and return the fill or the exchange's refusal. " +
+    "Without a configured key it trades on the paper network and says so. Mainnet needs mainnet: true and confirm: true.",
+  input: {
+    instrument: z.string().min(1).describe("Instrument, e.g. ETH-PERP, BTC-PERP, VXX-USDYP, BTCSWP-USDYP"),
+    side: z.enum(["buy", "sell"]).describe('Order side: "buy" or "sell"'),
+    size: z.number().positive().describe("Order size in contracts (base units)"),
+    price: z.number().positive().optional().describe("Limit price; default: marketable price from the book"),
+    mock: z.boolean().default(false).describe("Trade on the paper network (sim world)"),
+    ...mainnetArgs,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  async run(args, ctx) {
+    const policy = loadPolicy(ctx.env);
+    checkInstrument(policy, args.instrument);
+    checkOrderSize(policy, args.size);
+    const { network, note } = chooseNetwork(args, ctx.env, true);
+    if (policy.daily_notional_usd !== undefined) {
+      const px = args.price ?? (await referencePrice(args.instrument, network, ctx));
+      reserveNotional(policy, ctx.dataDir, dec(px).mul(args.size));
+    }
+    const cli = ["trade", args.instrument, args.side, String(args.size), "--yes", "--json", "--network", network];
+    if (args.price !== undefined) cli.push("--price", String(args.price));
+    const out = await runCli({ args: cli, env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    return { network, ...(note ? { note } : {}), result: parseJsonOutput(out.stdout) };
+  },
+});
+
+/** Mid price for the notional budget: asked of the CLI so the tool never holds a key itself. */
+async function referencePrice(instrument: string, network: string, ctx: ToolContext): Promise<string> {
+  const out = await runCli({ args: ["price", instrument, "--json", "--network", network], env: ctx.env, signal: ctx.signal, timeoutMs: 15_000 });
+  const parsed = parseJsonOutput(out.stdout) as { mid?: string };
+  if (!parsed.mid) throw new Error(`no price for ${instrument}`);
+  return parsed.mid;
+}
+
+export const runStrategy = defineTool({
+  name: "run_strategy",
+  title: "Run a strategy",
+  group: "action",
+  description:
+    "Start autonomous trading with one strategy on one instrument as a supervised background process. " +
+    "Reports progress each tick; returns a summary when max_ticks is reached; without max_ticks it runs until the " +
+    "call is cancelled (the loop then cancels its orders and saves its state). mock: paper network; dry_run: real " +
+    "market data, orders simulated locally and never sent.",
+  input: {
+    strategy: z.string().min(1).describe("Strategy id, see the strategies tool (e.g. simple_mm, avellaneda_mm)"),
+    instrument: z.string().default("ETH-PERP").describe("Instrument, e.g. ETH-PERP"),
+    tick: z.number().positive().default(10).describe("Seconds between ticks (default 10)"),
+    max_ticks: z.number().int().positive().nullable().default(null).describe("Stop after N ticks (null = until cancelled)"),
+    mock: z.boolean().default(false).describe("Paper network (sim world)"),
+    dry_run: z.boolean().default(false).describe("Real market data, orders never sent"),
+    ...mainnetArgs,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  async run(args, ctx) {
+    const policy = loadPolicy(ctx.env);
+    checkStrategy(policy, args.strategy);
+    checkInstrument(policy, args.instrument);
+    checkTicks(policy, args.max_ticks);
+    const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
+    const cli = ["run", args.strategy, "-i", args.instrument, "--tick", String(args.tick), "--network", network, "--data-dir", ctx.dataDir];
+    if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
+    if (args.dry_run) cli.push("--dry-run");
+    const timeoutMs = args.max_ticks === null ? undefined : Math.max(60, args.max_ticks * args.tick + 30) * 1000;
+    const max = args.max_ticks ?? undefined;
+    const out = await runCli({ args: cli, env: ctx.env, signal: ctx.signal, timeoutMs, onLine: tickProgress(max), progress: ctx.progress });
+    return { network, ...(note ? { note } : {}), summary: engineSummary(ctx.dataDir), output_tail: out.stdout.trim().split("\n").slice(-10) };
+  },
+});
+
+export const scannerRun = defineTool({
+  name: "scanner_run",
+  title: "Run the opportunity scanner",
+  group: "action",
+  description:
+    "Screen every Hyperliquid perp once: scored opportunities with market structure, technicals and funding " +
+    "analysis (funding annualised from hourly rates). mock: scan the paper network (sim world).",
+  input: { mock: z.boolean().default(false).describe("Scan the paper network (sim world)") },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args, ctx) {
+    const { network, note } = chooseNetwork({ mock: args.mock }, ctx.env, false);
+    const out = await runCli({
+      args: ["scanner", "once", "--json", "--network", network, "--data-dir", ctx.dataDir],
+      env: ctx.env,
+      signal: ctx.signal,
+      timeoutMs: 60_000,
+    });
+    return { network, ...(note ? { note } : {}), scan: parseJsonOutput(out.stdout) };
+  },
+});
+
+export const wolfStatus = defineTool({
+  name: "wolf_status",
+  title: "WOLF status",
+  group: "action",
+  description: "WOLF orchestrator status: slots with side, size, entry, ROE and DSL phase, daily and total PnL.",
+  input: {},
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(_args, ctx) {
+    const out = await runCli({ args: ["wolf", "status", "--data-dir", ctx.dataDir], env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    return { text: out.stdout.trimEnd(), status: wolfSummary(ctx.dataDir) };
+  },
+});
+
+export const wolfRun = defineTool({
+  name: "wolf_run",
+  title: "Run WOLF",
+  group: "action",
+  description:
+    "Start the WOLF multi-slot orchestrator (scanner/movers entries, DSL trailing-stop exits) as a supervised " +
+    "background process; progress each tick; summary on completion. Timeout max(120, max_ticks*60+30) s; " +
+    "without max_ticks it runs until the call is cancelled. mock: paper network.",
+  input: {
+    preset: z.enum(["default", "conservative", "aggressive"]).default("default").describe("Preset"),
+    mock: z.boolean().default(false).describe("Paper network (sim world)"),
+    max_ticks: z.number().int().positive().nullable().default(null).describe("Stop after N ticks (null = until cancelled)"),
+    tick: z.number().positive().optional().describe("Seconds between ticks (default 60)"),
+    ...mainnetArgs,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  async run(args, ctx) {
+    const policy = loadPolicy(ctx.env);
+    checkTicks(policy, args.max_ticks);
+    const { network, note } = chooseNetwork(args, ctx.env, true);
+    const cli = ["wolf", "run", "--preset", args.preset, "--network", network, "--data-dir", ctx.dataDir];
+    if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
+    if (args.tick !== undefined) cli.push("--tick", String(args.tick));
+    const timeoutMs = args.max_ticks === null ? undefined : Math.max(120, args.max_ticks * 60 + 30) * 1000;
+    const out = await runCli({
+      args: cli,
+      env: ctx.env,
+      signal: ctx.signal,
+      timeoutMs,
+      onLine: tickProgress(args.max_ticks ?? undefined),
+      progress: ctx.progress,
+    });
+    return { network, ...(note ? { note } : {}), summary: wolfSummary(ctx.dataDir), output_tail: out.stdout.trim().split("\n").slice(-10) };
+  },
+});
+
+export const howlRun = defineTool({
+  name: "howl_run",
+  title: "HOWL performance review",
+  group: "action",
+  description:
+    "Review closed trades (WOLF and strategy runs): win rate, profit factor, fee drag ratio (FDR), direction and " +
+    "per-instrument analysis, holding times and parameter recommendations; writes a markdown report.",
+  input: {
+    since: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, "since must be a UTC date YYYY-MM-DD")
+      .nullable()
+      .default(null)
+      .describe("Only trades from this UTC date (YYYY-MM-DD); null = all"),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run(args, ctx) {
+    const cli = ["howl", "run", "--json", "--data-dir", ctx.dataDir];
+    if (args.since) cli.push("--since", args.since);
+    const out = await runCli({ args: cli, env: ctx.env, signal: ctx.signal, timeoutMs: 60_000 });
+    return parseJsonOutput(out.stdout);
+  },
+});

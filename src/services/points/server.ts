@@ -1,0 +1,64 @@
+import { listen } from "../../http/service.ts";
+import { openDb } from "../../store/sqlite.ts";
+import { BuilderFiles } from "./attribution.ts";
+import type { PointsConfig } from "./config.ts";
+import { createPointsApp } from "./http.ts";
+import { MarkRecorder, MarkStore } from "./marks.ts";
+import { type DayFiles, type FillSource, PointsService } from "./service.ts";
+
+export interface RunningPoints {
+  url: string;
+  service: PointsService;
+  recorder: MarkRecorder;
+  marks: MarkStore;
+  close(): Promise<void>;
+}
+
+/** Start the points service: mark recorder on the BTCSWP feed, builder files, and the HTTP API. */
+export async function startPoints(
+  cfg: PointsConfig,
+  deps: { fills: FillSource; files?: DayFiles; log?: (line: string) => void },
+): Promise<RunningPoints> {
+  const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const db = openDb(cfg.dbPath);
+  const marks = new MarkStore(db);
+  let lastError = "";
+  const recorder = new MarkRecorder(marks, {
+    feedUrl: cfg.feedUrl,
+    fromMs: cfg.programStartMs,
+    onError: (err) => {
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== lastError) log(`points: BTCSWP feed ${cfg.feedUrl}: ${message}`);
+      lastError = message;
+    },
+  });
+  recorder.start();
+  const files =
+    deps.files ??
+    new BuilderFiles({
+      statsUrl: cfg.statsUrl,
+      statsNetwork: cfg.statsNetwork,
+      coin: cfg.coin,
+      missingTtlMs: cfg.missingFileRetryMs,
+    });
+  const service = new PointsService(cfg, { fills: deps.fills, files, marks });
+  const { app } = createPointsApp(service);
+  try {
+    const port = await listen(app, cfg.port, cfg.host);
+    return {
+      url: `http://${cfg.host}:${port}`,
+      service,
+      recorder,
+      marks,
+      async close() {
+        recorder.close();
+        await app.close();
+        db.close();
+      },
+    };
+  } catch (err) {
+    recorder.close();
+    db.close();
+    throw err;
+  }
+}

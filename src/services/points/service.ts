@@ -1,0 +1,166 @@
+import { dec, wire } from "../../core/decimal.ts";
+import type { BuilderFillRow } from "../../sim/server/builder-fills-file.ts";
+import { type WalletFill, attributeFills, fileDay } from "./attribution.ts";
+import type { PointsConfig } from "./config.ts";
+import type { MarkLookup } from "./marks.ts";
+import { EXCLUSION_REASONS, type Exclusion, type ScoringFill, scoreWallet } from "./scoring.ts";
+
+/** What the points service needs from the exchange. */
+export interface FillSource {
+  /** Exchange time now, ms. */
+  now(): Promise<number>;
+  /** Every fill of `user` (any coin) from `startMs`, following pages. */
+  fills(user: string, startMs: number): Promise<(WalletFill & { crossed: boolean })[]>;
+  /** Largest builder fee `user` has approved for `builder` (tenths of a bp; 0 = none). */
+  maxBuilderFee(user: string, builder: string): Promise<number>;
+}
+
+/** A builder's day file, indexed by lowercase user; null while not published. */
+export interface DayFiles {
+  day(builder: string, day: string): Promise<Map<string, BuilderFillRow[]> | null>;
+}
+
+export interface WalletPoints {
+  address: string;
+  market: string;
+  total_points: string;
+  eligible_volume_usd: string;
+  provisional_points: string;
+  fills_total: number;
+  fills_eligible: number;
+  by_day: { date: string; points: string; eligible_volume_usd: string; capped_volume_usd: string }[];
+  excluded: Record<Exclusion, number>;
+  as_of: string;
+}
+
+export interface PointsDeps {
+  fills: FillSource;
+  files: DayFiles;
+  marks: MarkLookup;
+}
+
+/**
+ * Address-level point estimates: the wallet's fills of the scored coin since the program start,
+ * attributed to eligible builders, enriched with the stored oracle mark, then scored. Results are
+ * reused for `cacheMs`; concurrent requests for one wallet share one computation.
+ */
+export class PointsService {
+  private readonly cache = new Map<string, { at: number; result: WalletPoints }>();
+  private readonly inflight = new Map<string, Promise<WalletPoints>>();
+
+  constructor(
+    readonly cfg: PointsConfig,
+    private readonly deps: PointsDeps,
+  ) {}
+
+  marketConfig() {
+    const r = this.cfg.rules;
+    return {
+      market: this.cfg.market,
+      coin: this.cfg.coin,
+      formula: "points = (volumeUSD / 1000) * marketMult * roleMult * proximityGate",
+      market_multiplier: Number(r.marketMult),
+      role_multipliers: { maker: Number(r.makerMult), taker: Number(r.takerMult) },
+      eligible_builders: this.cfg.builders.map((b) => ({ name: b.name, address: b.address.toLowerCase() })),
+      oracle_band: {
+        bps: Number(r.bandBps),
+        edge_inclusive: true,
+        mark: "last stored BTCSWP oracle_px at or before the fill time",
+        mark_tolerance_ms: this.cfg.markToleranceMs,
+      },
+      daily_cap: { eligible_volume_usd: Number(r.dailyCapUsd), per: "wallet", window: "UTC day", order: "fill time" },
+      program_start: new Date(this.cfg.programStartMs).toISOString(),
+      attribution: {
+        source: `${this.cfg.statsUrl}/${this.cfg.statsNetwork}/builder_fills/{builder}/{YYYYMMDD}.csv.lz4`,
+        provisional: "until the day's file is published: builder fee paid and an eligible builder approved",
+      },
+    };
+  }
+
+  async wallet(address: string): Promise<WalletPoints> {
+    const key = address.toLowerCase();
+    const hit = this.cache.get(key);
+    if (hit && Date.now() - hit.at < this.cfg.cacheMs) return hit.result;
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.compute(key).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+      pending.then(
+        (result) => this.remember(key, result),
+        () => undefined,
+      );
+    }
+    return pending;
+  }
+
+  private remember(key: string, result: WalletPoints): void {
+    const now = Date.now();
+    if (this.cache.size > 10_000) {
+      for (const [k, v] of this.cache) if (now - v.at >= this.cfg.cacheMs) this.cache.delete(k);
+    }
+    this.cache.set(key, { at: now, result });
+  }
+
+  private async compute(user: string): Promise<WalletPoints> {
+    const [nowMs, all] = await Promise.all([this.deps.fills.now(), this.deps.fills.fills(user, this.cfg.programStartMs)]);
+    const fills = all
+      .filter((f) => f.coin === this.cfg.coin && f.time >= this.cfg.programStartMs)
+      .sort((a, b) => a.time - b.time);
+
+    const days = [...new Set(fills.map((f) => fileDay(f.time)))];
+    const rowsByDay = new Map<string, BuilderFillRow[]>();
+    await Promise.all(
+      days.flatMap((day) =>
+        this.cfg.builders.map(async (b) => {
+          const index = await this.deps.files.day(b.address, day);
+          const rows = index?.get(user);
+          if (rows) rowsByDay.set(day, [...(rowsByDay.get(day) ?? []), ...rows]);
+        }),
+      ),
+    );
+    const approves = await this.approvesEligibleBuilder(user, fills, nowMs);
+    const attribution = attributeFills(fills, {
+      user,
+      rowsOfDay: (day) => rowsByDay.get(day),
+      approvesEligibleBuilder: approves,
+      nowMs,
+      provisionalDays: this.cfg.provisionalDays,
+    });
+
+    const scoring: ScoringFill[] = fills.map((f, i) => ({
+      time: f.time,
+      px: f.px,
+      sz: f.sz,
+      crossed: f.crossed,
+      mark: this.deps.marks.markAt(f.time, this.cfg.markToleranceMs),
+      attribution: attribution[i] ?? null,
+    }));
+    const { score } = scoreWallet(this.cfg.rules, scoring);
+    return {
+      address: user,
+      market: this.cfg.market,
+      total_points: wire(score.totalPoints),
+      eligible_volume_usd: wire(score.eligibleVolumeUsd),
+      provisional_points: wire(score.provisionalPoints),
+      fills_total: score.fillsTotal,
+      fills_eligible: score.fillsEligible,
+      by_day: score.byDay.map((d) => ({
+        date: d.date,
+        points: wire(d.points),
+        eligible_volume_usd: wire(d.eligibleVolumeUsd),
+        capped_volume_usd: wire(d.cappedVolumeUsd),
+      })),
+      excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, score.excluded[r]])) as Record<Exclusion, number>,
+      as_of: new Date(nowMs).toISOString(),
+    };
+  }
+
+  /** Only asked when some recent fill paid a builder fee (the one case where it decides anything). */
+  private async approvesEligibleBuilder(user: string, fills: readonly WalletFill[], nowMs: number): Promise<boolean> {
+    const horizon = (Math.floor(nowMs / 86_400_000) - this.cfg.provisionalDays) * 86_400_000;
+    const needed = fills.some((f) => f.time >= horizon && f.builderFee !== undefined && dec(f.builderFee).gt(0));
+    if (!needed) return false;
+    const fees = await Promise.all(this.cfg.builders.map((b) => this.deps.fills.maxBuilderFee(user, b.address)));
+    return fees.some((f) => f > 0);
+  }
+}

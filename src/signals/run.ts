@@ -1,0 +1,87 @@
+import { closedCandles } from "./candles.ts";
+import { appendHistory, moversHistoryPath, readHistory, scannerHistoryPath } from "./history.ts";
+import { candleTargets, type MoverCandles, type MoversScan, runMovers } from "./movers.ts";
+import type { MoversConfig } from "./movers-config.ts";
+import { type AssetCandles, runScan, type ScanResult, stage1, stage2 } from "./scanner.ts";
+import type { ScannerConfig } from "./scanner-config.ts";
+import { type CandleCache, type MarketDataSource, mapLimit } from "./source.ts";
+
+/** I/O around the pure scanner and movers: fetch markets and candles, run, persist history. */
+
+const CONCURRENCY = 8;
+
+export interface ScanRunResult {
+  result: ScanResult;
+  candle_failures: number;
+}
+
+/** One scanner pass: per-asset 4h/1h/15m candles are fetched for the top-N (the predecessor's WOLF fed none). */
+export async function scanOnce(
+  source: MarketDataSource,
+  cache: CandleCache,
+  cfg: ScannerConfig,
+  dataDir: string,
+): Promise<ScanRunResult> {
+  const started = source.now();
+  const markets = await source.markets();
+  const top = stage2(cfg, stage1(cfg, markets));
+  const failuresBefore = cache.failures;
+  const [btc4h, btc1h] = await Promise.all([cache.get("BTC", "4h", cfg.lookback_4h_ms), cache.get("BTC", "1h", cfg.lookback_1h_ms)]);
+  const now = source.now();
+  const fetched = await mapLimit(top, CONCURRENCY, async (m) => {
+    const [h4, h1, m15] = await Promise.all([
+      cache.get(m.name, "4h", cfg.lookback_4h_ms),
+      cache.get(m.name, "1h", cfg.lookback_1h_ms),
+      cache.get(m.name, "15m", cfg.lookback_15m_ms),
+    ]);
+    const c: AssetCandles = {
+      "4h": closedCandles(h4 ?? [], now),
+      "1h": closedCandles(h1 ?? [], now),
+      "15m": closedCandles(m15 ?? [], now),
+    };
+    return [m.name, c] as const;
+  });
+  const path = scannerHistoryPath(dataDir);
+  const history = readHistory<ScanResult>(path).entries;
+  const result = runScan(cfg, {
+    markets,
+    btc4h: closedCandles(btc4h ?? [], now),
+    btc1h: closedCandles(btc1h ?? [], now),
+    candles: new Map(fetched),
+    history,
+    nowMs: started,
+    durationMs: source.now() - started,
+  });
+  appendHistory(path, history, result, cfg.scan_history_size);
+  return { result, candle_failures: cache.failures - failuresBefore };
+}
+
+/** One movers pass: candles for the largest qualifying assets (capped), history windowed by time. */
+export async function moversOnce(
+  source: MarketDataSource,
+  cache: CandleCache,
+  cfg: MoversConfig,
+  dataDir: string,
+): Promise<MoversScan> {
+  const started = source.now();
+  const markets = await source.markets();
+  const targets = candleTargets(cfg, markets);
+  const fetched = await mapLimit(targets, CONCURRENCY, async (coin) => {
+    const [h4, h1] = await Promise.all([cache.get(coin, "4h", 86_400_000), cache.get(coin, "1h", 2 * 86_400_000)]);
+    const c: MoverCandles = {};
+    if (h4) c["4h"] = h4;
+    if (h1) c["1h"] = h1;
+    return [coin, c] as const;
+  });
+  const path = moversHistoryPath(dataDir);
+  const history = readHistory<MoversScan>(path).entries;
+  const scan = runMovers(cfg, {
+    markets,
+    candles: new Map(fetched),
+    history,
+    nowMs: started,
+    durationMs: source.now() - started,
+  });
+  appendHistory(path, history, scan, cfg.scan_history_size);
+  return scan;
+}

@@ -1,0 +1,54 @@
+import type { Candle, CandleInterval } from "./candles.ts";
+import type { MarketCtx } from "./market.ts";
+
+/** What the scanner and movers read from the exchange (implemented over HlClient in src/wolf/hl-port.ts). */
+export interface MarketDataSource {
+  now(): number;
+  /** Every perp market of every dex. */
+  markets(): Promise<MarketCtx[]>;
+  /** Candles oldest first, the forming one last (as the exchange returns them). */
+  candles(coin: string, interval: CandleInterval, startTime: number, endTime: number): Promise<Candle[]>;
+}
+
+/** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Candle cache: a series is refetched only when its newest candle may have changed (the forming
+ * candle) after `maxAgeMs`. Failures are counted, not hidden.
+ */
+export class CandleCache {
+  private entries = new Map<string, { at: number; candles: Candle[] }>();
+  failures = 0;
+
+  constructor(
+    private readonly source: MarketDataSource,
+    private readonly maxAgeMs = 60_000,
+  ) {}
+
+  async get(coin: string, interval: CandleInterval, lookbackMs: number): Promise<Candle[] | null> {
+    const now = this.source.now();
+    const key = `${coin}|${interval}|${lookbackMs}`;
+    const hit = this.entries.get(key);
+    if (hit && now - hit.at < this.maxAgeMs) return hit.candles;
+    try {
+      const candles = await this.source.candles(coin, interval, now - lookbackMs, now);
+      this.entries.set(key, { at: now, candles });
+      return candles;
+    } catch {
+      this.failures++;
+      return hit?.candles ?? null;
+    }
+  }
+}

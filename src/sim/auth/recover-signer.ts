@@ -1,0 +1,96 @@
+import {
+  ApproveAgentTypes,
+  ApproveBuilderFeeTypes,
+  SpotSendTypes,
+  UsdClassTransferTypes,
+  UsdSendTypes,
+  Withdraw3Types,
+} from "@nktkas/hyperliquid/api/exchange";
+import { createL1ActionHash } from "@nktkas/hyperliquid/signing";
+import { type Hex, recoverTypedDataAddress } from "viem";
+import type { Address } from "../venue.ts";
+
+/** Which signing flavour the sim accepts: Hyperliquid's mainnet ("a" / "Mainnet") or testnet ("b" / "Testnet"). */
+export type SigningChain = "Mainnet" | "Testnet";
+
+export interface WireSignature {
+  r: string;
+  s: string;
+  v: number;
+}
+
+type TypeMap = Record<string, { name: string; type: string }[]>;
+
+/** EIP-712 type maps of the user-signed actions the sim understands (the SDK's own maps). */
+const USER_SIGNED_TYPES: Record<string, TypeMap> = {
+  approveAgent: ApproveAgentTypes,
+  approveBuilderFee: ApproveBuilderFeeTypes,
+  usdSend: UsdSendTypes,
+  withdraw3: Withdraw3Types,
+  spotSend: SpotSendTypes,
+  usdClassTransfer: UsdClassTransferTypes,
+};
+
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
+
+export function isUserSignedAction(action: Record<string, unknown>): boolean {
+  return typeof action.type === "string" && action.type in USER_SIGNED_TYPES && "signatureChainId" in action;
+}
+
+/** A 65-byte hex signature from the wire's {r, s, v} (r and s may have lost leading zeros). */
+function toHexSignature(sig: WireSignature): Hex {
+  const part = (h: string) => h.replace(/^0x/i, "").padStart(64, "0");
+  return `0x${part(sig.r)}${part(sig.s)}${sig.v.toString(16).padStart(2, "0")}`;
+}
+
+/**
+ * The address that signed an L1 action under the given chain flavour: the action is hashed exactly
+ * as received (key order matters), then the phantom agent is recovered as the exchange does.
+ */
+export async function recoverL1Signer(args: {
+  action: Record<string, unknown>;
+  nonce: number;
+  signature: WireSignature;
+  vaultAddress?: Address;
+  expiresAfter?: number;
+  chain: SigningChain;
+}): Promise<Address> {
+  const connectionId = createL1ActionHash({
+    action: args.action,
+    nonce: args.nonce,
+    vaultAddress: args.vaultAddress,
+    expiresAfter: args.expiresAfter,
+  });
+  const recovered = await recoverTypedDataAddress({
+    domain: { name: "Exchange", version: "1", chainId: 1337, verifyingContract: ZERO_ADDRESS },
+    types: {
+      Agent: [
+        { name: "source", type: "string" },
+        { name: "connectionId", type: "bytes32" },
+      ],
+    },
+    primaryType: "Agent",
+    message: { source: args.chain === "Mainnet" ? "a" : "b", connectionId },
+    signature: toHexSignature(args.signature),
+  });
+  return recovered.toLowerCase() as Address;
+}
+
+/** The address that signed a user-signed action (EIP-712 over the action itself). */
+export async function recoverUserSigner(action: Record<string, unknown>, signature: WireSignature): Promise<Address> {
+  const types = USER_SIGNED_TYPES[action.type as string];
+  if (!types) throw new Error(`unsupported user-signed action ${String(action.type)}`);
+  const primaryType = Object.keys(types)[0]!;
+  const chainId = Number.parseInt(String(action.signatureChainId), 16);
+  if (!Number.isFinite(chainId)) throw new Error("invalid signatureChainId");
+  // The exchange signs an absent agent name as the empty string.
+  const message = action.type === "approveAgent" && !action.agentName ? { ...action, agentName: "" } : action;
+  const recovered = await recoverTypedDataAddress({
+    domain: { name: "HyperliquidSignTransaction", version: "1", chainId, verifyingContract: ZERO_ADDRESS },
+    types,
+    primaryType,
+    message,
+    signature: toHexSignature(signature),
+  });
+  return recovered.toLowerCase() as Address;
+}

@@ -1,0 +1,177 @@
+import type { Address, ExchangeAction, ExchangeResponse } from "../venue.ts";
+import { type HouseQuote, houseLadder } from "./house-quotes.ts";
+import type { MarketModel } from "./market-model.ts";
+import { floorSz, roundPx } from "./price-grid.ts";
+
+/** The part of the venue the house needs: place actions without signatures, and move oracles. */
+export interface HouseVenue {
+  exchange(action: ExchangeAction, user: Address, nonce: number): ExchangeResponse;
+  setOraclePrice(coin: string, px: string): void;
+  deposit(user: Address, amount: string): void;
+}
+
+export interface HouseMarket {
+  coin: string;
+  asset: number;
+  szDecimals: number;
+  maxLeverage: number;
+  onlyIsolated: boolean;
+  impactNotionalUsd: number;
+  premiumStyle: "main" | "hip3";
+}
+
+/** The house accounts: one market maker per dex family and one taker. Fixed, recognisable addresses. */
+export const HOUSE_MAKER: Address = "0xba5e000000000000000000000000000000000001";
+export const HOUSE_MAKER_HIP3: Address = "0xba5e000000000000000000000000000000000002";
+export const HOUSE_TAKER: Address = "0xba5e000000000000000000000000000000000003";
+export const HOUSE_ADDRESSES: readonly Address[] = [HOUSE_MAKER, HOUSE_MAKER_HIP3, HOUSE_TAKER];
+const HOUSE_BALANCE = "250000000";
+/** Most taker orders sent per market per sync (a long advance must not flood the book). */
+const MAX_TAKERS_PER_SYNC = 2;
+
+interface RestingLadder {
+  oids: number[];
+  key: string;
+}
+
+/**
+ * Keeps the venue in step with the model: oracle prices, the house makers' ladders (cancel and
+ * replace when the wanted ladder changes) and the model's taker flow — all placed straight into the
+ * venue as authenticated house actions, with no signatures.
+ */
+export class HouseDriver {
+  private readonly resting = new Map<string, RestingLadder>();
+  private nonce: number;
+  private lastOracle = new Map<string, string>();
+
+  constructor(
+    private readonly venue: HouseVenue,
+    private readonly model: MarketModel,
+    private readonly markets: readonly HouseMarket[],
+    opts: { quoting: boolean; startMs: number },
+  ) {
+    this.nonce = opts.startMs;
+    this.quoting = opts.quoting;
+  }
+
+  private readonly quoting: boolean;
+
+  /** Fund the house and set leverage once; call before the first sync. */
+  start(): void {
+    if (this.quoting) {
+      for (const user of HOUSE_ADDRESSES) this.venue.deposit(user, HOUSE_BALANCE);
+      for (const m of this.markets) {
+        for (const user of [this.makerFor(m), HOUSE_TAKER]) {
+          this.send(user, {
+            type: "updateLeverage",
+            asset: m.asset,
+            isCross: !m.onlyIsolated,
+            leverage: Math.min(m.maxLeverage, 5),
+          });
+        }
+      }
+    }
+    this.sync();
+  }
+
+  /** Push the model's current state into the venue. */
+  sync(): void {
+    for (const m of this.markets) {
+      const state = this.model.price(m.coin);
+      if (!state) continue;
+      const oracle = roundPx(state.px, m.szDecimals, "nearest");
+      if (this.lastOracle.get(m.coin) !== oracle) {
+        this.venue.setOraclePrice(m.coin, oracle);
+        this.lastOracle.set(m.coin, oracle);
+      }
+      if (!this.quoting) continue;
+      const params = this.model.params(m.coin)!;
+      const ladder = houseLadder({
+        oraclePx: Number(oracle),
+        premium: state.premium,
+        szDecimals: m.szDecimals,
+        params,
+        impactNotionalUsd: m.impactNotionalUsd,
+        premiumStyle: m.premiumStyle,
+      });
+      this.requote(m, ladder);
+    }
+    const takers = this.model.drainTakers();
+    if (!this.quoting) return;
+    const sent = new Map<string, number>();
+    // The newest intents matter most after a long gap; send those.
+    for (let i = takers.length - 1; i >= 0; i--) {
+      const t = takers[i]!;
+      const n = sent.get(t.coin) ?? 0;
+      if (n >= MAX_TAKERS_PER_SYNC) continue;
+      sent.set(t.coin, n + 1);
+      this.take(t.coin, t.isBuy, t.notionalUsd);
+    }
+  }
+
+  /** Cancel every resting house order (e.g. before shutting down). */
+  withdrawQuotes(): void {
+    for (const m of this.markets) this.cancelResting(m);
+  }
+
+  private makerFor(m: HouseMarket): Address {
+    return m.premiumStyle === "main" ? HOUSE_MAKER : HOUSE_MAKER_HIP3;
+  }
+
+  private requote(m: HouseMarket, ladder: HouseQuote[]): void {
+    const key = ladder.map((q) => `${q.isBuy ? "b" : "a"}${q.px}x${q.sz}`).join(",");
+    if (this.resting.get(m.coin)?.key === key) return;
+    this.cancelResting(m);
+    if (ladder.length === 0) return;
+    const res = this.send(this.makerFor(m), {
+      type: "order",
+      orders: ladder.map((q) => ({ a: m.asset, b: q.isBuy, p: q.px, s: q.sz, r: false, t: { limit: { tif: "Gtc" } } })),
+      grouping: "na",
+    });
+    this.resting.set(m.coin, { oids: restingOids(res), key });
+  }
+
+  private cancelResting(m: HouseMarket): void {
+    const prev = this.resting.get(m.coin);
+    if (!prev || prev.oids.length === 0) return;
+    this.send(this.makerFor(m), { type: "cancel", cancels: prev.oids.map((o) => ({ a: m.asset, o })) });
+    this.resting.delete(m.coin);
+  }
+
+  private take(coin: string, isBuy: boolean, notionalUsd: number): void {
+    const m = this.markets.find((x) => x.coin === coin);
+    const px = this.model.price(coin)?.px;
+    if (!m || !px) return;
+    const limit = roundPx(px * (isBuy ? 1.02 : 0.98), m.szDecimals, isBuy ? "up" : "down");
+    const sz = floorSz(notionalUsd / px, m.szDecimals);
+    if (Number(sz) <= 0) return;
+    this.send(HOUSE_TAKER, {
+      type: "order",
+      orders: [{ a: m.asset, b: isBuy, p: limit, s: sz, r: false, t: { limit: { tif: "Ioc" } } }],
+      grouping: "na",
+    });
+  }
+
+  private send(user: Address, action: ExchangeAction): ExchangeResponse {
+    this.nonce += 1;
+    try {
+      return this.venue.exchange(action, user, this.nonce);
+    } catch (err) {
+      return { status: "err", response: err instanceof Error ? err.message : String(err) };
+    }
+  }
+}
+
+/** Oids of the orders of an order response that are resting (or partly filled and still resting). */
+function restingOids(res: ExchangeResponse): number[] {
+  if (res.status !== "ok") return [];
+  const data = res.response.data as { statuses?: unknown[] } | undefined;
+  const oids: number[] = [];
+  for (const s of data?.statuses ?? []) {
+    if (typeof s === "object" && s !== null && "resting" in s) {
+      const oid = (s as { resting: { oid: number } }).resting.oid;
+      if (typeof oid === "number") oids.push(oid);
+    }
+  }
+  return oids;
+}

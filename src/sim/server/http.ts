@@ -1,0 +1,104 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AuthDeps } from "../auth/authenticate.ts";
+import type { Address, Venue } from "../venue.ts";
+import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
+import { answerExchange, answerInfo } from "./endpoints.ts";
+import { BodyTooLarge, readBody, sendBytes, sendJson, sendNoContent, sendText } from "./respond.ts";
+
+export interface SimHttpDeps {
+  venue: Venue;
+  auth: AuthDeps;
+  control: SimControl;
+  /** Told about every address an info request names (first use opens the account). */
+  seeUser(user: Address): void;
+  yieldPools(): unknown;
+  /** The day's LZ4 CSV for a builder, or undefined when the day is not closed or it has no fills (→ 403). */
+  builderFillsFile(network: "Mainnet" | "Testnet", builder: Address, day: string): Uint8Array | undefined;
+}
+
+const BUILDER_FILLS_PATH = /^\/stats\/(Mainnet|Testnet)\/builder_fills\/([^/]+)\/(\d{8})\.csv\.lz4$/;
+const LOWER_ADDRESS = /^0x[0-9a-f]{40}$/;
+/** What the real (S3-backed) stats server answers for a file that is not there (yet). */
+const ACCESS_DENIED = new TextEncoder().encode(
+  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+);
+
+/** The sim world's HTTP face: /info, /exchange, /sim/* admin, /yields/pools and builder fill files. */
+export function createSimHttpServer(deps: SimHttpDeps): Server {
+  const server = createServer((req, res) => {
+    handle(req, res, deps).catch((err: unknown) => {
+      process.stderr.write(`sim server: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (!res.headersSent) sendJson(res, 500, { error: "Internal server error" });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return server;
+}
+
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {
+  let text: string;
+  try {
+    text = await readBody(req);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) sendJson(res, 413, { error: err.message });
+    return undefined;
+  }
+  if (text.trim() === "") return { body: undefined };
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return { body: Symbol.for("invalid-json") };
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDeps): Promise<void> {
+  const method = req.method ?? "GET";
+  const path = (req.url ?? "/").split("?")[0]!;
+  if (method === "OPTIONS") return sendNoContent(res);
+
+  if (method === "POST" && (path === "/info" || path === "/exchange")) {
+    const read = await readJson(req, res);
+    if (!read) return;
+    if (typeof read.body === "symbol") {
+      return sendText(res, 422, "Failed to deserialize the JSON body into the target type: invalid JSON");
+    }
+    const result =
+      path === "/info"
+        ? answerInfo(deps.venue, read.body, deps.seeUser)
+        : await answerExchange(deps.venue, deps.auth, read.body);
+    if (result.ok) return sendJson(res, 200, result.body);
+    return sendText(res, 422, result.message);
+  }
+
+  if (path.startsWith("/sim/")) {
+    let body: unknown;
+    if (method === "POST") {
+      const read = await readJson(req, res);
+      if (!read) return;
+      if (typeof read.body === "symbol") return sendJson(res, 400, { error: "Invalid JSON body" });
+      body = read.body;
+    }
+    try {
+      return sendJson(res, 200, handleAdmin(method, path, body, deps.control));
+    } catch (err) {
+      if (err instanceof AdminError) return sendJson(res, err.status, { error: err.message });
+      return sendJson(res, 400, { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  if (method === "GET" && path === "/yields/pools") return sendJson(res, 200, deps.yieldPools());
+
+  const fills = method === "GET" ? BUILDER_FILLS_PATH.exec(path) : null;
+  if (fills) {
+    const [, network, builder, day] = fills;
+    // Paths are case-sensitive on the real server: a checksummed address finds nothing.
+    const file = LOWER_ADDRESS.test(builder!)
+      ? deps.builderFillsFile(network as "Mainnet" | "Testnet", builder as Address, day!)
+      : undefined;
+    if (!file) return sendBytes(res, 403, ACCESS_DENIED, "application/xml");
+    return sendBytes(res, 200, file, "application/octet-stream");
+  }
+
+  sendJson(res, 404, { error: `Not found: ${method} ${path}` });
+}

@@ -1,0 +1,314 @@
+import type { Server } from "node:http";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { AuthDeps } from "../auth/authenticate.ts";
+import type { Address, Venue, VenueEvent } from "../venue.ts";
+import { answerExchange, answerInfo, type EndpointResult } from "./endpoints.ts";
+import { type Subscription, subscriptionId, subscriptionSchema, topicOf } from "./subscriptions.ts";
+
+export interface SimWsDeps {
+  venue: Venue;
+  auth: AuthDeps;
+  seeUser(user: Address): void;
+  /** Bursts of venue events within this window go out as one message per stream. */
+  flushEveryMs?: number;
+}
+
+interface Client {
+  ws: WebSocket;
+  /** subscription id → topic */
+  subs: Map<string, string>;
+}
+
+interface TopicSub {
+  sub: Subscription;
+  clients: Set<Client>;
+}
+
+/** A client that lets this much pile up unread is dropped rather than buffered without end. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The sim world's WebSocket (paths `/ws` and `/`): Hyperliquid's `post`, `subscribe`, `unsubscribe`
+ * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills and orderUpdates, driven by
+ * the venue's events and coalesced per stream.
+ */
+export class SimWebSocket {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1_048_576 });
+  private readonly clients = new Set<Client>();
+  /** topic → subscription id → subscribers */
+  private readonly topics = new Map<string, Map<string, TopicSub>>();
+  private readonly dirtyMids = new Set<string>();
+  private readonly dirtyBooks = new Set<string>();
+  private readonly trades = new Map<string, unknown[]>();
+  private readonly fills = new Map<string, unknown[]>();
+  private readonly orderUpdates = new Map<string, unknown[]>();
+  private readonly candles = new Map<string, unknown>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribeVenue: () => void;
+  private readonly flushEveryMs: number;
+
+  constructor(
+    server: Server,
+    private readonly deps: SimWsDeps,
+  ) {
+    this.flushEveryMs = deps.flushEveryMs ?? 20;
+    server.on("upgrade", (req, socket, head) => {
+      const path = (req.url ?? "/").split("?")[0];
+      if (path !== "/ws" && path !== "/") {
+        socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    });
+    this.unsubscribeVenue = deps.venue.subscribe((e) => this.onVenueEvent(e));
+  }
+
+  close(): void {
+    this.unsubscribeVenue();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    for (const c of this.clients) c.ws.terminate();
+    this.clients.clear();
+    this.wss.close();
+  }
+
+  private accept(ws: WebSocket): void {
+    const client: Client = { ws, subs: new Map() };
+    this.clients.add(client);
+    ws.on("message", (data) => {
+      this.onMessage(client, data.toString()).catch((err: unknown) => {
+        this.send(client, { channel: "error", data: `Internal error: ${err instanceof Error ? err.message : String(err)}` });
+      });
+    });
+    ws.on("close", () => this.drop(client));
+    ws.on("error", () => this.drop(client));
+  }
+
+  private drop(client: Client): void {
+    if (!this.clients.delete(client)) return;
+    for (const [id, topic] of client.subs) this.removeSub(client, id, topic);
+  }
+
+  private send(client: Client, msg: unknown): void {
+    this.sendRaw(client, JSON.stringify(msg));
+  }
+
+  private sendRaw(client: Client, text: string): void {
+    if (client.ws.readyState !== client.ws.OPEN) return;
+    if (client.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      client.ws.terminate();
+      return;
+    }
+    client.ws.send(text);
+  }
+
+  private async onMessage(client: Client, text: string): Promise<void> {
+    let msg: { method?: unknown; id?: unknown; request?: unknown; subscription?: unknown };
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return this.send(client, { channel: "error", data: `Error parsing JSON into valid websocket request: ${text}` });
+    }
+    switch (msg.method) {
+      case "ping":
+        return this.send(client, { channel: "pong" });
+      case "post":
+        return this.onPost(client, msg.id, msg.request);
+      case "subscribe":
+        return this.onSubscribe(client, msg.subscription);
+      case "unsubscribe":
+        return this.onUnsubscribe(client, msg.subscription);
+      default:
+        return this.send(client, { channel: "error", data: `Error parsing JSON into valid websocket request: ${text}` });
+    }
+  }
+
+  private async onPost(client: Client, id: unknown, request: unknown): Promise<void> {
+    if (typeof id !== "number") {
+      return this.send(client, { channel: "error", data: `Post request needs a numeric id: ${JSON.stringify(request)}` });
+    }
+    const req = request as { type?: unknown; payload?: unknown } | undefined;
+    let result: EndpointResult;
+    if (req?.type === "info") result = answerInfo(this.deps.venue, req.payload, this.deps.seeUser);
+    else if (req?.type === "action") result = await answerExchange(this.deps.venue, this.deps.auth, req.payload);
+    else result = { ok: false, message: `Unknown post request type ${JSON.stringify(req?.type)}` };
+
+    let response: unknown;
+    if (!result.ok) response = { type: "error", payload: result.message };
+    else if (req?.type === "info") {
+      response = { type: "info", payload: { type: (req.payload as { type: string }).type, data: result.body } };
+    } else response = { type: "action", payload: result.body };
+    this.send(client, { channel: "post", data: { id, response } });
+  }
+
+  private onSubscribe(client: Client, raw: unknown): void {
+    const parsed = subscriptionSchema.safeParse(raw);
+    if (!parsed.success) return this.send(client, { channel: "error", data: `Invalid subscription ${JSON.stringify(raw)}` });
+    const sub = parsed.data;
+    const id = subscriptionId(raw);
+    if (client.subs.has(id)) return this.send(client, { channel: "error", data: `Already subscribed: ${JSON.stringify(raw)}` });
+    const topic = topicOf(sub);
+    client.subs.set(id, topic);
+    let byId = this.topics.get(topic);
+    if (!byId) {
+      byId = new Map();
+      this.topics.set(topic, byId);
+    }
+    let entry = byId.get(id);
+    if (!entry) {
+      entry = { sub, clients: new Set() };
+      byId.set(id, entry);
+    }
+    entry.clients.add(client);
+    this.send(client, { channel: "subscriptionResponse", data: { method: "subscribe", subscription: raw } });
+    this.sendSnapshot(client, sub);
+  }
+
+  private onUnsubscribe(client: Client, raw: unknown): void {
+    const id = subscriptionId(raw);
+    const topic = client.subs.get(id);
+    if (topic === undefined) return this.send(client, { channel: "error", data: `Already unsubscribed: ${JSON.stringify(raw)}` });
+    this.removeSub(client, id, topic);
+    client.subs.delete(id);
+    this.send(client, { channel: "subscriptionResponse", data: { method: "unsubscribe", subscription: raw } });
+  }
+
+  private removeSub(client: Client, id: string, topic: string): void {
+    const byId = this.topics.get(topic);
+    const entry = byId?.get(id);
+    if (!byId || !entry) return;
+    entry.clients.delete(client);
+    if (entry.clients.size === 0) byId.delete(id);
+    if (byId.size === 0) this.topics.delete(topic);
+  }
+
+  /** What Hyperliquid sends right after a subscription: the current state of the stream. */
+  private sendSnapshot(client: Client, sub: Subscription): void {
+    const msg = this.currentState(sub, true);
+    if (msg !== undefined) this.send(client, msg);
+  }
+
+  private info(req: { type: string; [k: string]: unknown }): unknown {
+    try {
+      return this.deps.venue.info(req);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The message carrying a stream's current state (books and mids), or a fills snapshot. */
+  private currentState(sub: Subscription, snapshot: boolean): unknown {
+    switch (sub.type) {
+      case "allMids": {
+        const mids = this.info(sub.dex ? { type: "allMids", dex: sub.dex } : { type: "allMids" });
+        if (mids === undefined) return undefined;
+        return { channel: "allMids", data: sub.dex ? { dex: sub.dex, mids } : { mids } };
+      }
+      case "l2Book": {
+        const book = this.info({ type: "l2Book", coin: sub.coin, nSigFigs: sub.nSigFigs ?? null, mantissa: sub.mantissa ?? null });
+        return book === undefined ? undefined : { channel: "l2Book", data: book };
+      }
+      case "bbo": {
+        const book = this.info({ type: "l2Book", coin: sub.coin }) as { time: number; levels: unknown[][] } | undefined;
+        if (!book) return undefined;
+        return { channel: "bbo", data: { coin: sub.coin, time: book.time, bbo: [book.levels[0]?.[0] ?? null, book.levels[1]?.[0] ?? null] } };
+      }
+      case "userFills": {
+        if (!snapshot) return undefined;
+        const user = sub.user.toLowerCase() as Address;
+        this.deps.seeUser(user);
+        const fills = this.info({ type: "userFills", user, aggregateByTime: sub.aggregateByTime ?? false });
+        return { channel: "userFills", data: { isSnapshot: true, user, fills: Array.isArray(fills) ? fills : [] } };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private hasTopic(topic: string): boolean {
+    return this.topics.has(topic);
+  }
+
+  private onVenueEvent(e: VenueEvent): void {
+    switch (e.kind) {
+      case "allMids":
+        if (!this.hasTopic(`allMids:${e.dex}`)) return;
+        this.dirtyMids.add(e.dex);
+        break;
+      case "l2Book":
+        if (!this.hasTopic(`l2Book:${e.coin}`) && !this.hasTopic(`bbo:${e.coin}`)) return;
+        this.dirtyBooks.add(e.coin);
+        break;
+      case "trades":
+        if (!this.hasTopic(`trades:${e.coin}`)) return;
+        append(this.trades, e.coin, e.trades);
+        break;
+      case "userFills": {
+        const user = e.user.toLowerCase();
+        if (!this.hasTopic(`userFills:${user}`)) return;
+        append(this.fills, user, e.fills);
+        break;
+      }
+      case "orderUpdates": {
+        const user = e.user.toLowerCase();
+        if (!this.hasTopic(`orderUpdates:${user}`)) return;
+        append(this.orderUpdates, user, e.updates);
+        break;
+      }
+      case "candle": {
+        const key = `${e.coin}:${e.interval}`;
+        if (!this.hasTopic(`candle:${key}`)) return;
+        this.candles.set(key, e.candle);
+        break;
+      }
+      default:
+        return;
+    }
+    this.flushTimer ??= setTimeout(() => this.flush(), this.flushEveryMs);
+  }
+
+  /** Send every stream that changed since the last flush, one message per subscription. */
+  private flush(): void {
+    this.flushTimer = undefined;
+    for (const dex of this.dirtyMids) this.publishState(`allMids:${dex}`);
+    for (const coin of this.dirtyBooks) {
+      this.publishState(`l2Book:${coin}`);
+      this.publishState(`bbo:${coin}`);
+    }
+    for (const [coin, list] of this.trades) this.publish(`trades:${coin}`, { channel: "trades", data: list });
+    for (const [user, list] of this.fills) this.publish(`userFills:${user}`, { channel: "userFills", data: { user, fills: list } });
+    for (const [user, list] of this.orderUpdates) this.publish(`orderUpdates:${user}`, { channel: "orderUpdates", data: list });
+    for (const [key, candle] of this.candles) this.publish(`candle:${key}`, { channel: "candle", data: candle });
+    this.dirtyMids.clear();
+    this.dirtyBooks.clear();
+    this.trades.clear();
+    this.fills.clear();
+    this.orderUpdates.clear();
+    this.candles.clear();
+  }
+
+  /** Push the same message to every subscriber of a topic. */
+  private publish(topic: string, msg: unknown): void {
+    const byId = this.topics.get(topic);
+    if (!byId) return;
+    const text = JSON.stringify(msg);
+    for (const entry of byId.values()) for (const c of entry.clients) this.sendRaw(c, text);
+  }
+
+  /** Push a state stream (mids, books): each subscription's own view (e.g. its nSigFigs). */
+  private publishState(topic: string): void {
+    const byId = this.topics.get(topic);
+    if (!byId) return;
+    for (const entry of byId.values()) {
+      const msg = this.currentState(entry.sub, false);
+      if (msg === undefined) continue;
+      const text = JSON.stringify(msg);
+      for (const c of entry.clients) this.sendRaw(c, text);
+    }
+  }
+}
+
+function append(map: Map<string, unknown[]>, key: string, items: unknown[]): void {
+  const list = map.get(key);
+  if (list) list.push(...items);
+  else map.set(key, [...items]);
+}

@@ -1,0 +1,167 @@
+/** POST /exchange: one authenticated action applied to the venue, answered in the exchange's shapes. */
+import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
+import { MAX_PERP_BUILDER_FEE, type OrderResult, VenueCore } from "./core.ts";
+import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import type { Account, Order } from "./types.ts";
+
+/** Approvals above 1% (spot's ceiling) are refused; perps further cap the charged fee at 0.1%. */
+const MAX_APPROVAL = 1000;
+/** Hyperliquid charges 1 USDC per withdrawal. */
+const WITHDRAW_FEE = 1_000_000;
+
+const ok = (type: string, data?: unknown): ExchangeResponse =>
+  data === undefined ? { status: "ok", response: { type } } : { status: "ok", response: { type, data } };
+const err = (message: string): ExchangeResponse => ({ status: "err", response: message });
+
+function isAddress(v: unknown): v is Address {
+  return typeof v === "string" && /^0x[0-9a-fA-F]{40}$/.test(v);
+}
+
+export function applyAction(
+  core: VenueCore,
+  action: ExchangeAction,
+  user: Address,
+  nonce: number,
+  now: number,
+): ExchangeResponse {
+  if (!action || typeof action !== "object" || typeof action.type !== "string") return err("Invalid action.");
+  const a = core.userAccount(user, now);
+  const act = action as Record<string, unknown>;
+  switch (action.type) {
+    case "order":
+      return order(core, a, act, now);
+    case "cancel":
+      return cancel(core, a, act.cancels, now, (c) => [c.a, c.o]);
+    case "cancelByCloid":
+      return cancel(core, a, act.cancels, now, (c) => [c.asset, c.cloid]);
+    case "updateLeverage":
+      return updateLeverage(core, a, act);
+    case "approveBuilderFee": {
+      const rate = typeof act.maxFeeRate === "string" ? VenueCore.feeRateToTenthsBp(act.maxFeeRate) : null;
+      if (rate === null) return err("Invalid max fee rate.");
+      if (rate > MAX_APPROVAL) return err("Max fee rate is too high.");
+      if (!isAddress(act.builder)) return err("Invalid builder address.");
+      a.builderApprovals.set(act.builder.toLowerCase() as Address, rate);
+      return ok("default");
+    }
+    case "approveAgent": {
+      if (!isAddress(act.agentAddress)) return err("Invalid agent address.");
+      const agent = act.agentAddress.toLowerCase() as Address;
+      if (agent === a.addr) return err("Cannot approve own address as agent.");
+      const current = core.agents.get(agent);
+      if (current && current !== a.addr) return err("Agent address is already used by another account.");
+      core.agents.set(agent, a.addr);
+      return ok("default");
+    }
+    case "usdSend": {
+      if (!isAddress(act.destination)) return err("Invalid destination address.");
+      const amt = parseScaled(act.amount, 6);
+      if (!amt || amt.scaled === 0) return err("Invalid amount.");
+      if (amt.scaled > core.withdrawable(a)) return err("Insufficient balance for transfer.");
+      const dest = core.userAccount(act.destination, now);
+      const delta = { type: "internalTransfer", user: a.addr, destination: dest.addr, fee: "0" };
+      a.cash -= amt.scaled;
+      core.ledger(a, now, { ...delta, usdc: fmtScaled(amt.scaled, 6) });
+      core.credit(dest, amt.scaled, now, delta);
+      return ok("default");
+    }
+    case "withdraw3": {
+      if (!isAddress(act.destination)) return err("Invalid destination address.");
+      const amt = parseScaled(act.amount, 6);
+      if (!amt || amt.scaled <= WITHDRAW_FEE) return err("Withdrawal amount must exceed the 1 USDC fee.");
+      if (amt.scaled > core.withdrawable(a)) return err("Insufficient balance for withdrawal.");
+      a.cash -= amt.scaled;
+      core.ledger(a, now, {
+        type: "withdraw",
+        usdc: fmtScaled(amt.scaled, 6),
+        nonce,
+        fee: fmtScaled(WITHDRAW_FEE, 6),
+      });
+      return ok("default");
+    }
+    default:
+      return err(`Unsupported action type: ${action.type}`);
+  }
+}
+
+function order(core: VenueCore, a: Account, act: Record<string, unknown>, now: number): ExchangeResponse {
+  if (!Array.isArray(act.orders)) return err("Invalid order action.");
+  let builder: { b: Address; f: number } | null = null;
+  if (act.builder !== undefined && act.builder !== null) {
+    const b = act.builder as { b?: unknown; f?: unknown };
+    if (!isAddress(b.b) || typeof b.f !== "number" || !Number.isSafeInteger(b.f) || b.f < 0)
+      return err("Invalid builder.");
+    if (b.f > MAX_PERP_BUILDER_FEE) return err("Builder fee exceeds the maximum of 0.1% for perps.");
+    const addr = b.b.toLowerCase() as Address;
+    if (b.f > (a.builderApprovals.get(addr) ?? 0)) return err("Builder fee has not been approved.");
+    builder = { b: addr, f: b.f };
+  }
+  const hashSeq = ++core.hashSeq;
+  const statuses: OrderResult[] = [];
+  for (const w of act.orders as WireOrder[]) {
+    if (!w || typeof w !== "object" || typeof w.a !== "number" || !w.t || typeof w.t !== "object") {
+      statuses.push({ error: "Invalid order." });
+      continue;
+    }
+    statuses.push(core.placeOrder(a, w, builder, now, hashSeq));
+  }
+  return ok("order", { statuses });
+}
+
+function cancel(
+  core: VenueCore,
+  a: Account,
+  cancels: unknown,
+  now: number,
+  key: (c: Record<string, unknown>) => [unknown, unknown],
+): ExchangeResponse {
+  if (!Array.isArray(cancels)) return err("Invalid cancel action.");
+  const statuses = cancels.map((c: Record<string, unknown>) => {
+    const [asset, id] = key(c ?? {});
+    let o: Order | undefined;
+    if (typeof id === "number") o = a.orders.get(id);
+    else if (typeof id === "string") o = a.cloids.get(id.toLowerCase());
+    if (o && o.m.asset !== asset) o = undefined;
+    const r = core.cancel(a, o, now);
+    return r === "success" ? r : { error: `${r.error.replace(/\.$/, ".")} asset=${String(asset)}` };
+  });
+  return ok("cancel", { statuses });
+}
+
+function updateLeverage(core: VenueCore, a: Account, act: Record<string, unknown>): ExchangeResponse {
+  const m = typeof act.asset === "number" ? core.byAsset.get(act.asset) : undefined;
+  if (!m) return err(`Unknown asset ${String(act.asset)}.`);
+  const lev = act.leverage;
+  if (typeof lev !== "number" || !Number.isSafeInteger(lev) || lev < 1 || lev > m.spec.maxLeverage) {
+    return err(`Invalid leverage value. Max leverage for ${m.coin} is ${m.spec.maxLeverage}x.`);
+  }
+  const cross = act.isCross === true;
+  if (cross && m.spec.onlyIsolated) return err("Cross margin is not allowed for this asset.");
+  const setting = core.levSetting(a, m);
+  const pos = a.positions.get(m.idx);
+  if (pos && pos.isolated === cross) return err("Cannot switch leverage type with open position.");
+  const prev = { ...setting };
+  setting.lev = lev;
+  setting.cross = cross;
+  if (pos) {
+    const prevLev = pos.lev;
+    pos.lev = lev;
+    if (pos.isolated) {
+      const need = mulDiv(pos.entryNtl, 1, lev, "ceil") - pos.isoMargin;
+      if (need > 0) {
+        if (need > core.available(a)) {
+          pos.lev = prevLev;
+          Object.assign(setting, prev);
+          return err("Insufficient margin for leverage update.");
+        }
+        a.cash -= need;
+        pos.isoMargin += need;
+      }
+    } else if (core.available(a) < 0) {
+      pos.lev = prevLev;
+      Object.assign(setting, prev);
+      return err("Insufficient margin for leverage update.");
+    }
+  }
+  return ok("default");
+}

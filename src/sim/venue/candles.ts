@@ -1,0 +1,161 @@
+/**
+ * Candles built from trades for every Hyperliquid interval. Buckets are aligned to UTC: minutes and
+ * hours on epoch multiples, days at midnight, 3d on epoch multiples, weeks on Monday 00:00, months
+ * on the 1st. A bucket without trades carries the previous close (o = h = l = c, v = 0, n = 0).
+ */
+
+export const INTERVALS = [
+  "1m",
+  "3m",
+  "5m",
+  "15m",
+  "30m",
+  "1h",
+  "2h",
+  "4h",
+  "8h",
+  "12h",
+  "1d",
+  "3d",
+  "1w",
+  "1M",
+] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const FIXED_MS: Record<Exclude<Interval, "1M">, number> = {
+  "1m": MINUTE,
+  "3m": 3 * MINUTE,
+  "5m": 5 * MINUTE,
+  "15m": 15 * MINUTE,
+  "30m": 30 * MINUTE,
+  "1h": 60 * MINUTE,
+  "2h": 120 * MINUTE,
+  "4h": 240 * MINUTE,
+  "8h": 480 * MINUTE,
+  "12h": 720 * MINUTE,
+  "1d": DAY,
+  "3d": 3 * DAY,
+  "1w": 7 * DAY,
+};
+/** 1970-01-05 was the first Monday after the epoch. */
+const FIRST_MONDAY = 4 * DAY;
+/** Most candles kept (and returned) per coin and interval, as on Hyperliquid. */
+export const MAX_CANDLES = 5000;
+
+export function isInterval(s: unknown): s is Interval {
+  return typeof s === "string" && (INTERVALS as readonly string[]).includes(s);
+}
+
+export function bucketStart(interval: Interval, t: number): number {
+  if (interval === "1M") {
+    const d = new Date(t);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  }
+  const ms = FIXED_MS[interval];
+  if (interval === "1w") return t - mod(t - FIRST_MONDAY, ms);
+  return t - mod(t, ms);
+}
+
+export function nextBucket(interval: Interval, start: number): number {
+  if (interval === "1M") {
+    const d = new Date(start);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  }
+  return start + FIXED_MS[interval];
+}
+
+function prevBucket(interval: Interval, start: number): number {
+  if (interval === "1M") {
+    const d = new Date(start);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
+  }
+  return start - FIXED_MS[interval];
+}
+
+function mod(a: number, m: number): number {
+  return ((a % m) + m) % m;
+}
+
+export interface Candle {
+  t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  /** Base volume in lots. */
+  v: number;
+  n: number;
+}
+
+/** All intervals of one coin. */
+export class CandleSeries {
+  private readonly series: Candle[][] = INTERVALS.map(() => []);
+
+  /** Record a trade in every interval's current bucket. */
+  trade(t: number, px: number, sz: number): void {
+    for (let k = 0; k < INTERVALS.length; k++) {
+      const arr = this.series[k]!;
+      const bs = bucketStart(INTERVALS[k]!, t);
+      const last = arr[arr.length - 1];
+      if (last && last.t >= bs) {
+        if (px > last.h) last.h = px;
+        if (px < last.l) last.l = px;
+        last.c = px;
+        last.v += sz;
+        last.n++;
+      } else {
+        arr.push({ t: bs, o: px, h: px, l: px, c: px, v: sz, n: 1 });
+        trim(arr);
+      }
+    }
+  }
+
+  /** Open the bucket containing `now` for every interval that has history; returns the new candles. */
+  roll(now: number): { interval: Interval; candle: Candle }[] {
+    const opened: { interval: Interval; candle: Candle }[] = [];
+    for (let k = 0; k < INTERVALS.length; k++) {
+      const arr = this.series[k]!;
+      const last = arr[arr.length - 1];
+      if (!last) continue;
+      const bs = bucketStart(INTERVALS[k]!, now);
+      if (last.t < bs) {
+        const candle = { t: bs, o: last.c, h: last.c, l: last.c, c: last.c, v: 0, n: 0 };
+        arr.push(candle);
+        trim(arr);
+        opened.push({ interval: INTERVALS[k]!, candle });
+      }
+    }
+    return opened;
+  }
+
+  current(interval: Interval): Candle | undefined {
+    const arr = this.series[INTERVALS.indexOf(interval)]!;
+    return arr[arr.length - 1];
+  }
+
+  /** Candles with t in [startTime, endTime] (gaps filled with the previous close), the most recent MAX_CANDLES. */
+  snapshot(interval: Interval, startTime: number, endTime: number, now: number): Candle[] {
+    const arr = this.series[INTERVALS.indexOf(interval)]!;
+    if (arr.length === 0) return [];
+    const first = arr[0]!.t;
+    let b = bucketStart(interval, Math.min(endTime, now));
+    const from = Math.max(first, startTime);
+    const out: Candle[] = [];
+    let i = arr.length - 1;
+    while (b >= from && out.length < MAX_CANDLES) {
+      while (i > 0 && arr[i]!.t > b) i--;
+      const c = arr[i]!;
+      if (c.t === b) out.push(c);
+      else if (c.t < b) out.push({ t: b, o: c.c, h: c.c, l: c.c, c: c.c, v: 0, n: 0 });
+      else break;
+      b = prevBucket(interval, b);
+    }
+    return out.reverse();
+  }
+}
+
+function trim(arr: Candle[]): void {
+  if (arr.length > MAX_CANDLES + 1000) arr.splice(0, arr.length - MAX_CANDLES);
+}

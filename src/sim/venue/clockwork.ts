@@ -1,0 +1,239 @@
+/**
+ * Time-driven work of the venue: premium sampling every 5 s, hourly funding settlement, liquidation
+ * of accounts below maintenance margin, candle roll-over.
+ *
+ * Funding (per hour, already an hourly rate):
+ * - main dex: premium = (max(impactBid − oracle, 0) − max(oracle − impactAsk, 0)) / oracle;
+ *   rate = P + clamp(0.0000125 − P, ±0.0005) with P the hour's average premium;
+ * - HIP-3: premium = ½(impactBid + impactAsk) / oracle − 1; rate = multiplier × (P + clamp(I − P, ±0.0005)).
+ * Capped at ±4%/h. Payment = size × oracle × rate, longs pay a positive rate.
+ */
+import { D } from "../../core/decimal.ts";
+import type { BookSide } from "./book.ts";
+import { LIQUIDATOR, type VenueCore } from "./core.ts";
+import { fmtScaled, mulDiv } from "./fixed.ts";
+import { renderCandle } from "./render.ts";
+import type { Account, Market, Order, Position } from "./types.ts";
+
+const HOUR = 3_600_000;
+const SAMPLE_MS = 5_000;
+const FUNDING_CAP = 0.04;
+const CLAMP = 0.0005;
+/** A jump longer than this skips the missed funding hours instead of settling each one. */
+const MAX_CATCH_UP = 7 * 24 * HOUR;
+
+/** Average fill price (at the price scale, fractional) for `targetNtl` micro-USDC, or undefined if too thin. */
+export function impactPx(side: BookSide<Order>, targetNtl: number): number | undefined {
+  let ntl = 0;
+  let sz = 0;
+  for (const lvl of side.walk()) {
+    const lvlNtl = lvl.px * lvl.total;
+    if (ntl + lvlNtl >= targetNtl) {
+      sz += (targetNtl - ntl) / lvl.px;
+      return targetNtl / sz;
+    }
+    ntl += lvlNtl;
+    sz += lvl.total;
+  }
+  return undefined;
+}
+
+export interface PremiumNow {
+  premium: number | null;
+  impactBid: number | undefined;
+  impactAsk: number | undefined;
+}
+
+export function premiumNow(m: Market): PremiumNow {
+  const impactBid = impactPx(m.book.bids, m.impactNtl);
+  const impactAsk = impactPx(m.book.asks, m.impactNtl);
+  const o = m.oracle;
+  if (m.dexIndex === 0) {
+    if (impactBid === undefined && impactAsk === undefined) return { premium: null, impactBid, impactAsk };
+    const up = impactBid === undefined ? 0 : Math.max(impactBid - o, 0);
+    const down = impactAsk === undefined ? 0 : Math.max(o - impactAsk, 0);
+    return { premium: (up - down) / o, impactBid, impactAsk };
+  }
+  if (impactBid === undefined || impactAsk === undefined) return { premium: null, impactBid, impactAsk };
+  return { premium: (0.5 * (impactBid + impactAsk)) / o - 1, impactBid, impactAsk };
+}
+
+/** Hourly funding rate for an average premium, as a decimal string (8 dp). */
+export function fundingRate(m: Market, avgPremium: number): string {
+  const interest = Number(m.dex.fundingInterestRate);
+  const mult = Number(m.dex.fundingMultiplier);
+  const clamped = Math.min(CLAMP, Math.max(-CLAMP, interest - avgPremium));
+  const rate = Math.min(FUNDING_CAP, Math.max(-FUNDING_CAP, mult * (avgPremium + clamped)));
+  return dp8(rate);
+}
+
+export function dp8(x: number): string {
+  const v = new D(x).toDecimalPlaces(8);
+  return v.isZero() ? "0" : v.toFixed();
+}
+
+/** The current hour's estimate: the average of the samples so far (or the instantaneous premium). */
+export function estimatedFunding(m: Market): string {
+  return fundingRate(m, averagePremium(m));
+}
+
+function averagePremium(m: Market): number {
+  if (m.premiumN > 0) return m.premiumSum / m.premiumN;
+  return premiumNow(m).premium ?? 0;
+}
+
+export class Clockwork {
+  private sampledUntil: number;
+  nextFunding: number;
+  private last: number;
+
+  constructor(
+    private readonly core: VenueCore,
+    start: number,
+  ) {
+    this.sampledUntil = Math.floor(start / SAMPLE_MS) * SAMPLE_MS;
+    this.nextFunding = Math.floor(start / HOUR) * HOUR + HOUR;
+    this.last = start;
+  }
+
+  advance(now: number): void {
+    if (now < this.last) return;
+    this.last = now;
+    if (now - this.nextFunding > MAX_CATCH_UP) {
+      this.nextFunding = Math.floor(now / HOUR) * HOUR;
+      this.sampledUntil = this.nextFunding - HOUR;
+    }
+    for (;;) {
+      const target = Math.min(now, this.nextFunding);
+      const k = Math.floor((target - this.sampledUntil) / SAMPLE_MS);
+      if (k > 0) {
+        for (const m of this.core.markets) {
+          const p = premiumNow(m).premium ?? 0;
+          m.premiumSum += p * k;
+          m.premiumN += k;
+        }
+        this.sampledUntil += k * SAMPLE_MS;
+      }
+      if (this.nextFunding > now) break;
+      this.settleFunding(this.nextFunding);
+      this.nextFunding += HOUR;
+    }
+    this.liquidate(now);
+    this.rollCandles(now);
+  }
+
+  private settleFunding(t: number): void {
+    const core = this.core;
+    const hashSeq = ++core.hashSeq;
+    for (const m of core.markets) {
+      const nSamples = m.premiumN;
+      const rateStr = fundingRate(m, averagePremium(m));
+      const snap = premiumNow(m).premium;
+      m.fundingHistory.push({ time: t, fundingRate: rateStr, premium: dp8(snap ?? 0) });
+      m.premiumSum = 0;
+      m.premiumN = 0;
+      const rate = new D(rateStr);
+      if (rate.isZero()) continue;
+      for (const a of core.accounts.values()) {
+        const p = a.positions.get(m.idx);
+        if (!p || p.szi === 0) continue;
+        const usdc = -new D(p.szi).mul(m.oracle).mul(rate).toDecimalPlaces(0).toNumber();
+        if (p.isolated) p.isoMargin += usdc;
+        else a.cash += usdc;
+        p.fundOpen -= usdc;
+        p.fundChange -= usdc;
+        a.fundAllTime.set(m.idx, (a.fundAllTime.get(m.idx) ?? 0) - usdc);
+        a.fundings.push({ time: t, hashSeq, m, usdc, szi: p.szi, fundingRate: rateStr, nSamples });
+      }
+    }
+  }
+
+  /** Accounts (cross) or positions (isolated) whose equity fell below maintenance margin are taken over at mark. */
+  liquidate(now: number): void {
+    const core = this.core;
+    for (const a of core.accounts.values()) {
+      if (a.positions.size === 0 || a.addr === LIQUIDATOR) continue;
+      for (const [idx, p] of [...a.positions]) {
+        if (!p.isolated) continue;
+        const m = core.markets[idx]!;
+        const mark = core.markPx(m);
+        const equity = p.isoMargin + core.positionUpnl(p, mark);
+        if (equity < maintenance(m, p, mark)) this.takeOver(a, [[m, p]], "Isolated", equity, now);
+      }
+      const cross = [...a.positions].filter(([, p]) => !p.isolated);
+      if (cross.length === 0) continue;
+      const s = core.crossSummary(a);
+      if (a.cash + s.upnl < s.maint) {
+        this.takeOver(
+          a,
+          cross.map(([idx, p]) => [core.markets[idx]!, p]),
+          "Cross",
+          a.cash + s.upnl,
+          now,
+        );
+      }
+    }
+  }
+
+  private takeOver(
+    a: Account,
+    positions: [Market, Position][],
+    kind: "Cross" | "Isolated",
+    accountValue: number,
+    now: number,
+  ): void {
+    const core = this.core;
+    const liq = core.account(LIQUIDATOR);
+    const hashSeq = ++core.hashSeq;
+    let ntl = 0;
+    const listed: { coin: string; szi: string }[] = [];
+    for (const [m, p] of positions) {
+      for (const o of [...a.open.values()])
+        if (o.m === m || kind === "Cross") core.finish(o, "liquidatedCanceled", now);
+      const mark = core.markPx(m);
+      const q = Math.abs(p.szi);
+      const isBuy = p.szi < 0;
+      ntl += q * mark;
+      listed.push({ coin: m.coin, szi: fmtScaled(p.szi, m.szDec) });
+      const tid = core.nextTid++;
+      const before = a.cash;
+      const equity = p.isolated ? p.isoMargin + core.positionUpnl(p, mark) : 0;
+      const f = core.settle(a, m, isBuy, mark, q, 0, null, now, true, core.nextOid++, null, tid, hashSeq);
+      f.liquidation = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
+      const g = core.settle(liq, m, !isBuy, mark, q, 0, null, now, false, core.nextOid++, null, tid, hashSeq);
+      g.liquidation = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
+      // An isolated loss is capped at its margin: the backstop absorbs the rest.
+      if (kind === "Isolated" && equity < 0 && a.cash < before) {
+        const cover = Math.min(-equity, before - a.cash);
+        a.cash += cover;
+        liq.cash -= cover;
+      }
+    }
+    if (kind === "Cross" && a.cash < 0) {
+      liq.cash += a.cash;
+      a.cash = 0;
+    }
+    core.ledger(a, now, {
+      type: "liquidation",
+      liquidatedNtlPos: fmtScaled(ntl, 6),
+      accountValue: fmtScaled(accountValue, 6),
+      leverageType: kind,
+      liquidatedPositions: listed,
+    });
+  }
+
+  private rollCandles(now: number): void {
+    const core = this.core;
+    for (const m of core.markets) {
+      const opened = m.candles.roll(now);
+      if (!core.observed) continue;
+      for (const { interval, candle } of opened)
+        core.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, candle) });
+    }
+  }
+}
+
+/** Maintenance margin: half the initial margin at max leverage. */
+export function maintenance(m: Market, p: Position, mark: number): number {
+  return mulDiv(Math.abs(p.szi) * mark, 1, 2 * m.spec.maxLeverage, "ceil");
+}

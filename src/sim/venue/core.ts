@@ -1,0 +1,740 @@
+/**
+ * The venue's state machine: accounts, margin, order placement and price-time matching. Info
+ * rendering lives in info.ts, exchange-action parsing in actions.ts, time-driven work in clockwork.ts.
+ * Everything is driven by the caller's clock values: no Date.now, no Math.random.
+ */
+import type { Address, VenueEvent, WireOrder } from "../venue.ts";
+import { OrderBook } from "./book.ts";
+import { CandleSeries } from "./candles.ts";
+import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import { txHash } from "./hash.ts";
+import {
+  assetId,
+  DEFAULT_IMPACT_NOTIONAL_USD,
+  type DexSpec,
+  HIP3_DEXES,
+  MAIN_DEX,
+  type MarketSpec,
+} from "./markets.ts";
+import { renderCandle, renderFill } from "./render.ts";
+import type {
+  Account,
+  BuilderFillRow,
+  Fill,
+  LedgerUpdate,
+  LevSetting,
+  Market,
+  Order,
+  OrderStatus,
+  Position,
+  Tif,
+} from "./types.ts";
+
+export const MICRO = 1_000_000;
+/** Hyperliquid's minimum order value: $10 (reduce-only orders are exempt). */
+const MIN_ORDER_NTL = 10 * MICRO;
+/** Most recent fills / orders reachable per user, as on Hyperliquid. */
+const MAX_FILLS = 10_000;
+const MAX_ORDERS = 2_000;
+/** Builder fees above 0.1% (100 tenths of a bp) are refused on perps. */
+export const MAX_PERP_BUILDER_FEE = 100;
+/** The backstop liquidator that takes over liquidated positions at the mark price. */
+export const LIQUIDATOR: Address = "0x000000000000000000000000000000000000dead";
+
+export type OrderResult =
+  | { resting: { oid: number; cloid?: string } }
+  | { filled: { totalSz: string; avgPx: string; oid: number; cloid?: string } }
+  | { error: string };
+
+export interface CoreOptions {
+  seed: number;
+  startingBalance: number;
+  markets: MarketSpec[];
+}
+
+export class VenueCore {
+  readonly markets: Market[] = [];
+  readonly byAsset = new Map<number, Market>();
+  readonly byCoin = new Map<string, Market>();
+  readonly dexes: DexSpec[] = [MAIN_DEX, ...HIP3_DEXES];
+  readonly accounts = new Map<string, Account>();
+  readonly agents = new Map<string, Address>();
+  readonly listeners: ((e: VenueEvent) => void)[] = [];
+  /** Builder → UTC day (YYYYMMDD) → rows of the per-builder fill file. */
+  readonly builderRows = new Map<string, Map<string, BuilderFillRow[]>>();
+  /** Exchange fees collected (not counting builder fees, which go to builders), micro-USDC. */
+  feesCollected = 0;
+  nextOid = 1;
+  nextTid = 1;
+  hashSeq = 0;
+  /** Events of the action in progress; flushed once it completes. */
+  private pending: VenueEvent[] = [];
+  private touchedBooks = new Set<Market>();
+  readonly seed: number;
+  readonly startingBalance: number;
+
+  constructor(opts: CoreOptions) {
+    this.seed = opts.seed;
+    this.startingBalance = opts.startingBalance;
+    const perDexIndex = new Map<string, number>();
+    for (const spec of opts.markets) {
+      const dexIndex = this.dexes.findIndex((d) => d.name === spec.dex);
+      if (dexIndex < 0) throw new Error(`market ${spec.name}: unknown dex "${spec.dex}"`);
+      if (dexIndex > 0 && !spec.name.startsWith(`${spec.dex}:`))
+        throw new Error(`HIP-3 market ${spec.name} must be prefixed "${spec.dex}:"`);
+      const i = perDexIndex.get(spec.dex) ?? 0;
+      perDexIndex.set(spec.dex, i + 1);
+      const pxDec = 6 - spec.szDecimals;
+      const start = parseScaled(spec.startPx, pxDec);
+      if (!start) throw new Error(`market ${spec.name}: bad startPx ${spec.startPx}`);
+      const m: Market = {
+        idx: this.markets.length,
+        asset: assetId(dexIndex, i),
+        coin: spec.name,
+        spec,
+        dex: this.dexes[dexIndex]!,
+        dexIndex,
+        szDec: spec.szDecimals,
+        pxDec,
+        book: new OrderBook<Order>(),
+        oracle: start.scaled,
+        startPx: start.scaled,
+        lastPx: undefined,
+        openInterest: 0,
+        hours: [],
+        premiumSum: 0,
+        premiumN: 0,
+        candles: new CandleSeries(),
+        fundingHistory: [],
+        impactNtl: (spec.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD) * MICRO,
+      };
+      this.markets.push(m);
+      this.byAsset.set(m.asset, m);
+      this.byCoin.set(m.coin, m);
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  emit(e: VenueEvent): void {
+    this.pending.push(e);
+  }
+
+  get observed(): boolean {
+    return this.listeners.length > 0;
+  }
+
+  flush(): void {
+    if (this.listeners.length === 0) {
+      this.pending.length = 0;
+      this.touchedBooks.clear();
+      return;
+    }
+    const dexes = new Set<string>();
+    for (const m of this.touchedBooks) {
+      this.pending.push({ kind: "l2Book", coin: m.coin });
+      dexes.add(m.dex.name);
+    }
+    for (const d of dexes) this.pending.push({ kind: "allMids", dex: d });
+    this.touchedBooks.clear();
+    const events = this.pending;
+    this.pending = [];
+    for (const e of events) for (const l of [...this.listeners]) l(e);
+  }
+
+  // ---------------------------------------------------------------- accounts
+
+  account(addr: string): Account {
+    const key = addr.toLowerCase();
+    let a = this.accounts.get(key);
+    if (!a) {
+      a = {
+        addr: key as Address,
+        cash: 0,
+        positions: new Map(),
+        leverage: new Map(),
+        fundAllTime: new Map(),
+        reserved: 0,
+        open: new Map(),
+        orders: new Map(),
+        cloids: new Map(),
+        fills: [],
+        fundings: [],
+        ledger: [],
+        builderApprovals: new Map(),
+      };
+      this.accounts.set(key, a);
+    }
+    return a;
+  }
+
+  /** An account a user refers to; a new one receives the starting balance (as a ledger deposit). */
+  userAccount(addr: string, now: number): Account {
+    const key = addr.toLowerCase();
+    const existing = this.accounts.get(key);
+    if (existing) return existing;
+    const a = this.account(key);
+    if (this.startingBalance > 0 && key !== LIQUIDATOR)
+      this.credit(a, this.startingBalance, now, { type: "deposit" });
+    return a;
+  }
+
+  /** Move `usdc` micro into an account's cash and record it in the ledger. */
+  credit(a: Account, usdc: number, now: number, delta: { type: string; [k: string]: unknown }): void {
+    a.cash += usdc;
+    this.ledger(a, now, { ...delta, usdc: fmtScaled(usdc, 6) });
+  }
+
+  ledger(a: Account, now: number, delta: { type: string; [k: string]: unknown }): LedgerUpdate {
+    const u: LedgerUpdate = { time: now, hash: txHash(this.seed, ++this.hashSeq), delta };
+    a.ledger.push(u);
+    this.emit({ kind: "ledger", user: a.addr, update: u });
+    return u;
+  }
+
+  levSetting(a: Account, m: Market): LevSetting {
+    let s = a.leverage.get(m.idx);
+    if (!s) {
+      s = { lev: Math.min(20, m.spec.maxLeverage), cross: !m.spec.onlyIsolated };
+      a.leverage.set(m.idx, s);
+    }
+    return s;
+  }
+
+  // ---------------------------------------------------------------- prices
+
+  /** Mark price: median of oracle, best bid and best ask (the oracle alone when a side is empty). */
+  markPx(m: Market): number {
+    const bid = m.book.bids.bestPx();
+    const ask = m.book.asks.bestPx();
+    const o = m.oracle;
+    if (bid === undefined || ask === undefined) return o;
+    return Math.max(Math.min(bid, ask), Math.min(Math.max(bid, ask), o));
+  }
+
+  /** Sums over the account's cross positions at mark, micro-USDC. */
+  crossSummary(a: Account): {
+    upnl: number;
+    ntl: number;
+    signedNtl: number;
+    marginUsed: number;
+    maint: number;
+  } {
+    let upnl = 0;
+    let ntl = 0;
+    let signedNtl = 0;
+    let marginUsed = 0;
+    let maint = 0;
+    for (const [idx, p] of a.positions) {
+      if (p.isolated) continue;
+      const m = this.markets[idx]!;
+      const mark = this.markPx(m);
+      const value = Math.abs(p.szi) * mark;
+      ntl += value;
+      signedNtl += p.szi * mark;
+      upnl += p.szi > 0 ? value - p.entryNtl : p.entryNtl - value;
+      marginUsed += mulDiv(value, 1, p.lev, "ceil");
+      maint += mulDiv(value, 1, 2 * m.spec.maxLeverage, "ceil");
+    }
+    return { upnl, ntl, signedNtl, marginUsed, maint };
+  }
+
+  /** Collateral free for new orders: cash + cross uPnL − cross margin − margin held by open orders. */
+  available(a: Account): number {
+    const s = this.crossSummary(a);
+    return a.cash + s.upnl - s.marginUsed - a.reserved;
+  }
+
+  /** USDC that may leave the account now (transfers, withdrawals), micro. */
+  withdrawable(a: Account): number {
+    const s = this.crossSummary(a);
+    return Math.max(0, a.cash + s.upnl - s.marginUsed - a.reserved);
+  }
+
+  positionUpnl(p: Position, mark: number): number {
+    const value = Math.abs(p.szi) * mark;
+    return p.szi > 0 ? value - p.entryNtl : p.entryNtl - value;
+  }
+
+  // ---------------------------------------------------------------- orders
+
+  placeOrder(
+    a: Account,
+    w: WireOrder,
+    builder: { b: Address; f: number } | null,
+    now: number,
+    hashSeq: number,
+  ): OrderResult {
+    const m = this.byAsset.get(w.a);
+    if (!m) return { error: `Unknown asset ${w.a}.` };
+    if (!("limit" in w.t)) return { error: "Trigger orders are not supported by the simulator." };
+    const tif = w.t.limit.tif;
+    if (tif !== "Gtc" && tif !== "Ioc" && tif !== "Alo" && tif !== "FrontendMarket")
+      return { error: "Order has invalid tif." };
+    const p = parseScaled(w.p, m.pxDec);
+    if (!p || p.scaled <= 0 || (!p.isInteger && p.sigFigs > 5)) return { error: "Order has invalid price." };
+    const s = parseScaled(w.s, m.szDec);
+    if (!s) return { error: "Order has invalid size." };
+    if (s.scaled === 0) return { error: "Order has zero size." };
+    const cloid = w.c ? (w.c.toLowerCase() as `0x${string}`) : null;
+    if (cloid) {
+      if (!/^0x[0-9a-f]{32}$/.test(cloid)) return { error: "Order has invalid cloid." };
+      if (a.cloids.get(cloid)?.status === "open") return { error: "Duplicate cloid." };
+    }
+    const isBuy = w.b === true;
+    const px = p.scaled;
+    let sz = s.scaled;
+    const pos = a.positions.get(m.idx);
+    const szi = pos ? pos.szi : 0;
+    const asset = m.asset;
+    if (w.r) {
+      if (szi === 0 || szi > 0 === isBuy)
+        return { error: `Reduce only order would increase position. asset=${asset}` };
+      sz = Math.min(sz, Math.abs(szi));
+    } else if (px * sz < MIN_ORDER_NTL) {
+      return { error: `Order must have minimum value of $10. asset=${asset}` };
+    }
+    const opp = m.book.side(!isBuy);
+    const oppBest = opp.bestPx();
+    if (tif === "Alo" && oppBest !== undefined && (isBuy ? px >= oppBest : px <= oppBest)) {
+      const bid = m.book.bids.bestPx();
+      const ask = m.book.asks.bestPx();
+      const bbo = `${bid === undefined ? "0" : fmtScaled(bid, m.pxDec)}@${ask === undefined ? "0" : fmtScaled(ask, m.pxDec)}`;
+      return { error: `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}` };
+    }
+    const setting = this.levSetting(a, m);
+    if (!w.r) {
+      const inc = szi === 0 || szi > 0 === isBuy ? sz : Math.max(0, sz - Math.abs(szi));
+      if (inc > 0 && mulDiv(px, inc, setting.lev, "ceil") > this.available(a)) {
+        return { error: `Insufficient margin to place order. asset=${asset}` };
+      }
+    }
+
+    const o: Order = {
+      oid: this.nextOid++,
+      user: a,
+      m,
+      isBuy,
+      px,
+      sz,
+      origSz: sz,
+      live: false,
+      ts: now,
+      cloid,
+      reduceOnly: w.r === true,
+      tif,
+      builder,
+      reserved: 0,
+      status: "open",
+      statusTs: now,
+    };
+    this.remember(a, o);
+    const { filled, ntl } = this.match(o, now, hashSeq);
+    const cl = cloid ? { cloid } : {};
+    if (o.sz > 0 && (tif === "Gtc" || tif === "Alo")) {
+      this.rest(o);
+      this.orderUpdate(o);
+      return { resting: { oid: o.oid, ...cl } };
+    }
+    if (filled === 0) {
+      this.finish(o, "iocCancelRejected", now);
+      return { error: `Order could not immediately match against any resting orders. asset=${asset}` };
+    }
+    this.finish(o, o.sz === 0 ? "filled" : "canceled", now);
+    return {
+      filled: { totalSz: fmtScaled(filled, m.szDec), avgPx: avgPx(ntl, filled, m.pxDec), oid: o.oid, ...cl },
+    };
+  }
+
+  private rest(o: Order): void {
+    const a = o.user;
+    const pos = a.positions.get(o.m.idx);
+    const szi = pos ? pos.szi : 0;
+    if (!o.reduceOnly) {
+      const inc = szi === 0 || szi > 0 === o.isBuy ? o.sz : Math.max(0, o.sz - Math.abs(szi));
+      o.reserved = inc > 0 ? mulDiv(o.px, inc, this.levSetting(a, o.m).lev, "ceil") : 0;
+      a.reserved += o.reserved;
+    }
+    o.live = true;
+    o.m.book.side(o.isBuy).add(o);
+    a.open.set(o.oid, o);
+    this.touchedBooks.add(o.m);
+  }
+
+  private remember(a: Account, o: Order): void {
+    a.orders.set(o.oid, o);
+    if (o.cloid) a.cloids.set(o.cloid, o);
+    if (a.orders.size > 2 * MAX_ORDERS) {
+      for (const [oid, old] of a.orders) {
+        if (a.orders.size <= MAX_ORDERS) break;
+        if (old.status === "open") continue;
+        a.orders.delete(oid);
+        if (old.cloid && a.cloids.get(old.cloid) === old) a.cloids.delete(old.cloid);
+      }
+    }
+  }
+
+  /** Order leaves the book (or never rested) with a final status. */
+  finish(o: Order, status: OrderStatus, now: number): void {
+    if (o.live) {
+      o.m.book.side(o.isBuy).remove(o);
+      this.touchedBooks.add(o.m);
+    }
+    if (o.reserved) {
+      o.user.reserved -= o.reserved;
+      o.reserved = 0;
+    }
+    o.user.open.delete(o.oid);
+    o.status = status;
+    o.statusTs = now;
+    this.orderUpdate(o);
+  }
+
+  cancel(a: Account, o: Order | undefined, now: number): "success" | { error: string } {
+    if (!o || o.user !== a || o.status !== "open")
+      return { error: "Order was never placed, already canceled, or filled." };
+    this.finish(o, "canceled", now);
+    return "success";
+  }
+
+  private orderUpdate(o: Order): void {
+    if (!this.observed) return;
+    this.emit({
+      kind: "orderUpdates",
+      user: o.user.addr,
+      updates: [{ order: basicOrder(o), status: o.status, statusTimestamp: o.statusTs }],
+    });
+  }
+
+  // ---------------------------------------------------------------- matching
+
+  private match(taker: Order, now: number, hashSeq: number): { filled: number; ntl: number } {
+    const m = taker.m;
+    const side = m.book.side(!taker.isBuy);
+    let filled = 0;
+    let ntl = 0;
+    while (taker.sz > 0) {
+      const lvl = side.best();
+      if (!lvl) break;
+      if (taker.isBuy ? lvl.px > taker.px : lvl.px < taker.px) break;
+      const maker = lvl.front();
+      if (!maker) break;
+      if (maker.user === taker.user) {
+        this.finish(maker, "selfTradeCanceled", now);
+        continue;
+      }
+      let q = Math.min(taker.sz, maker.sz + 1);
+      if (maker.reduceOnly) {
+        const allowed = reducible(maker.user, m, maker.isBuy);
+        if (allowed === 0) {
+          this.finish(maker, "reduceOnlyCanceled", now);
+          continue;
+        }
+        if (allowed < q) q = allowed;
+      }
+      if (taker.reduceOnly) {
+        const allowed = reducible(taker.user, m, taker.isBuy);
+        if (allowed === 0) break;
+        if (allowed < q) q = allowed;
+      }
+      const px = lvl.px;
+      this.trade(maker, taker, px, q, now, hashSeq);
+      if (maker.reserved) {
+        const rel = q === maker.sz ? maker.reserved : mulDiv(maker.reserved, q, maker.sz, "floor");
+        maker.reserved -= rel;
+        maker.user.reserved -= rel;
+      }
+      side.fill(lvl, maker, q);
+      taker.sz -= q;
+      filled += q;
+      ntl += px * q;
+      if (maker.sz === 0) {
+        maker.user.open.delete(maker.oid);
+        maker.status = "filled";
+        maker.statusTs = now;
+        this.orderUpdate(maker);
+      }
+    }
+    if (filled > 0) this.touchedBooks.add(m);
+    return { filled, ntl };
+  }
+
+  private trade(maker: Order, taker: Order, px: number, q: number, now: number, hashSeq: number): void {
+    const m = maker.m;
+    const tid = this.nextTid++;
+    const fm = this.settle(
+      maker.user,
+      m,
+      maker.isBuy,
+      px,
+      q,
+      m.dex.makerFee,
+      maker.builder,
+      now,
+      false,
+      maker.oid,
+      maker.cloid,
+      tid,
+      hashSeq,
+    );
+    const ft = this.settle(
+      taker.user,
+      m,
+      taker.isBuy,
+      px,
+      q,
+      m.dex.takerFee,
+      taker.builder,
+      now,
+      true,
+      taker.oid,
+      taker.cloid,
+      tid,
+      hashSeq,
+    );
+    if (maker.builder && fm.builderFee > 0) this.builderCredit(maker, taker.user.addr, fm, now);
+    if (taker.builder && ft.builderFee > 0) this.builderCredit(taker, maker.user.addr, ft, now);
+    this.recordTrade(m, px, q, now);
+    if (this.observed) {
+      const buyer = taker.isBuy ? taker.user.addr : maker.user.addr;
+      const seller = taker.isBuy ? maker.user.addr : taker.user.addr;
+      this.emit({
+        kind: "trades",
+        coin: m.coin,
+        trades: [
+          {
+            coin: m.coin,
+            side: taker.isBuy ? "B" : "A",
+            px: fmtScaled(px, m.pxDec),
+            sz: fmtScaled(q, m.szDec),
+            time: now,
+            hash: txHash(this.seed, hashSeq),
+            tid,
+            users: [buyer, seller],
+          },
+        ],
+      });
+    }
+  }
+
+  /** Market statistics and candles after a trade. */
+  recordTrade(m: Market, px: number, q: number, now: number): void {
+    const slot = this.hourSlot(m, now);
+    slot.ntl += px * q;
+    slot.base += q;
+    m.lastPx = px;
+    m.candles.trade(now, px, q);
+    if (this.observed) {
+      for (const interval of [
+        "1m",
+        "3m",
+        "5m",
+        "15m",
+        "30m",
+        "1h",
+        "2h",
+        "4h",
+        "8h",
+        "12h",
+        "1d",
+        "3d",
+        "1w",
+        "1M",
+      ] as const) {
+        const c = m.candles.current(interval);
+        if (c) this.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, c) });
+      }
+    }
+  }
+
+  hourSlot(m: Market, now: number): { hour: number; ntl: number; base: number; openPx: number } {
+    const hour = Math.floor(now / 3_600_000);
+    const k = hour % 24;
+    let slot = m.hours[k];
+    if (!slot || slot.hour !== hour) {
+      slot = { hour, ntl: 0, base: 0, openPx: m.lastPx ?? m.oracle };
+      m.hours[k] = slot;
+    }
+    return slot;
+  }
+
+  private builderCredit(o: Order, counterparty: Address, f: Fill, now: number): void {
+    const b = o.builder!;
+    const builderAcct = this.userAccount(b.b, now);
+    builderAcct.cash += f.builderFee;
+    const day = utcDay(now);
+    let byDay = this.builderRows.get(builderAcct.addr);
+    if (!byDay) {
+      byDay = new Map();
+      this.builderRows.set(builderAcct.addr, byDay);
+    }
+    let rows = byDay.get(day);
+    if (!rows) {
+      rows = [];
+      byDay.set(day, rows);
+    }
+    rows.push({
+      time: new Date(now).toISOString().slice(0, 19),
+      user: o.user.addr,
+      coin: o.m.coin,
+      side: o.isBuy ? "Bid" : "Ask",
+      px: fmtScaled(f.px, o.m.pxDec),
+      sz: fmtScaled(f.sz, o.m.szDec),
+      crossed: f.crossed,
+      special_trade_type: "Na",
+      tif: o.tif,
+      is_trigger: false,
+      counterparty,
+      closed_pnl: fmtScaled(f.closedPnl, 6),
+      twap_id: "",
+      builder_fee: fmtScaled(f.builderFee, 6),
+    });
+  }
+
+  /**
+   * Apply one side of a trade to an account: position, entry, realized PnL, isolated margin, fees.
+   * Returns the fill as the user will see it.
+   */
+  settle(
+    a: Account,
+    m: Market,
+    isBuy: boolean,
+    px: number,
+    q: number,
+    feeRate: number,
+    builder: { b: Address; f: number } | null,
+    now: number,
+    crossed: boolean,
+    oid: number,
+    cloid: `0x${string}` | null,
+    tid: number,
+    hashSeq: number,
+  ): Fill {
+    let pos = a.positions.get(m.idx);
+    const start = pos ? pos.szi : 0;
+    let closedPnl = 0;
+    let openQ = q;
+    if (pos && start !== 0 && start > 0 !== isBuy) {
+      const absStart = start > 0 ? start : -start;
+      const closeQ = Math.min(q, absStart);
+      const cost = closeQ === absStart ? pos.entryNtl : mulDiv(pos.entryNtl, closeQ, absStart, "round");
+      closedPnl = start > 0 ? px * closeQ - cost : cost - px * closeQ;
+      pos.entryNtl -= cost;
+      if (pos.isolated) {
+        const rel = closeQ === absStart ? pos.isoMargin : mulDiv(pos.isoMargin, closeQ, absStart, "floor");
+        pos.isoMargin -= rel;
+        a.cash += rel;
+      }
+      pos.szi += start > 0 ? -closeQ : closeQ;
+      openQ = q - closeQ;
+      a.cash += closedPnl;
+      if (start > 0) m.openInterest -= closeQ;
+    }
+    if (openQ > 0) {
+      if (!pos || pos.szi === 0) {
+        const s = this.levSetting(a, m);
+        pos = {
+          szi: 0,
+          entryNtl: 0,
+          isolated: !s.cross,
+          lev: s.lev,
+          isoMargin: 0,
+          fundOpen: 0,
+          fundChange: 0,
+        };
+        a.positions.set(m.idx, pos);
+      }
+      pos.szi += isBuy ? openQ : -openQ;
+      pos.entryNtl += px * openQ;
+      if (pos.isolated) {
+        const margin = mulDiv(px, openQ, pos.lev, "ceil");
+        pos.isoMargin += margin;
+        a.cash -= margin;
+      }
+      if (isBuy) m.openInterest += openQ;
+    }
+    if (pos) {
+      pos.fundChange = 0;
+      if (pos.szi === 0) a.positions.delete(m.idx);
+    }
+    const ntl = px * q;
+    const exFee = mulDiv(ntl, feeRate, 100_000, "round");
+    const builderFee = builder ? mulDiv(ntl, builder.f, 100_000, "round") : 0;
+    a.cash -= exFee + builderFee;
+    this.feesCollected += exFee;
+    const f: Fill = {
+      m,
+      px,
+      sz: q,
+      isBuy,
+      time: now,
+      startPos: start,
+      dir: direction(start, isBuy, q),
+      closedPnl,
+      fee: exFee + builderFee,
+      builderFee,
+      oid,
+      tid,
+      crossed,
+      hashSeq,
+      cloid,
+    };
+    this.pushFill(a, f);
+    return f;
+  }
+
+  pushFill(a: Account, f: Fill): void {
+    a.fills.push(f);
+    if (a.fills.length > 2 * MAX_FILLS) a.fills.splice(0, a.fills.length - MAX_FILLS);
+    if (this.observed) this.emit({ kind: "userFills", user: a.addr, fills: [renderFill(this.seed, f)] });
+  }
+
+  /** Parse a "0.01%" approval into tenths of a basis point (10). */
+  static feeRateToTenthsBp(rate: string): number | null {
+    const m = /^(\d+(?:\.\d+)?)%$/.exec(rate);
+    if (!m) return null;
+    const p = parseScaled(m[1], 3);
+    return p ? p.scaled : null;
+  }
+}
+
+/** Lots of the position the given side may still reduce (0 when flat or same-side). */
+function reducible(a: Account, m: Market, isBuy: boolean): number {
+  const p = a.positions.get(m.idx);
+  if (!p || p.szi === 0) return 0;
+  if (isBuy) return p.szi < 0 ? -p.szi : 0;
+  return Math.max(p.szi, 0);
+}
+
+function direction(start: number, isBuy: boolean, q: number): string {
+  if (start === 0) return isBuy ? "Open Long" : "Open Short";
+  if (start > 0) return isBuy ? "Open Long" : q > start ? "Long > Short" : "Close Long";
+  return isBuy ? (q > -start ? "Short > Long" : "Close Short") : "Open Short";
+}
+
+export function avgPx(ntl: number, sz: number, pxDec: number): string {
+  // ntl / sz is the price at scale 10^pxDec; render with up to 6 extra digits, trimmed.
+  const scaled = mulDiv(ntl, 1_000_000, sz, "round");
+  return fmtScaled(scaled, pxDec + 6);
+}
+
+export function utcDay(t: number): string {
+  return new Date(t).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+export function basicOrder(o: Order): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    coin: o.m.coin,
+    side: o.isBuy ? "B" : "A",
+    limitPx: fmtScaled(o.px, o.m.pxDec),
+    sz: fmtScaled(o.sz, o.m.szDec),
+    oid: o.oid,
+    timestamp: o.ts,
+    origSz: fmtScaled(o.origSz, o.m.szDec),
+  };
+  if (o.cloid) out.cloid = o.cloid;
+  if (o.reduceOnly) out.reduceOnly = true;
+  return out;
+}
+
+export type { Tif };

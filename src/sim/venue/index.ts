@@ -1,0 +1,166 @@
+/**
+ * The sim world's exchange core ("venue"): order books with price-time priority, cross and
+ * isolated margin, maker/taker and builder fees, hourly funding from the premium, liquidation,
+ * candles, HIP-3 dexes — answering Hyperliquid's /info and /exchange shapes.
+ *
+ * For the transport (server) engineer:
+ * - `createVenue({ seed, clock, startingBalance?, markets? })` → `SimVenue`. `clock()` is read for
+ *   every timestamp; nothing inside reads Date.now or Math.random, so the same seed, clock values and
+ *   action sequence give identical fills and state.
+ * - `info(body)` answers a POST /info body (throws `VenueError` for a bad or unknown request → 400 /
+ *   `{error}`). `exchange(action, masterUser, nonce)` applies an authenticated action and returns the
+ *   exchange's `{status:"ok"|"err", response}`; map an agent signer first with `masterOf(agent)`.
+ * - `subscribe(listener)` receives `VenueEvent`s after each action/advance completes (l2Book and
+ *   allMids say "changed": re-read `info({type:"l2Book", coin})` / `info({type:"allMids", dex})`).
+ * - Driver/admin: `deposit(user, "1000")`, `withdraw(user, "10")` (both ledger updates),
+ *   `setOraclePrice(coin, px)` (the market model moves prices here), `advance(nowMs)` (call it
+ *   regularly — e.g. every sim second: 5 s premium samples, funding at each UTC hour, liquidations,
+ *   candle roll-over), `builderFills(builder, "YYYYMMDD")` (rows of the official per-builder fill
+ *   file, for CSV.lz4), `markets()` (dex, coin, asset id, szDecimals, maxLeverage, onlyIsolated).
+ * - New addresses receive `startingBalance` USDC (recorded as a deposit) the first time they are
+ *   seen. House market makers simply call `exchange()` with their own addresses.
+ * - Fees: main dex taker 0.045%, maker 0.015%; HIP-3 dexes twice that. Builder fees (`builder.f`,
+ *   tenths of a bp, ≤ 0.1% and ≤ the user's approval) are charged to the user and credited to the
+ *   builder's account. Orders must be worth ≥ $10 (reduce-only exempt). Trigger orders are refused.
+ * - Liquidation: when equity < maintenance (half the initial margin at max leverage) the position
+ *   is taken over at the mark price by the backstop account `LIQUIDATOR`.
+ */
+import { D } from "../../core/decimal.ts";
+import {
+  type Address,
+  type ExchangeAction,
+  type ExchangeResponse,
+  type Venue,
+  VenueError,
+  type VenueEvent,
+} from "../venue.ts";
+import { applyAction } from "./actions.ts";
+import { Clockwork } from "./clockwork.ts";
+import { LIQUIDATOR, VenueCore } from "./core.ts";
+import { fmtScaled, parseScaled } from "./fixed.ts";
+import { answerInfo, type InfoRequest } from "./info.ts";
+import { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
+import type { BuilderFillRow } from "./types.ts";
+
+export { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
+export type { BuilderFillRow } from "./types.ts";
+export { LIQUIDATOR };
+
+export interface VenueOptions {
+  seed?: number;
+  clock: () => number;
+  /** USDC credited to every new address (decimal string); default "0". */
+  startingBalance?: string;
+  markets?: MarketSpec[];
+}
+
+export interface MarketInfo {
+  dex: string;
+  coin: string;
+  asset: number;
+  szDecimals: number;
+  maxLeverage: number;
+  onlyIsolated: boolean;
+}
+
+export interface SimVenue extends Venue {
+  deposit(user: Address, amount: string): void;
+  withdraw(user: Address, amount: string): void;
+  setOraclePrice(coin: string, px: string | number): void;
+  advance(nowMs: number): void;
+  builderFills(builder: Address, dayUtc: string): BuilderFillRow[];
+  markets(): MarketInfo[];
+  /** The master account an approved agent signs for, or undefined. */
+  masterOf(agent: Address): Address | undefined;
+  /** Exchange fees collected so far (builder fees excluded), decimal string. */
+  feesCollected(): string;
+}
+
+export function createVenue(opts: VenueOptions): SimVenue {
+  const start = opts.startingBalance === undefined ? null : parseScaled(opts.startingBalance, 6);
+  if (opts.startingBalance !== undefined && !start)
+    throw new Error(`bad startingBalance ${opts.startingBalance}`);
+  const core = new VenueCore({
+    seed: opts.seed ?? 0,
+    startingBalance: start ? start.scaled : 0,
+    markets: opts.markets ?? DEFAULT_MARKETS,
+  });
+  const clock = new Clockwork(core, opts.clock());
+  const usdc = (amount: string): number => {
+    const p = parseScaled(amount, 6);
+    if (!p || p.scaled === 0) throw new VenueError(`Invalid amount: ${amount}`);
+    return p.scaled;
+  };
+
+  return {
+    now: () => opts.clock(),
+    info(req: InfoRequest): unknown {
+      const out = answerInfo(core, clock, opts.clock(), req);
+      // A first look at an address opens its account (starting-balance deposit): publish that now.
+      core.flush();
+      return out;
+    },
+    exchange(action: ExchangeAction, user: Address, nonce: number): ExchangeResponse {
+      const r = applyAction(core, action, user, nonce, opts.clock());
+      core.flush();
+      return r;
+    },
+    subscribe(listener: (e: VenueEvent) => void): () => void {
+      core.listeners.push(listener);
+      return () => {
+        const i = core.listeners.indexOf(listener);
+        if (i >= 0) core.listeners.splice(i, 1);
+      };
+    },
+    deposit(user, amount) {
+      const now = opts.clock();
+      core.credit(core.userAccount(user, now), usdc(amount), now, { type: "deposit" });
+      core.flush();
+    },
+    withdraw(user, amount) {
+      const now = opts.clock();
+      const a = core.userAccount(user, now);
+      const v = usdc(amount);
+      if (v > core.withdrawable(a)) throw new VenueError("Insufficient balance for withdrawal.");
+      a.cash -= v;
+      core.ledger(a, now, { type: "withdraw", usdc: fmtScaled(v, 6), nonce: now, fee: "0" });
+      core.flush();
+    },
+    setOraclePrice(coin, px) {
+      const m = core.byCoin.get(coin);
+      if (!m) throw new VenueError(`Unknown coin: ${coin}`);
+      const v = new D(px);
+      if (!v.isFinite() || v.lte(0)) throw new VenueError(`Invalid oracle price: ${px}`);
+      const scaled = v
+        .mul(10 ** m.pxDec)
+        .toDecimalPlaces(0)
+        .toNumber();
+      m.oracle = Math.max(1, scaled);
+      core.emit({ kind: "allMids", dex: m.dex.name });
+      core.flush();
+    },
+    advance(nowMs) {
+      clock.advance(nowMs);
+      core.flush();
+    },
+    builderFills(builder, dayUtc) {
+      return [...(core.builderRows.get(builder.toLowerCase())?.get(dayUtc) ?? [])];
+    },
+    markets() {
+      return core.markets.map((m) => ({
+        dex: m.dex.name,
+        coin: m.coin,
+        asset: m.asset,
+        szDecimals: m.szDec,
+        maxLeverage: m.spec.maxLeverage,
+        onlyIsolated: m.spec.onlyIsolated === true,
+      }));
+    },
+    masterOf(agent) {
+      return core.agents.get(agent.toLowerCase());
+    },
+    feesCollected() {
+      return fmtScaled(core.feesCollected, 6);
+    },
+  };
+}

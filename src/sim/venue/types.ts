@@ -1,0 +1,166 @@
+/** Internal state of the venue. Prices, sizes and money are scaled integers (see fixed.ts). */
+import type { Address } from "../venue.ts";
+import type { OrderBook, Resting } from "./book.ts";
+import type { CandleSeries } from "./candles.ts";
+import type { DexSpec, MarketSpec } from "./markets.ts";
+
+export interface HourSlot {
+  hour: number;
+  /** Notional (micro-USDC) and base volume (lots) traded in that hour. */
+  ntl: number;
+  base: number;
+  /** Price when the hour opened (last trade before it, or the oracle). */
+  openPx: number;
+}
+
+export interface FundingRecord {
+  time: number;
+  fundingRate: string;
+  premium: string;
+}
+
+export interface Market {
+  idx: number;
+  asset: number;
+  coin: string;
+  spec: MarketSpec;
+  dex: DexSpec;
+  dexIndex: number;
+  szDec: number;
+  pxDec: number;
+  book: OrderBook<Order>;
+  /** Oracle price at the price scale. */
+  oracle: number;
+  startPx: number;
+  lastPx: number | undefined;
+  /** Sum of long position sizes (lots). */
+  openInterest: number;
+  hours: HourSlot[];
+  /** Premium samples of the current funding hour. */
+  premiumSum: number;
+  premiumN: number;
+  candles: CandleSeries;
+  fundingHistory: FundingRecord[];
+  /** Impact notional in micro-USDC. */
+  impactNtl: number;
+}
+
+export type OrderStatus =
+  | "open"
+  | "filled"
+  | "canceled"
+  | "marginCanceled"
+  | "selfTradeCanceled"
+  | "reduceOnlyCanceled"
+  | "liquidatedCanceled"
+  | "iocCancelRejected";
+
+export type Tif = "Gtc" | "Ioc" | "Alo" | "FrontendMarket" | "LiquidationMarket";
+
+export interface Order extends Resting {
+  oid: number;
+  user: Account;
+  m: Market;
+  isBuy: boolean;
+  origSz: number;
+  ts: number;
+  cloid: `0x${string}` | null;
+  reduceOnly: boolean;
+  tif: Tif;
+  builder: { b: Address; f: number } | null;
+  /** Margin (micro-USDC) held for the part of this order that would increase the position. */
+  reserved: number;
+  status: OrderStatus;
+  statusTs: number;
+}
+
+export interface Position {
+  szi: number;
+  /** Cost basis of the open size, micro-USDC (always ≥ 0). */
+  entryNtl: number;
+  isolated: boolean;
+  lev: number;
+  /** Margin held by an isolated position, micro-USDC. */
+  isoMargin: number;
+  /** Funding paid (positive) since the position opened and since its size last changed, micro-USDC. */
+  fundOpen: number;
+  fundChange: number;
+}
+
+export interface Fill {
+  m: Market;
+  px: number;
+  sz: number;
+  isBuy: boolean;
+  time: number;
+  startPos: number;
+  dir: string;
+  closedPnl: number;
+  /** Total fee incl. builder fee, micro-USDC. */
+  fee: number;
+  builderFee: number;
+  oid: number;
+  tid: number;
+  crossed: boolean;
+  hashSeq: number;
+  cloid: `0x${string}` | null;
+  liquidation?: { liquidatedUser: Address; markPx: number; method: "market" | "backstop" };
+}
+
+export interface FundingPayment {
+  time: number;
+  hashSeq: number;
+  m: Market;
+  /** Signed USDC received (negative = paid), micro. */
+  usdc: number;
+  szi: number;
+  fundingRate: string;
+  nSamples: number;
+}
+
+export interface LedgerUpdate {
+  time: number;
+  hash: `0x${string}`;
+  delta: Record<string, unknown> & { type: string };
+}
+
+export interface LevSetting {
+  lev: number;
+  cross: boolean;
+}
+
+export interface Account {
+  addr: Address;
+  /** Free collateral (cross account), micro-USDC. */
+  cash: number;
+  positions: Map<number, Position>;
+  leverage: Map<number, LevSetting>;
+  fundAllTime: Map<number, number>;
+  /** Sum of `reserved` over open orders. */
+  reserved: number;
+  open: Map<number, Order>;
+  /** Every known order of this user (open first-come, capped), for orderStatus / historicalOrders. */
+  orders: Map<number, Order>;
+  cloids: Map<string, Order>;
+  fills: Fill[];
+  fundings: FundingPayment[];
+  ledger: LedgerUpdate[];
+  builderApprovals: Map<Address, number>;
+}
+
+export interface BuilderFillRow {
+  time: string;
+  user: Address;
+  coin: string;
+  side: "Bid" | "Ask";
+  px: string;
+  sz: string;
+  crossed: boolean;
+  special_trade_type: string;
+  tif: string;
+  is_trigger: boolean;
+  counterparty: Address;
+  closed_pnl: string;
+  twap_id: string;
+  builder_fee: string;
+}

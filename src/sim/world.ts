@@ -1,0 +1,200 @@
+import type { AddressInfo } from "node:net";
+import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
+import type { AuthDeps } from "./auth/authenticate.ts";
+import { NonceBook } from "./auth/nonce-book.ts";
+import type { SigningChain } from "./auth/recover-signer.ts";
+import { createSimClock, type SimClock } from "./model/clock.ts";
+import { HOUSE_ADDRESSES, HouseDriver, type HouseMarket } from "./model/house-driver.ts";
+import { MarketModel } from "./model/market-model.ts";
+import { SimScheduler } from "./model/scheduler.ts";
+import { yieldPools } from "./rates/yield-pools.ts";
+import type { SimControl } from "./server/admin.ts";
+import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
+import { createSimHttpServer } from "./server/http.ts";
+import { SimWebSocket } from "./server/ws.ts";
+import type { Address } from "./venue.ts";
+import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
+import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
+
+export type { SimClock } from "./model/clock.ts";
+export type { SimVenue } from "./venue/index.ts";
+
+export interface SimWorldOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Same seed ⇒ same market. Default 1. */
+  seed?: number;
+  /** Sim clock multiplier (default 1). */
+  speed?: number;
+  /** USDC credited to each new address (default SIM_STARTING_BALANCE). */
+  startingBalance?: string;
+  /** House market makers and taker flow (default true). Without them books start empty. */
+  houseMakers?: boolean;
+  /** Which signing flavours are accepted (default both mainnet "a" and testnet "b"). */
+  chains?: SigningChain[];
+  /** Sim time at start (default: wall time now). */
+  startMs?: number;
+}
+
+export interface SimWorld {
+  url: string;
+  wsUrl: string;
+  port: number;
+  seed: number;
+  venue: SimVenue;
+  clock: SimClock;
+  /** Skip sim time forward (what POST /sim/advance does). */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Start a complete sim world: venue, market model, house makers, HTTP + WebSocket server. */
+export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorld> {
+  const seed = opts.seed ?? 1;
+  const host = opts.host ?? "127.0.0.1";
+  const clock = createSimClock({ speed: opts.speed ?? 1, startMs: opts.startMs });
+  const venue = createVenue({
+    seed,
+    clock: clock.now,
+    startingBalance: opts.startingBalance ?? SIM_STARTING_BALANCE,
+    markets: DEFAULT_MARKETS,
+  });
+
+  const specs = new Map(DEFAULT_MARKETS.map((m) => [m.name, m]));
+  const houseMarkets: HouseMarket[] = venue.markets().map((m) => ({
+    coin: m.coin,
+    asset: m.asset,
+    szDecimals: m.szDecimals,
+    maxLeverage: m.maxLeverage,
+    onlyIsolated: m.onlyIsolated,
+    impactNotionalUsd: specs.get(m.coin)?.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD,
+    premiumStyle: m.dex === "" ? "main" : "hip3",
+  }));
+  const model = new MarketModel(
+    houseMarkets.map((m) => ({
+      coin: m.coin,
+      dex: "",
+      szDecimals: m.szDecimals,
+      startPx: Number(specs.get(m.coin)?.startPx ?? "1"),
+      impactNotionalUsd: m.impactNotionalUsd,
+    })),
+    { seed, startMs: clock.now() },
+  );
+
+  // Addresses the world has seen (looked up, funded, or house): only these, and their agents, may sign.
+  const known = new Set<string>(HOUSE_ADDRESSES);
+  const seeUser = (user: Address) => {
+    known.add(user.toLowerCase());
+  };
+  const driver = new HouseDriver(venue, model, houseMarkets, {
+    quoting: opts.houseMakers ?? true,
+    startMs: clock.now(),
+  });
+  driver.start();
+  const scheduler = new SimScheduler(clock, model, driver, (now) => venue.advance(now));
+  scheduler.start();
+
+  const auth: AuthDeps = {
+    now: clock.now,
+    nonces: new NonceBook(),
+    chains: opts.chains ?? ["Mainnet", "Testnet"],
+    masterOf: (a) => venue.masterOf(a) ?? (known.has(a) ? a : undefined),
+  };
+
+  const control: SimControl = {
+    deposit(user, amount) {
+      seeUser(user);
+      venue.deposit(user, amount);
+      return { status: "ok" };
+    },
+    withdraw(user, amount) {
+      seeUser(user);
+      venue.withdraw(user, amount);
+      return { status: "ok" };
+    },
+    setPrice(coin, px) {
+      model.setPrice(coin, Number(px));
+      driver.sync();
+      return { status: "ok", coin, px: model.price(coin)?.px };
+    },
+    advance(ms) {
+      scheduler.advance(ms);
+      return { status: "ok", time: clock.now() };
+    },
+    scenario(s) {
+      model.addScenario({ coin: s.coin, driftPerHour: s.driftPerHour, untilMs: clock.now() + s.durationMs });
+      return { status: "ok" };
+    },
+    health() {
+      return { status: "ok", time: clock.now() };
+    },
+    state() {
+      return {
+        time: clock.now(),
+        seed,
+        speed: clock.speed,
+        markets: houseMarkets.map((m) => {
+          const p = model.price(m.coin);
+          return { coin: m.coin, asset: m.asset, px: p?.px, regime: p?.regime, premium: p?.premium };
+        }),
+        house: HOUSE_ADDRESSES,
+        feesCollected: venue.feesCollected(),
+      };
+    },
+  };
+
+  const server = createSimHttpServer({
+    venue,
+    auth,
+    control,
+    seeUser,
+    yieldPools: () => yieldPools(seed, clock.now()),
+    builderFillsFile(_network, builder, day) {
+      // A day's file exists once that UTC day has closed on the sim clock, and only with fills.
+      const dayStart = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6, 8)));
+      if (!Number.isFinite(dayStart) || dayStart + DAY_MS > clock.now()) return undefined;
+      const rows = venue.builderFills(builder, day);
+      return rows.length > 0 ? encodeBuilderFillsFile(rows) : undefined;
+    },
+  });
+  const ws = new SimWebSocket(server, { venue, auth, seeUser });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    scheduler.stop();
+    ws.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${hostInUrl}:${port}`,
+    wsUrl: `ws://${hostInUrl}:${port}/ws`,
+    port,
+    seed,
+    venue,
+    clock,
+    advance: (ms) => scheduler.advance(ms),
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        scheduler.stop();
+        ws.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { defineStrategy } from "./sdk.ts";
+import { hasMarket, limitExposure, take, takePrice } from "./util.ts";
+
+export const aggressiveTakerParams = z.object({
+  size: z.number().positive().default(2),
+  /** Trade only every (skip_ticks + 1)-th tick. */
+  skip_ticks: z.number().int().min(0).default(0),
+  bias_amplitude: z.number().min(0).max(0.49).default(0.35),
+  bias_period: z.number().int().min(1).default(4),
+  /** How far beyond the touch the IOC limit goes, bps (relative, so it scales with price). */
+  cross_bps: z.number().min(0).default(5),
+  max_position: z.number().positive().default(10),
+});
+export type AggressiveTakerParams = z.infer<typeof aggressiveTakerParams>;
+
+export interface TakerState {
+  n: number;
+}
+
+/**
+ * Crosses the spread on both sides every active tick with a sinusoidal bias between them:
+ * buy = size·(0.5 + b), sell = size·(0.5 − b), b = amplitude·sin(2πn/period), each at least 1 %.
+ */
+export const aggressiveTaker = defineStrategy<AggressiveTakerParams, TakerState>({
+  id: "aggressive_taker",
+  description: "Crosses the spread with directional bias",
+  type: "taker",
+  params: aggressiveTakerParams,
+  init: () => ({ n: 0 }),
+  decide(ctx, p, state) {
+    const s = ctx.snapshot;
+    if (!hasMarket(s)) return { orders: [], state };
+    const n = state.n + 1;
+    if (p.skip_ticks > 0 && n % (p.skip_ticks + 1) !== 0) return { orders: [], state: { n } };
+    const bias = p.bias_amplitude * Math.sin((2 * Math.PI * n) / p.bias_period);
+    const buySize = Math.max(0.01 * p.size, p.size * (0.5 + bias));
+    const sellSize = Math.max(0.01 * p.size, p.size * (0.5 - bias));
+    const orders = limitExposure(
+      [
+        take("buy", takePrice("buy", s, p.cross_bps), buySize, "aggressive_buy"),
+        take("sell", takePrice("sell", s, p.cross_bps), sellSize, "aggressive_sell"),
+      ],
+      ctx.positionQty,
+      p.max_position,
+      ctx.risk.reduceOnly,
+    );
+    return { orders, state: { n }, meta: { bias } };
+  },
+});

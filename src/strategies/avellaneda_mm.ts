@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { defineStrategy } from "./sdk.ts";
+import {
+  BPS,
+  clamp,
+  hasMarket,
+  limitExposure,
+  logReturns,
+  passive,
+  pushWindow,
+  quote,
+  stdev,
+} from "./util.ts";
+
+export const avellanedaMmParams = z.object({
+  gamma: z.number().positive().default(0.1),
+  k: z.number().positive().default(1.5),
+  base_size: z.number().positive().default(1),
+  max_inventory: z.number().positive().default(10),
+  min_spread_bps: z.number().positive().default(5),
+  max_spread_bps: z.number().positive().default(200),
+  vol_window: z.number().int().min(4).default(30),
+});
+export type AvellanedaMmParams = z.infer<typeof avellanedaMmParams>;
+
+export interface AvellanedaState {
+  mids: number[];
+}
+
+/**
+ * Avellaneda–Stoikov: reservation price r = mid − q·γ·σ² (T = 1), spread γσ² + (2/γ)·ln(1 + γ/k), both
+ * in price units, the spread clamped to [min, max] bps of mid and r kept within half the max spread of
+ * mid. σ is the price-unit volatility of the recent mids. Size shrinks with inventory (floor 10 %).
+ */
+export const avellanedaMm = defineStrategy<AvellanedaMmParams, AvellanedaState>({
+  id: "avellaneda_mm",
+  description: "Inventory-aware market maker (Avellaneda-Stoikov model)",
+  type: "mm",
+  params: avellanedaMmParams,
+  init: () => ({ mids: [] }),
+  decide(ctx, p, state) {
+    const s = ctx.snapshot;
+    if (!hasMarket(s)) return { orders: [], state };
+    const mids = pushWindow(state.mids, s.mid, p.vol_window + 1);
+    const rets = logReturns(mids);
+    const sigma = rets.length < 3 ? (s.mid * p.min_spread_bps) / BPS : Math.max(stdev(rets), 1e-6) * s.mid;
+    const q = ctx.positionQty;
+    const g = p.gamma;
+    const rawSpread = g * sigma * sigma + (2 / g) * Math.log(1 + g / p.k);
+    const spread = clamp(rawSpread, (s.mid * p.min_spread_bps) / BPS, (s.mid * p.max_spread_bps) / BPS);
+    const maxShift = (s.mid * p.max_spread_bps) / BPS / 2;
+    const reservation = s.mid + clamp(-q * g * sigma * sigma, -maxShift, maxShift);
+    const size = p.base_size * Math.max(0.1, 1 - Math.abs(q) / p.max_inventory);
+    const half = spread / 2;
+    const orders = limitExposure(
+      [
+        quote("buy", passive("buy", reservation - half, s), size, "as_bid"),
+        quote("sell", passive("sell", reservation + half, s), size, "as_ask"),
+      ],
+      q,
+      p.max_inventory,
+      ctx.risk.reduceOnly,
+    );
+    return {
+      orders,
+      state: { mids },
+      meta: { reservation_price: reservation, spread, sigma, inventory: q },
+    };
+  },
+});

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { buildQuotes, initVolState, quotingParams, stepVol, type VolState } from "./quoting/engine.ts";
+import { ladderOrders } from "./quoting/ladder.ts";
+import { defineStrategy } from "./sdk.ts";
+import { BPS, clamp, hasMarket, mean, pushWindow } from "./util.ts";
+
+export const fundingArbParams = quotingParams.extend({
+  divergence_threshold_bps: z.number().min(0).default(2),
+  max_bias_bps: z.number().positive().default(5),
+  /** Fraction of the funding divergence (bps) turned into a fair-value bias (bps). */
+  funding_weight: z.number().min(0).default(0.4),
+  /** Ticks of own funding history used as the reference when no other venue is known. */
+  funding_window: z.number().int().min(2).default(24),
+  w_external: z.number().min(0).default(0.3),
+});
+export type FundingArbParams = z.infer<typeof fundingArbParams>;
+
+export interface FundingArbState {
+  vol: VolState;
+  fundings: number[];
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * Quoting-engine MM biased by funding dislocation: the divergence between this venue's hourly funding
+ * and a reference (the median of other venues when the snapshot carries them, else this venue's own
+ * recent average) shifts the fair value through the external-reference weight and skews sizes:
+ * funding richer than the reference → longs overpay → lean short (lower fair value, bigger asks).
+ */
+export const fundingArb = defineStrategy<FundingArbParams, FundingArbState>({
+  id: "funding_arb",
+  description: "Cross-venue funding rate arbitrage — captures funding dislocations",
+  type: "arb",
+  params: fundingArbParams,
+  needs: { referenceFunding: true },
+  init: () => ({ vol: initVolState(), fundings: [] }),
+  decide(ctx, p, state) {
+    const s = ctx.snapshot;
+    if (!hasMarket(s)) return { orders: [], state };
+    const { vol, state: volNext } = stepVol(state.vol, s.mid, s.timestampMs, ctx.tickSeconds, p.vol_window);
+    const venues = Object.values(s.referenceFunding);
+    const reference =
+      venues.length > 0 ? median(venues) : state.fundings.length > 0 ? mean(state.fundings) : s.fundingRate;
+    const divergenceBps = (s.fundingRate - reference) * BPS;
+    const biasBps =
+      Math.abs(divergenceBps) > p.divergence_threshold_bps
+        ? clamp(divergenceBps * p.funding_weight, -p.max_bias_bps, p.max_bias_bps)
+        : 0;
+    const q = ctx.positionQty;
+    const r = buildQuotes(p, {
+      snapshot: s,
+      inventory: q,
+      drawdownPct: ctx.risk.drawdownPct,
+      vol,
+      externalRef: s.mid * (1 - biasBps / BPS),
+    });
+    const tilt = (Math.abs(biasBps) / p.max_bias_bps) * 0.3;
+    const levels =
+      biasBps === 0
+        ? r.levels
+        : r.levels.map((l) =>
+            biasBps > 0
+              ? { ...l, askSize: l.askSize * (1 + tilt), bidSize: l.bidSize * (1 - tilt) }
+              : { ...l, askSize: l.askSize * (1 - tilt), bidSize: l.bidSize * (1 + tilt) },
+          );
+    const orders = ladderOrders(
+      levels,
+      s,
+      { bid: "funding_bid", ask: "funding_ask" },
+      q,
+      p.inv_limit,
+      ctx.risk.reduceOnly || r.reduceOnly,
+    );
+    return {
+      orders,
+      state: { vol: volNext, fundings: pushWindow(state.fundings, s.fundingRate, p.funding_window) },
+      meta: {
+        divergence_bps: divergenceBps,
+        bias_bps: biasBps,
+        hl_rate: s.fundingRate,
+        reference_rate: reference,
+      },
+    };
+  },
+});

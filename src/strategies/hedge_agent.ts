@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { defineStrategy } from "./sdk.ts";
+import { BPS, hasMarket, take } from "./util.ts";
+
+export const hedgeAgentParams = z.object({
+  /** Hedge the part of |position| above this quantity… */
+  inventory_threshold: z.number().min(0).default(3),
+  /** …or above this notional (USD), whichever leaves more to hedge. */
+  notional_threshold: z.number().min(0).default(15000),
+  urgency_factor: z.number().positive().max(1).default(0.5),
+  max_hedge_size: z.number().positive().default(5),
+  slippage_bps: z.number().min(0).default(10),
+});
+export type HedgeAgentParams = z.infer<typeof hedgeAgentParams>;
+
+/**
+ * Reduces the account's exposure on the instrument, whoever opened it (the engine reconciles the
+ * position with the exchange, so manual trades and other agents' fills count): each tick it sends a
+ * reduce-only IOC for urgency × excess, capped at max_hedge_size, priced slippage_bps through mid.
+ */
+export const hedgeAgent = defineStrategy<HedgeAgentParams, null>({
+  id: "hedge_agent",
+  description: "Reduces excess exposure per deterministic mandate",
+  type: "risk",
+  params: hedgeAgentParams,
+  init: () => null,
+  decide(ctx, p, state) {
+    const s = ctx.snapshot;
+    const q = ctx.positionQty;
+    if (!hasMarket(s) || q === 0) return { orders: [], state };
+    const abs = Math.abs(q);
+    const excess = Math.max(abs - p.inventory_threshold, abs - p.notional_threshold / s.mid, 0);
+    const hedge = Math.min(excess * p.urgency_factor, p.max_hedge_size, abs);
+    if (hedge <= 1e-3) return { orders: [], state };
+    const slip = (s.mid * p.slippage_bps) / BPS;
+    const order =
+      q > 0
+        ? take("sell", s.mid - slip, hedge, "hedge_sell", true)
+        : take("buy", s.mid + slip, hedge, "hedge_buy", true);
+    return { orders: [order], state, meta: { inventory: q, excess } };
+  },
+});

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { buildQuotes, initVolState, quotingParams, stepVol, type VolState } from "./quoting/engine.ts";
+import { ladderOrders } from "./quoting/ladder.ts";
+import { defineStrategy } from "./sdk.ts";
+import { hasMarket } from "./util.ts";
+
+export const liquidationMmParams = quotingParams.extend({
+  /** A fall of open interest by at least this percent in one tick marks a liquidation cascade. */
+  oi_drop_threshold_pct: z.number().positive().default(5),
+  cascade_spread_mult: z.number().min(1).default(2.5),
+  /** Size multiplier for the with-trend side during a cascade (applied once). */
+  cascade_size_mult: z.number().min(0).max(1).default(0.4),
+  cooldown_ticks: z.number().int().min(1).default(15),
+});
+export type LiquidationMmParams = z.infer<typeof liquidationMmParams>;
+
+export interface LiquidationState {
+  vol: VolState;
+  prevOi: number;
+  prevMid: number;
+  /** Ticks of cascade mode left, including the current one. */
+  cooldown: number;
+  direction: "down" | "up";
+}
+
+/**
+ * Quoting-engine MM that detects liquidation cascades from sudden open-interest drops. During a
+ * cascade it widens the spread, keeps full size on the side that absorbs the forced flow (bids when
+ * price falls: liquidated longs sell; asks when it rises) and shrinks the with-trend side once.
+ */
+export const liquidationMm = defineStrategy<LiquidationMmParams, LiquidationState>({
+  id: "liquidation_mm",
+  description: "Liquidation flow MM — provides liquidity during cascade events",
+  type: "mm",
+  params: liquidationMmParams,
+  init: () => ({ vol: initVolState(), prevOi: 0, prevMid: 0, cooldown: 0, direction: "down" }),
+  decide(ctx, p, state) {
+    const s = ctx.snapshot;
+    if (!hasMarket(s)) return { orders: [], state };
+    const { vol, state: volNext } = stepVol(state.vol, s.mid, s.timestampMs, ctx.tickSeconds, p.vol_window);
+    const oi = s.openInterest;
+    const triggered =
+      oi > 0 && state.prevOi > 0 && ((oi - state.prevOi) / state.prevOi) * 100 <= -p.oi_drop_threshold_pct;
+    let cooldown = triggered ? p.cooldown_ticks : state.cooldown;
+    const inCascade = cooldown > 0;
+    let direction = state.direction;
+    if (triggered && state.prevMid > 0) direction = s.mid < state.prevMid ? "down" : "up";
+    const q = ctx.positionQty;
+    const r = buildQuotes(p, {
+      snapshot: s,
+      inventory: q,
+      drawdownPct: ctx.risk.drawdownPct,
+      vol,
+      spreadMult: inCascade ? p.cascade_spread_mult : 1,
+    });
+    const levels = inCascade
+      ? r.levels.map((l) =>
+          direction === "down"
+            ? { ...l, askSize: l.askSize * p.cascade_size_mult }
+            : { ...l, bidSize: l.bidSize * p.cascade_size_mult },
+        )
+      : r.levels;
+    const tags = inCascade ? { bid: "liq_bid", ask: "liq_ask" } : { bid: "normal_bid", ask: "normal_ask" };
+    const orders = ladderOrders(levels, s, tags, q, p.inv_limit, ctx.risk.reduceOnly || r.reduceOnly);
+    if (inCascade) cooldown -= 1;
+    return {
+      orders,
+      state: {
+        vol: volNext,
+        prevOi: oi > 0 ? oi : state.prevOi,
+        prevMid: s.mid,
+        cooldown,
+        direction,
+      },
+      meta: {
+        liq_triggered: triggered,
+        in_cascade: inCascade,
+        cascade_direction: direction,
+        half_spread: r.halfSpread,
+      },
+    };
+  },
+});

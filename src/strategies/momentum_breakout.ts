@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { defineStrategy, type MarketSnapshot, type OrderIntent } from "./sdk.ts";
+import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
+
+export const momentumBreakoutParams = z.object({
+  lookback: z.number().int().min(2).default(20),
+  breakout_threshold_bps: z.number().positive().default(50),
+  volume_surge_mult: z.number().positive().default(2),
+  trailing_stop_bps: z.number().positive().default(30),
+  size: z.number().positive().default(1),
+});
+export type MomentumBreakoutParams = z.infer<typeof momentumBreakoutParams>;
+
+export interface MomentumState {
+  highs: number[];
+  lows: number[];
+  vols: number[];
+  /** Best price reached since the position was opened (high for a long, low for a short); 0 when flat. */
+  extreme: number;
+}
+
+/** Activity sample: the last 1-minute candle's volume, else 24 h volume, else open interest. */
+export function activity(s: MarketSnapshot): number {
+  const last = s.candles[s.candles.length - 1];
+  if (last) return last.v;
+  return s.volume24h > 0 ? s.volume24h : s.openInterest;
+}
+
+/**
+ * Breakout entry: flat, price beyond the lookback range by the threshold AND activity above
+ * surge × its average → IOC at the touch in the breakout direction. Exit: a real trailing stop —
+ * the best mid since entry is remembered, and the position is closed once mid falls trailing_stop_bps
+ * back from it.
+ */
+export const momentumBreakout = defineStrategy<MomentumBreakoutParams, MomentumState>({
+  id: "momentum_breakout",
+  description: "Momentum breakout — enter on volume + price breakout above/below N-period range",
+  type: "signal",
+  params: momentumBreakoutParams,
+  needs: { candles: true },
+  init: () => ({ highs: [], lows: [], vols: [], extreme: 0 }),
+  decide(ctx, p, state) {
+    const s = ctx.snapshot;
+    if (!hasMarket(s)) return { orders: [], state };
+    const high = s.ask > 0 ? s.ask : s.mid;
+    const low = s.bid > 0 ? s.bid : s.mid;
+    const vol = activity(s);
+    const next: MomentumState = {
+      highs: pushWindow(state.highs, high, p.lookback),
+      lows: pushWindow(state.lows, low, p.lookback),
+      vols: pushWindow(state.vols, vol, p.lookback),
+      extreme: state.extreme,
+    };
+    const q = ctx.positionQty;
+    if (q !== 0) {
+      const long = q > 0;
+      const seed = state.extreme > 0 ? state.extreme : Math.max(ctx.avgEntryPrice, 0) || s.mid;
+      const extreme = long ? Math.max(seed, s.mid) : Math.min(seed, s.mid);
+      const stop = long
+        ? extreme * (1 - p.trailing_stop_bps / BPS)
+        : extreme * (1 + p.trailing_stop_bps / BPS);
+      const hit = long ? s.mid <= stop : s.mid >= stop;
+      const orders: OrderIntent[] = hit
+        ? [
+            take(
+              long ? "sell" : "buy",
+              long ? low : high,
+              Math.abs(q),
+              long ? "trailing_stop_long" : "trailing_stop_short",
+              true,
+            ),
+          ]
+        : [];
+      return { orders, state: { ...next, extreme }, meta: { stop_price: stop, extreme } };
+    }
+    next.extreme = 0;
+    if (state.highs.length < p.lookback) return { orders: [], state: next };
+    const periodHigh = Math.max(...state.highs);
+    const periodLow = Math.min(...state.lows);
+    const avgVol = mean(state.vols);
+    const surge = avgVol > 0 && vol > avgVol * p.volume_surge_mult;
+    const upBps = ((s.mid - periodHigh) / periodHigh) * BPS;
+    const downBps = ((periodLow - s.mid) / periodLow) * BPS;
+    const raw: OrderIntent[] = [];
+    if (surge && upBps > p.breakout_threshold_bps) raw.push(take("buy", high, p.size, "breakout_long"));
+    else if (surge && downBps > p.breakout_threshold_bps)
+      raw.push(take("sell", low, p.size, "breakout_short"));
+    const orders = limitExposure(raw, q, p.size, ctx.risk.reduceOnly);
+    return {
+      orders,
+      state: next,
+      meta: { breakout_up_bps: upBps, breakout_down_bps: downBps, volume_surge: surge },
+    };
+  },
+});

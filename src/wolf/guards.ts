@@ -1,0 +1,93 @@
+import { dslConfigFromPreset } from "../guard/config.ts";
+import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
+import { type DslGuardFile, loadGuard, saveGuard } from "../guard/store.ts";
+import type { WolfConfig } from "./config.ts";
+import type { Slot } from "./state.ts";
+
+/**
+ * One DSL guard per open slot, persisted under `wolf/dsl/<position_id>.json`. Each position gets its
+ * own id (slot + open time), the file is written the moment the position opens, and a slot whose
+ * guard file is missing or unreadable gets a new guard instead of running unguarded.
+ */
+export class SlotGuards {
+  private guards = new Map<number, DslGuardFile>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly cfg: WolfConfig,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  static positionId(slot: Slot): string {
+    return `wolf-${slot.slot_id}-${slot.opened_at_ms}`;
+  }
+
+  private build(slot: Slot, nowMs: number): DslGuardFile {
+    const config = dslConfigFromPreset(this.cfg.dsl_preset, {
+      direction: slot.side === "short" ? "short" : "long",
+      leverage: this.cfg.dsl_leverage_override ?? slot.leverage,
+      breach_interval_ms: this.cfg.dsl_breach_interval_ms,
+    });
+    const state = newDslState({
+      position_id: slot.dsl_position_id || SlotGuards.positionId(slot),
+      instrument: slot.instrument,
+      entry_price: Number(slot.entry_price),
+      position_size: slot.entry_size,
+      nowMs,
+    });
+    return { state, config };
+  }
+
+  /** A fresh guard for a just-opened position, saved at once. */
+  create(slot: Slot, nowMs: number): DslGuardFile {
+    const g = this.build(slot, nowMs);
+    saveGuard(this.dir, g);
+    this.guards.set(slot.slot_id, g);
+    return g;
+  }
+
+  /** Restore the guard of an open slot after a restart (or create one if its file is gone). */
+  restore(slot: Slot, nowMs: number): DslGuardFile {
+    const r = slot.dsl_position_id ? loadGuard(this.dir, slot.dsl_position_id) : ({ kind: "missing" } as const);
+    if (r.kind === "ok" && !r.guard.state.closed) {
+      this.guards.set(slot.slot_id, r.guard);
+      return r.guard;
+    }
+    this.log(`slot ${slot.slot_id} (${slot.instrument}): DSL guard ${r.kind === "corrupt" ? "file corrupt" : "missing"}, starting a new one`);
+    return this.create(slot, nowMs);
+  }
+
+  get(slotId: number): DslGuardFile | undefined {
+    return this.guards.get(slotId);
+  }
+
+  /** Evaluate one price; the file is rewritten at once when the tier or breach count changed. */
+  evaluate(slotId: number, price: number, nowMs: number): DslResult | undefined {
+    const g = this.guards.get(slotId);
+    if (!g) return undefined;
+    const r = evaluateDsl(g.config, g.state, price, nowMs);
+    const prev = g.state;
+    g.state = r.state;
+    if (
+      r.action !== "hold" ||
+      prev.tier_index !== r.state.tier_index ||
+      prev.breach_count !== r.state.breach_count
+    ) {
+      saveGuard(this.dir, g);
+    }
+    return r;
+  }
+
+  /** Persist every guard (once per tick: keeps the high water current on disk without a write per price). */
+  persistAll(): void {
+    for (const g of this.guards.values()) saveGuard(this.dir, g);
+  }
+
+  /** The guarded position is confirmed closed: persist and forget the guard. */
+  close(slotId: number, price: number, reason: string, nowMs: number): void {
+    const g = this.guards.get(slotId);
+    if (!g) return;
+    saveGuard(this.dir, { ...g, state: markDslClosed(g.state, price, reason, nowMs) });
+    this.guards.delete(slotId);
+  }
+}

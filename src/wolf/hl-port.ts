@@ -1,0 +1,132 @@
+import { dec } from "../core/decimal.ts";
+import { coinToInstrument, type HlClient } from "../exchange/index.ts";
+import type { Address } from "../exchange/index.ts";
+import { parseCandles } from "../signals/candles.ts";
+import { type MarketCtx, parseMarkets } from "../signals/market.ts";
+import type { AccountFill, ExchangePosition, IocResult, IocRequest, MarketInfo, WolfPort } from "./port.ts";
+
+const NO_MATCH = /could not immediately match|no liquidity|would not|reduce only/i;
+
+/** WolfPort over the shared Hyperliquid client (paper, testnet or mainnet alike). */
+export class HlWolfPort implements WolfPort {
+  constructor(private readonly client: HlClient) {}
+
+  now(): number {
+    return Date.now();
+  }
+
+  async markets(): Promise<MarketCtx[]> {
+    const all = await this.client.allMetaAndAssetCtxs();
+    return all.flatMap(({ dex, meta: [meta, ctxs] }) =>
+      parseMarkets(
+        { universe: meta.universe.map((u) => ({ ...u, name: dex && !u.name.includes(":") ? `${dex}:${u.name}` : u.name })) },
+        ctxs,
+      ),
+    );
+  }
+
+  async candles(coin: string, interval: "15m" | "1h" | "4h", startTime: number, endTime: number) {
+    return parseCandles(await this.client.candleSnapshot({ coin, interval, startTime, endTime }));
+  }
+
+  mids(): Promise<Record<string, string>> {
+    return this.client.allMidsMerged();
+  }
+
+  async positions(): Promise<ExchangePosition[]> {
+    const summary = await this.client.accountSummary();
+    return summary.positions.map((p) => ({
+      coin: p.dex && !p.coin.includes(":") ? `${p.dex}:${p.coin}` : p.coin,
+      szi: p.szi,
+      entryPx: p.entryPx,
+    }));
+  }
+
+  async marketInfo(coin: string): Promise<MarketInfo> {
+    const m = await this.client.market(coinToInstrument(coin));
+    return { instrument: m.instrument, szDecimals: m.szDecimals, maxLeverage: m.maxLeverage };
+  }
+
+  instrumentOf(coin: string): string {
+    return coinToInstrument(coin);
+  }
+
+  async setLeverage(coin: string, leverage: number): Promise<void> {
+    await this.client.updateLeverage({ instrument: coinToInstrument(coin), leverage });
+  }
+
+  async ioc(req: IocRequest): Promise<IocResult> {
+    const started = Date.now();
+    const r = await this.client.marketOrder({
+      instrument: coinToInstrument(req.coin),
+      side: req.side,
+      size: req.size,
+      slippage: String(req.slippage),
+      reduceOnly: req.reduceOnly,
+      cloid: req.cloid,
+    });
+    if (r.status === "error") {
+      if (NO_MATCH.test(r.message)) return { status: "unfilled", message: r.message };
+      throw new Error(r.message);
+    }
+    if (r.status !== "filled" || dec(r.totalSz).isZero()) return { status: "unfilled", message: "IOC did not fill" };
+    return { status: "filled", oid: String(r.oid), size: r.totalSz, price: r.avgPx, fee: await this.feeOf(r.oid, started) };
+  }
+
+  /** The fee the exchange charged for an order (sum over its fills); "0" if the fills are not visible yet. */
+  private async feeOf(oid: number, since: number): Promise<string> {
+    try {
+      const fills = await this.client.userFillsByTime({ startTime: since - 60_000 });
+      return fills
+        .filter((f) => f.oid === oid)
+        .reduce((s, f) => s.plus(f.fee), dec(0))
+        .toFixed();
+    } catch {
+      return "0";
+    }
+  }
+
+  async fillsSince(coin: string, startMs: number): Promise<AccountFill[]> {
+    const fills = await this.client.userFillsSince({ startTime: startMs });
+    return fills
+      .filter((f) => f.coin === coin)
+      .map((f) => ({
+        coin: f.coin,
+        side: f.side === "B" ? ("buy" as const) : ("sell" as const),
+        size: f.sz,
+        price: f.px,
+        fee: f.fee,
+        time: f.time,
+        oid: String(f.oid),
+      }));
+  }
+
+  async walletPositions(address: string) {
+    try {
+      const st = await this.client.clearinghouseState({ user: address as Address });
+      return st.assetPositions.map(({ position: p }) => ({ coin: p.coin, szi: Number(p.szi), entry_px: Number(p.entryPx) }));
+    } catch {
+      return null;
+    }
+  }
+
+  async subscribeMids(listener: (mids: Record<string, string>) => void): Promise<() => Promise<void>> {
+    const dexes = ["", ...(await this.client.hip3Dexes())];
+    const subs = await Promise.all(
+      dexes.map((dex) =>
+        this.client.stream.allMids(
+          (e) => {
+            if (!dex) return listener(e.mids);
+            const prefixed: Record<string, string> = {};
+            for (const [c, px] of Object.entries(e.mids)) prefixed[c.includes(":") ? c : `${dex}:${c}`] = px;
+            listener(prefixed);
+          },
+          dex ? { dex } : {},
+        ),
+      ),
+    );
+    return async () => {
+      await Promise.all(subs.map((s) => s.unsubscribe().catch(() => undefined)));
+    };
+  }
+}

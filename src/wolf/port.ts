@@ -1,0 +1,56 @@
+import type { MarketDataSource } from "../signals/source.ts";
+import type { WalletPosition } from "../signals/smart-money.ts";
+
+/** What WOLF needs from the exchange; `src/wolf/hl-port.ts` implements it over HlClient. */
+
+export interface ExchangePosition {
+  coin: string;
+  /** signed size, decimal string */
+  szi: string;
+  entryPx: string;
+}
+
+export interface MarketInfo {
+  instrument: string;
+  szDecimals: number;
+  maxLeverage: number;
+}
+
+export type IocResult =
+  | { status: "filled"; oid: string; size: string; price: string; fee: string }
+  | { status: "unfilled"; message: string };
+
+export interface IocRequest {
+  coin: string;
+  side: "buy" | "sell";
+  size: string;
+  slippage: number;
+  reduceOnly: boolean;
+  cloid: `0x${string}`;
+}
+
+export interface AccountFill {
+  coin: string;
+  side: "buy" | "sell";
+  size: string;
+  price: string;
+  fee: string;
+  time: number;
+  oid: string;
+}
+
+export interface WolfPort extends MarketDataSource {
+  /** coin → mid (every dex; HIP-3 coins keep their `dex:` prefix) */
+  mids(): Promise<Record<string, string>>;
+  positions(): Promise<ExchangePosition[]>;
+  marketInfo(coin: string): Promise<MarketInfo>;
+  instrumentOf(coin: string): string;
+  setLeverage(coin: string, leverage: number): Promise<void>;
+  /** One IOC at a marketable limit; an IOC that matched nothing is "unfilled", not an exception. */
+  ioc(req: IocRequest): Promise<IocResult>;
+  fillsSince(coin: string, startMs: number): Promise<AccountFill[]>;
+  /** A watched wallet's positions, or null when the read failed. */
+  walletPositions(address: string): Promise<WalletPosition[] | null>;
+  /** Streamed mids; returns an unsubscribe function. */
+  subscribeMids(listener: (mids: Record<string, string>) => void): Promise<() => Promise<void>>;
+}

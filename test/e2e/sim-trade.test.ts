@@ -1,0 +1,154 @@
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/** `hl sim serve` as a real process, then `hl trade` and `hl account` against it as real processes. */
+
+const run = promisify(execFile);
+const HL = join(import.meta.dirname, "../../bin/hl.mjs");
+
+let sim: ChildProcess | undefined;
+let dataDir: string;
+let url: string;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForInfo(base: string, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${base}/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "meta" }),
+      });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`sim world did not answer at ${base} within ${deadlineMs} ms`);
+}
+
+function hlEnv(extra: Record<string, string> = {}) {
+  return { ...process.env, DATA_DIR: dataDir, HL_API_URL: url, HL_NETWORK: "", HL_PRIVATE_KEY: "", ...extra };
+}
+
+function hl(args: string[], extra: Record<string, string> = {}) {
+  return run("node", [HL, ...args], { env: hlEnv(extra), timeout: 30_000 });
+}
+
+/** Run `hl` on a pseudo-terminal (util-linux `script`), typing `input`. */
+function hlOnTty(args: string[], input: string): string {
+  const command = ["node", HL, ...args].map((a) => `'${a}'`).join(" ");
+  return execFileSync("script", ["-qec", command, "/dev/null"], {
+    env: hlEnv(),
+    input,
+    timeout: 30_000,
+  }).toString();
+}
+
+function hasScript(): boolean {
+  try {
+    execFileSync("script", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "hl-e2e-trade-"));
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  sim = spawn("node", [HL, "sim", "serve", "--port", String(port), "--seed", "3"], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  await waitForInfo(url, 20_000);
+});
+
+afterAll(async () => {
+  if (sim && sim.exitCode === null) {
+    const exited = new Promise((r) => sim?.once("exit", r));
+    sim.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("hl trade / hl account against hl sim serve", () => {
+  it("buys on paper with the paper wallet and shows the position", async () => {
+    const trade = await hl(["trade", "ETH-PERP", "buy", "0.01", "--yes", "--network", "paper"]);
+    expect(trade.stdout).toMatch(/Created a paper wallet 0x[0-9a-fA-F]{40}/);
+    expect(trade.stdout).toMatch(/^Filled: BUY 0\.01 ETH-PERP @ \d+(\.\d+)? \(oid \d+\)$/m);
+
+    const account = await hl(["account", "--json", "--network", "paper"]);
+    const parsed = JSON.parse(account.stdout) as {
+      positions: { instrument: string; size: string }[];
+      account_value: string;
+    };
+    expect(parsed.positions).toContainEqual(
+      expect.objectContaining({ instrument: "ETH-PERP", size: "0.01" }),
+    );
+    expect(Number(parsed.account_value)).toBeGreaterThan(0);
+
+    const table = await hl(["account", "--network", "paper"]);
+    expect(table.stdout).toMatch(/Paper wallet 0x/);
+    expect(table.stdout).toMatch(/main\s+ETH-PERP\s+LONG\s+0\.01/);
+  });
+
+  it.skipIf(!hasScript())(
+    "asks Confirm? [y/N] on a terminal without --yes, and places nothing on no",
+    async () => {
+      const before = JSON.parse((await hl(["account", "--json"])).stdout) as {
+        positions: { size: string }[];
+      };
+      const declined = hlOnTty(["trade", "ETH-PERP", "buy", "0.01"], "n\n");
+      expect(declined).toMatch(/BUY 0\.01 ETH-PERP @ \d+(\.\d+)? Ioc on paper/);
+      expect(declined).toMatch(/Confirm\? \[y\/N\]/);
+      expect(declined).toMatch(/Cancelled\./);
+      const after = JSON.parse((await hl(["account", "--json"])).stdout) as { positions: { size: string }[] };
+      expect(after.positions).toEqual(before.positions);
+      expect(hlOnTty(["trade", "ETH-PERP", "buy", "0.01"], "y\n")).toMatch(/Filled: BUY 0\.01 ETH-PERP/);
+    },
+  );
+
+  it("keeps a malformed private key out of the error", async () => {
+    const secret = `0x${"ab".repeat(32)}cd`;
+    const err = (await hl(["account", "--network", "testnet"], { HL_PRIVATE_KEY: secret }).catch(
+      (e: unknown) => e,
+    )) as {
+      code: number;
+      stderr: string;
+      stdout: string;
+    };
+    expect(err.code).toBe(1);
+    expect(err.stderr).toMatch(/^error: HL_PRIVATE_KEY is not a private key/);
+    expect(err.stderr + err.stdout).not.toContain("abababab");
+  });
+
+  it("reports a refusal in one line with a non-zero exit", async () => {
+    const err = await hl(["trade", "ETH-PERP", "buy", "0.0001", "--yes", "--price", "1"]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect("code" in err && err.code).toBe(1);
+    expect((err as { stderr: string }).stderr.trim().split("\n")).toHaveLength(1);
+    expect((err as { stderr: string }).stderr).toMatch(/^error: /);
+  });
+});

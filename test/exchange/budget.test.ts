@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { RateBudget, requestWeight, responseWeight } from "../../src/exchange/budget.ts";
+
+/** A clock that only moves when the budget sleeps. */
+function fakeClock() {
+  let now = 0;
+  const sleeps: number[] = [];
+  return {
+    now: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+    sleeps,
+  };
+}
+
+describe("RateBudget", () => {
+  it("spends without waiting while weight is available", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
+    for (let i = 0; i < 60; i++) await budget.take(20);
+    expect(clock.sleeps).toEqual([]);
+    expect(budget.available()).toBe(0);
+  });
+
+  it("waits exactly as long as the refill needs (1200/min = 20 per second)", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
+    await budget.take(1200);
+    await budget.take(20);
+    expect(clock.sleeps).toEqual([1000]);
+    expect(clock.now()).toBe(1000);
+  });
+
+  it("refills over time but never beyond its capacity", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 600, now: clock.now, sleep: clock.sleep });
+    await budget.take(600);
+    clock.advance(30_000);
+    expect(budget.available()).toBe(300);
+    clock.advance(10 * 60_000);
+    expect(budget.available()).toBe(600);
+  });
+
+  it("serves waiters in arrival order", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 60, now: clock.now, sleep: clock.sleep });
+    await budget.take(60);
+    const order: number[] = [];
+    await Promise.all([1, 2, 3].map((n) => budget.take(20).then(() => order.push(n))));
+    expect(order).toEqual([1, 2, 3]);
+    expect(clock.now()).toBe(60_000);
+  });
+
+  it("counts post-hoc charges as debt that delays the next request", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
+    await budget.take(1200);
+    budget.charge(100);
+    await budget.take(2);
+    expect(clock.now()).toBe(5_100);
+  });
+
+  it("clamps a request heavier than the whole bucket instead of waiting forever", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 10, now: clock.now, sleep: clock.sleep });
+    await budget.take(500);
+    expect(budget.available()).toBe(0);
+  });
+});
+
+describe("request weights (Hyperliquid's documented table)", () => {
+  it.each([
+    ["l2Book", 2],
+    ["allMids", 2],
+    ["clearinghouseState", 2],
+    ["orderStatus", 2],
+    ["spotClearinghouseState", 2],
+    ["exchangeStatus", 2],
+    ["userRole", 60],
+    ["meta", 20],
+    ["userFills", 20],
+    ["candleSnapshot", 20],
+  ])("info %s weighs %d", (type, weight) => {
+    expect(requestWeight("info", { type })).toBe(weight);
+  });
+
+  it("weighs exchange actions 1 + floor(batch / 40)", () => {
+    const orders = (n: number) => ({
+      action: { type: "order", orders: Array.from({ length: n }, () => ({})) },
+    });
+    expect(requestWeight("exchange", orders(1))).toBe(1);
+    expect(requestWeight("exchange", orders(39))).toBe(1);
+    expect(requestWeight("exchange", orders(40))).toBe(2);
+    expect(requestWeight("exchange", orders(85))).toBe(3);
+    expect(requestWeight("exchange", { action: { type: "cancel", cancels: new Array(80).fill({}) } })).toBe(
+      3,
+    );
+    expect(requestWeight("exchange", { action: { type: "updateLeverage" } })).toBe(1);
+  });
+
+  it("charges extra per 20 items of fill/funding answers and per 60 candles", () => {
+    expect(responseWeight("info", { type: "userFills" }, new Array(2000).fill({}))).toBe(100);
+    expect(responseWeight("info", { type: "fundingHistory" }, new Array(39).fill({}))).toBe(1);
+    expect(responseWeight("info", { type: "candleSnapshot" }, new Array(120).fill({}))).toBe(2);
+    expect(responseWeight("info", { type: "allMids" }, {})).toBe(0);
+  });
+});

@@ -1,0 +1,273 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HlClient, RateBudget } from "../../../src/exchange/index.ts";
+import { listen } from "../../../src/http/service.ts";
+import { hlAccountSource } from "../../../src/services/leaderboard/account-source.ts";
+import type { BoardEntry } from "../../../src/services/leaderboard/board.ts";
+import { leaderboardConfig } from "../../../src/services/leaderboard/config.ts";
+import { createLeaderboardService, type LeaderboardService } from "../../../src/services/leaderboard/service.ts";
+import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+import { type FaultyProxy, simAdmin, startFaultyProxy } from "./fixtures.ts";
+
+interface Board {
+  agents: BoardEntry[];
+  total_agents: number;
+  last_updated: number;
+}
+
+const INVALID = "Invalid Ethereum address (expected 0x + 40 hex chars)";
+
+let sim: SimWorld;
+let proxy: FaultyProxy;
+let dir: string;
+const running: { svc: LeaderboardService; close: () => Promise<void> }[] = [];
+
+function wallet() {
+  const key = generatePrivateKey();
+  return { key, address: privateKeyToAccount(key).address };
+}
+
+async function startBoard(env: Record<string, string> = {}) {
+  const config = leaderboardConfig({
+    LEADERBOARD_DB: join(dir, `lb-${running.length}.db`),
+    HL_API_URL_TESTNET: proxy.url,
+    HL_API_URL_MAINNET: sim.url,
+    LEADERBOARD_AGENT_TIMEOUT_S: "1.5",
+    LEADERBOARD_REGISTER_PER_MIN: "1000",
+    LEADERBOARD_REGISTER_BURST: "1000",
+    LEADERBOARD_STAGGER_MS: "0",
+    ...env,
+  });
+  const accounts = await hlAccountSource(config.apiUrls, config.agentTimeoutMs, {
+    env: {},
+    budget: new RateBudget({ weightPerMinute: 100_000 }),
+  });
+  const svc = createLeaderboardService(config, { source: accounts.source });
+  const port = await listen(svc.app, 0);
+  const entry = {
+    svc,
+    close: async () => {
+      await svc.close();
+      await accounts.close();
+    },
+  };
+  running.push(entry);
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    svc,
+    base,
+    post: async (body: unknown) => {
+      const res = await fetch(`${base}/api/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+    },
+    board: async (query = ""): Promise<Board & { status: number; error?: string }> => {
+      const res = await fetch(`${base}/api/leaderboard${query}`);
+      return { status: res.status, ...((await res.json()) as Board & { error?: string }) };
+    },
+  };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "leaderboard-"));
+  sim = await startSimWorld({ seed: 11 });
+  proxy = await startFaultyProxy(sim.url);
+});
+
+afterAll(async () => {
+  for (const r of running) await r.close();
+  await proxy.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("leaderboard service against the sim world", () => {
+  it("registers, ranks by PnL and separates deposits from trading", async () => {
+    const lb = await startBoard();
+    const depositor = wallet();
+    const withdrawer = wallet();
+    const trader = wallet();
+
+    const reg = await lb.post({ address: depositor.address, display_name: "Depositor" });
+    expect(reg.status).toBe(200);
+    expect(reg.body).toEqual({
+      registered: true,
+      new: true,
+      address: depositor.address.toLowerCase(),
+      network: "testnet",
+      initial_account_value: 10000,
+    });
+    expect((await lb.post({ address: withdrawer.address, display_name: "Withdrawer", network: "testnet" })).status).toBe(200);
+    expect((await lb.post({ address: trader.address.toLowerCase(), display_name: "Trader" })).status).toBe(200);
+
+    // A new registration is on the board before any refresh.
+    const early = await lb.board();
+    expect(early.total_agents).toBe(3);
+    expect(early.agents.map((a) => a.pnl)).toEqual([0, 0, 0]);
+
+    await simAdmin(sim.url, "deposit", depositor.address, "500.126");
+    await simAdmin(sim.url, "withdraw", withdrawer.address, "200.004");
+    const client = await HlClient.create({ network: "testnet", apiUrl: sim.url, privateKey: trader.key, env: {} });
+    const fill = await client.marketOrder({ instrument: "ETH-PERP", side: "buy", size: "0.2" });
+    await client.close();
+    expect(fill.status).toBe("filled");
+
+    await lb.svc.refresher.cycle();
+    const board = await lb.board("?network=testnet");
+    expect(board.agents.map((a) => a.display_name)).toEqual(["Depositor", "Trader", "Withdrawer"]);
+    expect(board.agents.map((a) => a.rank)).toEqual([1, 2, 3]);
+    const [dep, trd, wdr] = board.agents as [BoardEntry, BoardEntry, BoardEntry];
+    expect(dep).toMatchObject({ pnl: 500.13, account_value: 10500.126, net_deposits: 500.13, pnl_adjusted: 0 });
+    expect(wdr).toMatchObject({ pnl: -200, account_value: 9799.996, net_deposits: -200, pnl_adjusted: 0 });
+    expect(trd.positions_count).toBe(1);
+    expect(trd.net_deposits).toBe(0);
+    expect(trd.pnl_adjusted).toBe(trd.pnl);
+    expect(trd.pnl).toBeLessThan(0.01 * 3400 * 0.2); // fees and spread, nothing like a deposit
+    for (const a of board.agents) {
+      expect(a.address).toBe(a.address.toLowerCase());
+      expect(a.network).toBe("testnet");
+      expect(a.registered_at).toBeGreaterThan(Date.now() - 60_000);
+      expect(a).not.toHaveProperty("stale");
+      expect(Math.round(a.pnl * 100) / 100).toBe(a.pnl);
+    }
+    expect(board.last_updated).toBeGreaterThanOrEqual(early.last_updated);
+  });
+
+  it("re-registering changes nothing and returns the stored baseline", async () => {
+    const lb = await startBoard();
+    const w = wallet();
+    await lb.post({ address: w.address, display_name: "first" });
+    await simAdmin(sim.url, "deposit", w.address, "1000");
+    const again = await lb.post({ address: w.address.toUpperCase().replace("0X", "0x"), display_name: "second" });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ registered: true, new: false, initial_account_value: 10000 });
+    await lb.svc.refresher.cycle();
+    const board = await lb.board();
+    expect(board.total_agents).toBe(1);
+    expect(board.agents[0]).toMatchObject({ display_name: "first", pnl: 1000, pnl_adjusted: 0, net_deposits: 1000 });
+  });
+
+  it("marks only the agent whose query fails as stale, keeping its last values, and never waits on a slow one", async () => {
+    const lb = await startBoard();
+    const ok = wallet();
+    const failing = wallet();
+    const slow = wallet();
+    for (const [w, name] of [
+      [ok, "ok"],
+      [failing, "failing"],
+      [slow, "slow"],
+    ] as const) {
+      expect((await lb.post({ address: w.address, display_name: name })).status).toBe(200);
+    }
+    await simAdmin(sim.url, "deposit", failing.address, "50");
+    await lb.svc.refresher.cycle();
+
+    proxy.failing.add(failing.address.toLowerCase());
+    proxy.hanging.add(slow.address.toLowerCase());
+    await simAdmin(sim.url, "deposit", ok.address, "75");
+    await simAdmin(sim.url, "deposit", failing.address, "999");
+    try {
+      const started = Date.now();
+      await lb.svc.refresher.cycle();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const board = await lb.board();
+      const by = new Map(board.agents.map((a) => [a.display_name, a]));
+      expect(by.get("ok")).toMatchObject({ pnl: 75 });
+      expect(by.get("ok")).not.toHaveProperty("stale");
+      expect(by.get("failing")).toMatchObject({ stale: true, pnl: 50, account_value: 10050 });
+      expect(by.get("slow")).toMatchObject({ stale: true, pnl: 0 });
+      expect(board.total_agents).toBe(3);
+    } finally {
+      proxy.failing.clear();
+      proxy.hanging.clear();
+    }
+    await lb.svc.refresher.cycle();
+    const healed = await lb.board();
+    expect(healed.agents.every((a) => !("stale" in a))).toBe(true);
+    expect(healed.agents.find((a) => a.display_name === "failing")).toMatchObject({ pnl: 1049, pnl_adjusted: 0 });
+  });
+
+  it("answers 502 with the exchange's failure when the baseline cannot be read", async () => {
+    const lb = await startBoard();
+    const w = wallet();
+    proxy.failing.add(w.address.toLowerCase());
+    try {
+      const r = await lb.post({ address: w.address });
+      expect(r.status).toBe(502);
+      expect(String(r.body.error)).toMatch(/^Failed to query Hyperliquid: /);
+    } finally {
+      proxy.failing.clear();
+    }
+    expect((await lb.board()).total_agents).toBe(0);
+  });
+
+  it("validates every registration field with JSON errors", async () => {
+    const lb = await startBoard();
+    const w = wallet();
+    for (const address of [undefined, "", "0x123", `${w.address}0`, w.address.slice(2), `0x${"g".repeat(40)}`, 42]) {
+      const r = await lb.post({ address });
+      expect(r.status, String(address)).toBe(400);
+      expect(r.body).toEqual({ error: INVALID });
+    }
+    const net = await lb.post({ address: w.address, network: "paper" });
+    expect(net.status).toBe(400);
+    expect(String(net.body.error)).toMatch(/network/);
+    const long = await lb.post({ address: w.address, display_name: "x".repeat(33) });
+    expect(long.status).toBe(400);
+    expect(String(long.body.error)).toMatch(/32 characters/);
+    const notJson = await fetch(`${lb.base}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{nope",
+    });
+    expect(notJson.status).toBe(400);
+    expect((await lb.board()).total_agents).toBe(0);
+
+    const exact = await lb.post({ address: w.address, display_name: "y".repeat(32), network: "mainnet" });
+    expect(exact.status).toBe(200);
+    expect(exact.body.network).toBe("mainnet");
+    const mainnet = await lb.board("?network=mainnet");
+    expect(mainnet.agents[0]?.display_name).toBe("y".repeat(32));
+    expect((await lb.board()).total_agents).toBe(0);
+    const badNet = await lb.board("?network=paper");
+    expect(badNet.status).toBe(400);
+  });
+
+  it("rate-limits registrations per client with 429", async () => {
+    const lb = await startBoard({ LEADERBOARD_REGISTER_PER_MIN: "1", LEADERBOARD_REGISTER_BURST: "2" });
+    expect((await lb.post({ address: "bad" })).status).toBe(400);
+    expect((await lb.post({ address: "bad" })).status).toBe(400);
+    const limited = await lb.post({ address: wallet().address });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(String(limited.body.error)).toMatch(/Too many/);
+  });
+
+  it("serves health, CORS preflight, metrics, pages and pagination", async () => {
+    const lb = await startBoard();
+    const health = await fetch(`${lb.base}/health`);
+    const h = (await health.json()) as { status: string; uptime_s: number };
+    expect(h.status).toBe("ok");
+    expect(Number.isInteger(h.uptime_s)).toBe(true);
+    const pre = await fetch(`${lb.base}/api/register`, { method: "OPTIONS" });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("*");
+    expect((await fetch(`${lb.base}/api/leaderboard`)).headers.get("access-control-allow-origin")).toBe("*");
+    const page = await fetch(`${lb.base}/`);
+    expect(await page.text()).toContain("/app.js");
+    expect((await fetch(`${lb.base}/app.js`)).status).toBe(200);
+    for (const name of ["a", "b", "c"]) await lb.post({ address: wallet().address, display_name: name });
+    const metrics = await (await fetch(`${lb.base}/metrics`)).text();
+    expect(metrics).toMatch(/leaderboard_agents\{[^}]*network="testnet"[^}]*\} 3/);
+    const slice = await lb.board("?limit=1&offset=1");
+    expect(slice.agents.map((a) => a.rank)).toEqual([2]);
+    expect(slice.total_agents).toBe(3);
+    expect((await lb.board("?limit=-1")).status).toBe(400);
+  });
+});

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { LIQUIDATOR } from "../../../src/sim/venue/index.ts";
+import { ALICE, BOB, BTC, CAROL, T0, testVenue } from "./helpers.ts";
+
+const HOUR = 3_600_000;
+const VXX = 120000;
+
+describe("funding", () => {
+  it("settles the main-dex hourly rate from the impact-price premium: P + clamp(0.0000125 − P, ±0.0005)", () => {
+    const t = testVenue();
+    t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.1" });
+    t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.1" });
+    // Carol's quotes sit above the 97000 oracle: impact bid 97900, impact ask 98000.
+    t.order(CAROL, { a: BTC, b: true, p: "97900", s: "1" });
+    t.order(CAROL, { a: BTC, b: false, p: "98000", s: "1" });
+    const [, ctxs] = t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, Record<string, unknown>[]];
+    expect(ctxs[0]).toMatchObject({
+      premium: "0.00927835",
+      funding: "0.00877835",
+      impactPxs: ["97900", "98000"],
+      midPx: "97950",
+      markPx: "97900",
+      oraclePx: "97000",
+      openInterest: "0.1",
+      dayNtlVlm: "9700",
+      dayBaseVlm: "0.1",
+    });
+    t.clock.now = T0 + HOUR - 1;
+    t.venue.advance(t.clock.now);
+    expect(t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: T0 })).toEqual([]);
+    t.clock.now = T0 + HOUR + 10;
+    t.venue.advance(t.clock.now);
+    expect(t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: T0 })).toEqual([
+      { coin: "BTC", fundingRate: "0.00877835", premium: "0.00927835", time: T0 + HOUR },
+    ]);
+    const alice = t.venue.info({ type: "userFunding", user: ALICE, startTime: T0 }) as { delta: Record<string, unknown> }[];
+    expect(alice.map((u) => u.delta)).toEqual([
+      { type: "funding", coin: "BTC", usdc: "-85.149995", szi: "0.1", fundingRate: "0.00877835", nSamples: 720 },
+    ]);
+    const bob = t.venue.info({ type: "userFunding", user: BOB }) as { delta: Record<string, unknown> }[];
+    expect(bob[0]!.delta).toMatchObject({ usdc: "85.149995", szi: "-0.1" });
+    expect(t.state(ALICE).assetPositions[0]!.position.cumFunding).toEqual({
+      allTime: "85.149995",
+      sinceOpen: "85.149995",
+      sinceChange: "85.149995",
+    });
+    const predicted = t.venue.info({ type: "predictedFundings" }) as [string, [string, Record<string, unknown>][]][];
+    expect(predicted[0]).toEqual(["BTC", [["HlPerp", { fundingRate: "0.00877835", nextFundingTime: T0 + 2 * HOUR, fundingIntervalHours: 1 }]]]);
+    expect(predicted.map((p) => p[0])).not.toContain("yex:VXX");
+  });
+
+  it("pays the baseline 0.0000125 when the book gives no premium", () => {
+    const t = testVenue();
+    t.order(BOB, { a: BTC, b: false, p: "97000", s: "1" });
+    t.order(ALICE, { a: BTC, b: true, p: "97000", s: "1" });
+    t.venue.advance(T0 + HOUR);
+    const [h] = t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: 0 }) as { fundingRate: string }[];
+    expect(h!.fundingRate).toBe("0.0000125");
+    const [u] = t.venue.info({ type: "userFunding", user: ALICE }) as { delta: { usdc: string } }[];
+    expect(u!.delta.usdc).toBe("-1.2125");
+  });
+
+  it("uses the HIP-3 premium ½(impactBid + impactAsk)/oracle − 1 and charges isolated margin", () => {
+    const t = testVenue();
+    t.order(BOB, { a: VXX, b: false, p: "45", s: "10" });
+    t.order(ALICE, { a: VXX, b: true, p: "45", s: "10" });
+    t.order(CAROL, { a: VXX, b: true, p: "45.1", s: "200" });
+    t.order(CAROL, { a: VXX, b: false, p: "45.3", s: "200" });
+    t.venue.advance(T0 + HOUR);
+    const [h] = t.venue.info({ type: "fundingHistory", coin: "yex:VXX", startTime: 0 }) as Record<string, unknown>[];
+    expect(h).toEqual({ coin: "yex:VXX", fundingRate: "0.00394444", premium: "0.00444444", time: T0 + HOUR });
+    const pos = t.state(ALICE, "yex").assetPositions[0]!.position;
+    // 10 × 45 × 0.00394444 = 1.774998 paid out of the isolated margin (90 at 5x); mark 45.1 adds 1 of uPnL.
+    expect(pos.marginUsed).toBe("89.225002");
+  });
+
+  it("settles each missed hour when time jumps", () => {
+    const t = testVenue();
+    t.venue.advance(T0 + 3 * HOUR + 1);
+    expect(t.venue.info({ type: "fundingHistory", coin: "ETH", startTime: 0 })).toHaveLength(3);
+    expect((t.venue.info({ type: "fundingHistory", coin: "ETH", startTime: T0 + 2 * HOUR }) as unknown[]).length).toBe(2);
+  });
+});
+
+describe("liquidation", () => {
+  it("takes over a cross account below maintenance margin at the mark price", () => {
+    const t = testVenue({ balance: "1000" });
+    t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.2" });
+    t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.2" });
+    const pos = t.state(ALICE).assetPositions[0]!.position;
+    expect(pos.liquidationPx).toBe("93208.759");
+    t.venue.setOraclePrice("BTC", "93300");
+    t.venue.advance(T0 + 1000);
+    expect(t.state(ALICE).assetPositions).toHaveLength(1);
+    t.venue.setOraclePrice("BTC", "93200");
+    t.venue.advance(T0 + 2000);
+    const s = t.state(ALICE);
+    expect(s.assetPositions).toEqual([]);
+    // 1000 − 8.73 taker fee − 0.2 × 3800 loss
+    expect(s.marginSummary.accountValue).toBe("231.27");
+    const [fill] = t.venue.info({ type: "userFills", user: ALICE }) as Record<string, unknown>[];
+    expect(fill).toMatchObject({
+      coin: "BTC",
+      px: "93200",
+      sz: "0.2",
+      side: "A",
+      dir: "Close Long",
+      closedPnl: "-760",
+      liquidation: { liquidatedUser: ALICE, markPx: "93200", method: "backstop" },
+    });
+    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as { delta: Record<string, unknown> }[];
+    expect(ledger.at(-1)!.delta).toEqual({
+      type: "liquidation",
+      liquidatedNtlPos: "18640",
+      accountValue: "231.27",
+      leverageType: "Cross",
+      liquidatedPositions: [{ coin: "BTC", szi: "0.2" }],
+    });
+    expect(t.state(LIQUIDATOR).assetPositions[0]!.position.szi).toBe("0.2");
+  });
+
+  it("liquidates an isolated position alone, returning its remaining margin", () => {
+    const t = testVenue({ balance: "10000" });
+    t.order(BOB, { a: VXX, b: false, p: "45", s: "100" });
+    t.order(ALICE, { a: VXX, b: true, p: "45", s: "100" });
+    expect(t.state(ALICE, "yex").assetPositions[0]!.position.liquidationPx).toBe("40");
+    t.venue.setOraclePrice("yex:VXX", "39.5");
+    t.venue.advance(T0 + 1000);
+    expect(t.state(ALICE, "yex").assetPositions).toEqual([]);
+    // 10000 − 4.05 fee − 550 loss (margin 900 returns 350)
+    expect(t.state(ALICE).marginSummary.accountValue).toBe("9445.95");
+    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as { delta: Record<string, unknown> }[];
+    expect(ledger.at(-1)!.delta).toMatchObject({ type: "liquidation", leverageType: "Isolated" });
+  });
+
+  it("caps an isolated loss at the position's margin", () => {
+    const t = testVenue({ balance: "10000" });
+    t.order(BOB, { a: VXX, b: false, p: "45", s: "100" });
+    t.order(ALICE, { a: VXX, b: true, p: "45", s: "100" });
+    t.venue.setOraclePrice("yex:VXX", "30");
+    t.venue.advance(T0 + 1000);
+    // The whole 900 margin is lost, not more.
+    expect(t.state(ALICE).marginSummary.accountValue).toBe("9095.95");
+  });
+});

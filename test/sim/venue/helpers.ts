@@ -1,0 +1,57 @@
+import { type SimVenue, createVenue, type MarketSpec } from "../../../src/sim/venue/index.ts";
+import type { Address, ExchangeResponse, WireOrder } from "../../../src/sim/venue.ts";
+
+export const ALICE: Address = "0x1111111111111111111111111111111111111111";
+export const BOB: Address = "0x2222222222222222222222222222222222222222";
+export const CAROL: Address = "0x3333333333333333333333333333333333333333";
+export const BUILDER: Address = "0xb0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
+
+/** 2026-11-22T00:00:00Z: a fixed, hour-aligned start for deterministic tests. */
+export const T0 = Date.UTC(2026, 10, 22);
+
+export interface TestVenue {
+  venue: SimVenue;
+  clock: { now: number };
+  order(user: Address, o: Partial<WireOrder> & { a: number; b: boolean; p: string; s: string }, builder?: { b: Address; f: number }): unknown;
+  ex(user: Address, action: Record<string, unknown>): ExchangeResponse;
+  state(user: Address, dex?: string): ClearinghouseState;
+}
+
+export interface ClearinghouseState {
+  marginSummary: { accountValue: string; totalNtlPos: string; totalRawUsd: string; totalMarginUsed: string };
+  crossMarginSummary: { accountValue: string };
+  withdrawable: string;
+  assetPositions: { position: Record<string, unknown> & { coin: string; szi: string; entryPx: string } }[];
+}
+
+export function testVenue(opts: { seed?: number; markets?: MarketSpec[]; balance?: string } = {}): TestVenue {
+  const clock = { now: T0 };
+  const venue = createVenue({
+    seed: opts.seed ?? 1,
+    clock: () => clock.now,
+    markets: opts.markets,
+    startingBalance: opts.balance ?? "100000",
+  });
+  const ex = (user: Address, action: Record<string, unknown>) =>
+    venue.exchange(action as never, user, clock.now);
+  return {
+    venue,
+    clock,
+    ex,
+    order(user, o, builder) {
+      const w: WireOrder = { r: false, t: { limit: { tif: "Gtc" } }, ...o };
+      const action: Record<string, unknown> = { type: "order", orders: [w], grouping: "na" };
+      if (builder) action.builder = builder;
+      const r = ex(user, action);
+      if (r.status === "err") return { topError: r.response };
+      return (r.response.data as { statuses: unknown[] }).statuses[0];
+    },
+    state(user, dex) {
+      return venue.info({ type: "clearinghouseState", user, ...(dex ? { dex } : {}) }) as ClearinghouseState;
+    },
+  };
+}
+
+export const BTC = 0;
+export const ETH = 1;
+export const SOL = 2;

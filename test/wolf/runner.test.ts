@@ -1,0 +1,239 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { dec } from "../../src/core/decimal.ts";
+import { loadGuard } from "../../src/guard/store.ts";
+import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts";
+import { type ReviewContext, WolfRunner } from "../../src/wolf/runner.ts";
+import { dslDir, loadWolfState, statePath } from "../../src/wolf/state.ts";
+import { wolfStatus, wolfStatusText } from "../../src/wolf/status.ts";
+import { readTrades } from "../../src/wolf/trades.ts";
+import { FakePort } from "./fake-port.ts";
+
+const quiet = (l: string) => (process.env.WOLF_TEST_LOG ? console.log(l) : undefined);
+
+async function setup(extra: WolfConfigInput = {}, port = new FakePort({ ETH: 2500, SOL: 100, BTC: 60000 })) {
+  const dataDir = mkdtempSync(join(tmpdir(), "wolf-"));
+  const config = buildWolfConfig("default", {}, extra);
+  const reviews: ReviewContext[] = [];
+  const open = () =>
+    WolfRunner.open({ port, dataDir, preset: "default", config, log: quiet, onReview: (c) => void reviews.push(c) });
+  const runner = await open();
+  return { port, dataDir, runner, reviews, open, config };
+}
+
+/** Two baseline ticks, then ETH pumps and the third tick enters it. */
+async function enterEth(r: WolfRunner, port: FakePort) {
+  await r.tick();
+  port.clock += 60_000;
+  await r.tick();
+  port.clock += 60_000;
+  port.pump("ETH");
+  await r.tick();
+}
+
+describe("WOLF runner on a fake exchange", () => {
+  it("a mover opens a slot; state.json, trades.jsonl and the guard file agree with the exchange", async () => {
+    const { port, dataDir, runner } = await setup();
+    await enterEth(runner, port);
+    const slot = runner.state.slots[0]!;
+    expect(slot).toMatchObject({ status: "active", coin: "ETH", side: "long", entry_source: "movers_immediate", dsl_phase: 1 });
+    const pos = (await port.positions())[0]!;
+    expect(pos.coin).toBe("ETH");
+    expect(slot.entry_size).toBe(pos.szi);
+    // sized to margin × leverage / mid, rounded down to the asset's size decimals
+    expect(dec(slot.entry_size).times(slot.entry_price).toNumber()).toBeLessThanOrEqual(33_334);
+    expect(slot.entry_size.split(".")[1]?.length ?? 0).toBeLessThanOrEqual(3);
+    const saved = loadWolfState(dataDir);
+    expect(saved.kind === "ok" && saved.state.slots[0]!.entry_size).toBe(slot.entry_size);
+    const trades = readTrades(dataDir);
+    expect(trades).toHaveLength(1);
+    expect(trades[0]).toMatchObject({ instrument: "ETH-PERP", side: "buy", quantity: pos.szi, strategy: "wolf", meta: "entry:movers_immediate" });
+    expect(typeof trades[0]!.price).toBe("string");
+    expect(Number(trades[0]!.fee)).toBeGreaterThan(0);
+    // the guard exists on disk from the moment the position opened, under a per-position id
+    const g = loadGuard(dslDir(dataDir), slot.dsl_position_id);
+    expect(g.kind).toBe("ok");
+    expect(slot.dsl_position_id).toBe(`wolf-0-${slot.opened_at_ms}`);
+    expect(runner.state.total_trades).toBe(1);
+    await runner.close();
+  });
+
+  it("a price crossing the floor between two ticks closes the position from the stream", async () => {
+    const { port, dataDir, runner } = await setup();
+    await enterEth(runner, port);
+    const entry = Number(runner.state.slots[0]!.entry_price);
+    port.clock += 5_000;
+    port.setPrice("ETH", entry * 1.08); // +80 % ROE → tier 3 (lock 64 %, one breach closes)
+    port.clock += 5_000;
+    port.setPrice("ETH", entry * 1.05); // below the 106.4 % lock, before any tick
+    await runner.close(); // waits for the queued stream exit
+    expect(runner.state.slots[0]!.status).toBe("empty");
+    const closed = runner.state.closed_slots.at(-1)!;
+    expect(closed.close_reason).toMatch(/^dsl_close: Phase 2 close: tier 3/);
+    expect(closed.dsl_phase).toBe(2);
+    expect(Number(closed.realized_pnl)).toBeGreaterThan(0);
+    expect(await port.positions()).toEqual([]);
+    const trades = readTrades(dataDir);
+    expect(trades).toHaveLength(2);
+    expect(trades[1]).toMatchObject({ side: "sell", quantity: closed.entry_size });
+    expect(trades[0]!.oid).not.toBe(trades[1]!.oid);
+    expect(runner.state.total_trades).toBe(2);
+    expect(runner.state.tick_count).toBe(3);
+  });
+
+  it("exits only count as closed on a confirmed fill; partial fills are retried with the real sizes (B2, B6)", async () => {
+    const { port, dataDir, runner } = await setup();
+    await enterEth(runner, port);
+    const size = runner.state.slots[0]!.entry_size;
+    port.fillRatio = 0;
+    await runner.exitSlot(0, "manual");
+    expect(runner.state.slots[0]!.status).toBe("closing");
+    expect(runner.state.closed_slots).toEqual([]);
+    port.fillRatio = 0.5;
+    await runner.exitSlot(0, "manual");
+    const half = runner.state.slots[0]!;
+    expect(half.status).toBe("closing");
+    expect(dec(half.exit!.filled_size).gt(0)).toBe(true);
+    port.fillRatio = 1;
+    port.clock += 60_000;
+    await runner.tick(); // the tick retries the unfinished close
+    expect(runner.state.slots[0]!.status).toBe("empty");
+    const exits = readTrades(dataDir).filter((t) => t.side === "sell");
+    expect(exits.length).toBe(2);
+    expect(exits.reduce((s, t) => s.plus(t.quantity), dec(0)).toFixed()).toBe(dec(size).toFixed());
+    expect(new Set(readTrades(dataDir).map((t) => t.oid)).size).toBe(3);
+    const closed = runner.state.closed_slots.at(-1)!;
+    expect(closed.entry_size).toBe(size);
+    // PnL is net of the real fees
+    expect(Number(closed.realized_pnl)).toBeLessThan(0);
+    expect(dec(runner.state.total_pnl).eq(closed.realized_pnl)).toBe(true);
+    await runner.close();
+  });
+
+  it("restart: corrupt state refuses to start; slots are reconciled with the exchange before any entry (B3)", async () => {
+    const { port, dataDir, runner, open } = await setup();
+    await enterEth(runner, port);
+    await runner.close();
+    // a restart with the position still open keeps the slot and its guard (no spurious watchdog close)
+    const again = await open();
+    expect(again.state.slots[0]!.status).toBe("active");
+    expect(again.guards.get(0)).toBeDefined();
+    await again.close();
+    // the position was closed outside WOLF and another one opened by hand
+    port.pos.set("ETH", { szi: dec(0), entry: dec(0) });
+    port.fills.push({ coin: "ETH", side: "sell", size: again.state.slots[0]!.entry_size, price: "2600", fee: "1", time: port.clock, oid: "x1" });
+    port.pos.set("SOL", { szi: dec(-50), entry: dec(100) });
+    const third = await open();
+    expect(third.state.slots.some((s) => s.coin === "ETH")).toBe(false);
+    expect(third.state.closed_slots.at(-1)!.close_reason).toContain("no position on the exchange");
+    expect(third.state.closed_slots.at(-1)!.exit_price).toBe("2600");
+    const adopted = third.state.slots.find((s) => s.coin === "SOL")!;
+    expect(adopted).toMatchObject({ status: "active", side: "short", entry_size: "50", entry_source: "reconciled" });
+    expect(third.guards.get(adopted.slot_id)).toBeDefined();
+    await third.close();
+    writeFileSync(statePath(dataDir), "{broken");
+    await expect(open()).rejects.toThrow(/corrupt/);
+  });
+
+  it("new occupants start clean: no stale signal timestamps or close fields (B5)", async () => {
+    const { port, runner } = await setup({ conviction_collapse_minutes: 1 });
+    await enterEth(runner, port);
+    runner.state.slots[0] = { ...runner.state.slots[0]!, signal_disappeared_ms: 1 };
+    await runner.exitSlot(0, "manual");
+    port.clock += 60_000;
+    port.pump("ETH");
+    await runner.tick();
+    const s = runner.state.slots[0]!;
+    expect(s.status).toBe("active");
+    expect(s.signal_disappeared_ms).toBe(0);
+    expect(s.exit).toBeNull();
+    expect(s.opened_at_ms).toBe(port.clock);
+    await runner.close();
+  });
+
+  it("daily reset at the UTC day boundary on the first tick of the new day, once (persisted)", async () => {
+    const { port, runner, open } = await setup();
+    port.clock = Date.UTC(2026, 0, 5, 23, 59);
+    runner.state.daily_pnl = "-42";
+    runner.state.day = "2026-01-05";
+    await runner.tick();
+    expect(runner.state.daily_pnl).toBe("-42");
+    port.clock = Date.UTC(2026, 0, 6, 7, 30); // the first tick of the day lands hours late
+    await runner.tick();
+    expect(runner.state.daily_pnl).toBe("0");
+    expect(runner.state.day).toBe("2026-01-06");
+    runner.state.daily_pnl = "-7";
+    await runner.close();
+    const again = await open();
+    await again.tick();
+    expect(again.state.daily_pnl).toBe("-7");
+    await again.close();
+  });
+
+  it("calls the review hook every review_interval_ticks and once a day after the review hour", async () => {
+    const { port, runner, reviews } = await setup({ review_interval_ticks: 2, review_hour_utc: 4 });
+    port.clock = Date.UTC(2026, 0, 5, 3, 0);
+    await runner.tick();
+    expect(reviews).toEqual([]);
+    port.clock = Date.UTC(2026, 0, 5, 4, 1);
+    await runner.tick();
+    expect(reviews.map((r) => r.reason)).toEqual(["interval", "daily"]);
+    await runner.tick();
+    await runner.tick();
+    expect(reviews.map((r) => r.reason)).toEqual(["interval", "daily", "interval"]);
+    await runner.close();
+  });
+
+  it("writes movers and scanner history under $DATA_DIR at the contract paths", async () => {
+    const { port, dataDir, runner } = await setup();
+    await enterEth(runner, port);
+    expect(existsSync(join(dataDir, "movers", "scan-history.json"))).toBe(true);
+    expect(existsSync(join(dataDir, "scanner", "scan-history.json"))).toBe(true);
+    expect(readdirSync(join(dataDir, "wolf"))).toEqual(expect.arrayContaining(["state.json", "trades.jsonl", "dsl"]));
+    await runner.close();
+  });
+});
+
+describe("status mapping (B7)", () => {
+  it("shows the real side, ROE, DSL phase, slot count and recent closes", async () => {
+    const { port, runner } = await setup({}, new FakePort({ ETH: 2500, SOL: 100 }));
+    await enterEth(runner, port);
+    port.clock += 1000;
+    port.setPrice("ETH", Number(runner.state.slots[0]!.entry_price) * 1.002);
+    const st = wolfStatus(runner.state);
+    expect(st).toMatchObject({ status: "running", engine: "wolf", max_slots: 3, total_trades: 1, tick_count: 3 });
+    expect(st.active_slots[0]).toMatchObject({ slot_id: 0, instrument: "ETH-PERP", side: "long", dsl_phase: 1, status: "active" });
+    expect(st.active_slots[0]!.roe_pct).toBeCloseTo(2, 1);
+    expect(st.positions[0]).toMatchObject({ slot: 0, market: "ETH-PERP", side: "long", phase: 1 });
+    expect(st.positions[0]!.size).toBe(Number(runner.state.slots[0]!.entry_size));
+    const text = wolfStatusText(runner.state);
+    expect(text).toContain("WOLF Orchestrator — default preset");
+    expect(text).toMatch(/Tick: 3 \| Daily PnL: \$\+0\.00 .*\| Slots: 1\/3/);
+    expect(text).toMatch(/Slot 0: ETH-PERP LONG [\d.]+ @ [\d.]+ \| ROE: \+2\.0% \| Phase 1/);
+    expect(text).toContain("Slot 1: (empty)");
+    for (let i = 0; i < 7; i++) runner.state.closed_slots.push({ ...runner.state.closed_slots[0]!, ...fakeClosed(i) });
+    expect(wolfStatus(runner.state).closed_slots.map((c) => c.slot_id)).toEqual([2, 3, 4, 5, 6]);
+    await runner.close();
+  });
+});
+
+function fakeClosed(i: number) {
+  return {
+    slot_id: i,
+    instrument: "SOL-PERP",
+    side: "short" as const,
+    entry_size: "1",
+    entry_price: "100",
+    exit_price: "99",
+    realized_pnl: "1",
+    roe_pct: 10,
+    close_reason: "x",
+    dsl_phase: 2,
+    opened_at_ms: 1,
+    closed_at_ms: 2,
+    entry_source: "scanner",
+    fees: "0",
+  };
+}

@@ -1,0 +1,80 @@
+// Points page: enter a wallet, see its BTCSWP launch points from the points API.
+const $ = (id) => document.getElementById(id);
+
+function text(tag, value, cls) {
+  const el = document.createElement(tag);
+  el.textContent = value;
+  if (cls) el.className = cls;
+  return el;
+}
+
+function stat(label, value) {
+  const el = document.createElement("div");
+  el.className = "stat";
+  el.append(text("b", label), text("span", value));
+  return el;
+}
+
+function render(p) {
+  const out = $("result");
+  out.replaceChildren();
+  out.append(text("div", `${p.total_points} points`, "total"));
+  const grid = document.createElement("div");
+  grid.className = "grid";
+  grid.append(
+    stat("Eligible volume (USD)", p.eligible_volume_usd),
+    stat("Provisional points", p.provisional_points),
+    stat("Fills (eligible / total)", `${p.fills_eligible} / ${p.fills_total}`),
+    stat("Out of band", String(p.excluded.out_of_band)),
+    stat("No eligible builder", String(p.excluded.no_builder)),
+    stat("Over daily cap", String(p.excluded.capped)),
+    stat("No oracle mark", String(p.excluded.no_mark)),
+    stat("As of", p.as_of.replace("T", " ").slice(0, 19)),
+  );
+  out.append(grid);
+  const table = document.createElement("table");
+  const head = document.createElement("tr");
+  for (const h of ["Day (UTC)", "Points", "Eligible USD", "Capped USD"]) head.append(text("th", h));
+  table.append(head);
+  for (const d of p.by_day) {
+    const row = document.createElement("tr");
+    for (const v of [d.date, d.points, d.eligible_volume_usd, d.capped_volume_usd]) row.append(text("td", v));
+    table.append(row);
+  }
+  out.append(table);
+}
+
+async function lookup(wallet) {
+  $("result").replaceChildren(text("p", "Loading…"));
+  try {
+    const res = await fetch(`/points/market-address/${encodeURIComponent(wallet)}`);
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+    render(body);
+    history.replaceState(null, "", `?wallet=${wallet}`);
+  } catch (err) {
+    $("result").replaceChildren(text("p", err.message, "error"));
+  }
+}
+
+$("lookup").addEventListener("submit", (e) => {
+  e.preventDefault();
+  lookup($("wallet").value.trim());
+});
+
+fetch("/points/market-config")
+  .then((r) => r.json())
+  .then((c) => {
+    $("rules").textContent =
+      `points = volume/1000 × ${c.market_multiplier} × (maker ${c.role_multipliers.maker} | taker ${c.role_multipliers.taker}), ` +
+      `within ±${c.oracle_band.bps} bps of the oracle mark, up to $${c.daily_cap.eligible_volume_usd.toLocaleString()} per UTC day.`;
+  })
+  .catch(() => {
+    $("rules").textContent = "Market config unavailable.";
+  });
+
+const initial = new URLSearchParams(location.search).get("wallet");
+if (initial) {
+  $("wallet").value = initial;
+  lookup(initial);
+}

@@ -43,10 +43,11 @@ function seed(store: AgentStore, n: number): void {
 }
 
 /** GET a path and drain the body; resolves with the elapsed milliseconds. */
-function get(agent: Agent, port: number, path: string): Promise<number> {
+function get(agent: Agent, port: number, path: string, gzip: boolean): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, agent }, (res) => {
+    const headers = gzip ? { "accept-encoding": "gzip" } : {};
+    const req = request({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
       res.on("data", () => undefined);
       res.on("end", () => resolve(performance.now() - t0));
       res.on("error", reject);
@@ -80,17 +81,25 @@ async function reads(r: BenchReporter, dir: string): Promise<void> {
   });
   const port = await listen(svc.app, 0);
   const t0 = performance.now();
-  svc.refresher.rebuild("testnet");
-  r.figure({ name: `board rebuild, ${AGENTS} agents (rank + serialise)`, value: performance.now() - t0, unit: "ms" });
+  const board = svc.refresher.rebuild("testnet");
+  r.figure({
+    name: `board rebuild, ${AGENTS} agents (rank + serialise)`,
+    value: performance.now() - t0,
+    unit: "ms",
+  });
+  for (let i = 0; i < 200 && !board.gzip; i++) await new Promise((res) => setTimeout(res, 10));
+  r.figure({ name: "full board body", value: board.body.length / 1024, unit: "KiB" });
+  r.figure({ name: "full board body, gzip", value: (board.gzip?.length ?? Number.NaN) / 1024, unit: "KiB" });
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   try {
-    for (const [label, path] of [
-      ["full board", "/api/leaderboard?network=testnet"],
-      ["first 100", "/api/leaderboard?network=testnet&limit=100"],
+    for (const [label, path, gzip] of [
+      ["full board, gzip", "/api/leaderboard?network=testnet", true],
+      ["full board, identity", "/api/leaderboard?network=testnet", false],
+      ["first 100", "/api/leaderboard?network=testnet&limit=100", false],
     ] as const) {
-      for (let i = 0; i < 200; i++) await get(agent, port, path);
+      for (let i = 0; i < 200; i++) await get(agent, port, path, gzip);
       const samples: number[] = [];
-      for (let i = 0; i < 2000; i++) samples.push(await get(agent, port, path));
+      for (let i = 0; i < 2000; i++) samples.push(await get(agent, port, path, gzip));
       r.figure({
         name: `read p99, ${label}, ${AGENTS} agents (sequential)`,
         value: percentile(samples, 99),
@@ -103,12 +112,16 @@ async function reads(r: BenchReporter, dir: string): Promise<void> {
       await Promise.all(
         Array.from({ length: 8 }, async () => {
           while (performance.now() - started < 2000) {
-            await get(agent, port, path);
+            await get(agent, port, path, gzip);
             done++;
           }
         }),
       );
-      r.figure({ name: `reads/s, ${label}, 8 connections`, value: done / ((performance.now() - started) / 1000), unit: "req/s" });
+      r.figure({
+        name: `reads/s, ${label}, 8 connections`,
+        value: done / ((performance.now() - started) / 1000),
+        unit: "req/s",
+      });
     }
   } finally {
     agent.destroy();
@@ -121,7 +134,10 @@ async function refresh(r: BenchReporter, dir: string): Promise<void> {
   // The sim world is ours: give the client a budget it can fill, and check it was never exceeded.
   const weightPerMinute = 1_200_000;
   const budget = new CountingBudget({ weightPerMinute });
-  const accounts = await hlAccountSource({ testnet: world.url, mainnet: world.url }, 30_000, { env: {}, budget });
+  const accounts = await hlAccountSource({ testnet: world.url, mainnet: world.url }, 30_000, {
+    env: {},
+    budget,
+  });
   const store = new AgentStore(join(dir, "refresh.db"));
   seed(store, AGENTS);
   const refresher = new Refresher({
@@ -140,21 +156,35 @@ async function refresh(r: BenchReporter, dir: string): Promise<void> {
     const seconds = (performance.now() - t0) / 1000;
     const weight = budget.spent - spentBefore;
     const perAgent = weight / AGENTS;
-    r.figure({ name: `full refresh, ${AGENTS} agents on the sim world`, value: seconds, unit: "s", target: { op: "<", value: 600 } });
-    r.figure({ name: "refresh failures", value: report?.failed ?? -1, unit: "agents", target: { op: "<=", value: 0 } });
+    r.figure({
+      name: `full refresh, ${AGENTS} agents on the sim world`,
+      value: seconds,
+      unit: "s",
+      target: { op: "<", value: 600 },
+    });
+    r.figure({
+      name: "refresh failures",
+      value: report?.failed ?? -1,
+      unit: "agents",
+      target: { op: "<=", value: 0 },
+    });
     r.figure({ name: "request weight per agent per refresh", value: perAgent, unit: "weight" });
     r.figure({
-      name: "weight rate used during refresh (budget 1.2M/min)",
+      name: "weight rate used (client budget 1.2M/min; the sim is the bottleneck)",
       value: weight / (seconds / 60),
       unit: "weight/min",
-      target: { op: "<=", value: weightPerMinute * 1.01 + budget.capacity / (seconds / 60) },
+      target: { op: "<=", value: weightPerMinute },
     });
     r.figure({
       name: `full refresh at Hyperliquid's 1200 weight/min, ${AGENTS} agents (projected)`,
-      value: (weight / 1200) * 60 / 60,
+      value: weight / 1200,
       unit: "min",
     });
-    r.figure({ name: "agents refreshed per 45 s cycle at 1200 weight/min", value: (1200 * 0.75) / perAgent, unit: "agents" });
+    r.figure({
+      name: "agents refreshed per 45 s cycle at 1200 weight/min",
+      value: (1200 * 0.75) / perAgent,
+      unit: "agents",
+    });
   } finally {
     await refresher.stop();
     store.close();

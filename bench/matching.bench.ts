@@ -24,7 +24,10 @@ interface Step {
 
 export function scenario(n: number, seed: number): { steps: Step[]; users: Address[] } {
   const rnd = prng(seed);
-  const users = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}` as Address);
+  const users = Array.from(
+    { length: 40 },
+    (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}` as Address,
+  );
   const coins = [
     { a: 0, mid: 97000, pxDp: 0, lot: 0.00001, sz: 0.01 }, // BTC: whole-dollar ticks (5 significant figures)
     { a: 1, mid: 34000, pxDp: 1, lot: 0.0001, sz: 0.2 }, // ETH: 0.1 ticks
@@ -57,7 +60,13 @@ export function scenario(n: number, seed: number): { steps: Step[]; users: Addre
     const tif = crossing && rnd() < 0.5 ? "Ioc" : "Gtc";
     steps.push({
       user,
-      action: { type: "order", orders: [{ a: c.a, b: isBuy, p: String(Number(px)), s: String(Number(sz)), r: false, t: { limit: { tif } } }], grouping: "na" },
+      action: {
+        type: "order",
+        orders: [
+          { a: c.a, b: isBuy, p: String(Number(px)), s: String(Number(sz)), r: false, t: { limit: { tif } } },
+        ],
+        grouping: "na",
+      },
     });
     if (tif === "Gtc") open.push({ a: c.a, oid: nextOid });
     nextOid++;
@@ -76,6 +85,7 @@ export default async function (r: BenchReporter): Promise<void> {
   for (let i = 0; i < 20_000; i++) warm.exchange(steps[i]!.action, steps[i]!.user, i);
 
   let fills = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i]!;
@@ -87,6 +97,19 @@ export default async function (r: BenchReporter): Promise<void> {
     }
   }
   const secs = (performance.now() - t0) / 1000;
-  r.figure({ name: "matching: actions/s (60% rest, 20% cross, 20% cancel)", value: n / secs, unit: "orders/s", target: { op: ">=", value: 100_000 } });
+  const cpu = process.cpuUsage(cpu0);
+  // CPU time of this (single-threaded) process: "on one core", robust to other load on the machine.
+  const cpuSecs = (cpu.user + cpu.system) / 1e6;
+  r.figure({
+    name: "matching: orders/s per core-second (CPU time)",
+    value: n / cpuSecs,
+    unit: "orders/s",
+    target: { op: ">=", value: 100_000 },
+  });
+  r.figure({
+    name: "matching: orders/s wall clock (60% rest, 20% cross, 20% cancel)",
+    value: n / secs,
+    unit: "orders/s",
+  });
   r.figure({ name: "matching: taker orders filled in the run", value: fills, unit: "orders" });
 }

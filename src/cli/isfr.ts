@@ -20,15 +20,22 @@ export function register(program: Command): void {
   const isfr = program.command("isfr").description("ISFR: the Implied Secured Funding Rate index");
   isfr
     .command("serve")
-    .description("Publish ISFR snapshots and serve the API and page under /isfr (ISFR_PORT, default 8200)")
+    .description(
+      "Publish ISFR snapshots and serve the API and page under /isfr (ISFR_PORT, default 8200); on paper the sources are the sim world's",
+    )
     .option("--port <port>", "port to listen on (default ISFR_PORT, else 8200)")
     .option(
       "--network <network>",
       "exchange for the funding sources: mainnet | testnet | paper (default HL_NETWORK, else paper)",
     )
     .action(async (opts: { port?: string; network?: string }) => {
-      const config = isfrConfig(process.env, { port: portOption(opts.port) });
-      const session = await openClientSession({ network: resolveNetwork(opts.network), paperWallet: false });
+      const network = resolveNetwork(opts.network);
+      const session = await openClientSession({ network, paperWallet: false });
+      // On paper the sim world also stands in for the yields API, so ISFR runs offline.
+      const config = isfrConfig(process.env, {
+        port: portOption(opts.port),
+        defaultYieldsUrl: network === "paper" ? `${session.client.apiUrl}/yields` : undefined,
+      });
       for (const note of session.notes) process.stderr.write(`${note}\n`);
       const service = createIsfrService(config, { funding: hlFundingPort(session.client) });
       const port = await listen(service.app, config.port, config.host);

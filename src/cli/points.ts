@@ -58,7 +58,11 @@ export function register(program: Command): void {
         throw new UserError("stdin is not JSON: expected an array of fills");
       }
       try {
-        const result = scoreFillsInput(cfg.rules, cfg.builders.map((b) => b.address), input);
+        const result = scoreFillsInput(
+          cfg.rules,
+          cfg.builders.map((b) => b.address),
+          input,
+        );
         process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       } catch (err) {
         if (err instanceof RangeError) throw new UserError(err.message);

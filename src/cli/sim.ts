@@ -13,7 +13,8 @@ interface ServeOptions {
 
 function intOption(name: string, raw: string, min: number, max: number): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UserError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UserError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
@@ -33,10 +34,13 @@ export function register(program: Command): void {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
       const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
       const speed = opts.speed === undefined ? 1 : Number(opts.speed);
-      if (!(speed > 0 && speed <= 10_000)) throw new UserError(`--speed must be a number above 0 and at most 10000, got "${opts.speed}"`);
+      if (!(speed > 0 && speed <= 10_000))
+        throw new UserError(`--speed must be a number above 0 and at most 10000, got "${opts.speed}"`);
       const startingBalance = opts.startingBalance;
       if (startingBalance !== undefined && !/^\d+(\.\d{1,6})?$/.test(startingBalance)) {
-        throw new UserError(`--starting-balance must be a USDC amount such as 10000, got "${startingBalance}"`);
+        throw new UserError(
+          `--starting-balance must be a USDC amount such as 10000, got "${startingBalance}"`,
+        );
       }
       let world: Awaited<ReturnType<typeof startSimWorld>>;
       try {
@@ -44,16 +48,21 @@ export function register(program: Command): void {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === "EADDRINUSE") {
-          throw new UserError(`port ${port} on ${opts.host} is already in use; choose another with --port (or SIM_PORT)`);
+          throw new UserError(
+            `port ${port} on ${opts.host} is already in use; choose another with --port (or SIM_PORT)`,
+          );
         }
-        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new UserError(`cannot listen on --host ${opts.host}`);
+        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+          throw new UserError(`cannot listen on --host ${opts.host}`);
         throw err;
       }
       process.stdout.write(`sim world listening on ${world.url} (seed ${seed}, speed ${speed})\n`);
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", () => resolve());
-        process.once("SIGTERM", () => resolve());
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
       });
+      // A second signal while closing means "now".
+      process.once(signal, () => process.exit(130));
       await world.close();
     });
 }

@@ -1,6 +1,7 @@
+import { join } from "node:path";
 import type { Command } from "commander";
-import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import type { Network } from "../config/defaults.ts";
+import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
@@ -14,7 +15,9 @@ import { moversOnce, scanOnce } from "../signals/run.ts";
 import type { ScanResult } from "../signals/scanner.ts";
 import { SCANNER_PRESETS, scannerConfig } from "../signals/scanner-config.ts";
 import { CandleCache } from "../signals/source.ts";
-import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES } from "../wolf/config.ts";
+import { readJson } from "../store/atomic.ts";
+import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES, type WolfConfigInput } from "../wolf/config.ts";
+import { StandaloneGuard } from "../wolf/dsl-runner.ts";
 import { HlWolfPort } from "../wolf/hl-port.ts";
 import { WolfRunner } from "../wolf/runner.ts";
 import { dslDir, loadWolfState } from "../wolf/state.ts";
@@ -38,7 +41,8 @@ function dataDirOf(o: NetOpts): string {
 
 function networkOf(o: NetOpts): Network {
   if (o.mock) {
-    if (o.network && o.network !== "paper") throw new UserError("--mock means the paper network; drop --network");
+    if (o.network && o.network !== "paper")
+      throw new UserError("--mock means the paper network; drop --network");
     return "paper";
   }
   return resolveNetwork(o.network);
@@ -63,8 +67,21 @@ const withNet = (c: Command) =>
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)");
 
+/** A JSON file of WOLF config fields (or `{"wolf": {...}}`); preset < file < flags. */
+function readConfigFile(path: string): WolfConfigInput {
+  const r = readJson<unknown>(path);
+  if (r.kind === "missing") throw new UserError(`config file ${path} not found`);
+  if (r.kind === "corrupt") throw new UserError(`config file ${path} is not valid JSON: ${r.error}`);
+  const v = r.value;
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new UserError(`config file ${path} must hold a JSON object`);
+  const inner = (v as Record<string, unknown>).wolf;
+  return (typeof inner === "object" && inner !== null ? inner : v) as WolfConfigInput;
+}
+
 interface WolfRunOpts extends NetOpts {
   preset: string;
+  config?: string;
   maxTicks: number;
   tick?: number;
   budget?: number;
@@ -77,7 +94,11 @@ interface WolfRunOpts extends NetOpts {
 
 async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
   const tickSeconds = o.tick ?? tickFromEnv();
-  const config = buildWolfConfig(o.preset, { budget: o.budget, slots: o.slots, leverage: o.leverage, tickSeconds });
+  const config = buildWolfConfig(
+    o.preset,
+    { budget: o.budget, slots: o.slots, leverage: o.leverage, tickSeconds },
+    o.config ? readConfigFile(o.config) : {},
+  );
   const network = networkOf(o);
   const dir = dataDirOf(o);
   const s = await session(o);
@@ -115,8 +136,17 @@ function registerWolf(program: Command): void {
   const wolf = program.command("wolf").description("WOLF: multi-slot orchestrator with DSL trailing stops");
   const runOpts = (c: Command) =>
     withNet(c)
-      .option("-p, --preset <name>", `preset: ${WOLF_PRESET_NAMES.join(" | ")}`, process.env.WOLF_PRESET || "default")
-      .option("-t, --tick <seconds>", "tick interval (default: WOLF_TICK, else TICK_INTERVAL, else 60)", num("--tick"))
+      .option(
+        "-p, --preset <name>",
+        `preset: ${WOLF_PRESET_NAMES.join(" | ")}`,
+        process.env.WOLF_PRESET || "default",
+      )
+      .option("-c, --config <file>", "JSON file of config fields (overrides the preset)")
+      .option(
+        "-t, --tick <seconds>",
+        "tick interval (default: WOLF_TICK, else TICK_INTERVAL, else 60)",
+        num("--tick"),
+      )
       .option("--budget <usd>", "total budget (margin per slot = budget / slots)", num("--budget"))
       .option("--slots <n>", "number of slots", num("--slots"))
       .option("--leverage <x>", "leverage", num("--leverage"))
@@ -126,7 +156,9 @@ function registerWolf(program: Command): void {
   runOpts(wolf.command("run").description("run the orchestrator"))
     .option("--max-ticks <n>", "stop after this many ticks of this run (0 = forever)", num("--max-ticks"), 0)
     .action((o: WolfRunOpts) => runWolf(o, false));
-  runOpts(wolf.command("once").description("run one tick and exit")).action((o: WolfRunOpts) => runWolf({ ...o, maxTicks: 1 }, true));
+  runOpts(wolf.command("once").description("run one tick and exit")).action((o: WolfRunOpts) =>
+    runWolf({ ...o, maxTicks: 1 }, true),
+  );
   wolf
     .command("status")
     .description("slots, positions and PnL from state.json")
@@ -139,7 +171,9 @@ function registerWolf(program: Command): void {
         return;
       }
       const { wolfStatus } = await import("../wolf/status.ts");
-      process.stdout.write(o.json ? `${JSON.stringify(wolfStatus(r.state), null, 2)}\n` : wolfStatusText(r.state));
+      process.stdout.write(
+        o.json ? `${JSON.stringify(wolfStatus(r.state), null, 2)}\n` : wolfStatusText(r.state),
+      );
     });
   wolf
     .command("presets")
@@ -170,11 +204,19 @@ function registerDsl(program: Command): void {
           `  Decay: ${p.breach_decay_mode}`,
           `  Breach interval: ${p.breach_interval_ms / 1000}s`,
         ];
-        if (p.stagnation_enabled) lines.push(`  Stagnation TP: ROE>=${p.stagnation_min_roe.toFixed(1)}%, timeout=${p.stagnation_timeout_ms / 1000}s`);
+        if (p.stagnation_enabled)
+          lines.push(
+            `  Stagnation TP: ROE>=${p.stagnation_min_roe.toFixed(1)}%, timeout=${p.stagnation_timeout_ms / 1000}s`,
+          );
         lines.push("  Tiers:");
         p.tiers.forEach((t, i) => {
-          const extra = [t.retrace !== undefined ? `retrace=${(t.retrace * 100).toFixed(1)}%` : "", t.max_breaches !== undefined ? `breaches=${t.max_breaches}` : ""].filter(Boolean);
-          lines.push(`    ${i}: trigger=${t.trigger_pct}% -> lock=${t.lock_pct}%${extra.length ? ` (${extra.join(", ")})` : ""}`);
+          const extra = [
+            t.retrace !== undefined ? `retrace=${(t.retrace * 100).toFixed(1)}%` : "",
+            t.max_breaches !== undefined ? `breaches=${t.max_breaches}` : "",
+          ].filter(Boolean);
+          lines.push(
+            `    ${i}: trigger=${t.trigger_pct}% -> lock=${t.lock_pct}%${extra.length ? ` (${extra.join(", ")})` : ""}`,
+          );
         });
         process.stdout.write(`${lines.join("\n")}\n`);
       }
@@ -189,7 +231,9 @@ function registerDsl(program: Command): void {
       const shown = guards.filter((g) => o.all || !g.state.closed);
       if (shown.length === 0) process.stdout.write("No active DSL guards.\n");
       else {
-        process.stdout.write(`${"ID".padEnd(30)}${"Inst".padEnd(12)}${"Dir".padEnd(6)}${"Entry".padStart(12)}${"Tier".padStart(5)}${"ROE%".padStart(8)}${"Breaches".padStart(9)}\n${"-".repeat(82)}\n`);
+        process.stdout.write(
+          `${"ID".padEnd(30)}${"Inst".padEnd(12)}${"Dir".padEnd(6)}${"Entry".padStart(12)}${"Tier".padStart(5)}${"ROE%".padStart(8)}${"Breaches".padStart(9)}\n${"-".repeat(82)}\n`,
+        );
         for (const g of shown) {
           const s = g.state;
           process.stdout.write(
@@ -199,6 +243,54 @@ function registerDsl(program: Command): void {
       }
       for (const name of corrupt) process.stderr.write(`unreadable guard file: ${name}\n`);
     });
+  withNet(dsl.command("start").description("guard an open exchange position with a DSL trailing stop"))
+    .argument("<instrument>", "e.g. ETH-PERP")
+    .option("-p, --preset <name>", DSL_PRESET_NAMES.join(" | "), "tight")
+    .option("-l, --leverage <x>", "leverage the ROE is measured at", num("--leverage"), 10)
+    .option("-t, --tick <seconds>", "poll interval besides the price stream", num("--tick"), 5)
+    .option("--max-ticks <n>", "stop after n polls (0 = until closed)", num("--max-ticks"), 0)
+    .action(
+      async (
+        instrument: string,
+        o: NetOpts & { preset: string; leverage: number; tick: number; maxTicks: number },
+      ) => {
+        const s = await session(o);
+        try {
+          const market = await s.client.market(instrument);
+          const port = new HlWolfPort(s.client);
+          const say = (l: string) => process.stdout.write(`${l}\n`);
+          const guard = await StandaloneGuard.open({
+            port,
+            coin: market.coin,
+            dir: join(dataDirOf(o), "dsl"),
+            preset: o.preset,
+            leverage: o.leverage,
+            log: say,
+          });
+          const g = guard.guard;
+          say(
+            `Guarding ${g.state.instrument} ${g.config.direction} ${g.state.position_size} @ ${g.state.entry_price} | ${o.preset} | ${o.leverage}x | state ${join(dataDirOf(o), "dsl", `${g.state.position_id}.json`)}`,
+          );
+          const unsubscribe = await port
+            .subscribeMids((mids) => {
+              const px = mids[market.coin];
+              if (px !== undefined) void guard.onPrice(Number(px));
+            })
+            .catch(() => undefined);
+          const ac = stopSignal();
+          for (let n = 0; !guard.done && !ac.signal.aborted && (o.maxTicks === 0 || n < o.maxTicks); n++) {
+            const px = (await port.mids())[market.coin];
+            const r = px === undefined ? undefined : await guard.onPrice(Number(px));
+            if (r) say(`${px}  ${r.action}  floor=${r.effective_floor.toFixed(4)}  ${r.reason}`);
+            if (guard.done) break;
+            await new Promise((res) => setTimeout(res, o.tick * 1000));
+          }
+          await unsubscribe?.();
+        } finally {
+          await s.close();
+        }
+      },
+    );
   dsl
     .command("simulate")
     .description("run the guard over a price path and print each decision")
@@ -208,17 +300,35 @@ function registerDsl(program: Command): void {
     .option("-l, --leverage <x>", "leverage", num("--leverage"), 10)
     .option("-p, --preset <name>", DSL_PRESET_NAMES.join(" | "), "tight")
     .option("--step <seconds>", "seconds between prices", num("--step"), 60)
-    .action((o: { entry: number; prices: string; direction: string; leverage: number; preset: string; step: number }) => {
-      if (o.direction !== "long" && o.direction !== "short") throw new UserError("--direction must be long or short");
-      const cfg = dslConfigFromPreset(o.preset, { direction: o.direction, leverage: o.leverage });
-      let st = newDslState({ position_id: "simulate", instrument: "SIM", entry_price: o.entry, position_size: "1", nowMs: 0 });
-      for (const [i, raw] of o.prices.split(",").entries()) {
-        const r = evaluateDsl(cfg, st, Number(raw), (i + 1) * o.step * 1000);
-        st = r.state;
-        process.stdout.write(`${raw.trim().padStart(12)}  ${r.action.padEnd(12)} floor=${r.effective_floor.toFixed(4)}  ${r.reason}\n`);
-        if (r.action === "close") break;
-      }
-    });
+    .action(
+      (o: {
+        entry: number;
+        prices: string;
+        direction: string;
+        leverage: number;
+        preset: string;
+        step: number;
+      }) => {
+        if (o.direction !== "long" && o.direction !== "short")
+          throw new UserError("--direction must be long or short");
+        const cfg = dslConfigFromPreset(o.preset, { direction: o.direction, leverage: o.leverage });
+        let st = newDslState({
+          position_id: "simulate",
+          instrument: "SIM",
+          entry_price: o.entry,
+          position_size: "1",
+          nowMs: 0,
+        });
+        for (const [i, raw] of o.prices.split(",").entries()) {
+          const r = evaluateDsl(cfg, st, Number(raw), (i + 1) * o.step * 1000);
+          st = r.state;
+          process.stdout.write(
+            `${raw.trim().padStart(12)}  ${r.action.padEnd(12)} floor=${r.effective_floor.toFixed(4)}  ${r.reason}\n`,
+          );
+          if (r.action === "close") break;
+        }
+      },
+    );
 }
 
 interface SignalOpts extends NetOpts {
@@ -244,13 +354,22 @@ async function loopScans(o: SignalOpts, once: boolean, scan: (n: number) => Prom
     if (once || (o.maxScans !== 0 && done >= o.maxScans)) break;
     await new Promise<void>((r) => {
       const t = setTimeout(r, o.tick * 1000);
-      ac.signal.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+      ac.signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(t);
+          r();
+        },
+        { once: true },
+      );
     });
   }
 }
 
 function registerScanner(program: Command): void {
-  const scanner = program.command("scanner").description("opportunity scanner (staged funnel, three pillars, BTC macro)");
+  const scanner = program
+    .command("scanner")
+    .description("opportunity scanner (staged funnel, three pillars, BTC macro)");
   const opts = (c: Command) =>
     withNet(c)
       .option("-p, --preset <name>", Object.keys(SCANNER_PRESETS).join(" | "), "default")
@@ -259,7 +378,11 @@ function registerScanner(program: Command): void {
       .option("--score-threshold <n>", "final score minimum", num("--score-threshold"))
       .option("--json", "print each scan as JSON");
   const action = (once: boolean) => async (o: SignalOpts) => {
-    const cfg = scannerConfig(o.preset, { top_n_deep: o.topN, min_volume_24h: o.minVolume, score_threshold: o.scoreThreshold });
+    const cfg = scannerConfig(o.preset, {
+      top_n_deep: o.topN,
+      min_volume_24h: o.minVolume,
+      score_threshold: o.scoreThreshold,
+    });
     const s = await session(o);
     try {
       const port = new HlWolfPort(s.client);
@@ -285,14 +408,17 @@ function registerScanner(program: Command): void {
       const h = readHistory<ScanResult>(scannerHistoryPath(dataDirOf(o))).entries;
       const last = h.at(-1);
       if (!last) return void process.stdout.write("No scan history found.\n");
-      process.stdout.write(`Last scan ${Math.round((Date.now() - last.scan_time_ms) / 1000)}s ago, BTC ${last.btc_macro.trend}\n`);
+      process.stdout.write(
+        `Last scan ${Math.round((Date.now() - last.scan_time_ms) / 1000)}s ago, BTC ${last.btc_macro.trend}\n`,
+      );
       process.stdout.write(formatScan(last, h.length));
     });
   scanner
     .command("presets")
     .description("the scanner presets")
     .action(() => {
-      for (const name of Object.keys(SCANNER_PRESETS)) process.stdout.write(formatScannerPreset(name, scannerConfig(name)));
+      for (const name of Object.keys(SCANNER_PRESETS))
+        process.stdout.write(formatScannerPreset(name, scannerConfig(name)));
     });
 }
 
@@ -330,16 +456,21 @@ function registerMovers(program: Command): void {
       const h = readHistory<MoversScan>(moversHistoryPath(dataDirOf(o))).entries;
       const last = h.at(-1);
       if (!last) return void process.stdout.write("No scan history found.\n");
-      process.stdout.write(`Last scan ${Math.round((Date.now() - last.scan_time_ms) / 1000)}s ago, ${last.signals.length} signals\n`);
+      process.stdout.write(
+        `Last scan ${Math.round((Date.now() - last.scan_time_ms) / 1000)}s ago, ${last.signals.length} signals\n`,
+      );
       last.signals.slice(0, 10).forEach((x, i) => {
-        process.stdout.write(`${i + 1}. ${x.signal_type} ${x.direction} ${x.asset} conf=${x.confidence.toFixed(0)}\n`);
+        process.stdout.write(
+          `${i + 1}. ${x.signal_type} ${x.direction} ${x.asset} conf=${x.confidence.toFixed(0)}\n`,
+        );
       });
     });
   movers
     .command("presets")
     .description("the movers presets")
     .action(() => {
-      for (const name of Object.keys(MOVERS_PRESETS)) process.stdout.write(formatMoversPreset(name, moversConfig(name)));
+      for (const name of Object.keys(MOVERS_PRESETS))
+        process.stdout.write(formatMoversPreset(name, moversConfig(name)));
     });
 }
 

@@ -288,14 +288,19 @@ export class Engine {
     let refused = rejected.length;
     if (plan.place.length > 0) {
       const outcomes = await this.o.gateway.place(plan.place);
+      const reasons = new Set<string>();
       for (const out of outcomes) {
-        if (out.status === "rejected") refused += 1;
-        else sent += 1;
+        if (out.status === "rejected") {
+          refused += 1;
+          reasons.add(out.message);
+        } else sent += 1;
       }
+      if (reasons.size > 0) this.log(`T${this.tickCount + 1} exchange refused: ${[...reasons].join("; ")}`);
       this.stats.total_placed += sent;
       this.stats.total_rejected += outcomes.length - sent;
     }
-    filled += await this.syncFills();
+    // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
+    if (plan.place.some((p) => p.tif === "Ioc")) filled += await this.syncFills();
     this.tickCount += 1;
     this.persist("running");
     this.report({

@@ -1,6 +1,7 @@
+import { dec, num } from "../core/decimal.ts";
 import type { HlClient } from "../exchange/client.ts";
 import type { Market } from "../exchange/symbols.ts";
-import type { BookLevel, Candle, MarketSnapshot } from "../strategies/sdk.ts";
+import type { BookLevel, Candle, MarketNeeds, MarketSnapshot } from "../strategies/sdk.ts";
 import type {
   Cloid,
   GatewayFill,
@@ -17,16 +18,16 @@ const CANDLE_WINDOW_MS = 30 * 60_000;
 const OTHER_VENUES: Record<string, string> = { BinPerp: "binance", BybitPerp: "bybit" };
 
 /**
- * Market data over HlClient: the L2 book (mid, touch, depth, exchange time), the asset context
- * (hourly funding, open interest, 24 h notional volume), and, only when the strategy needs them,
- * 1-minute candles and other venues' predicted funding (normalised to an hourly rate).
+ * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick and, only for
+ * strategies that read them (request weight is budgeted), the asset context (hourly funding, open
+ * interest, 24 h notional volume), 1-minute candles and other venues' predicted funding (hourly).
  */
 export class HlMarketData implements MarketDataPort {
   private readonly markets = new Map<string, Promise<Market>>();
 
   constructor(
     private readonly client: HlClient,
-    private readonly needs: { candles?: boolean; referenceFunding?: boolean } = {},
+    private readonly needs: MarketNeeds = {},
   ) {}
 
   market(instrument: string): Promise<Market> {
@@ -48,7 +49,7 @@ export class HlMarketData implements MarketDataPort {
     const m = await this.market(instrument);
     const [book, ctxs, candles, reference] = await Promise.all([
       this.client.l2Book(m.coin),
-      this.client.metaAndAssetCtxs(m.dex || undefined),
+      this.needs.assetContext ? this.client.metaAndAssetCtxs(m.dex || undefined) : Promise.resolve(undefined),
       this.needs.candles ? this.candles(m.coin) : Promise.resolve([]),
       this.needs.referenceFunding && !m.dex ? this.referenceFunding(m.coin) : Promise.resolve({}),
     ]);
@@ -56,15 +57,18 @@ export class HlMarketData implements MarketDataPort {
       (ls ?? []).map((l) => ({ px: Number(l.px), sz: Number(l.sz) }));
     const bids = toLevels(book?.levels[0]);
     const asks = toLevels(book?.levels[1]);
+    const bestBid = book?.levels[0][0]?.px;
+    const bestAsk = book?.levels[1][0]?.px;
     const bid = bids[0]?.px ?? 0;
     const ask = asks[0]?.px ?? 0;
-    const [meta, assetCtxs] = ctxs;
-    const idx = meta.universe.findIndex((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin);
-    const ctx = idx >= 0 ? assetCtxs[idx] : undefined;
+    const idx = ctxs
+      ? ctxs[0].universe.findIndex((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin)
+      : -1;
+    const ctx = ctxs && idx >= 0 ? ctxs[1][idx] : undefined;
     return {
       instrument: m.instrument,
       timestampMs: book?.time ?? Date.now(),
-      mid: bid > 0 && ask > 0 ? (bid + ask) / 2 : 0,
+      mid: bestBid && bestAsk && bid > 0 && ask > 0 ? num(dec(bestBid).plus(bestAsk).div(2)) : 0,
       bid,
       ask,
       book: { bids, asks },

@@ -1,5 +1,5 @@
 /**
- * One request-weight budget per process, shaped like Hyperliquid's per-IP limit (1200 weight per
+ * One request-weight budget per process and API server, shaped like Hyperliquid's per-IP limit (1200 weight per
  * minute): a token bucket that refills continuously. Callers wait (in arrival order) until their
  * request's weight is available instead of being refused with 429 by the exchange.
  */
@@ -73,18 +73,26 @@ export class RateBudget {
   }
 }
 
-let shared: RateBudget | undefined;
+const shared = new Map<string, RateBudget>();
 
-/** The process-wide budget; `HL_RATE_WEIGHT_PER_MIN` changes its size (read on first use). */
-export function sharedRateBudget(env: Record<string, string | undefined> = process.env): RateBudget {
-  if (!shared) {
+/**
+ * The process-wide budget for one API base URL (mainnet, testnet and a sim world are separate
+ * servers with separate limits). `HL_RATE_WEIGHT_PER_MIN` changes its size (read on first use).
+ */
+export function sharedRateBudget(
+  apiUrl: string,
+  env: Record<string, string | undefined> = process.env,
+): RateBudget {
+  let budget = shared.get(apiUrl);
+  if (!budget) {
     const raw = env.HL_RATE_WEIGHT_PER_MIN;
     const perMinute = raw ? Number(raw) : 1200;
-    shared = new RateBudget({
+    budget = new RateBudget({
       weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : 1200,
     });
+    shared.set(apiUrl, budget);
   }
-  return shared;
+  return budget;
 }
 
 /** Info requests Hyperliquid weighs at 2; userRole weighs 60; every other info request 20. */

@@ -47,7 +47,7 @@ export interface HlClientOptions {
   paperWallet?: boolean;
   /** Builder code attached to every order this client places. */
   builder?: BuilderFee;
-  /** Weight budget; default the process-wide one. */
+  /** Weight budget; default the process-wide one of this API URL. */
   budget?: RateBudget;
   /** Per-request timeout (default 10 s). */
   timeoutMs?: number;
@@ -118,7 +118,7 @@ export class HlClient extends HlInfo {
     const transport = new ResilientTransport({
       apiUrl: endpoint.apiUrl,
       isTestnet: endpoint.isTestnet,
-      budget: opts.budget ?? sharedRateBudget(env),
+      budget: opts.budget ?? sharedRateBudget(endpoint.apiUrl, env),
       timeoutMs: opts.timeoutMs,
       retry: opts.retry,
     });

@@ -41,7 +41,11 @@ export const dslConfigSchema = z
       }
       const prev = c.tiers[i - 1];
       if (prev && (t.trigger_pct <= prev.trigger_pct || t.lock_pct < prev.lock_pct)) {
-        ctx.addIssue({ code: "custom", path: ["tiers", i], message: "tiers must ascend in trigger and lock" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["tiers", i],
+          message: "tiers must ascend in trigger and lock",
+        });
       }
     });
   });

@@ -52,7 +52,8 @@ export function newDslState(args: {
   position_size: string;
   nowMs: number;
 }): DslState {
-  if (!(args.entry_price > 0)) throw new Error(`DSL guard needs a positive entry price, got ${args.entry_price}`);
+  if (!(args.entry_price > 0))
+    throw new Error(`DSL guard needs a positive entry price, got ${args.entry_price}`);
   return {
     position_id: args.position_id,
     instrument: args.instrument,
@@ -81,7 +82,12 @@ export function roePct(direction: Direction, entry: number, price: number, lever
 }
 
 /** The price at which a position shows `lockPct` ROE. */
-export function tierFloorPrice(direction: Direction, entry: number, lockPct: number, leverage: number): number {
+export function tierFloorPrice(
+  direction: Direction,
+  entry: number,
+  lockPct: number,
+  leverage: number,
+): number {
   const delta = lockPct / 100 / leverage;
   return direction === "long" ? entry * (1 + delta) : entry * (1 - delta);
 }
@@ -161,7 +167,8 @@ export function evaluateDsl(cfg: DslConfig, prev: DslState, price: number, nowMs
 
   if (s.tier_index < 0) {
     const trailing = trailingFloorPrice(dir, s.high_water, cfg.phase1_retrace);
-    const effective = cfg.phase1_absolute_floor > 0 ? tighter(dir, trailing, cfg.phase1_absolute_floor) : trailing;
+    const effective =
+      cfg.phase1_absolute_floor > 0 ? tighter(dir, trailing, cfg.phase1_absolute_floor) : trailing;
     countBreach(cfg, s, isBreach(dir, price, effective), nowMs);
     const base = { state: s, phase: 1 as const, tier_index: -1, roe_pct: roe, effective_floor: effective };
     if (s.breach_count >= cfg.phase1_max_breaches) {
@@ -196,7 +203,11 @@ export function evaluateDsl(cfg: DslConfig, prev: DslState, price: number, nowMs
     tier_floor: tierFloor,
   };
 
-  if (cfg.stagnation_enabled && roe >= cfg.stagnation_min_roe && nowMs - s.high_water_ts >= cfg.stagnation_timeout_ms) {
+  if (
+    cfg.stagnation_enabled &&
+    roe >= cfg.stagnation_min_roe &&
+    nowMs - s.high_water_ts >= cfg.stagnation_timeout_ms
+  ) {
     const staleS = Math.floor((nowMs - s.high_water_ts) / 1000);
     return {
       ...base,
@@ -205,8 +216,15 @@ export function evaluateDsl(cfg: DslConfig, prev: DslState, price: number, nowMs
     };
   }
   if (tierChanged) {
-    const label = fromTier < 0 ? `Phase 1->2: tier ${s.tier_index} activated` : `Tier upgrade: ${fromTier}->${s.tier_index}`;
-    return { ...base, action: "tier_changed", reason: `${label} (ROE ${f1(roe)}% >= ${f1(tier.trigger_pct)}%)` };
+    const label =
+      fromTier < 0
+        ? `Phase 1->2: tier ${s.tier_index} activated`
+        : `Tier upgrade: ${fromTier}->${s.tier_index}`;
+    return {
+      ...base,
+      action: "tier_changed",
+      reason: `${label} (ROE ${f1(roe)}% >= ${f1(tier.trigger_pct)}%)`,
+    };
   }
   const maxBreaches = tier.max_breaches ?? cfg.phase2_max_breaches;
   countBreach(cfg, s, isBreach(dir, price, effective), nowMs);

@@ -41,7 +41,10 @@ export function saveGuard(dir: string, guard: DslGuardFile): void {
   writeJsonAtomic(fileOf(dir, guard.state.position_id), guard);
 }
 
-export type GuardLoad = { kind: "missing" } | { kind: "ok"; guard: DslGuardFile } | { kind: "corrupt"; error: string };
+export type GuardLoad =
+  | { kind: "missing" }
+  | { kind: "ok"; guard: DslGuardFile }
+  | { kind: "corrupt"; error: string };
 
 export function loadGuard(dir: string, positionId: string): GuardLoad {
   const r = readJson<unknown>(fileOf(dir, positionId));

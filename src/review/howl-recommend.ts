@@ -24,8 +24,8 @@ export interface Recommendation {
 
 /** Signed money for reports: `$+9.00`, `$-6.00`. */
 export function formatUsd(value: number): string {
-  const d = new D(value);
-  return `$${d.isNegative() && !d.isZero() ? "-" : "+"}${d.abs().toFixed(2)}`;
+  const cents = new D(value).toDecimalPlaces(2);
+  return `$${cents.isNegative() && !cents.isZero() ? "-" : "+"}${cents.abs().toFixed(2)}`;
 }
 
 /**

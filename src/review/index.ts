@@ -19,6 +19,7 @@ export {
   type MemoryEvent,
   type MemoryEventType,
   readMemory,
+  sessionMemoryEvent,
 } from "./memory.ts";
-export { createReviewHook, type ReviewHook, type ReviewRun } from "./review-hook.ts";
+export { createReviewHook, type ReviewHook, type ReviewRun, runReview } from "./review-hook.ts";
 export { readVaultContext, type VaultContextResult } from "./vault.ts";

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
+import { D, num } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { appendJsonLine, readJsonLines } from "./jsonl.ts";
 import { type Playbook, readPlaybook } from "./playbook.ts";
@@ -80,4 +81,33 @@ export function lastEventMs(dataDir: string, type: MemoryEventType): number | nu
     if (e.event_type === type && (last === null || e.timestamp_ms > last)) last = e.timestamp_ms;
   }
   return last;
+}
+
+/** What a trading loop knows at start and shutdown. */
+export interface SessionSnapshot {
+  tick_count: number;
+  total_pnl: string | number;
+  active_slots: number;
+  total_trades: number;
+}
+
+/** A `session_start` / `session_end` event with the standard payload and summary. Pure. */
+export function sessionMemoryEvent(
+  type: "session_start" | "session_end",
+  s: SessionSnapshot,
+  nowMs: number,
+): MemoryEvent {
+  const pnl = new D(s.total_pnl);
+  const money = `$${pnl.isNegative() && !pnl.isZero() ? "-" : "+"}${pnl.abs().toFixed(2)}`;
+  return {
+    event_type: type,
+    timestamp_ms: nowMs,
+    payload: {
+      tick_count: s.tick_count,
+      total_pnl: num(pnl, 4),
+      active_slots: s.active_slots,
+      total_trades: s.total_trades,
+    },
+    summary: `Session ${type === "session_start" ? "start" : "end"}: ${s.tick_count} ticks, PnL ${money}, ${s.total_trades} trades, ${s.active_slots} open`,
+  };
 }

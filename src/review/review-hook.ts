@@ -40,6 +40,37 @@ export interface ReviewHook {
   nextDailyMs(): number | null;
 }
 
+export interface ReviewOptions {
+  dataDir: string;
+  reason: ReviewRun["reason"];
+  nowMs: number;
+  sources?: readonly TradeLogMode[];
+  autoTune?: ReviewHookOptions["autoTune"];
+}
+
+/**
+ * One review: HOWL report, judge report (+ playbook), and — when asked — bounded auto-tuning from the
+ * round trips closed since the last change. For loops that keep their own schedule (WOLF's `onReview`).
+ */
+export function runReview(opts: ReviewOptions): ReviewRun {
+  const sources = opts.sources ?? ["wolf"];
+  const howl = runHowl({ dataDir: opts.dataDir, sources, nowMs: opts.nowMs });
+  const judge = runJudge({ dataDir: opts.dataDir, sources, nowMs: opts.nowMs });
+  let tune: TunePlan | null = null;
+  if (opts.autoTune) {
+    const lastChangeMs = lastEventMs(opts.dataDir, "param_change");
+    // Only evidence gathered since the last change may justify the next one (no ratchet on old trades).
+    const window = howl.roundTrips.filter((t) => lastChangeMs === null || t.exit_ts > lastChangeMs);
+    const metrics = computeHowlMetrics([], window, []);
+    tune = planAutoTune({ config: opts.autoTune.getConfig(), metrics, nowMs: opts.nowMs, lastChangeMs });
+    if (tune.event) {
+      opts.autoTune.apply(tune.config, tune.changes);
+      appendMemoryEvent(opts.dataDir, tune.event);
+    }
+  }
+  return { reason: opts.reason, atMs: opts.nowMs, howl, judge, tune };
+}
+
 /**
  * The review schedule for the WOLF loop: every `intervalTicks` ticks and daily at 04:00 UTC
  * (croner computes the next daily slot from the tick's own clock, so tests drive it with `nowMs`).
@@ -49,23 +80,8 @@ export function createReviewHook(opts: ReviewHookOptions): ReviewHook {
   const daily = new Cron(opts.dailyCron ?? REVIEW_DAILY_CRON, { timezone: "UTC", paused: true });
   let nextDaily: number | null = null;
 
-  const review = (reason: ReviewRun["reason"], nowMs: number): ReviewRun => {
-    const howl = runHowl({ dataDir: opts.dataDir, sources: opts.sources ?? ["wolf"], nowMs });
-    const judge = runJudge({ dataDir: opts.dataDir, sources: opts.sources ?? ["wolf"], nowMs });
-    let tune: TunePlan | null = null;
-    if (opts.autoTune) {
-      const lastChangeMs = lastEventMs(opts.dataDir, "param_change");
-      // Only evidence gathered since the last change may justify the next one (no ratchet on old trades).
-      const window = howl.roundTrips.filter((t) => lastChangeMs === null || t.exit_ts > lastChangeMs);
-      const metrics = computeHowlMetrics([], window, []);
-      tune = planAutoTune({ config: opts.autoTune.getConfig(), metrics, nowMs, lastChangeMs });
-      if (tune.event) {
-        opts.autoTune.apply(tune.config, tune.changes);
-        appendMemoryEvent(opts.dataDir, tune.event);
-      }
-    }
-    return { reason, atMs: nowMs, howl, judge, tune };
-  };
+  const review = (reason: ReviewRun["reason"], nowMs: number): ReviewRun =>
+    runReview({ dataDir: opts.dataDir, sources: opts.sources, autoTune: opts.autoTune, reason, nowMs });
 
   return {
     onTick(tickCount, nowMs) {

@@ -50,8 +50,8 @@ const decimalField = z.union([z.string(), z.number()]).transform((v, ctx) => {
 /** Exchange and producers spell sides differently ("buy", "B", "bid"); anything else is refused, not guessed. */
 const sideField = z.string().transform((v, ctx) => {
   const s = v.trim().toLowerCase();
-  if (s === "buy" || s === "b" || s === "bid" || s === "long") return "buy" as const;
-  if (s === "sell" || s === "s" || s === "a" || s === "ask" || s === "short") return "sell" as const;
+  if (s === "buy" || s === "b" || s === "bid") return "buy" as const;
+  if (s === "sell" || s === "s" || s === "a" || s === "ask") return "sell" as const;
   ctx.addIssue({ code: "custom", message: `unknown side "${v}"` });
   return z.NEVER;
 });

@@ -23,7 +23,15 @@ export interface RawCandle {
 }
 
 export function parseCandles(raw: readonly RawCandle[]): Candle[] {
-  return raw.map((k) => ({ t: k.t, T: k.T, o: Number(k.o), h: Number(k.h), l: Number(k.l), c: Number(k.c), v: Number(k.v) }));
+  return raw.map((k) => ({
+    t: k.t,
+    T: k.T,
+    o: Number(k.o),
+    h: Number(k.h),
+    l: Number(k.l),
+    c: Number(k.c),
+    v: Number(k.v),
+  }));
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { MoversConfig } from "./movers-config.ts";
 import type { MoversScan } from "./movers.ts";
+import type { MoversConfig } from "./movers-config.ts";
 import type { ScanResult } from "./scanner.ts";
 import type { ScannerConfig } from "./scanner-config.ts";
 
@@ -36,12 +36,20 @@ export function formatScan(r: ScanResult, scanNo = 1): string {
 
 export function formatMovers(m: MoversScan, cfg: MoversConfig, scanNo = 1): string {
   const s = m.stats;
-  const lines = [`MOVERS #${scanNo} | ${s.total_assets} assets → ${s.qualifying} qualifying → ${s.signals_detected} signals (history=${s.history_depth})`];
+  const lines = [
+    `MOVERS #${scanNo} | ${s.total_assets} assets → ${s.qualifying} qualifying → ${s.signals_detected} signals (history=${s.history_depth})`,
+  ];
   if (m.signals.length === 0) {
-    lines.push(s.has_baseline ? "No emerging movers detected." : `Building baseline... (${s.history_depth}/${cfg.min_scans_for_signal} scans)`);
+    lines.push(
+      s.has_baseline
+        ? "No emerging movers detected."
+        : `Building baseline... (${s.history_depth}/${cfg.min_scans_for_signal} scans)`,
+    );
     return `${lines.join("\n")}\n`;
   }
-  lines.push(`${"#".padEnd(4)}${"Type".padEnd(17)}${"Dir".padEnd(6)}${"Asset".padEnd(12)}${"Conf".padStart(6)}${"OI%".padStart(8)}${"VolX".padStart(7)}${"Fund".padStart(12)}`);
+  lines.push(
+    `${"#".padEnd(4)}${"Type".padEnd(17)}${"Dir".padEnd(6)}${"Asset".padEnd(12)}${"Conf".padStart(6)}${"OI%".padStart(8)}${"VolX".padStart(7)}${"Fund".padStart(12)}`,
+  );
   m.signals.forEach((x, i) => {
     lines.push(
       `${String(i + 1).padEnd(4)}${x.signal_type.padEnd(17)}${x.direction.padEnd(6)}${x.asset.padEnd(12)}${x.confidence.toFixed(0).padStart(6)}${x.oi_delta_pct.toFixed(1).padStart(8)}${x.volume_surge_ratio.toFixed(1).padStart(7)}${x.funding_shift.toExponential(2).padStart(12)}${x.is_erratic ? " *" : ""}`,

@@ -31,7 +31,10 @@ const n = (s: string | undefined) => {
 };
 
 /** `metaAndAssetCtxs` → one MarketCtx per universe entry (index-aligned, extra ctxs ignored). */
-export function parseMarkets(meta: { universe: readonly RawUniverseEntry[] }, ctxs: readonly RawAssetCtx[]): MarketCtx[] {
+export function parseMarkets(
+  meta: { universe: readonly RawUniverseEntry[] },
+  ctxs: readonly RawAssetCtx[],
+): MarketCtx[] {
   const out: MarketCtx[] = [];
   const len = Math.min(meta.universe.length, ctxs.length);
   for (let i = 0; i < len; i++) {

@@ -29,16 +29,14 @@ export const moversConfigSchema = z.object({
   erratic_max_reversals: z.number().int().default(5),
   erratic_window: z.number().int().min(3).default(10),
   min_scans_for_signal: z.number().int().min(1).default(2),
-  signal_weights: z
-    .record(z.enum(MOVER_TYPES), z.number())
-    .default({
-      IMMEDIATE_MOVER: 100,
-      OI_VOLUME_SURGE: 85,
-      VOLUME_SURGE: 70,
-      OI_BREAKOUT: 60,
-      PRICE_BREAKOUT: 55,
-      FUNDING_FLIP: 50,
-    }),
+  signal_weights: z.record(z.enum(MOVER_TYPES), z.number()).default({
+    IMMEDIATE_MOVER: 100,
+    OI_VOLUME_SURGE: 85,
+    VOLUME_SURGE: 70,
+    OI_BREAKOUT: 60,
+    PRICE_BREAKOUT: 55,
+    FUNDING_FLIP: 50,
+  }),
   scan_history_size: z.number().int().min(1).default(30),
   /** Candles are fetched for at most this many qualifying assets, largest volume first. */
   max_candle_assets: z.number().int().min(0).default(30),
@@ -49,13 +47,21 @@ export type MoversConfigInput = z.input<typeof moversConfigSchema>;
 
 export const MOVERS_PRESETS: Record<string, MoversConfigInput> = {
   default: {},
-  sensitive: { oi_delta_immediate_pct: 10, oi_delta_breakout_pct: 5, volume_surge_ratio: 2.0, volume_min_24h: 200_000 },
+  sensitive: {
+    oi_delta_immediate_pct: 10,
+    oi_delta_breakout_pct: 5,
+    volume_surge_ratio: 2.0,
+    volume_min_24h: 200_000,
+  },
 };
 
 /** Preset, then only the overrides actually given (flag defaults never clobber a preset). */
 export function moversConfig(preset = "default", overrides: MoversConfigInput = {}): MoversConfig {
   const base = MOVERS_PRESETS[preset];
-  if (!base) throw new UserError(`Unknown movers preset '${preset}'. Available: ${Object.keys(MOVERS_PRESETS).join(", ")}`);
+  if (!base)
+    throw new UserError(
+      `Unknown movers preset '${preset}'. Available: ${Object.keys(MOVERS_PRESETS).join(", ")}`,
+    );
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return moversConfigSchema.parse({ ...base, ...defined });
 }

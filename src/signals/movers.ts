@@ -1,6 +1,6 @@
 import { type Candle, INTERVAL_MS } from "./candles.ts";
 import type { MarketCtx } from "./market.ts";
-import type { MoverType, MoversConfig } from "./movers-config.ts";
+import type { MoversConfig, MoverType } from "./movers-config.ts";
 
 /**
  * Emerging movers: sudden capital inflow, detected by comparing this scan's market contexts with
@@ -140,11 +140,19 @@ export function fundingShift(
 ): { fired: boolean; shift: number; type: "flip" | "acceleration" | null } {
   if (prev === undefined || prev === 0) return { fired: false, shift: 0, type: null };
   const shift = current - prev;
-  if (current !== 0 && Math.sign(current) !== Math.sign(prev) && Math.abs(shift) >= cfg.funding_flip_threshold) {
+  if (
+    current !== 0 &&
+    Math.sign(current) !== Math.sign(prev) &&
+    Math.abs(shift) >= cfg.funding_flip_threshold
+  ) {
     return { fired: true, shift, type: "flip" };
   }
   const changePct = Math.abs(shift / prev) * 100;
-  if (changePct >= cfg.funding_acceleration_pct && Math.abs(current) > Math.abs(prev) && Math.abs(shift) >= cfg.funding_min_shift) {
+  if (
+    changePct >= cfg.funding_acceleration_pct &&
+    Math.abs(current) > Math.abs(prev) &&
+    Math.abs(shift) >= cfg.funding_min_shift
+  ) {
     return { fired: true, shift, type: "acceleration" };
   }
   return { fired: false, shift: 0, type: null };

@@ -26,7 +26,10 @@ export async function scanOnce(
   const markets = await source.markets();
   const top = stage2(cfg, stage1(cfg, markets));
   const failuresBefore = cache.failures;
-  const [btc4h, btc1h] = await Promise.all([cache.get("BTC", "4h", cfg.lookback_4h_ms), cache.get("BTC", "1h", cfg.lookback_1h_ms)]);
+  const [btc4h, btc1h] = await Promise.all([
+    cache.get("BTC", "4h", cfg.lookback_4h_ms),
+    cache.get("BTC", "1h", cfg.lookback_1h_ms),
+  ]);
   const now = source.now();
   const fetched = await mapLimit(top, CONCURRENCY, async (m) => {
     const [h4, h1, m15] = await Promise.all([
@@ -67,7 +70,10 @@ export async function moversOnce(
   const markets = await source.markets();
   const targets = candleTargets(cfg, markets);
   const fetched = await mapLimit(targets, CONCURRENCY, async (coin) => {
-    const [h4, h1] = await Promise.all([cache.get(coin, "4h", 86_400_000), cache.get(coin, "1h", 2 * 86_400_000)]);
+    const [h4, h1] = await Promise.all([
+      cache.get(coin, "4h", 86_400_000),
+      cache.get(coin, "1h", 2 * 86_400_000),
+    ]);
     const c: MoverCandles = {};
     if (h4) c["4h"] = h4;
     if (h1) c["1h"] = h1;

@@ -38,9 +38,21 @@ export const scannerConfigSchema = z.object({
       btc_headwind_modifier: -30,
     }),
   scan_history_size: z.number().int().min(1).default(12),
-  lookback_4h_ms: z.number().int().positive().default(14_400_000 * 50),
-  lookback_1h_ms: z.number().int().positive().default(3_600_000 * 48),
-  lookback_15m_ms: z.number().int().positive().default(900_000 * 48),
+  lookback_4h_ms: z
+    .number()
+    .int()
+    .positive()
+    .default(14_400_000 * 50),
+  lookback_1h_ms: z
+    .number()
+    .int()
+    .positive()
+    .default(3_600_000 * 48),
+  lookback_15m_ms: z
+    .number()
+    .int()
+    .positive()
+    .default(900_000 * 48),
 });
 
 export type ScannerConfig = z.output<typeof scannerConfigSchema>;
@@ -57,7 +69,10 @@ export const SCANNER_PRESETS: Record<string, ScannerConfigInput> = {
  */
 export function scannerConfig(preset = "default", overrides: ScannerConfigInput = {}): ScannerConfig {
   const base = SCANNER_PRESETS[preset];
-  if (!base) throw new UserError(`Unknown scanner preset '${preset}'. Available: ${Object.keys(SCANNER_PRESETS).join(", ")}`);
+  if (!base)
+    throw new UserError(
+      `Unknown scanner preset '${preset}'. Available: ${Object.keys(SCANNER_PRESETS).join(", ")}`,
+    );
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return scannerConfigSchema.parse({ ...base, ...defined });
 }

@@ -62,7 +62,13 @@ export interface Opportunity {
   macro_modifier: number;
   pillar_scores: { market_structure: number; technicals: number; funding: number };
   technicals: Technicals;
-  market_data: { vol24h: number; oi_usd: number; funding_rate: number; funding_ann_pct: number; mark_price: number };
+  market_data: {
+    vol24h: number;
+    oi_usd: number;
+    funding_rate: number;
+    funding_ann_pct: number;
+    mark_price: number;
+  };
   /** Always present: how many consecutive recent scans listed this asset in this direction. */
   momentum: { score_delta: number; scan_streak: number };
   risks: string[];
@@ -98,7 +104,15 @@ const round = (x: number, dp: number) => {
 
 export function btcMacro(cfg: ScannerConfig, btc4h: readonly Candle[], btc1h: readonly Candle[]): BtcMacro {
   if (btc4h.length === 0 || btc1h.length === 0) {
-    return { trend: "neutral", strength: 0, ema5: 0, ema13: 0, diff_pct: 0, chg1h: 0, modifiers: cfg.macro_modifiers.neutral };
+    return {
+      trend: "neutral",
+      strength: 0,
+      ema5: 0,
+      ema13: 0,
+      diff_pct: 0,
+      chg1h: 0,
+      modifiers: cfg.macro_modifiers.neutral,
+    };
   }
   const closes = btc4h.map((k) => k.c);
   const e5 = ema(closes, 5).at(-1)!;
@@ -161,7 +175,12 @@ export function disqualify(
 ): Disqualified | null {
   const th = cfg.disqualify_thresholds;
   const long = dir === "LONG";
-  const dq = (reason: string, details: Record<string, number | string>) => ({ asset, direction: dir, reason, details });
+  const dq = (reason: string, details: Record<string, number | string>) => ({
+    asset,
+    direction: dir,
+    reason,
+    details,
+  });
   if ((long && t.hourly_trend === "DOWN") || (!long && t.hourly_trend === "UP")) {
     return dq("counter_trend_hourly", { hourly_trend: t.hourly_trend });
   }
@@ -181,7 +200,8 @@ export function disqualify(
     return dq("heavy_unfavorable_funding", { funding_ann_pct: round(ann, 1) });
   }
   const mod = macro.modifiers[dir];
-  if (mod <= th.btc_headwind_modifier) return dq("btc_macro_headwind", { macro_modifier: mod, btc_trend: macro.trend });
+  if (mod <= th.btc_headwind_modifier)
+    return dq("btc_macro_headwind", { macro_modifier: mod, btc_trend: macro.trend });
   return null;
 }
 
@@ -243,7 +263,9 @@ export function technicalsScore(dir: Side, t: Technicals, risks: string[]): numb
   if (avgVol > 1.5) s += 15;
   else if (avgVol > 1.0) s += 10;
   else if (avgVol > 0.7) s += 5;
-  const wanted: Pattern[] = long ? ["hammer", "bullish_engulfing", "three_soldiers"] : ["bearish_engulfing", "three_crows"];
+  const wanted: Pattern[] = long
+    ? ["hammer", "bullish_engulfing", "three_soldiers"]
+    : ["bearish_engulfing", "three_crows"];
   s += Math.min(15, 8 * t.patterns.filter((p) => wanted.includes(p)).length);
   if (t.patterns.includes("doji")) s += 3;
   if (long && t.chg4h > 0) s += Math.min(10, Math.trunc(t.chg4h * 3));
@@ -319,7 +341,10 @@ export function annotateMomentum(o: Opportunity, history: readonly ScanResult[])
   }
   const lastScan = history.at(-1);
   const prev = lastScan?.opportunities.find((p) => p.asset === o.asset && p.direction === o.direction);
-  return { ...o, momentum: { score_delta: prev ? round(o.final_score - prev.final_score, 1) : 0, scan_streak: streak } };
+  return {
+    ...o,
+    momentum: { score_delta: prev ? round(o.final_score - prev.final_score, 1) : 0, scan_streak: streak },
+  };
 }
 
 export interface ScanInput {
@@ -359,7 +384,9 @@ export function runScan(cfg: ScannerConfig, input: ScanInput): ScanResult {
     }
     if (best) kept.push(best);
   }
-  const ranked = kept.map((o) => annotateMomentum(o, input.history)).sort((a, b) => b.final_score - a.final_score);
+  const ranked = kept
+    .map((o) => annotateMomentum(o, input.history))
+    .sort((a, b) => b.final_score - a.final_score);
   const qualified = ranked.filter((o) => o.final_score >= cfg.score_threshold);
   return {
     scan_time_ms: input.nowMs,

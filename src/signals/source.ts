@@ -11,7 +11,11 @@ export interface MarketDataSource {
 }
 
 /** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -25,8 +29,10 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 }
 
 /**
- * Candle cache: a series is refetched only when its newest candle may have changed (the forming
- * candle) after `maxAgeMs`. Failures are counted, not hidden.
+ * Candle cache: a series is refetched after `maxAgeMs` (default 5 min). Candle reads are the
+ * heaviest requests (weight ≥ 20 each); refreshing 60 movers series every minute alone would spend
+ * Hyperliquid's whole 1200/min budget. Failures are counted, not hidden; a failed refresh keeps the
+ * last good series.
  */
 export class CandleCache {
   private entries = new Map<string, { at: number; candles: Candle[] }>();
@@ -34,7 +40,7 @@ export class CandleCache {
 
   constructor(
     private readonly source: MarketDataSource,
-    private readonly maxAgeMs = 60_000,
+    private readonly maxAgeMs = 300_000,
   ) {}
 
   async get(coin: string, interval: CandleInterval, lookbackMs: number): Promise<Candle[] | null> {

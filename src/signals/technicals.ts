@@ -25,8 +25,8 @@ export function rsi(closes: readonly number[], period = 14): number {
   const losses = new WSMA(period);
   for (let i = 1; i < closes.length; i++) {
     const d = closes[i]! - closes[i - 1]!;
-    gains.add(d > 0 ? d : 0);
-    losses.add(d < 0 ? -d : 0);
+    gains.add(Math.max(d, 0));
+    losses.add(Math.max(-d, 0));
   }
   const g = gains.getResult() ?? 0;
   const l = losses.getResult() ?? 0;
@@ -95,7 +95,13 @@ export function volumeRatio(candles: readonly Candle[], recent = 4): number {
   return before === 0 ? 1 : now / before;
 }
 
-export type Pattern = "hammer" | "doji" | "bullish_engulfing" | "bearish_engulfing" | "three_soldiers" | "three_crows";
+export type Pattern =
+  | "hammer"
+  | "doji"
+  | "bullish_engulfing"
+  | "bearish_engulfing"
+  | "three_soldiers"
+  | "three_crows";
 
 export function candlePatterns(candles: readonly Candle[]): Pattern[] {
   if (candles.length < 3) return [];

@@ -1,4 +1,4 @@
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
@@ -11,10 +11,11 @@ import { yieldPools } from "./rates/yield-pools.ts";
 import type { SimControl } from "./server/admin.ts";
 import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
 import { createSimHttpServer } from "./server/http.ts";
+import { InfoCache } from "./server/info-cache.ts";
 import { SimWebSocket } from "./server/ws.ts";
-import type { Address } from "./venue.ts";
 import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
+import type { Address } from "./venue.ts";
 
 export type { SimClock } from "./model/clock.ts";
 export type { SimVenue } from "./venue/index.ts";
@@ -35,6 +36,8 @@ export interface SimWorldOptions {
   chains?: SigningChain[];
   /** Sim time at start (default: wall time now). */
   startMs?: number;
+  /** Coins forced to trend from the start (e.g. a demo "mover"): drift per hour for a while. */
+  movers?: { coin: string; driftPerHour: number; durationMs: number }[];
 }
 
 export interface SimWorld {
@@ -46,6 +49,10 @@ export interface SimWorld {
   clock: SimClock;
   /** Skip sim time forward (what POST /sim/advance does). */
   advance(ms: number): void;
+  /** Move a coin's price now; house makers requote around it (what POST /sim/price does). */
+  setPrice(coin: string, px: string): void;
+  /** Force a drift on a coin for a while (what POST /sim/scenario does). */
+  scenario(s: { coin: string; driftPerHour: number; durationMs: number }): void;
   close(): Promise<void>;
 }
 
@@ -76,13 +83,16 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   const model = new MarketModel(
     houseMarkets.map((m) => ({
       coin: m.coin,
-      dex: "",
       szDecimals: m.szDecimals,
       startPx: Number(specs.get(m.coin)?.startPx ?? "1"),
       impactNotionalUsd: m.impactNotionalUsd,
     })),
     { seed, startMs: clock.now() },
   );
+
+  for (const m of opts.movers ?? []) {
+    model.addScenario({ coin: m.coin, driftPerHour: m.driftPerHour, untilMs: clock.now() + m.durationMs });
+  }
 
   // Addresses the world has seen (looked up, funded, or house): only these, and their agents, may sign.
   const known = new Set<string>(HOUSE_ADDRESSES);
@@ -99,6 +109,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
 
   const auth: AuthDeps = {
     now: clock.now,
+    wallNow: Date.now,
     nonces: new NonceBook(),
     chains: opts.chains ?? ["Mainnet", "Testnet"],
     masterOf: (a) => venue.masterOf(a) ?? (known.has(a) ? a : undefined),
@@ -146,21 +157,33 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     },
   };
 
+  const infoCache = new InfoCache(venue);
   const server = createSimHttpServer({
     venue,
+    infoCache,
     auth,
     control,
     seeUser,
     yieldPools: () => yieldPools(seed, clock.now()),
     builderFillsFile(_network, builder, day) {
       // A day's file exists once that UTC day has closed on the sim clock, and only with fills.
-      const dayStart = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6, 8)));
+      const dayStart = Date.UTC(
+        Number(day.slice(0, 4)),
+        Number(day.slice(4, 6)) - 1,
+        Number(day.slice(6, 8)),
+      );
       if (!Number.isFinite(dayStart) || dayStart + DAY_MS > clock.now()) return undefined;
       const rows = venue.builderFills(builder, day);
       return rows.length > 0 ? encodeBuilderFillsFile(rows) : undefined;
     },
   });
   const ws = new SimWebSocket(server, { venue, auth, seeUser });
+  // Every socket, upgraded WebSockets included, so close() never waits on a lingering client.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -187,12 +210,19 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     venue,
     clock,
     advance: (ms) => scheduler.advance(ms),
+    setPrice: (coin, px) => {
+      control.setPrice(coin, px);
+    },
+    scenario: (sc) => {
+      control.scenario(sc);
+    },
     close() {
       closed ??= new Promise<void>((resolve) => {
         scheduler.stop();
         ws.close();
+        infoCache.close();
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return closed;
     },

@@ -29,6 +29,7 @@ export const basisArb = defineStrategy<BasisArbParams, BasisArbState>({
   description: "Basis arbitrage — trades implied basis from funding rate",
   type: "arb",
   params: basisArbParams,
+  needs: { assetContext: true },
   init: () => ({ fundings: [] }),
   decide(ctx, p, state) {
     const s = ctx.snapshot;
@@ -45,14 +46,14 @@ export const basisArb = defineStrategy<BasisArbParams, BasisArbState>({
     const diff = target - q;
     const raw: OrderIntent[] = [];
     if (Math.abs(diff) > 1e-9) {
-      const wrongSide = q !== 0 && Math.sign(target) !== Math.sign(q);
-      const tag = wrongSide
-        ? "close_wrong_side"
-        : target < 0
-          ? "short_contango"
-          : target > 0
-            ? "long_backwardation"
-            : "basis_exit";
+      const tag =
+        target === 0
+          ? "basis_exit"
+          : q !== 0 && Math.sign(target) !== Math.sign(q)
+            ? "close_wrong_side"
+            : target < 0
+              ? "short_contango"
+              : "long_backwardation";
       raw.push(
         diff > 0
           ? take("buy", s.ask > 0 ? s.ask : s.mid, diff, tag)

@@ -37,7 +37,7 @@ export const fundingArb = defineStrategy<FundingArbParams, FundingArbState>({
   description: "Cross-venue funding rate arbitrage — captures funding dislocations",
   type: "arb",
   params: fundingArbParams,
-  needs: { referenceFunding: true },
+  needs: { assetContext: true, referenceFunding: true },
   init: () => ({ vol: initVolState(), fundings: [] }),
   decide(ctx, p, state) {
     const s = ctx.snapshot;

@@ -33,6 +33,7 @@ export const liquidationMm = defineStrategy<LiquidationMmParams, LiquidationStat
   description: "Liquidation flow MM — provides liquidity during cascade events",
   type: "mm",
   params: liquidationMmParams,
+  needs: { assetContext: true },
   init: () => ({ vol: initVolState(), prevOi: 0, prevMid: 0, cooldown: 0, direction: "down" }),
   decide(ctx, p, state) {
     const s = ctx.snapshot;

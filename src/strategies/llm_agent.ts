@@ -116,6 +116,7 @@ export const llmAgent = defineStrategy<LlmAgentParams, LlmState>({
   description: "LLM trading agent — Anthropic, OpenAI or Google model with enforced limits",
   type: "llm",
   params: llmAgentParams,
+  needs: { assetContext: true },
   init: () => ({ mids: [], lastOutcome: "" }),
   adviceRequest(ctx, p, state) {
     if (!hasMarket(ctx.snapshot)) return null;

@@ -37,7 +37,7 @@ export const momentumBreakout = defineStrategy<MomentumBreakoutParams, MomentumS
   description: "Momentum breakout — enter on volume + price breakout above/below N-period range",
   type: "signal",
   params: momentumBreakoutParams,
-  needs: { candles: true },
+  needs: { assetContext: true, candles: true },
   init: () => ({ highs: [], lows: [], vols: [], extreme: 0 }),
   decide(ctx, p, state) {
     const s = ctx.snapshot;

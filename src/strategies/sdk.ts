@@ -123,6 +123,17 @@ export interface AdviceRequest {
   timeoutMs: number;
 }
 
+/**
+ * Market inputs beyond the book that cost extra exchange requests, fetched only for strategies that
+ * read them: the asset context (funding, open interest, 24 h volume), 1-minute candles, other
+ * venues' funding. Without them those snapshot fields are 0 / empty.
+ */
+export interface MarketNeeds {
+  assetContext?: boolean;
+  candles?: boolean;
+  referenceFunding?: boolean;
+}
+
 export interface StrategyDef<P extends Record<string, number>, S> {
   id: string;
   description: string;
@@ -130,7 +141,7 @@ export interface StrategyDef<P extends Record<string, number>, S> {
   /** zod schema of the numeric params; every field has its default. */
   params: z.ZodType<P>;
   /** Optional market inputs the engine fetches only for strategies that read them. */
-  needs?: { candles?: boolean; referenceFunding?: boolean };
+  needs?: MarketNeeds;
   /** The state before the first tick. */
   init(params: P): S;
   decide(ctx: DecisionContext, params: P, state: S): Decision<S>;

@@ -128,11 +128,20 @@ import(workerData.url)
   .catch((e) => parentPort.postMessage({ error: String((e && e.message) || e) }));
 `;
 
-function pureJsScrypt(password: Buffer, salt: Buffer, opts: { N: number; r: number; p: number; dkLen: number }): Promise<Buffer> {
+function pureJsScrypt(
+  password: Buffer,
+  salt: Buffer,
+  opts: { N: number; r: number; p: number; dkLen: number },
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(SCRYPT_WORKER, {
       eval: true,
-      workerData: { url: NOBLE_SCRYPT_URL, password: new Uint8Array(password), salt: new Uint8Array(salt), opts },
+      workerData: {
+        url: NOBLE_SCRYPT_URL,
+        password: new Uint8Array(password),
+        salt: new Uint8Array(salt),
+        opts,
+      },
     });
     worker.once("message", (m: { key?: Uint8Array; error?: string }) => {
       void worker.terminate();

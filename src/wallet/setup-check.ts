@@ -1,6 +1,6 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { privateKeyToAddress } from "viem/accounts";
 import type { Network } from "../config/defaults.ts";
 import { apiUrl, dataDir, resolveNetwork } from "../config/env.ts";
@@ -31,25 +31,34 @@ export interface SetupCheckOptions {
 const SDK = "@nktkas/hyperliquid";
 const LLM_KEYS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"] as const;
 
-const defaultQuery: MaxBuilderFeeQuery = async ({ network, user, builder }) => {
+/** Ask the exchange of `network` (with the caller's env, so HL_API_URL applies) through an unsigned client. */
+async function exchangeQuery(q: Parameters<MaxBuilderFeeQuery>[0], env: Env): Promise<number> {
   const { HlClient } = await import("../exchange/index.ts");
   const client = await HlClient.create({
-    network,
+    network: q.network,
+    env,
     paperWallet: false,
     timeoutMs: 5_000,
     retry: { attempts: 1 },
   });
   try {
-    return await client.maxBuilderFee({ user, builder });
+    return await client.maxBuilderFee({ user: q.user, builder: q.builder });
   } finally {
     await client.close();
   }
-};
+}
 
+/** Version of the installed SDK (found by resolving its entry point, then its package.json), or null. */
 function sdkVersion(): string | null {
   try {
-    const require = createRequire(import.meta.url);
-    return (require(`${SDK}/package.json`) as { version: string }).version;
+    let dir = dirname(fileURLToPath(import.meta.resolve(SDK)));
+    for (let i = 0; i < 5; i++, dir = dirname(dir)) {
+      const manifest = join(dir, "package.json");
+      if (!existsSync(manifest)) continue;
+      const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === SDK) return pkg.version ?? "unknown version";
+    }
+    return "unknown version";
   } catch {
     return null;
   }
@@ -172,11 +181,10 @@ export async function setupCheck(opts: SetupCheckOptions = {}): Promise<SetupChe
       );
       if (network && key.address) {
         try {
-          const approved = await (opts.queryMaxBuilderFee ?? defaultQuery)({
-            network,
-            user: key.address,
-            builder,
-          });
+          const query = { network, user: key.address, builder };
+          const approved = opts.queryMaxBuilderFee
+            ? await opts.queryMaxBuilderFee(query)
+            : await exchangeQuery(query, env);
           if (approved >= cfg.feeTenthsBps)
             ok.push(`Builder fee approved on ${network} (up to ${feePercentString(approved)})`);
           else

@@ -3,7 +3,13 @@ import { roePct } from "../guard/dsl.ts";
 import type { ClosedSlot, PendingExit, Slot } from "./state.ts";
 
 /** Entry size: margin × leverage / mid, rounded DOWN to the asset's size decimals; null below the minimum. */
-export function entrySize(marginUsd: number, leverage: number, mid: number, szDecimals: number, minOrderUsd: number): string | null {
+export function entrySize(
+  marginUsd: number,
+  leverage: number,
+  mid: number,
+  szDecimals: number,
+  minOrderUsd: number,
+): string | null {
   if (!(mid > 0)) return null;
   const size = dec(marginUsd).times(leverage).div(mid).toDecimalPlaces(szDecimals, D.ROUND_DOWN);
   if (size.lte(0) || size.times(mid).lt(minOrderUsd)) return null;
@@ -32,7 +38,11 @@ export function remainingSize(slot: Slot): InstanceType<typeof D> {
  * The closed-slot record once the whole position is confirmed out: PnL from the real filled sizes
  * and prices, net of entry and exit fees.
  */
-export function closeRecord(slot: Slot, exit: PendingExit, nowMs: number): { record: ClosedSlot; pnl: InstanceType<typeof D> } {
+export function closeRecord(
+  slot: Slot,
+  exit: PendingExit,
+  nowMs: number,
+): { record: ClosedSlot; pnl: InstanceType<typeof D> } {
   const size = dec(exit.filled_size);
   const exitPx = size.gt(0) ? dec(exit.filled_notional).div(size) : dec(slot.current_price);
   const move = exitPx.minus(slot.entry_price);

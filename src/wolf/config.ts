@@ -33,6 +33,8 @@ export const wolfConfigSchema = z.object({
   review_hour_utc: z.number().int().min(0).max(23).default(4),
   entry_slippage: z.number().positive().max(0.05).default(0.005),
   exit_slippage: z.number().positive().max(0.1).default(0.01),
+  /** Candle series are refetched at most this often (request weight: see src/signals/source.ts). */
+  candle_refresh_s: z.number().min(0).default(300),
   /** Exchange minimum order value (USD). */
   min_order_usd: z.number().min(0).default(10),
   closed_history_size: z.number().int().min(5).default(50),
@@ -42,6 +44,11 @@ export const wolfConfigSchema = z.object({
   smart_money_conviction_threshold: z.number().int().min(1).default(2),
   smart_money_poll_interval_ticks: z.number().int().min(1).default(5),
   excluded_instruments: z.array(z.string()).default([]),
+  /** Signal engines WOLF runs: their presets, and the 24 h volume floors (null = the preset's). */
+  scanner_preset: z.string().default("default"),
+  scanner_min_volume_24h: z.number().min(0).nullable().default(null),
+  movers_preset: z.string().default("default"),
+  movers_min_volume_24h: z.number().min(0).nullable().default(null),
 });
 
 export type WolfConfig = z.output<typeof wolfConfigSchema>;
@@ -76,7 +83,11 @@ export interface WolfOverrides {
 }
 
 /** Preset + explicit overrides → effective config (margin per slot derived when not given). */
-export function buildWolfConfig(preset: string, overrides: WolfOverrides = {}, extra: WolfConfigInput = {}): WolfConfig {
+export function buildWolfConfig(
+  preset: string,
+  overrides: WolfOverrides = {},
+  extra: WolfConfigInput = {},
+): WolfConfig {
   if (!(preset in WOLF_PRESETS)) {
     throw new UserError(`Unknown WOLF preset '${preset}'. Available: ${WOLF_PRESET_NAMES.join(", ")}`);
   }
@@ -101,7 +112,8 @@ export function tickFromEnv(env: Record<string, string | undefined> = process.en
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
     const v = Number(raw);
-    if (!Number.isFinite(v) || v <= 0) throw new UserError(`${name} must be a positive number of seconds, got "${raw}"`);
+    if (!Number.isFinite(v) || v <= 0)
+      throw new UserError(`${name} must be a positive number of seconds, got "${raw}"`);
     return v;
   }
   return undefined;

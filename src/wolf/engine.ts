@@ -90,11 +90,16 @@ function stillSignalled(slot: Slot, inputs: TickInputs): boolean {
 }
 
 /** Exit rules for one active slot, first match wins. Also maintains the signal timestamps. */
-export function exitRule(cfg: WolfConfig, slot: Slot, inputs: TickInputs): { slot: Slot; reason: string | null } {
+export function exitRule(
+  cfg: WolfConfig,
+  slot: Slot,
+  inputs: TickInputs,
+): { slot: Slot; reason: string | null } {
   const now = inputs.nowMs;
   const dsl = inputs.dslCloses.get(slot.slot_id);
   if (dsl !== undefined) return { slot, reason: `dsl_close: ${dsl}` };
-  if (slot.roe_pct <= cfg.max_negative_roe) return { slot, reason: `hard_stop: ROE ${signed(slot.roe_pct, 1)}%` };
+  if (slot.roe_pct <= cfg.max_negative_roe)
+    return { slot, reason: `hard_stop: ROE ${signed(slot.roe_pct, 1)}%` };
 
   let s = slot;
   if (stillSignalled(slot, inputs)) {
@@ -114,7 +119,10 @@ export function exitRule(cfg: WolfConfig, slot: Slot, inputs: TickInputs): { slo
   if (s.roe_pct >= cfg.stagnation_min_roe && s.last_progress_ms > 0) {
     const minutes = (now - s.last_progress_ms) / 60_000;
     if (minutes >= cfg.stagnation_minutes) {
-      return { slot: s, reason: `stagnation_tp: ROE=${signed(s.roe_pct, 1)}% stuck for ${Math.floor(minutes)}min` };
+      return {
+        slot: s,
+        reason: `stagnation_tp: ROE=${signed(s.roe_pct, 1)}% stuck for ${Math.floor(minutes)}min`,
+      };
     }
   }
   return { slot: s, reason: null };
@@ -129,15 +137,32 @@ interface Candidate {
 }
 
 /** Entry candidates from every source, best priority per coin, ordered by (priority, −score). */
-export function entryCandidates(cfg: WolfConfig, inputs: TickInputs, held: ReadonlySet<string>, instrumentOf: (coin: string) => string): Candidate[] {
+export function entryCandidates(
+  cfg: WolfConfig,
+  inputs: TickInputs,
+  held: ReadonlySet<string>,
+  instrumentOf: (coin: string) => string,
+): Candidate[] {
   const all: Candidate[] = [];
   for (const m of inputs.movers) {
     if (m.signal_type === "IMMEDIATE_MOVER") {
       if (cfg.movers_immediate_auto_entry && m.confidence >= cfg.movers_immediate_min_confidence) {
-        all.push({ coin: m.asset, direction: sideOf(m.direction), source: "movers_immediate", score: m.confidence, priority: 1 });
+        all.push({
+          coin: m.asset,
+          direction: sideOf(m.direction),
+          source: "movers_immediate",
+          score: m.confidence,
+          priority: 1,
+        });
       }
     } else if (m.confidence >= cfg.movers_confidence_threshold) {
-      all.push({ coin: m.asset, direction: sideOf(m.direction), source: "movers_signal", score: m.confidence, priority: 3 });
+      all.push({
+        coin: m.asset,
+        direction: sideOf(m.direction),
+        source: "movers_signal",
+        score: m.confidence,
+        priority: 3,
+      });
     }
   }
   for (const s of inputs.smartMoney) {
@@ -152,26 +177,48 @@ export function entryCandidates(cfg: WolfConfig, inputs: TickInputs, held: Reado
   }
   for (const o of inputs.scanner) {
     if (o.final_score < cfg.scanner_score_threshold) continue;
-    all.push({ coin: o.asset, direction: sideOf(o.direction), source: "scanner", score: o.final_score, priority: 2 });
+    all.push({
+      coin: o.asset,
+      direction: sideOf(o.direction),
+      source: "scanner",
+      score: o.final_score,
+      priority: 2,
+    });
   }
   const excluded = new Set(cfg.excluded_instruments.map((i) => i.toUpperCase()));
   const best = new Map<string, Candidate>();
   for (const c of all) {
-    if (held.has(c.coin) || excluded.has(instrumentOf(c.coin).toUpperCase()) || excluded.has(c.coin.toUpperCase())) continue;
+    if (
+      held.has(c.coin) ||
+      excluded.has(instrumentOf(c.coin).toUpperCase()) ||
+      excluded.has(c.coin.toUpperCase())
+    )
+      continue;
     const prev = best.get(c.coin);
-    if (!prev || c.priority < prev.priority || (c.priority === prev.priority && c.score > prev.score)) best.set(c.coin, c);
+    if (!prev || c.priority < prev.priority || (c.priority === prev.priority && c.score > prev.score))
+      best.set(c.coin, c);
   }
   return [...best.values()].sort((a, b) => a.priority - b.priority || b.score - a.score);
 }
 
-export function planTick(state: WolfState, cfg: WolfConfig, inputs: TickInputs, instrumentOf: (coin: string) => string): TickPlan {
+export function planTick(
+  state: WolfState,
+  cfg: WolfConfig,
+  inputs: TickInputs,
+  instrumentOf: (coin: string) => string,
+): TickPlan {
   let slots = state.slots.map((s) => trackSlot(s, inputs.prices.get(s.coin), inputs.nowMs));
-  const unrealized = slots.reduce((sum, s) => sum.plus(unrealizedPnl(s, inputs.prices.get(s.coin) ?? Number(s.current_price))), new D(0));
+  const unrealized = slots.reduce(
+    (sum, s) => sum.plus(unrealizedPnl(s, inputs.prices.get(s.coin) ?? Number(s.current_price))),
+    new D(0),
+  );
   const dayLoss = dec(state.daily_pnl).plus(unrealized);
   const triggered = state.daily_loss_triggered || dayLoss.lte(-cfg.daily_loss_limit);
 
   if (triggered) {
-    const exits = slots.filter((s) => s.status === "active").map((s) => ({ slot_id: s.slot_id, reason: "daily_loss_limit" }));
+    const exits = slots
+      .filter((s) => s.status === "active")
+      .map((s) => ({ slot_id: s.slot_id, reason: "daily_loss_limit" }));
     return { slots, exits, entries: [], daily_loss_triggered: true, unrealized_pnl: wire(unrealized) };
   }
 

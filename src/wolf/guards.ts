@@ -48,12 +48,16 @@ export class SlotGuards {
 
   /** Restore the guard of an open slot after a restart (or create one if its file is gone). */
   restore(slot: Slot, nowMs: number): DslGuardFile {
-    const r = slot.dsl_position_id ? loadGuard(this.dir, slot.dsl_position_id) : ({ kind: "missing" } as const);
+    const r = slot.dsl_position_id
+      ? loadGuard(this.dir, slot.dsl_position_id)
+      : ({ kind: "missing" } as const);
     if (r.kind === "ok" && !r.guard.state.closed) {
       this.guards.set(slot.slot_id, r.guard);
       return r.guard;
     }
-    this.log(`slot ${slot.slot_id} (${slot.instrument}): DSL guard ${r.kind === "corrupt" ? "file corrupt" : "missing"}, starting a new one`);
+    this.log(
+      `slot ${slot.slot_id} (${slot.instrument}): DSL guard ${r.kind === "corrupt" ? "file corrupt" : "missing"}, starting a new one`,
+    );
     return this.create(slot, nowMs);
   }
 

@@ -1,9 +1,9 @@
 import { dec } from "../core/decimal.ts";
-import { coinToInstrument, type HlClient } from "../exchange/index.ts";
 import type { Address } from "../exchange/index.ts";
+import { coinToInstrument, type HlClient } from "../exchange/index.ts";
 import { parseCandles } from "../signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../signals/market.ts";
-import type { AccountFill, ExchangePosition, IocResult, IocRequest, MarketInfo, WolfPort } from "./port.ts";
+import type { AccountFill, ExchangePosition, IocRequest, IocResult, MarketInfo, WolfPort } from "./port.ts";
 
 const NO_MATCH = /could not immediately match|no liquidity|would not|reduce only/i;
 
@@ -15,11 +15,30 @@ export class HlWolfPort implements WolfPort {
     return Date.now();
   }
 
-  async markets(): Promise<MarketCtx[]> {
+  /** Markets are read once per tick even when movers and the scanner both ask (request weight). */
+  private marketsMemo: { at: number; value: Promise<MarketCtx[]> } | undefined;
+
+  markets(): Promise<MarketCtx[]> {
+    const now = Date.now();
+    if (this.marketsMemo && now - this.marketsMemo.at < 2_000) return this.marketsMemo.value;
+    const value = this.fetchMarkets();
+    this.marketsMemo = { at: now, value };
+    value.catch(() => {
+      this.marketsMemo = undefined;
+    });
+    return value;
+  }
+
+  private async fetchMarkets(): Promise<MarketCtx[]> {
     const all = await this.client.allMetaAndAssetCtxs();
     return all.flatMap(({ dex, meta: [meta, ctxs] }) =>
       parseMarkets(
-        { universe: meta.universe.map((u) => ({ ...u, name: dex && !u.name.includes(":") ? `${dex}:${u.name}` : u.name })) },
+        {
+          universe: meta.universe.map((u) => ({
+            ...u,
+            name: dex && !u.name.includes(":") ? `${dex}:${u.name}` : u.name,
+          })),
+        },
         ctxs,
       ),
     );
@@ -69,8 +88,15 @@ export class HlWolfPort implements WolfPort {
       if (NO_MATCH.test(r.message)) return { status: "unfilled", message: r.message };
       throw new Error(r.message);
     }
-    if (r.status !== "filled" || dec(r.totalSz).isZero()) return { status: "unfilled", message: "IOC did not fill" };
-    return { status: "filled", oid: String(r.oid), size: r.totalSz, price: r.avgPx, fee: await this.feeOf(r.oid, started) };
+    if (r.status !== "filled" || dec(r.totalSz).isZero())
+      return { status: "unfilled", message: "IOC did not fill" };
+    return {
+      status: "filled",
+      oid: String(r.oid),
+      size: r.totalSz,
+      price: r.avgPx,
+      fee: await this.feeOf(r.oid, started),
+    };
   }
 
   /** The fee the exchange charged for an order (sum over its fills); "0" if the fills are not visible yet. */
@@ -104,15 +130,20 @@ export class HlWolfPort implements WolfPort {
   async walletPositions(address: string) {
     try {
       const st = await this.client.clearinghouseState({ user: address as Address });
-      return st.assetPositions.map(({ position: p }) => ({ coin: p.coin, szi: Number(p.szi), entry_px: Number(p.entryPx) }));
+      return st.assetPositions.map(({ position: p }) => ({
+        coin: p.coin,
+        szi: Number(p.szi),
+        entry_px: Number(p.entryPx),
+      }));
     } catch {
       return null;
     }
   }
 
+  /** allMids of every dex; a dex whose subscription fails is reported, the others keep streaming. */
   async subscribeMids(listener: (mids: Record<string, string>) => void): Promise<() => Promise<void>> {
     const dexes = ["", ...(await this.client.hip3Dexes())];
-    const subs = await Promise.all(
+    const settled = await Promise.allSettled(
       dexes.map((dex) =>
         this.client.stream.allMids(
           (e) => {
@@ -125,8 +156,17 @@ export class HlWolfPort implements WolfPort {
         ),
       ),
     );
+    const subs = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    const failed = settled.flatMap((r, i) =>
+      r.status === "rejected" ? [`${dexes[i] || "main"}: ${(r.reason as Error).message}`] : [],
+    );
+    if (subs.length === 0) throw new Error(failed.join("; "));
+    if (failed.length)
+      process.stderr.write(`price stream incomplete (${failed.join("; ")}); those dexes run on ticks only\n`);
+    // Unsubscribing waits for the server's ack; closing the client drops the socket anyway, so wait briefly.
     return async () => {
-      await Promise.all(subs.map((s) => s.unsubscribe().catch(() => undefined)));
+      const all = Promise.all(subs.map((s) => s.unsubscribe().catch(() => undefined)));
+      await Promise.race([all, new Promise((r) => setTimeout(r, 1000).unref())]);
     };
   }
 }

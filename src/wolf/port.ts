@@ -1,5 +1,5 @@
-import type { MarketDataSource } from "../signals/source.ts";
 import type { WalletPosition } from "../signals/smart-money.ts";
+import type { MarketDataSource } from "../signals/source.ts";
 
 /** What WOLF needs from the exchange; `src/wolf/hl-port.ts` implements it over HlClient. */
 

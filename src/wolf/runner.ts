@@ -62,12 +62,16 @@ export class WolfRunner {
   state: WolfState;
   readonly guards: SlotGuards;
   private queue: Promise<unknown> = Promise.resolve();
-  private scannerQueue: { opportunities: Opportunity[]; untilTick: number } = { opportunities: [], untilTick: 0 };
+  private scannerQueue: { opportunities: Opportunity[]; untilTick: number } = {
+    opportunities: [],
+    untilTick: 0,
+  };
   private lastMovers: MoverSignal[] = [];
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
   private streamExits = new Set<number>();
   private unsubscribe: (() => Promise<void>) | undefined;
+  private streamReady: Promise<void> = Promise.resolve();
   private readonly cache: CandleCache;
   private readonly scannerCfg: ScannerConfig;
   private readonly moversCfg: MoversConfig;
@@ -81,9 +85,13 @@ export class WolfRunner {
     this.state = state;
     this.log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
     this.guards = new SlotGuards(dslDir(opts.dataDir), opts.config, this.log);
-    this.cache = new CandleCache(opts.port, 60_000);
-    this.scannerCfg = opts.scanner ?? scannerConfig();
-    this.moversCfg = opts.movers ?? moversConfig();
+    this.cache = new CandleCache(opts.port, opts.config.candle_refresh_s * 1000);
+    const c = opts.config;
+    this.scannerCfg =
+      opts.scanner ??
+      scannerConfig(c.scanner_preset, { min_volume_24h: c.scanner_min_volume_24h ?? undefined });
+    this.moversCfg =
+      opts.movers ?? moversConfig(c.movers_preset, { volume_min_24h: c.movers_min_volume_24h ?? undefined });
   }
 
   get config(): WolfConfig {
@@ -107,13 +115,18 @@ export class WolfRunner {
     const runner = new WolfRunner(opts, state);
     for (const s of state.slots) if (isOpen(s)) runner.guards.restore(s, now);
     await runner.reconcile();
+    await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
     runner.save();
+    // The stream attaches in the background: ticks (and their DSL checks) start at once regardless.
     if (opts.stream !== false) {
-      try {
-        runner.unsubscribe = await opts.port.subscribeMids((mids) => runner.onMids(mids));
-      } catch (e) {
-        runner.log(`price stream unavailable (${(e as Error).message}); the DSL runs on ticks only`);
-      }
+      runner.streamReady = opts.port
+        .subscribeMids((mids) => runner.onMids(mids))
+        .then((unsubscribe) => {
+          runner.unsubscribe = unsubscribe;
+        })
+        .catch((e) =>
+          runner.log(`price stream unavailable (${(e as Error).message}); the DSL runs on ticks only`),
+        );
     }
     return runner;
   }
@@ -153,9 +166,12 @@ export class WolfRunner {
         this.streamExits.add(s.slot_id);
         this.log(`slot ${s.slot_id} ${s.instrument}: DSL close on streamed price ${raw}: ${r.reason}`);
         void this.serial(async () => {
-          this.streamExits.delete(s.slot_id);
-          await this.exitSlot(s.slot_id, `dsl_close: ${r.reason}`);
-          this.save();
+          try {
+            await this.exitSlot(s.slot_id, `dsl_close: ${r.reason}`);
+          } finally {
+            this.streamExits.delete(s.slot_id);
+            this.save();
+          }
         }).catch((e) => this.log(`stream exit failed: ${(e as Error).message}`));
       }
     }
@@ -211,23 +227,36 @@ export class WolfRunner {
       await scanOnce(port, this.cache, this.scannerCfg, this.opts.dataDir)
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).
-          this.scannerQueue = { opportunities: r.result.opportunities, untilTick: st.tick_count + cfg.scanner_interval_ticks };
+          this.scannerQueue = {
+            opportunities: r.result.opportunities,
+            untilTick: st.tick_count + cfg.scanner_interval_ticks,
+          };
         })
         .catch((e) => this.log(`scanner failed: ${(e as Error).message}`));
     }
     const scanner = st.tick_count < this.scannerQueue.untilTick ? this.scannerQueue.opportunities : [];
     const smartMoney = await this.pollSmartMoney(prices);
 
-    const inputs: TickInputs = { nowMs: now, prices, dslCloses, movers: this.lastMovers, scanner, smartMoney };
+    const inputs: TickInputs = {
+      nowMs: now,
+      prices,
+      dslCloses,
+      movers: this.lastMovers,
+      scanner,
+      smartMoney,
+    };
     const plan = planTick(st, cfg, inputs, (c) => port.instrumentOf(c));
     st.slots = plan.slots;
     if (plan.daily_loss_triggered && !st.daily_loss_triggered) {
       st.daily_loss_triggered = true;
-      this.log(`daily loss limit reached (realized ${st.daily_pnl}, unrealized ${plan.unrealized_pnl}): closing all slots`);
+      this.log(
+        `daily loss limit reached (realized ${st.daily_pnl}, unrealized ${plan.unrealized_pnl}): closing all slots`,
+      );
     }
 
     // Exits first: retries of unfinished closes, then this tick's decisions; then entries.
-    for (const s of st.slots) if (s.status === "closing") await this.exitSlot(s.slot_id, s.exit?.reason ?? "retry");
+    for (const s of st.slots)
+      if (s.status === "closing") await this.exitSlot(s.slot_id, s.exit?.reason ?? "retry");
     for (const e of plan.exits) await this.exitSlot(e.slot_id, e.reason);
     if (!st.daily_loss_triggered) for (const e of plan.entries) await this.enterSlot(e);
     this.save();
@@ -237,13 +266,18 @@ export class WolfRunner {
   private async pollSmartMoney(prices: ReadonlyMap<string, number>): Promise<SmartMoneySignal[]> {
     const cfg = this.opts.config;
     if (!cfg.smart_money_enabled || cfg.smart_money_addresses.length === 0) return [];
-    // The first poll happens at start-up (tick 1) and only seeds what the whales already hold.
+    // The first poll (at start-up) only seeds what the whales already hold.
     if (this.smartSeeded && this.state.tick_count % cfg.smart_money_poll_interval_ticks !== 0) return [];
     const polls = Object.fromEntries(
-      await Promise.all(cfg.smart_money_addresses.map(async (a) => [a, await this.opts.port.walletPositions(a)] as const)),
+      await Promise.all(
+        cfg.smart_money_addresses.map(async (a) => [a, await this.opts.port.walletPositions(a)] as const),
+      ),
     );
     const r = observeSmartMoney(
-      { min_position_usd: cfg.smart_money_min_position_usd, conviction_threshold: cfg.smart_money_conviction_threshold },
+      {
+        min_position_usd: cfg.smart_money_min_position_usd,
+        conviction_threshold: cfg.smart_money_conviction_threshold,
+      },
       this.smartState,
       polls,
       Object.fromEntries(prices),
@@ -267,7 +301,14 @@ export class WolfRunner {
     }
     for (const reason of calls) {
       try {
-        await hook({ reason, tick: st.tick_count, nowMs: now, dataDir: this.opts.dataDir, state: st, config: cfg });
+        await hook({
+          reason,
+          tick: st.tick_count,
+          nowMs: now,
+          dataDir: this.opts.dataDir,
+          state: st,
+          config: cfg,
+        });
       } catch (e) {
         this.log(`review (${reason}) failed: ${(e as Error).message}`);
       }
@@ -290,10 +331,19 @@ export class WolfRunner {
         this.log(`skip ${info.instrument}: no price or size below the minimum order`);
         return;
       }
-      await port.setLeverage(e.coin, leverage).catch((err) => this.log(`leverage ${info.instrument}: ${(err as Error).message}`));
+      await port
+        .setLeverage(e.coin, leverage)
+        .catch((err) => this.log(`leverage ${info.instrument}: ${(err as Error).message}`));
       const cloid = newCloid();
       const side = e.direction === "long" ? "buy" : "sell";
-      const res = await port.ioc({ coin: e.coin, side, size, slippage: cfg.entry_slippage, reduceOnly: false, cloid });
+      const res = await port.ioc({
+        coin: e.coin,
+        side,
+        size,
+        slippage: cfg.entry_slippage,
+        reduceOnly: false,
+        cloid,
+      });
       if (res.status !== "filled") {
         this.log(`entry ${info.instrument} ${e.direction} not filled: ${res.message}`);
         return;
@@ -324,7 +374,9 @@ export class WolfRunner {
       this.guards.create(slot, now);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, `entry:${e.source}`, cloid, now);
       this.save();
-      this.log(`opened slot ${e.slot_id}: ${info.instrument} ${e.direction} ${res.size} @ ${res.price} (${e.reason})`);
+      this.log(
+        `opened slot ${e.slot_id}: ${info.instrument} ${e.direction} ${res.size} @ ${res.price} (${e.reason})`,
+      );
     } catch (err) {
       this.log(`entry ${e.coin} failed: ${(err as Error).message}`);
     }
@@ -366,7 +418,10 @@ export class WolfRunner {
     const port = this.opts.port;
     let slot = this.slot(slotId);
     if (!isOpen(slot)) return;
-    if (!slot.exit) slot = { ...slot, status: "closing", exit: startExit(reason, port.now()) };
+    if (!slot.exit) {
+      slot = { ...slot, status: "closing", exit: startExit(reason, port.now()) };
+      this.setSlot(slot); // the stream stops evaluating this slot while its close is in flight
+    }
     const remaining = remainingSize(slot);
     if (remaining.lte(0)) {
       this.finalize(slot);
@@ -394,13 +449,17 @@ export class WolfRunner {
       this.setSlot(slot);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, exit.reason, cloid, port.now());
       if (remainingSize(slot).lte(0)) this.finalize(slot);
-      else this.log(`slot ${slotId} ${slot.instrument}: partial exit ${res.size}, ${wire(remainingSize(slot))} left`);
+      else
+        this.log(
+          `slot ${slotId} ${slot.instrument}: partial exit ${res.size}, ${wire(remainingSize(slot))} left`,
+        );
       return;
     }
     this.setSlot(slot);
     this.log(`slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`);
     const pos = await this.exchangePosition(slot.coin);
-    if (pos !== undefined && dec(pos.szi).isZero()) await this.closeFromFills(slot, "position already closed on the exchange");
+    if (pos !== undefined && dec(pos.szi).isZero())
+      await this.closeFromFills(slot, "position already closed on the exchange");
   }
 
   /** Record the close: PnL from confirmed fills, daily/total PnL, guard closed, slot emptied. */
@@ -415,13 +474,20 @@ export class WolfRunner {
     if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
     this.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
     this.setSlot(emptySlot(slot.slot_id));
-    this.log(`closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`);
+    this.log(
+      `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`,
+    );
   }
 
   /** The position vanished outside our orders (liquidation, manual close): rebuild the exit from the fills. */
   private async closeFromFills(slot: Slot, note: string): Promise<void> {
     const closeSide = slot.side === "long" ? "sell" : "buy";
-    let exit = { ...(slot.exit ?? startExit("reconcile", this.opts.port.now())), filled_size: "0", filled_notional: "0", fees: "0" };
+    let exit = {
+      ...(slot.exit ?? startExit("reconcile", this.opts.port.now())),
+      filled_size: "0",
+      filled_notional: "0",
+      fees: "0",
+    };
     exit.reason = `${exit.reason} (${note})`;
     try {
       const fills = await this.opts.port.fillsSince(slot.coin, slot.opened_at_ms);
@@ -478,7 +544,9 @@ export class WolfRunner {
       const size = dec(p.szi).abs();
       const expected = remainingSize(s);
       if (!size.eq(expected)) {
-        this.log(`reconcile: slot ${s.slot_id} ${s.instrument} size ${wire(expected)} → exchange ${wire(size)}`);
+        this.log(
+          `reconcile: slot ${s.slot_id} ${s.instrument} size ${wire(expected)} → exchange ${wire(size)}`,
+        );
         this.setSlot({ ...s, entry_size: wire(size.plus(s.exit?.filled_size ?? 0)) });
       }
     }
@@ -490,7 +558,10 @@ export class WolfRunner {
         continue;
       }
       const info = await this.opts.port.marketInfo(p.coin).catch(() => undefined);
-      const leverage = Math.max(1, Math.floor(Math.min(this.opts.config.leverage, info?.maxLeverage ?? this.opts.config.leverage)));
+      const leverage = Math.max(
+        1,
+        Math.floor(Math.min(this.opts.config.leverage, info?.maxLeverage ?? this.opts.config.leverage)),
+      );
       const slot: Slot = {
         ...emptySlot(free.slot_id),
         status: "active",
@@ -511,14 +582,22 @@ export class WolfRunner {
       slot.dsl_position_id = SlotGuards.positionId(slot);
       this.setSlot(slot);
       this.guards.create(slot, now);
-      this.log(`reconcile: adopted ${instrument} ${slot.side} ${slot.entry_size} @ ${slot.entry_price} into slot ${slot.slot_id}`);
+      this.log(
+        `reconcile: adopted ${instrument} ${slot.side} ${slot.entry_size} @ ${slot.entry_price} into slot ${slot.slot_id}`,
+      );
     }
   }
 
   /** Run ticks until `maxTicks` ticks of THIS run are done (0 = forever) or `signal` aborts. */
-  async run(opts: { maxTicks: number; tickMs: number; signal?: AbortSignal; onTick?: (s: WolfState) => void }): Promise<void> {
+  async run(opts: {
+    maxTicks: number;
+    tickMs: number;
+    signal?: AbortSignal;
+    onTick?: (s: WolfState) => void;
+  }): Promise<void> {
     let done = 0;
     while (!opts.signal?.aborted && (opts.maxTicks === 0 || done < opts.maxTicks)) {
+      const started = Date.now();
       try {
         await this.tick();
       } catch (e) {
@@ -527,13 +606,15 @@ export class WolfRunner {
       done++;
       opts.onTick?.(this.state);
       if (opts.maxTicks !== 0 && done >= opts.maxTicks) break;
-      await sleep(opts.tickMs, opts.signal);
+      // A fixed cadence: the tick's own work counts toward the interval.
+      await sleep(Math.max(0, opts.tickMs - (Date.now() - started)), opts.signal);
     }
   }
 
   /** Stop the stream and wait for queued work (open positions stay open and are resumed next start). */
   async close(): Promise<void> {
     await this.queue;
+    await this.streamReady;
     if (this.unsubscribe) await this.unsubscribe().catch(() => undefined);
     this.save();
   }
@@ -542,14 +623,14 @@ export class WolfRunner {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

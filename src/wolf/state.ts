@@ -165,12 +165,16 @@ export function loadWolfState(dataDir: string): StateLoad {
   const r = readJson<unknown>(path);
   if (r.kind === "missing") return r;
   if (r.kind === "corrupt") {
-    throw new UserError(`${path} is corrupt (${r.error}); fix or move it aside before starting WOLF — positions may be open`);
+    throw new UserError(
+      `${path} is corrupt (${r.error}); fix or move it aside before starting WOLF — positions may be open`,
+    );
   }
   const parsed = wolfStateSchema.safeParse(r.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UserError(`${path} is not a WOLF state (${issue?.path.join(".")}: ${issue?.message}); move it aside to start fresh`);
+    throw new UserError(
+      `${path} is not a WOLF state (${issue?.path.join(".")}: ${issue?.message}); move it aside to start fresh`,
+    );
   }
   return { kind: "ok", state: parsed.data };
 }

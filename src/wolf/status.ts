@@ -34,7 +34,15 @@ export interface WolfStatus {
     opened_at_ms: number;
     closed_at_ms: number;
   }[];
-  positions: { slot: number; market: string; side: string; size: number; entry: number; roe: number; phase: number }[];
+  positions: {
+    slot: number;
+    market: string;
+    side: string;
+    size: number;
+    entry: number;
+    roe: number;
+    phase: number;
+  }[];
 }
 
 const open = (s: Slot) => s.status === "active" || s.status === "closing";

@@ -2,12 +2,15 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Engine, type EngineOptions } from "../../src/engine/engine.ts";
+import { z } from "zod";
+import { Engine, type EngineOptions, type OrderStats } from "../../src/engine/engine.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
-import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
+import type { PositionJson } from "../../src/engine/position.ts";
+import { DEFAULT_RISK_LIMITS, type RiskLimits, type RiskState } from "../../src/engine/risk.ts";
 import { readKvFile } from "../../src/engine/state-store.ts";
 import { statusFromKv } from "../../src/engine/status.ts";
 import { defaultParams, findStrategy } from "../../src/strategies/catalog.ts";
+import { type AnyStrategy, type DecisionContext, defineStrategy } from "../../src/strategies/sdk.ts";
 import { FakeMarket } from "./fake-market.ts";
 
 function tmp(): string {
@@ -15,13 +18,13 @@ function tmp(): string {
 }
 
 function setup(
-  strategyId: string,
+  strategyId: string | AnyStrategy,
   dataDir: string,
   over: Partial<EngineOptions> = {},
   market = new FakeMarket({ seed: 7 }),
+  paper = new PaperGateway(),
 ) {
-  const strategy = findStrategy(strategyId)!;
-  const paper = new PaperGateway();
+  const strategy = typeof strategyId === "string" ? findStrategy(strategyId)! : strategyId;
   const lines: string[] = [];
   const opts: EngineOptions = {
     strategy,
@@ -78,5 +81,229 @@ describe("engine on an in-memory market", () => {
     expect(trades[0]).toMatchObject({ instrument: "ETH-PERP", strategy: "simple_mm" });
     expect(typeof trades[0].price).toBe("string");
     expect(lines.some((l) => l.includes("T60"))).toBe(true);
+  });
+});
+
+interface Stored {
+  tick_count: number;
+  positions: { house: Record<string, PositionJson>; agents: Record<string, Record<string, PositionJson>> };
+  risk: { limits: RiskLimits; state: RiskState };
+  order_stats: OrderStats;
+  run: { status: string };
+}
+
+const kvJson = (dir: string): Stored => {
+  const kv = readKvFile(join(dir, "state.db"));
+  return Object.fromEntries(Object.entries(kv).map(([k, v]) => [k, JSON.parse(v)])) as unknown as Stored;
+};
+
+/** Buys `size` once on the first tick (IOC at the ask), then only records what it is shown. */
+function buyOnce(size: number, seen: DecisionContext[]) {
+  return defineStrategy({
+    id: "spy",
+    description: "test",
+    type: "signal",
+    params: z.object({}),
+    init: () => ({ done: false }),
+    decide(c, _p, st: { done: boolean }) {
+      seen.push(c);
+      if (st.done) return { orders: [], state: st };
+      return {
+        orders: [{ side: "buy", price: c.snapshot.ask, size, tif: "Ioc", tag: "spy" }],
+        state: { done: true },
+      };
+    },
+  }) as unknown as AnyStrategy;
+}
+
+const constant = (mid: number) => new FakeMarket({ script: () => mid });
+
+describe("predecessor bugs stay fixed", () => {
+  it("--max-ticks counts ticks of this run, not restored ones; counters survive a resume", async () => {
+    const dir = tmp();
+    const first = await setup("simple_mm", dir, { maxTicks: 5 }).engine.run();
+    expect(first.tickCount).toBe(5);
+    const placed = first.stats.total_placed;
+    const fills = first.stats.total_filled;
+    expect(placed).toBeGreaterThan(0);
+    const second = await setup("simple_mm", dir, { maxTicks: 3 }).engine.run();
+    expect(second.ticks).toBe(3);
+    expect(second.tickCount).toBe(8);
+    expect(second.stats.total_placed).toBeGreaterThanOrEqual(placed);
+    expect(second.stats.total_filled).toBeGreaterThanOrEqual(fills);
+    const kv = kvJson(dir);
+    expect(kv.tick_count).toBe(8);
+    expect(kv.order_stats.total_placed).toBe(second.stats.total_placed);
+    expect(statusFromKv(readKvFile(join(dir, "state.db")))).toMatchObject({
+      tick_count: 8,
+      total_orders: second.stats.total_placed,
+    });
+    // a different strategy on the same state starts fresh
+    const other = await setup("grid_mm", dir, { maxTicks: 1 }).engine.run();
+    expect(other.tickCount).toBe(1);
+  });
+
+  it("unrealized PnL is marked every tick, persisted and reported; drawdown reaches the strategy", async () => {
+    const dir = tmp();
+    const seen: DecisionContext[] = [];
+    const falling = new FakeMarket({ script: (n) => 2500 - n * 10 });
+    await setup(buyOnce(2, seen), dir, { maxTicks: 4 }, falling).engine.run();
+    const kv = kvJson(dir);
+    const pos = kv.positions.agents.spy["ETH-PERP"];
+    expect(pos.net_qty).toBe("2");
+    expect(Number(pos.unrealized_pnl)).toBeLessThan(-50);
+    expect(pos.unrealized_pnl).toBe(kv.positions.house["ETH-PERP"].unrealized_pnl);
+    const status = statusFromKv(readKvFile(join(dir, "state.db")));
+    expect(status).toMatchObject({ position_qty: 2, unrealized_pnl: Number(pos.unrealized_pnl) });
+    expect(seen.at(-1)!.risk.drawdownPct).toBeGreaterThan(0);
+    expect(seen.at(-1)!.unrealizedPnl).toBeLessThan(0);
+  });
+
+  it("market makers rest post-only quotes inside the book and leave them alone while the price holds", async () => {
+    const dir = tmp();
+    const paper = new PaperGateway();
+    const sent: { side: string; price: string; tif: string }[] = [];
+    const place = paper.place.bind(paper);
+    paper.place = async (orders) => {
+      sent.push(...orders);
+      return place(orders);
+    };
+    const r = await setup("simple_mm", dir, { maxTicks: 6 }, constant(2500), paper).engine.run();
+    expect(sent).toHaveLength(2);
+    expect(sent.every((o) => o.tif === "Alo")).toBe(true);
+    const bid = sent.find((o) => o.side === "buy")!;
+    const ask = sent.find((o) => o.side === "sell")!;
+    expect(Number(bid.price)).toBeLessThan(2500.25); // below the best ask
+    expect(Number(ask.price)).toBeGreaterThan(2499.75);
+    expect(r.stats.total_cancelled).toBe(2); // only at shutdown
+    expect(await paper.openOrders("ETH-PERP")).toEqual([]);
+  });
+
+  it("resting quotes that the market trades through are filled and applied from the fills feed", async () => {
+    const dir = tmp();
+    // flat, then the market drops through the bid
+    const r = await setup(
+      "simple_mm",
+      dir,
+      { maxTicks: 4 },
+      new FakeMarket({ script: (n) => (n <= 2 ? 2500 : 2490) }),
+    ).engine.run();
+    expect(r.stats.total_filled).toBeGreaterThanOrEqual(1);
+    expect(Number(r.position.net_qty)).toBeGreaterThan(0);
+    const trades = readFileSync(join(dir, "trades.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(trades[0]).toMatchObject({
+      side: "buy",
+      price: "2498.7",
+      strategy: "simple_mm",
+      fee: expect.any(String),
+    });
+    expect(trades[0].cloid).toMatch(/^0x[0-9a-f]{32}$/);
+  });
+
+  it("a tick without market data is counted and persisted, not lost", async () => {
+    const dir = tmp();
+    const r = await setup(
+      "simple_mm",
+      dir,
+      { maxTicks: 3 },
+      new FakeMarket({ script: (n) => (n === 2 ? 0 : 2500) }),
+    ).engine.run();
+    expect(r.tickCount).toBe(3);
+    expect(kvJson(dir).tick_count).toBe(3);
+  });
+
+  it("restart: fills made while down are applied once, the exchange position is adopted, and none are duplicated", async () => {
+    const dir = tmp();
+    const paper = new PaperGateway();
+    const market = constant(2500);
+    await setup("hedge_agent", dir, { maxTicks: 2 }, market, paper).engine.run();
+    // while the engine is down someone trades on the account
+    await paper.place([
+      {
+        instrument: "ETH-PERP",
+        cloid: "0x0000000000000000000000000000abcd",
+        side: "buy",
+        price: "2500.25",
+        size: "2",
+        tif: "Ioc",
+        reduceOnly: false,
+      },
+    ]);
+    const lines: string[] = [];
+    const r = await setup(
+      "hedge_agent",
+      dir,
+      { maxTicks: 1, log: (l) => lines.push(l) },
+      market,
+      paper,
+    ).engine.run();
+    expect(lines.some((l) => l.includes("1 fill(s) made while the engine was down"))).toBe(true);
+    expect(r.position.net_qty).toBe("2");
+    const again = await setup("hedge_agent", dir, { maxTicks: 1 }, market, paper).engine.run();
+    expect(again.position.net_qty).toBe("2");
+    expect(again.stats.total_filled).toBe(1);
+    // a fresh state adopts the exchange's position instead of assuming flat
+    const fresh = tmp();
+    const adopted = await setup(
+      "hedge_agent",
+      fresh,
+      { maxTicks: 1, resume: false },
+      market,
+      paper,
+    ).engine.run();
+    expect(adopted.position.net_qty).toBe("2");
+  });
+
+  it("stop() cuts the sleep short, cancels resting quotes and saves state", async () => {
+    const dir = tmp();
+    const paper = new PaperGateway();
+    const { engine } = setup(
+      "simple_mm",
+      dir,
+      { maxTicks: 0, tickMs: 60_000, log: (l) => l.includes("T1 ") && setTimeout(() => engine.stop(), 10) },
+      constant(2500),
+      paper,
+    );
+    const t0 = Date.now();
+    const r = await engine.run();
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(r.stopReason).toBe("signal");
+    expect(await paper.openOrders("ETH-PERP")).toEqual([]);
+    expect(kvJson(dir).run.status).toBe("stopped");
+  });
+
+  it("a hard risk breach cancels everything and stops; it stays halted on resume until --fresh", async () => {
+    const dir = tmp();
+    const limits = { ...DEFAULT_RISK_LIMITS, max_drawdown_usd: 5, daily_loss_usd: 5 };
+    const falling = () => new FakeMarket({ script: (n) => 2500 - n * 10 });
+    const seen: DecisionContext[] = [];
+    const r = await setup(buyOnce(1, seen), dir, { maxTicks: 20, limits }, falling()).engine.run();
+    expect(r.stopReason).toBe("halted");
+    expect(r.ticks).toBeLessThan(20);
+    expect(kvJson(dir).risk.state.halted).toBe(true);
+    expect(kvJson(dir).run.status).toBe("halted");
+    const again = await setup(buyOnce(1, []), dir, { maxTicks: 5, limits }, falling()).engine.run();
+    expect(again.ticks).toBe(0);
+    expect(again.stopReason).toBe("halted");
+    const fresh = await setup(
+      buyOnce(1, []),
+      dir,
+      { maxTicks: 1, resume: false },
+      constant(2500),
+    ).engine.run();
+    expect(fresh.ticks).toBe(1);
+  });
+
+  it("the limits of this run are the ones in force and stored (stored ones never override config)", async () => {
+    const dir = tmp();
+    await setup("simple_mm", dir, { maxTicks: 1 }).engine.run();
+    await setup("simple_mm", dir, {
+      maxTicks: 1,
+      limits: { ...DEFAULT_RISK_LIMITS, max_order_size: 0.5 },
+    }).engine.run();
+    expect(kvJson(dir).risk.limits.max_order_size).toBe(0.5);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateBudget, requestWeight, responseWeight } from "../../src/exchange/budget.ts";
+import { RateBudget, requestWeight, responseWeight, sharedRateBudget } from "../../src/exchange/budget.ts";
 
 /** A clock that only moves when the budget sleeps. */
 function fakeClock() {
@@ -108,5 +108,19 @@ describe("request weights (Hyperliquid's documented table)", () => {
     expect(responseWeight("info", { type: "fundingHistory" }, new Array(39).fill({}))).toBe(1);
     expect(responseWeight("info", { type: "candleSnapshot" }, new Array(120).fill({}))).toBe(2);
     expect(responseWeight("info", { type: "allMids" }, {})).toBe(0);
+  });
+});
+
+describe("sharedRateBudget", () => {
+  it("is one budget per API server within the process, sized by HL_RATE_WEIGHT_PER_MIN", () => {
+    const a = sharedRateBudget("http://127.0.0.1:1/a", { HL_RATE_WEIGHT_PER_MIN: "600" });
+    expect(sharedRateBudget("http://127.0.0.1:1/a")).toBe(a);
+    expect(a.capacity).toBe(600);
+    const b = sharedRateBudget("http://127.0.0.1:1/b", {});
+    expect(b).not.toBe(a);
+    expect(b.capacity).toBe(1200);
+    expect(sharedRateBudget("http://127.0.0.1:1/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" }).capacity).toBe(
+      1200,
+    );
   });
 });

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DSL_PRESETS, type DslConfigInput, dslConfigFromPreset, parseDslConfig } from "../../src/guard/config.ts";
+import {
+  DSL_PRESETS,
+  type DslConfigInput,
+  dslConfigFromPreset,
+  parseDslConfig,
+} from "../../src/guard/config.ts";
 import { type DslState, evaluateDsl, newDslState, roePct, tierFloorPrice } from "../../src/guard/dsl.ts";
 
 const T0 = 1_700_000_000_000;
@@ -25,7 +30,16 @@ function cfg(over: Partial<DslConfigInput> = {}) {
 }
 
 function st(over: Partial<DslState> = {}, entry = 100): DslState {
-  return { ...newDslState({ position_id: "p", instrument: "ETH-PERP", entry_price: entry, position_size: "1", nowMs: T0 }), ...over };
+  return {
+    ...newDslState({
+      position_id: "p",
+      instrument: "ETH-PERP",
+      entry_price: entry,
+      position_size: "1",
+      nowMs: T0,
+    }),
+    ...over,
+  };
 }
 
 describe("DSL phase 1", () => {
@@ -136,12 +150,27 @@ describe("DSL phase 2", () => {
 
   it("takes profit on stagnation only in phase 2, above the minimum ROE, with a stale high water", () => {
     const c = cfg({ stagnation_enabled: true, stagnation_min_roe: 8, stagnation_timeout_ms: 3_600_000 });
-    const stale = evaluateDsl(c, st({ tier_index: 0, high_water: 101.5, high_water_ts: T0 - 3_700_000 }), 101.5, T0);
+    const stale = evaluateDsl(
+      c,
+      st({ tier_index: 0, high_water: 101.5, high_water_ts: T0 - 3_700_000 }),
+      101.5,
+      T0,
+    );
     expect(stale.action).toBe("close");
     expect(stale.reason).toContain("Stagnation");
-    const fresh = evaluateDsl(c, st({ tier_index: 0, high_water: 101.5, high_water_ts: T0 - 100_000 }), 101.5, T0);
+    const fresh = evaluateDsl(
+      c,
+      st({ tier_index: 0, high_water: 101.5, high_water_ts: T0 - 100_000 }),
+      101.5,
+      T0,
+    );
     expect(fresh.action).not.toBe("close");
-    const low = evaluateDsl(c, st({ tier_index: 0, high_water: 101.5, high_water_ts: T0 - 3_700_000 }), 100.5, T0);
+    const low = evaluateDsl(
+      c,
+      st({ tier_index: 0, high_water: 101.5, high_water_ts: T0 - 3_700_000 }),
+      100.5,
+      T0,
+    );
     expect(low.action).not.toBe("close");
     const p1 = evaluateDsl(c, st({ high_water: 100.9, high_water_ts: T0 - 9_000_000 }), 100.9, T0);
     expect(p1.action).toBe("hold");
@@ -201,9 +230,9 @@ describe("DSL presets and validation", () => {
 
   it("tight preset floors at entry 100, 10x match the table", () => {
     const floors = DSL_PRESETS.tight.tiers.map((t) => tierFloorPrice("long", 100, t.lock_pct, 10));
-    [100.5, 101.3, 103.0, 106.4].forEach((f, i) => expect(floors[i]).toBeCloseTo(f, 10));
+    for (const [i, f] of [100.5, 101.3, 103.0, 106.4].entries()) expect(floors[i]).toBeCloseTo(f, 10);
     const shorts = DSL_PRESETS.tight.tiers.map((t) => tierFloorPrice("short", 100, t.lock_pct, 10));
-    [99.5, 98.7, 97.0, 93.6].forEach((f, i) => expect(shorts[i]).toBeCloseTo(f, 10));
+    for (const [i, f] of [99.5, 98.7, 97.0, 93.6].entries()) expect(shorts[i]).toBeCloseTo(f, 10);
   });
 
   it("a gap straight past several triggers locks the highest tier at once (tight, 105)", () => {
@@ -225,7 +254,9 @@ describe("DSL presets and validation", () => {
       }),
     ).toThrow(/ascend/);
     expect(() => cfg({ leverage: 0 })).toThrow();
-    expect(() => dslConfigFromPreset("nope", { direction: "long", leverage: 10 })).toThrow(/Available: moderate, tight/);
+    expect(() => dslConfigFromPreset("nope", { direction: "long", leverage: 10 })).toThrow(
+      /Available: moderate, tight/,
+    );
   });
 
   it("a short never gets a zero floor (predecessor: entry/leverage 0 breached every tick)", () => {

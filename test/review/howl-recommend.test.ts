@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { computeHowlMetrics, type HowlMetrics } from "../../src/review/howl-metrics.ts";
-import { howlRecommendations } from "../../src/review/howl-recommend.ts";
+import { formatUsd, howlRecommendations } from "../../src/review/howl-recommend.ts";
 import { type Line, pair, trip } from "./helpers.ts";
 
 function metrics(lines: Line[]): HowlMetrics {
@@ -114,5 +114,15 @@ describe("howlRecommendations", () => {
     expect(howlRecommendations(m)).toEqual([
       expect.objectContaining({ rule: "healthy", message: expect.stringContaining("No major issues") }),
     ]);
+  });
+});
+
+describe("formatUsd", () => {
+  it("signs after rounding to cents: a loss under half a cent is $+0.00, not $-0.00", () => {
+    expect(formatUsd(-0.004)).toBe("$+0.00");
+    expect(formatUsd(-0.005)).toBe("$+0.00");
+    expect(formatUsd(-0.015)).toBe("$-0.02");
+    expect(formatUsd(9)).toBe("$+9.00");
+    expect(formatUsd(-6)).toBe("$-6.00");
   });
 });

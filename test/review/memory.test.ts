@@ -8,6 +8,7 @@ import {
   MEMORY_EVENT_TYPES,
   memoryEventsPath,
   readMemory,
+  sessionMemoryEvent,
 } from "../../src/review/memory.ts";
 import { foldPlaybook, playbookPath, recordPlaybookTrades } from "../../src/review/playbook.ts";
 import { tempDataDir } from "./helpers.ts";
@@ -120,6 +121,34 @@ describe("playbook", () => {
     expect(r.added).toBe(1);
     expect(readdirSync(join(dataDir, "memory")).some((f) => f.startsWith("playbook.json.corrupt-"))).toBe(
       true,
+    );
+  });
+});
+
+describe("session events", () => {
+  it("builds session_start / session_end with the standard payload", () => {
+    const e = sessionMemoryEvent(
+      "session_end",
+      { tick_count: 42, total_pnl: "-12.345678", active_slots: 1, total_trades: 7 },
+      99,
+    );
+    expect(e).toEqual({
+      event_type: "session_end",
+      timestamp_ms: 99,
+      payload: { tick_count: 42, total_pnl: -12.3457, active_slots: 1, total_trades: 7 },
+      summary: "Session end: 42 ticks, PnL $-12.35, 7 trades, 1 open",
+    });
+    const dataDir = tempDataDir();
+    appendMemoryEvent(
+      dataDir,
+      sessionMemoryEvent(
+        "session_start",
+        { tick_count: 0, total_pnl: 0, active_slots: 0, total_trades: 0 },
+        1,
+      ),
+    );
+    expect(readMemory({ dataDir, event_type: "session_start" })[0]!.summary).toBe(
+      "Session start: 0 ticks, PnL $+0.00, 0 trades, 0 open",
     );
   });
 });

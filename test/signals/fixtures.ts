@@ -1,10 +1,14 @@
 import type { Candle } from "../../src/signals/candles.ts";
 import type { MarketCtx } from "../../src/signals/market.ts";
+import type { AssetCandles } from "../../src/signals/scanner.ts";
 
 export const NOW = 1_700_000_000_000;
 
 /** Closed candles ending before NOW, one per close given. */
-export function candlesFrom(closes: number[], opts: { interval?: number; v?: number | number[]; spread?: number } = {}): Candle[] {
+export function candlesFrom(
+  closes: number[],
+  opts: { interval?: number; v?: number | number[]; spread?: number } = {},
+): Candle[] {
   const iv = opts.interval ?? 3_600_000;
   const n = closes.length;
   return closes.map((c, i) => {
@@ -32,5 +36,22 @@ export function market(name: string, over: Partial<MarketCtx> = {}): MarketCtx {
     mark_price: mark,
     delisted: false,
     ...over,
+  };
+}
+
+/** 1h candles of a steady climb with pullbacks, rising volume: a clean LONG setup. */
+export function bullish(): AssetCandles {
+  const c1h = Array.from({ length: 48 }, (_, i) => 100 + i * 0.2 + (i % 3 === 0 ? -0.5 : 0));
+  const vol = Array.from({ length: 48 }, (_, i) => (i >= 44 ? 3000 : 1000));
+  return {
+    "1h": candlesFrom(c1h, { v: vol }),
+    "4h": candlesFrom(
+      Array.from({ length: 30 }, (_, i) => 90 + i * 0.4),
+      { interval: 14_400_000 },
+    ),
+    "15m": candlesFrom(
+      Array.from({ length: 48 }, (_, i) => 108 + i * 0.02 + (i % 3 === 0 ? -0.2 : 0)),
+      { interval: 900_000, v: Array.from({ length: 48 }, (_, i) => (i >= 44 ? 3000 : 1000)) },
+    ),
   };
 }

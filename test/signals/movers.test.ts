@@ -17,12 +17,15 @@ import {
   voteDirection,
 } from "../../src/signals/movers.ts";
 import { moversConfig } from "../../src/signals/movers-config.ts";
-import { type SmartMoneyConfig, observeSmartMoney } from "../../src/signals/smart-money.ts";
+import { observeSmartMoney, type SmartMoneyConfig } from "../../src/signals/smart-money.ts";
 import { candlesFrom, market, NOW } from "./fixtures.ts";
 
 const cfg = moversConfig();
 
-function scan(t: number, snaps: { asset: string; oi: number; usd?: number; funding?: number; mark?: number }[]): MoversScan {
+function scan(
+  t: number,
+  snaps: { asset: string; oi: number; usd?: number; funding?: number; mark?: number }[],
+): MoversScan {
   return {
     scan_time_ms: t,
     signals: [],
@@ -34,7 +37,15 @@ function scan(t: number, snaps: { asset: string; oi: number; usd?: number; fundi
       funding_rate: s.funding ?? 0.00001,
       mark_price: s.mark ?? 100,
     })),
-    stats: { total_assets: 0, qualifying: 0, signals_detected: 0, undirected: 0, has_baseline: false, history_depth: 0, scan_duration_ms: 0 },
+    stats: {
+      total_assets: 0,
+      qualifying: 0,
+      signals_detected: 0,
+      undirected: 0,
+      has_baseline: false,
+      history_depth: 0,
+      scan_duration_ms: 0,
+    },
   };
 }
 
@@ -63,20 +74,39 @@ describe("detectors", () => {
   });
 
   it("the baseline is time-windowed: scans older than the window are ignored (§7.14)", () => {
-    const hist = [scan(NOW - 3_600_000, [{ asset: "ETH", oi: 1 }]), scan(NOW - 1000, [{ asset: "ETH", oi: 2 }])];
+    const hist = [
+      scan(NOW - 3_600_000, [{ asset: "ETH", oi: 1 }]),
+      scan(NOW - 1000, [{ asset: "ETH", oi: 2 }]),
+    ];
     const r = runMovers(cfg, { markets: [market("ETH")], candles: new Map(), history: hist, nowMs: NOW });
     expect(r.stats.has_baseline).toBe(false); // only one scan inside the 6-minute window
   });
 
   it("volume surge in USD (v × close) against 24 h volume / 6; forming candle blended (§7.6, §7.7)", () => {
     const fourH = 14_400_000;
-    const closed: Candle = { t: NOW - 2 * fourH, T: NOW - fourH - 1, o: 100, h: 100, l: 100, c: 100, v: 40_000 };
+    const closed: Candle = {
+      t: NOW - 2 * fourH,
+      T: NOW - fourH - 1,
+      o: 100,
+      h: 100,
+      l: 100,
+      c: 100,
+      v: 40_000,
+    };
     // 24 h volume 6e6 → 1e6 per 4 h; the last closed 4 h traded 40 000 coins × $100 = $4e6 → ratio 4
     expect(volumeSurge(cfg, [closed], 6e6, NOW - 10)).toMatchObject({ fired: true, ratio: 4 });
     expect(volumeSurge(cfg, [{ ...closed, v: 10_000 }], 6e6, NOW - 10).fired).toBe(false);
     expect(volumeSurge(cfg, [], 6e6, NOW).fired).toBe(false);
     // a forming candle 10 minutes old with little volume does not read as "volume collapsed"
-    const forming: Candle = { t: NOW - 600_000, T: NOW + fourH - 600_001, o: 100, h: 100, l: 100, c: 100, v: 1_000 };
+    const forming: Candle = {
+      t: NOW - 600_000,
+      T: NOW + fourH - 600_001,
+      o: 100,
+      h: 100,
+      l: 100,
+      c: 100,
+      v: 1_000,
+    };
     const prev: Candle = { ...closed, t: NOW - 600_000 - fourH, T: NOW - 600_001 };
     const r = volumeSurge(cfg, [prev, forming], 6e6, NOW);
     expect(r.ratio).toBeGreaterThan(3.5);
@@ -112,7 +142,10 @@ describe("detectors", () => {
     );
     expect(isErratic(cfg, "A", zig)).toBe(true);
     expect(isErratic(cfg, "A", zig.slice(0, 9))).toBe(false);
-    const steady = zig.map((s) => ({ ...s, snapshots: s.snapshots.map((x) => ({ ...x, open_interest_usd: x.asset === "A" ? 5 : 1 })) }));
+    const steady = zig.map((s) => ({
+      ...s,
+      snapshots: s.snapshots.map((x) => ({ ...x, open_interest_usd: x.asset === "A" ? 5 : 1 })),
+    }));
     expect(isErratic(cfg, "A", steady)).toBe(false);
   });
 });
@@ -138,7 +171,9 @@ describe("classification and direction", () => {
     expect(voteDirection({ ...v, funding: 0.0001 })).toBe("LONG");
     expect(voteDirection({ ...v, funding: -0.0001 })).toBe("SHORT");
     expect(voteDirection({ ...v, breakout: "up" })).toBe("LONG");
-    expect(voteDirection({ ...v, funding: 0.0001, breakout: "down", volumeWithBreakout: true })).toBe("SHORT");
+    expect(voteDirection({ ...v, funding: 0.0001, breakout: "down", volumeWithBreakout: true })).toBe(
+      "SHORT",
+    );
     expect(voteDirection({ ...v, funding: 0.0001, priceMove: -2 })).toBeNull();
     expect(voteDirection(v)).toBeNull();
   });
@@ -152,11 +187,34 @@ describe("a movers scan", () => {
     expect(empty.signals).toEqual([]);
     expect(empty.stats.has_baseline).toBe(false);
     const hist = [base(NOW - 120_000), base(NOW - 60_000)];
-    const eth = market("ETH", { open_interest: 60_000, mark_price: 102, funding_rate: 0.00001, volume_24h: 6e6 });
-    const fourH: Candle = { t: NOW - 14_400_000 * 2, T: NOW - 14_400_000 - 1, o: 100, h: 100, l: 100, c: 100, v: 80_000 };
-    const r = runMovers(cfg, { markets: [eth], candles: new Map([["ETH", { "4h": [fourH] }]]), history: hist, nowMs: NOW });
+    const eth = market("ETH", {
+      open_interest: 60_000,
+      mark_price: 102,
+      funding_rate: 0.00001,
+      volume_24h: 6e6,
+    });
+    const fourH: Candle = {
+      t: NOW - 14_400_000 * 2,
+      T: NOW - 14_400_000 - 1,
+      o: 100,
+      h: 100,
+      l: 100,
+      c: 100,
+      v: 80_000,
+    };
+    const r = runMovers(cfg, {
+      markets: [eth],
+      candles: new Map([["ETH", { "4h": [fourH] }]]),
+      history: hist,
+      nowMs: NOW,
+    });
     expect(r.signals).toHaveLength(1);
-    expect(r.signals[0]).toMatchObject({ asset: "ETH", signal_type: "IMMEDIATE_MOVER", direction: "LONG", confidence: 100 });
+    expect(r.signals[0]).toMatchObject({
+      asset: "ETH",
+      signal_type: "IMMEDIATE_MOVER",
+      direction: "LONG",
+      confidence: 100,
+    });
     expect(r.signals[0]!.oi_delta_pct).toBe(20);
     // without candles the same OI jump is only an OI_BREAKOUT
     const noCandles = runMovers(cfg, { markets: [eth], candles: new Map(), history: hist, nowMs: NOW });
@@ -180,13 +238,22 @@ describe("a movers scan", () => {
   });
 
   it("below the volume minimum nothing qualifies; snapshots keep only qualifying assets (§7.16)", () => {
-    const r = runMovers(cfg, { markets: [market("X", { volume_24h: 1000 })], candles: new Map(), history: [], nowMs: NOW });
+    const r = runMovers(cfg, {
+      markets: [market("X", { volume_24h: 1000 })],
+      candles: new Map(),
+      history: [],
+      nowMs: NOW,
+    });
     expect(r.stats.qualifying).toBe(0);
     expect(r.snapshots).toEqual([]);
   });
 
   it("candles go to the largest qualifying assets first, capped (§7.15)", () => {
-    const ms = [market("A", { volume_24h: 1e6 }), market("B", { volume_24h: 9e6 }), market("C", { volume_24h: 5e6 })];
+    const ms = [
+      market("A", { volume_24h: 1e6 }),
+      market("B", { volume_24h: 9e6 }),
+      market("C", { volume_24h: 5e6 }),
+    ];
     expect(candleTargets({ ...cfg, max_candle_assets: 2 }, ms)).toEqual(["B", "C"]);
   });
 });
@@ -197,7 +264,8 @@ describe("scan history files", () => {
     const p = moversHistoryPath(dir);
     expect(p).toBe(join(dir, "movers", "scan-history.json"));
     let entries: number[] = [];
-    for (let i = 0; i < 35; i++) entries = appendHistory(p, readHistory<number>(p).entries, i, cfg.scan_history_size);
+    for (let i = 0; i < 35; i++)
+      entries = appendHistory(p, readHistory<number>(p).entries, i, cfg.scan_history_size);
     expect(JSON.parse(readFileSync(p, "utf8"))).toHaveLength(30);
     expect(entries[0]).toBe(5);
     writeFileSync(p, "{not json");
@@ -223,9 +291,18 @@ describe("smart money", () => {
     const seeded = observeSmartMoney(smc, {}, { "0xa": [] }, {}).state;
     const opened = observeSmartMoney(smc, seeded, { "0xa": eth(10) }, {});
     expect(opened.signals).toEqual([
-      { asset: "ETH", signal_type: "SMART_MONEY", direction: "LONG", confidence: 72.5, source_addresses: ["0xa"], notional_usd: 25_000 },
+      {
+        asset: "ETH",
+        signal_type: "SMART_MONEY",
+        direction: "LONG",
+        confidence: 72.5,
+        source_addresses: ["0xa"],
+        notional_usd: 25_000,
+      },
     ]);
-    expect(observeSmartMoney(smc, seeded, { "0xa": [{ coin: "DOGE", szi: 100, entry_px: 0.05 }] }, {}).signals).toEqual([]);
+    expect(
+      observeSmartMoney(smc, seeded, { "0xa": [{ coin: "DOGE", szi: 100, entry_px: 0.05 }] }, {}).signals,
+    ).toEqual([]);
     expect(observeSmartMoney(smc, opened.state, { "0xa": eth(-10) }, {}).signals[0]?.direction).toBe("SHORT");
     const sol = (szi: number) => [{ coin: "SOL", szi, entry_px: 100 }];
     const s500 = observeSmartMoney(smc, seeded, { "0xa": sol(500) }, {}).state;

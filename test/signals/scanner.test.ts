@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  type AssetCandles,
   annotateMomentum,
   btcMacro,
   disqualify,
@@ -15,7 +14,7 @@ import {
   technicalsScore,
 } from "../../src/signals/scanner.ts";
 import { scannerConfig } from "../../src/signals/scanner-config.ts";
-import { candlesFrom, market, NOW } from "./fixtures.ts";
+import { bullish, candlesFrom, market, NOW } from "./fixtures.ts";
 
 const cfg = scannerConfig();
 const neutralMacro = btcMacro(cfg, [], []);
@@ -54,12 +53,20 @@ describe("stage 0: BTC macro", () => {
   it("neutral without data; up/down from EMA5 vs EMA13 with the right modifiers", () => {
     expect(neutralMacro.trend).toBe("neutral");
     expect(neutralMacro.strength).toBe(0);
-    const up = btcMacro(cfg, candlesFrom(Array.from({ length: 30 }, (_, i) => 100 + 2 * i)), candlesFrom([100, 101]));
+    const up = btcMacro(
+      cfg,
+      candlesFrom(Array.from({ length: 30 }, (_, i) => 100 + 2 * i)),
+      candlesFrom([100, 101]),
+    );
     expect(["up", "strong_up"]).toContain(up.trend);
     expect(up.diff_pct).toBeGreaterThan(0);
     expect(up.chg1h).toBeCloseTo(1, 3);
     expect(up.modifiers.LONG).toBeGreaterThan(0);
-    const down = btcMacro(cfg, candlesFrom(Array.from({ length: 30 }, (_, i) => 200 - 2 * i)), candlesFrom([100, 99]));
+    const down = btcMacro(
+      cfg,
+      candlesFrom(Array.from({ length: 30 }, (_, i) => 200 - 2 * i)),
+      candlesFrom([100, 99]),
+    );
     expect(["down", "strong_down"]).toContain(down.trend);
     expect(down.modifiers.SHORT).toBeGreaterThan(0);
     expect(btcMacro(cfg, candlesFrom(Array(30).fill(100)), candlesFrom([1, 1])).trend).toBe("neutral");
@@ -89,7 +96,8 @@ describe("stages 1 and 2", () => {
 
 describe("stage 3: disqualifiers (in order)", () => {
   const m = market("X");
-  const reason = (dir: "LONG" | "SHORT", t: Technicals, mk = m, macro = neutralMacro) => disqualify(cfg, "X", dir, t, mk, macro)?.reason;
+  const reason = (dir: "LONG" | "SHORT", t: Technicals, mk = m, macro = neutralMacro) =>
+    disqualify(cfg, "X", dir, t, mk, macro)?.reason;
 
   it("counter-trend hourly", () => {
     expect(reason("LONG", tech({ hourly_trend: "DOWN" }))).toBe("counter_trend_hourly");
@@ -116,10 +124,16 @@ describe("stage 3: disqualifiers (in order)", () => {
     expect(reason("SHORT", tech(), hot)).toBeUndefined();
     const mild = market("X", { funding_rate: 0.00005 }); // 43.8 %/yr
     expect(reason("LONG", tech(), mild)).toBeUndefined();
-    expect(reason("SHORT", tech(), market("X", { funding_rate: -0.00006 }))).toBe("heavy_unfavorable_funding");
+    expect(reason("SHORT", tech(), market("X", { funding_rate: -0.00006 }))).toBe(
+      "heavy_unfavorable_funding",
+    );
   });
   it("BTC headwind at a modifier of −30 or below (inclusive)", () => {
-    const strongDown = { ...neutralMacro, trend: "strong_down" as const, modifiers: cfg.macro_modifiers.strong_down };
+    const strongDown = {
+      ...neutralMacro,
+      trend: "strong_down" as const,
+      modifiers: cfg.macro_modifiers.strong_down,
+    };
     expect(reason("LONG", tech(), m, strongDown)).toBe("btc_macro_headwind");
     expect(reason("SHORT", tech(), m, strongDown)).toBeUndefined();
     const down = { ...neutralMacro, trend: "down" as const, modifiers: cfg.macro_modifiers.down };
@@ -133,7 +147,11 @@ describe("stage 3: pillars", () => {
     const big = market("X", { volume_24h: 100e6, open_interest: 500_000, mark_price: 100 }); // OI $50M
     expect(marketStructureScore(big, tech({ vol_ratio_1h: 2.5 }), risks)).toBe(100);
     const small: string[] = [];
-    const s = marketStructureScore(market("X", { volume_24h: 600_000, open_interest: 5000, mark_price: 100 }), tech({ vol_ratio_1h: 0.8 }), small);
+    const s = marketStructureScore(
+      market("X", { volume_24h: 600_000, open_interest: 5000, mark_price: 100 }),
+      tech({ vol_ratio_1h: 0.8 }),
+      small,
+    );
     expect(s).toBe(20); // 0 vol-tier + 0 ratio + 0 OI + 20 healthy OI/vol (0.83)
     expect(small).toContain("declining_volume");
     const steps = [
@@ -147,7 +165,11 @@ describe("stage 3: pillars", () => {
       expect(marketStructureScore(mk, tech({ vol_ratio_1h: 0.5 }), [])).toBe(pts);
     }
     const imbalance: string[] = [];
-    marketStructureScore(market("X", { volume_24h: 1e6, open_interest: 100_000, mark_price: 100 }), tech(), imbalance);
+    marketStructureScore(
+      market("X", { volume_24h: 1e6, open_interest: 100_000, mark_price: 100 }),
+      tech(),
+      imbalance,
+    );
     expect(imbalance).toContain("oi_volume_imbalance"); // OI $10M vs $1M volume = 10
   });
 
@@ -164,7 +186,13 @@ describe("stage 3: pillars", () => {
       chg4h: 5,
     });
     expect(technicalsScore("LONG", best, [])).toBe(100);
-    expect(technicalsScore("SHORT", tech({ trend_4h: "up", rsi1h: 30, vol_ratio_1h: 0.1, vol_ratio_15m: 0.1 }), [])).toBe(0);
+    expect(
+      technicalsScore(
+        "SHORT",
+        tech({ trend_4h: "up", rsi1h: 30, vol_ratio_1h: 0.1, vol_ratio_15m: 0.1 }),
+        [],
+      ),
+    ).toBe(0);
     // neutral hourly +5, RSI 50 (< 65) +5, average volume ratio 1.0 (> 0.7) +5
     expect(technicalsScore("LONG", tech(), [])).toBe(15);
   });
@@ -184,23 +212,6 @@ describe("stage 3: pillars", () => {
     expect(fundingScore("SHORT", h(10), [])).toBe(40);
   });
 });
-
-/** 1h candles of a steady climb with pullbacks, rising volume: a clean LONG setup. */
-function bullish(): AssetCandles {
-  const c1h = Array.from({ length: 48 }, (_, i) => 100 + i * 0.2 + (i % 3 === 0 ? -0.5 : 0));
-  const vol = Array.from({ length: 48 }, (_, i) => (i >= 44 ? 3000 : 1000));
-  return {
-    "1h": candlesFrom(c1h, { v: vol }),
-    "4h": candlesFrom(
-      Array.from({ length: 30 }, (_, i) => 90 + i * 0.4),
-      { interval: 14_400_000 },
-    ),
-    "15m": candlesFrom(
-      Array.from({ length: 48 }, (_, i) => 108 + i * 0.02 + (i % 3 === 0 ? -0.2 : 0)),
-      { interval: 900_000, v: Array.from({ length: 48 }, (_, i) => (i >= 44 ? 3000 : 1000)) },
-    ),
-  };
-}
 
 describe("full scan", () => {
   const markets = [
@@ -234,7 +245,10 @@ describe("full scan", () => {
   });
 
   it("the threshold filters: final ≥ threshold passes", () => {
-    const r = runScan({ ...cfg, score_threshold: 999 }, { markets, btc4h: [], btc1h: [], candles: new Map([["ETH", bullish()]]), history: [], nowMs: NOW });
+    const r = runScan(
+      { ...cfg, score_threshold: 999 },
+      { markets, btc4h: [], btc1h: [], candles: new Map([["ETH", bullish()]]), history: [], nowMs: NOW },
+    );
     expect(r.opportunities).toEqual([]);
   });
 
@@ -242,7 +256,13 @@ describe("full scan", () => {
     const prior = (dir: "LONG" | "SHORT", score: number): ScanResult =>
       ({ opportunities: [{ asset: "ETH", direction: dir, final_score: score }] }) as unknown as ScanResult;
     const o = { asset: "ETH", direction: "LONG", final_score: 200 } as Opportunity;
-    expect(annotateMomentum(o, [prior("LONG", 180), prior("LONG", 190)]).momentum).toEqual({ score_delta: 10, scan_streak: 2 });
-    expect(annotateMomentum(o, [prior("LONG", 180), prior("SHORT", 190)]).momentum).toEqual({ score_delta: 0, scan_streak: 0 });
+    expect(annotateMomentum(o, [prior("LONG", 180), prior("LONG", 190)]).momentum).toEqual({
+      score_delta: 10,
+      scan_streak: 2,
+    });
+    expect(annotateMomentum(o, [prior("LONG", 180), prior("SHORT", 190)]).momentum).toEqual({
+      score_delta: 0,
+      scan_streak: 0,
+    });
   });
 });

@@ -47,9 +47,13 @@ describe("indicators", () => {
   });
 
   it("hourly trend from swing structure", () => {
-    const up = [100, 104, 102, 106, 104, 108, 106, 110, 108, 112, 110].map((c) => candle(c - 1, c + 1, c - 2, c));
+    const up = [100, 104, 102, 106, 104, 108, 106, 110, 108, 112, 110].map((c) =>
+      candle(c - 1, c + 1, c - 2, c),
+    );
     expect(hourlyTrend(up)).toBe("UP");
-    const down = [112, 108, 110, 106, 108, 104, 106, 102, 104, 100, 102].map((c) => candle(c + 1, c + 2, c - 1, c));
+    const down = [112, 108, 110, 106, 108, 104, 106, 102, 104, 100, 102].map((c) =>
+      candle(c + 1, c + 2, c - 1, c),
+    );
     expect(hourlyTrend(down)).toBe("DOWN");
     expect(hourlyTrend(Array(5).fill(candle(100, 101, 99, 100)))).toBe("NEUTRAL");
   });
@@ -67,8 +71,12 @@ describe("indicators", () => {
   });
 
   it("volume ratio of the last 4 bars over the 4 before", () => {
-    expect(volumeRatio(candlesFrom(Array(12).fill(1), { v: [...Array(8).fill(100), ...Array(4).fill(300)] }))).toBeGreaterThan(2);
-    expect(volumeRatio(candlesFrom(Array(12).fill(1), { v: [...Array(8).fill(300), ...Array(4).fill(100)] }))).toBeLessThan(0.5);
+    expect(
+      volumeRatio(candlesFrom(Array(12).fill(1), { v: [...Array(8).fill(100), ...Array(4).fill(300)] })),
+    ).toBeGreaterThan(2);
+    expect(
+      volumeRatio(candlesFrom(Array(12).fill(1), { v: [...Array(8).fill(300), ...Array(4).fill(100)] })),
+    ).toBeLessThan(0.5);
     expect(volumeRatio(candlesFrom(Array(12).fill(1), { v: 100 }))).toBeCloseTo(1, 2);
     expect(volumeRatio(candlesFrom([1, 2, 3]))).toBe(1);
   });
@@ -76,17 +84,21 @@ describe("indicators", () => {
   it("candlestick patterns", () => {
     const pad = [candle(100, 101, 99, 100), candle(100, 101, 99, 100)];
     expect(candlePatterns([...pad, candle(99, 100, 90, 99.5)])).toContain("hammer");
-    expect(candlePatterns([pad[0]!, candle(102, 103, 99, 100), candle(99, 104, 98, 103)])).toContain("bullish_engulfing");
-    expect(candlePatterns([pad[0]!, candle(100, 103, 99, 102), candle(103, 104, 98, 99)])).toContain("bearish_engulfing");
+    expect(candlePatterns([pad[0]!, candle(102, 103, 99, 100), candle(99, 104, 98, 103)])).toContain(
+      "bullish_engulfing",
+    );
+    expect(candlePatterns([pad[0]!, candle(100, 103, 99, 102), candle(103, 104, 98, 99)])).toContain(
+      "bearish_engulfing",
+    );
     const doji = candlePatterns([...pad, candle(100, 105, 95, 100.2)]);
     expect(doji).toContain("doji");
     expect(doji).not.toContain("hammer");
-    expect(candlePatterns([candle(100, 103, 99, 102), candle(102, 106, 101, 105), candle(105, 109, 104, 108)])).toContain(
-      "three_soldiers",
-    );
-    expect(candlePatterns([candle(108, 109, 104, 105), candle(105, 106, 101, 102), candle(102, 103, 98, 99)])).toContain(
-      "three_crows",
-    );
+    expect(
+      candlePatterns([candle(100, 103, 99, 102), candle(102, 106, 101, 105), candle(105, 109, 104, 108)]),
+    ).toContain("three_soldiers");
+    expect(
+      candlePatterns([candle(108, 109, 104, 105), candle(105, 106, 101, 102), candle(102, 103, 98, 99)]),
+    ).toContain("three_crows");
     expect(candlePatterns([])).toEqual([]);
   });
 
@@ -106,10 +118,9 @@ describe("units (predecessor §7 bugs 4–7)", () => {
   });
 
   it("reads OI in USD (coins × mark) from metaAndAssetCtxs", () => {
-    const [m] = parseMarkets(
-      { universe: [{ name: "ETH" }] },
-      [{ dayNtlVlm: "1000000", funding: "0.0000125", openInterest: "200", markPx: "2500" }],
-    );
+    const [m] = parseMarkets({ universe: [{ name: "ETH" }] }, [
+      { dayNtlVlm: "1000000", funding: "0.0000125", openInterest: "200", markPx: "2500" },
+    ]);
     expect(m!.open_interest_usd).toBe(500_000);
     expect(m!.volume_24h).toBe(1_000_000);
     expect(m!.funding_rate).toBe(0.0000125);

@@ -2,11 +2,18 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decryptKeystoreJson, encryptKeystoreJson } from "ethers";
 import { describe, expect, it } from "vitest";
-import { decryptKeystore, encryptKeystore, KeystoreError, parseKeystore } from "../../src/wallet/keystore-v3.ts";
+import {
+  decryptKeystore,
+  encryptKeystore,
+  KeystoreError,
+  parseKeystore,
+} from "../../src/wallet/keystore-v3.ts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures");
 const vector = JSON.parse(readFileSync(join(FIXTURES, "keystore-v3-scrypt-n262144-r1-p8.json"), "utf8"));
-const expected = JSON.parse(readFileSync(join(FIXTURES, "keystore-v3-scrypt-n262144-r1-p8.expected.json"), "utf8")) as {
+const expected = JSON.parse(
+  readFileSync(join(FIXTURES, "keystore-v3-scrypt-n262144-r1-p8.expected.json"), "utf8"),
+) as {
   password: string;
   private_key: string;
   address: string;
@@ -55,18 +62,17 @@ const LOW = { scrypt: { n: 1024, r: 8, p: 1 } };
 const KEY = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318" as const;
 
 describe("keystore v3", () => {
-  it(
-    "decrypts eth-account's default format (scrypt n=2^18, r=1, p=8): the fixture and the definition's scrypt vector",
-    async () => {
-      const fixture = await decryptKeystore(vector, expected.password);
-      expect(fixture.privateKey).toBe(expected.private_key);
-      expect(fixture.address).toBe(expected.address);
-      const wiki = await decryptKeystore(wikiScrypt, "testpassword");
-      expect(wiki.privateKey).toBe(WIKI_SECRET);
-      expect(wiki.address).toBe(WIKI_ADDRESS);
-    },
-    20_000,
-  );
+  it("decrypts eth-account's default format (scrypt n=2^18, r=1, p=8): the fixture and the definition's scrypt vector", async () => {
+    // each derivation runs in its own worker thread, so the two proceed in parallel
+    const [fixture, wiki] = await Promise.all([
+      decryptKeystore(vector, expected.password),
+      decryptKeystore(wikiScrypt, "testpassword"),
+    ]);
+    expect(fixture.privateKey).toBe(expected.private_key);
+    expect(fixture.address).toBe(expected.address);
+    expect(wiki.privateKey).toBe(WIKI_SECRET);
+    expect(wiki.address).toBe(WIKI_ADDRESS);
+  }, 20_000);
 
   it("decrypts the definition's PBKDF2-SHA256 vector", async () => {
     const r = await decryptKeystore(wikiPbkdf2, "testpassword");
@@ -84,7 +90,11 @@ describe("keystore v3", () => {
   it("round-trips a key (low N) and writes the eth-keyfile shape", async () => {
     const ks = await encryptKeystore(KEY, "pw", LOW);
     expect(ks.address).toBe("2c7536e3605d9c16a7a3d7b1898e529396a65c23");
-    expect(ks.crypto).toMatchObject({ cipher: "aes-128-ctr", kdf: "scrypt", kdfparams: { n: 1024, r: 8, p: 1, dklen: 32 } });
+    expect(ks.crypto).toMatchObject({
+      cipher: "aes-128-ctr",
+      kdf: "scrypt",
+      kdfparams: { n: 1024, r: 8, p: 1, dklen: 32 },
+    });
     expect(ks.version).toBe(3);
     expect(JSON.stringify(ks)).not.toContain(KEY.slice(2));
     expect((await decryptKeystore(ks, "pw")).privateKey).toBe(KEY);
@@ -101,7 +111,9 @@ describe("keystore v3", () => {
     const ours = await encryptKeystore(KEY, "pässword", LOW);
     const byEthers = await decryptKeystoreJson(JSON.stringify(ours), "pässword");
     expect(byEthers.privateKey).toBe(KEY);
-    const theirs = await encryptKeystoreJson({ address: byEthers.address, privateKey: KEY }, "pw", { scrypt: { N: 1024 } });
+    const theirs = await encryptKeystoreJson({ address: byEthers.address, privateKey: KEY }, "pw", {
+      scrypt: { N: 1024 },
+    });
     expect((await decryptKeystore(JSON.parse(theirs), "pw")).privateKey).toBe(KEY);
   });
 
@@ -113,7 +125,10 @@ describe("keystore v3", () => {
 
   it("refuses files it cannot or should not read", async () => {
     expect(() => parseKeystore({ version: 1 })).toThrow(KeystoreError);
-    const hostile = { ...wikiScrypt, crypto: { ...wikiScrypt.crypto, kdfparams: { ...wikiScrypt.crypto.kdfparams, n: 2 ** 30 } } };
+    const hostile = {
+      ...wikiScrypt,
+      crypto: { ...wikiScrypt.crypto, kdfparams: { ...wikiScrypt.crypto.kdfparams, n: 2 ** 30 } },
+    };
     await expect(decryptKeystore(hostile, "x")).rejects.toThrow(/not supported/);
     const cbc = { ...wikiPbkdf2, crypto: { ...wikiPbkdf2.crypto, cipher: "aes-128-cbc" } };
     expect(() => parseKeystore(cbc)).toThrow(KeystoreError);

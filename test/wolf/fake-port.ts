@@ -1,7 +1,14 @@
 import { D, dec, wire } from "../../src/core/decimal.ts";
 import type { Candle } from "../../src/signals/candles.ts";
 import type { MarketCtx } from "../../src/signals/market.ts";
-import type { AccountFill, ExchangePosition, IocRequest, IocResult, MarketInfo, WolfPort } from "../../src/wolf/port.ts";
+import type {
+  AccountFill,
+  ExchangePosition,
+  IocRequest,
+  IocResult,
+  MarketInfo,
+  WolfPort,
+} from "../../src/wolf/port.ts";
 
 /** An in-memory exchange for runner tests: positions and fills follow the IOCs it accepts. */
 export class FakePort implements WolfPort {
@@ -56,7 +63,9 @@ export class FakePort implements WolfPort {
   }
 
   async positions(): Promise<ExchangePosition[]> {
-    return [...this.pos].filter(([, p]) => !p.szi.isZero()).map(([coin, p]) => ({ coin, szi: wire(p.szi), entryPx: wire(p.entry) }));
+    return [...this.pos]
+      .filter(([, p]) => !p.szi.isZero())
+      .map(([coin, p]) => ({ coin, szi: wire(p.szi), entryPx: wire(p.entry) }));
   }
 
   async marketInfo(coin: string): Promise<MarketInfo> {
@@ -82,11 +91,24 @@ export class FakePort implements WolfPort {
     if (size.lte(0)) return { status: "unfilled", message: "Order could not immediately match" };
     const signedSz = req.side === "buy" ? size : size.negated();
     const next = cur.szi.plus(signedSz);
-    const entry = cur.szi.isZero() || cur.szi.isNeg() !== signedSz.isNeg() ? (next.isZero() ? new D(0) : dec(px)) : cur.entry;
+    const entry =
+      cur.szi.isZero() || cur.szi.isNeg() !== signedSz.isNeg()
+        ? next.isZero()
+          ? new D(0)
+          : dec(px)
+        : cur.entry;
     this.pos.set(req.coin, { szi: next, entry: cur.szi.isZero() ? dec(px) : entry });
     const oid = String(this.oidSeq++);
     const fee = wire(size.times(px).times(this.feeRate));
-    this.fills.push({ coin: req.coin, side: req.side, size: wire(size), price: String(px), fee, time: this.clock, oid });
+    this.fills.push({
+      coin: req.coin,
+      side: req.side,
+      size: wire(size),
+      price: String(px),
+      fee,
+      time: this.clock,
+      oid,
+    });
     return { status: "filled", oid, size: wire(size), price: String(px), fee };
   }
 
@@ -94,8 +116,10 @@ export class FakePort implements WolfPort {
     return this.fills.filter((f) => f.coin === coin && f.time >= startMs);
   }
 
-  async walletPositions() {
-    return [];
+  whales = new Map<string, { coin: string; szi: number; entry_px: number }[]>();
+
+  async walletPositions(address: string) {
+    return this.whales.get(address) ?? [];
   }
 
   async subscribeMids(l: (m: Record<string, string>) => void): Promise<() => Promise<void>> {

@@ -15,10 +15,17 @@ const quiet = (l: string) => (process.env.WOLF_TEST_LOG ? console.log(l) : undef
 
 async function setup(extra: WolfConfigInput = {}, port = new FakePort({ ETH: 2500, SOL: 100, BTC: 60000 })) {
   const dataDir = mkdtempSync(join(tmpdir(), "wolf-"));
-  const config = buildWolfConfig("default", {}, extra);
+  const config = buildWolfConfig("default", {}, { candle_refresh_s: 0, ...extra });
   const reviews: ReviewContext[] = [];
   const open = () =>
-    WolfRunner.open({ port, dataDir, preset: "default", config, log: quiet, onReview: (c) => void reviews.push(c) });
+    WolfRunner.open({
+      port,
+      dataDir,
+      preset: "default",
+      config,
+      log: quiet,
+      onReview: (c) => void reviews.push(c),
+    });
   const runner = await open();
   return { port, dataDir, runner, reviews, open, config };
 }
@@ -38,7 +45,13 @@ describe("WOLF runner on a fake exchange", () => {
     const { port, dataDir, runner } = await setup();
     await enterEth(runner, port);
     const slot = runner.state.slots[0]!;
-    expect(slot).toMatchObject({ status: "active", coin: "ETH", side: "long", entry_source: "movers_immediate", dsl_phase: 1 });
+    expect(slot).toMatchObject({
+      status: "active",
+      coin: "ETH",
+      side: "long",
+      entry_source: "movers_immediate",
+      dsl_phase: 1,
+    });
     const pos = (await port.positions())[0]!;
     expect(pos.coin).toBe("ETH");
     expect(slot.entry_size).toBe(pos.szi);
@@ -49,7 +62,13 @@ describe("WOLF runner on a fake exchange", () => {
     expect(saved.kind === "ok" && saved.state.slots[0]!.entry_size).toBe(slot.entry_size);
     const trades = readTrades(dataDir);
     expect(trades).toHaveLength(1);
-    expect(trades[0]).toMatchObject({ instrument: "ETH-PERP", side: "buy", quantity: pos.szi, strategy: "wolf", meta: "entry:movers_immediate" });
+    expect(trades[0]).toMatchObject({
+      instrument: "ETH-PERP",
+      side: "buy",
+      quantity: pos.szi,
+      strategy: "wolf",
+      meta: "entry:movers_immediate",
+    });
     expect(typeof trades[0]!.price).toBe("string");
     expect(Number(trades[0]!.fee)).toBeGreaterThan(0);
     // the guard exists on disk from the moment the position opened, under a per-position id
@@ -112,6 +131,29 @@ describe("WOLF runner on a fake exchange", () => {
     await runner.close();
   });
 
+  it("an exit that finds the position already gone books it from the exchange's fills", async () => {
+    const { port, runner } = await setup();
+    await enterEth(runner, port);
+    const size = runner.state.slots[0]!.entry_size;
+    port.pos.delete("ETH"); // liquidated or closed by hand
+    port.fills.push({
+      coin: "ETH",
+      side: "sell",
+      size,
+      price: "2400",
+      fee: "2",
+      time: port.clock,
+      oid: "liq",
+    });
+    await runner.exitSlot(0, "hard_stop: ROE -6.0%");
+    expect(runner.state.slots[0]!.status).toBe("empty");
+    const c = runner.state.closed_slots.at(-1)!;
+    expect(c.exit_price).toBe("2400");
+    expect(c.close_reason).toContain("position already closed on the exchange");
+    expect(Number(c.realized_pnl)).toBeLessThan(0);
+    await runner.close();
+  });
+
   it("restart: corrupt state refuses to start; slots are reconciled with the exchange before any entry (B3)", async () => {
     const { port, dataDir, runner, open } = await setup();
     await enterEth(runner, port);
@@ -123,14 +165,27 @@ describe("WOLF runner on a fake exchange", () => {
     await again.close();
     // the position was closed outside WOLF and another one opened by hand
     port.pos.set("ETH", { szi: dec(0), entry: dec(0) });
-    port.fills.push({ coin: "ETH", side: "sell", size: again.state.slots[0]!.entry_size, price: "2600", fee: "1", time: port.clock, oid: "x1" });
+    port.fills.push({
+      coin: "ETH",
+      side: "sell",
+      size: again.state.slots[0]!.entry_size,
+      price: "2600",
+      fee: "1",
+      time: port.clock,
+      oid: "x1",
+    });
     port.pos.set("SOL", { szi: dec(-50), entry: dec(100) });
     const third = await open();
     expect(third.state.slots.some((s) => s.coin === "ETH")).toBe(false);
     expect(third.state.closed_slots.at(-1)!.close_reason).toContain("no position on the exchange");
     expect(third.state.closed_slots.at(-1)!.exit_price).toBe("2600");
     const adopted = third.state.slots.find((s) => s.coin === "SOL")!;
-    expect(adopted).toMatchObject({ status: "active", side: "short", entry_size: "50", entry_source: "reconciled" });
+    expect(adopted).toMatchObject({
+      status: "active",
+      side: "short",
+      entry_size: "50",
+      entry_source: "reconciled",
+    });
     expect(third.guards.get(adopted.slot_id)).toBeDefined();
     await third.close();
     writeFileSync(statePath(dataDir), "{broken");
@@ -191,7 +246,46 @@ describe("WOLF runner on a fake exchange", () => {
     await enterEth(runner, port);
     expect(existsSync(join(dataDir, "movers", "scan-history.json"))).toBe(true);
     expect(existsSync(join(dataDir, "scanner", "scan-history.json"))).toBe(true);
-    expect(readdirSync(join(dataDir, "wolf"))).toEqual(expect.arrayContaining(["state.json", "trades.jsonl", "dsl"]));
+    expect(readdirSync(join(dataDir, "wolf"))).toEqual(
+      expect.arrayContaining(["state.json", "trades.jsonl", "dsl"]),
+    );
+    await runner.close();
+  });
+});
+
+describe("run loop and signal sources", () => {
+  it("--max-ticks counts ticks of this run, not the persisted tick number", async () => {
+    const { runner, open } = await setup();
+    await runner.run({ maxTicks: 2, tickMs: 0 });
+    await runner.close();
+    const again = await open();
+    await again.run({ maxTicks: 2, tickMs: 0 });
+    expect(again.state.tick_count).toBe(4);
+    await again.close();
+  });
+
+  it("smart money: whale positions open at start-up are seeded, not entered; a new one is (§7.21)", async () => {
+    const port = new FakePort({ ETH: 2500, SOL: 100 });
+    port.whales.set("0xw", [{ coin: "ETH", szi: 100, entry_px: 2500 }]);
+    const { runner } = await setup(
+      {
+        smart_money_enabled: true,
+        smart_money_addresses: ["0xw"],
+        smart_money_poll_interval_ticks: 1,
+        movers_immediate_auto_entry: false,
+      },
+      port,
+    );
+    await runner.tick();
+    expect(runner.state.slots.every((s) => s.status === "empty")).toBe(true);
+    port.whales.set("0xw", [
+      { coin: "ETH", szi: 100, entry_px: 2500 },
+      { coin: "SOL", szi: -1000, entry_px: 100 },
+    ]);
+    port.clock += 60_000;
+    await runner.tick();
+    const s = runner.state.slots.find((x) => x.status === "active");
+    expect(s).toMatchObject({ coin: "SOL", side: "short", entry_source: "smart_money:SMART_MONEY" });
     await runner.close();
   });
 });
@@ -203,8 +297,20 @@ describe("status mapping (B7)", () => {
     port.clock += 1000;
     port.setPrice("ETH", Number(runner.state.slots[0]!.entry_price) * 1.002);
     const st = wolfStatus(runner.state);
-    expect(st).toMatchObject({ status: "running", engine: "wolf", max_slots: 3, total_trades: 1, tick_count: 3 });
-    expect(st.active_slots[0]).toMatchObject({ slot_id: 0, instrument: "ETH-PERP", side: "long", dsl_phase: 1, status: "active" });
+    expect(st).toMatchObject({
+      status: "running",
+      engine: "wolf",
+      max_slots: 3,
+      total_trades: 1,
+      tick_count: 3,
+    });
+    expect(st.active_slots[0]).toMatchObject({
+      slot_id: 0,
+      instrument: "ETH-PERP",
+      side: "long",
+      dsl_phase: 1,
+      status: "active",
+    });
     expect(st.active_slots[0]!.roe_pct).toBeCloseTo(2, 1);
     expect(st.positions[0]).toMatchObject({ slot: 0, market: "ETH-PERP", side: "long", phase: 1 });
     expect(st.positions[0]!.size).toBe(Number(runner.state.slots[0]!.entry_size));
@@ -213,7 +319,8 @@ describe("status mapping (B7)", () => {
     expect(text).toMatch(/Tick: 3 \| Daily PnL: \$\+0\.00 .*\| Slots: 1\/3/);
     expect(text).toMatch(/Slot 0: ETH-PERP LONG [\d.]+ @ [\d.]+ \| ROE: \+2\.0% \| Phase 1/);
     expect(text).toContain("Slot 1: (empty)");
-    for (let i = 0; i < 7; i++) runner.state.closed_slots.push({ ...runner.state.closed_slots[0]!, ...fakeClosed(i) });
+    for (let i = 0; i < 7; i++)
+      runner.state.closed_slots.push({ ...runner.state.closed_slots[0]!, ...fakeClosed(i) });
     expect(wolfStatus(runner.state).closed_slots.map((c) => c.slot_id)).toEqual([2, 3, 4, 5, 6]);
     await runner.close();
   });
@@ -237,3 +344,24 @@ function fakeClosed(i: number) {
     fees: "0",
   };
 }
+
+describe("status from disk", () => {
+  it("null before any state, the mapping after, an error (not 'stopped') for a corrupt file", async () => {
+    const { readWolfStatus, readWolfStatusText } = await import("../../src/wolf/status-file.ts");
+    const empty = mkdtempSync(join(tmpdir(), "wolf-"));
+    expect(readWolfStatus(empty)).toBeNull();
+    expect(readWolfStatusText(empty)).toBeNull();
+    const { runner, dataDir } = await setup();
+    await runner.tick();
+    await runner.close();
+    expect(readWolfStatus(dataDir)).toMatchObject({
+      status: "running",
+      engine: "wolf",
+      tick_count: 1,
+      max_slots: 3,
+    });
+    expect(readWolfStatusText(dataDir)).toContain("Tick: 1 |");
+    writeFileSync(statePath(dataDir), "{");
+    expect(readWolfStatus(dataDir)).toMatchObject({ error: expect.stringContaining("corrupt") });
+  });
+});

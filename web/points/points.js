@@ -42,12 +42,36 @@ function render(p) {
     table.append(row);
   }
   out.append(table);
+  if (p.fills?.length) {
+    out.append(text("h2", `Fills (latest ${Math.min(p.fills.length, 200)} of ${p.fills.length})`));
+    const fills = document.createElement("table");
+    const fh = document.createElement("tr");
+    for (const h of ["Time (UTC)", "Role", "Price", "Mark", "USD", "Points", "Outcome"])
+      fh.append(text("th", h));
+    fills.append(fh);
+    for (const f of p.fills.slice(-200).reverse()) {
+      const row = document.createElement("tr");
+      const outcome = f.excluded ?? (f.provisional ? "provisional" : "eligible");
+      const cells = [
+        new Date(f.time).toISOString().replace("T", " ").slice(0, 19),
+        f.role,
+        f.px,
+        f.mark ?? "—",
+        f.volume_usd,
+        f.points,
+        outcome,
+      ];
+      for (const v of cells) row.append(text("td", v));
+      fills.append(row);
+    }
+    out.append(fills);
+  }
 }
 
 async function lookup(wallet) {
   $("result").replaceChildren(text("p", "Loading…"));
   try {
-    const res = await fetch(`/points/market-address/${encodeURIComponent(wallet)}`);
+    const res = await fetch(`/points/market-address/${encodeURIComponent(wallet)}?fills=true`);
     const body = await res.json();
     if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
     render(body);

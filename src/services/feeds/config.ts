@@ -10,7 +10,7 @@ type Env = Record<string, string | undefined>;
 /**
  * Feeds service settings from the environment:
  *   FEEDS_PORT (8100; origins on +1…+4), FEEDS_HOST (127.0.0.1), FEEDS_DB ($DATA_DIR/feeds/feeds.db),
- *   FEEDS_POLL_MS (2000), FEEDS_MAX_SILENCE_MS (30000), FEEDS_INCEPTION (ISO time or epoch ms; first
+ *   FEEDS_POLL_MS (5000), FEEDS_MAX_SILENCE_MS (30000), FEEDS_INCEPTION (ISO time or epoch ms; first
  *   start only, default the current hour), FEEDS_UPSTREAM_<FEED> (proxy upstream of a feed, e.g.
  *   FEEDS_UPSTREAM_BTCSWP=https://btcswp.example.com).
  */
@@ -54,7 +54,7 @@ export function feedsConfig(env: Env = process.env): FeedsConfig {
     port: envPort("FEEDS_PORT", DEFAULT_PORTS.feeds, env),
     host: env.FEEDS_HOST || "127.0.0.1",
     dbPath: env.FEEDS_DB || join(dataDir(env), "feeds", "feeds.db"),
-    pollMs: msSetting(env, "FEEDS_POLL_MS", 2_000),
+    pollMs: msSetting(env, "FEEDS_POLL_MS", 5_000),
     maxSilenceMs: msSetting(env, "FEEDS_MAX_SILENCE_MS", 30_000),
     inceptionMs: inception ? parseTime("FEEDS_INCEPTION", inception) : undefined,
     upstreams,

@@ -72,9 +72,28 @@ export class FeedEngine {
       );
     }
     this.state = replay(this.def.profile, inception, this.store.hours(sym));
+    this.checkAgainstSaved(this.state);
     this.last = this.store.lastTick(sym);
     if (this.last) this.published = dec(this.last.oracle_px);
     await this.settleNewHours(now, true);
+  }
+
+  /**
+   * The replay from inception must land exactly on the state saved with the last settlement; if not,
+   * the methodology profile or the stored hours changed, and publishing would jump.
+   */
+  private checkAgainstSaved(state: IndexState): void {
+    const saved = this.store.state(this.def.symbol);
+    if (!saved) return;
+    const same =
+      saved.settledThroughMs === state.settledThroughMs &&
+      dec(saved.cumulative).eq(state.cumulative) &&
+      dec(saved.k).eq(state.k);
+    if (!same) {
+      throw new UserError(
+        `${this.def.symbol}: replaying the stored hours does not reproduce the saved index (profile changed?); use a fresh FEEDS_DB`,
+      );
+    }
   }
 
   /** One step: settle what the exchange has settled, nowcast the rest, publish if the price moved. */
@@ -114,7 +133,13 @@ export class FeedEngine {
         this.publishAt(hourEndMs, r.rate, true);
       }
     }
-    this.store.addHours(this.def.symbol, fresh);
+    if (fresh.length > 0) {
+      this.store.addHours(this.def.symbol, fresh, {
+        cumulative: state.cumulative.toFixed(),
+        k: state.k.toFixed(),
+        settledThroughMs: state.settledThroughMs,
+      });
+    }
     this.state = state;
   }
 

@@ -7,7 +7,7 @@ import { createService, HttpError, type Service } from "../../http/service.ts";
 import { SseHub, sseFrame } from "../../http/sse.ts";
 import { FEED_NAMES, type FeedName, isFeedName } from "./profiles.ts";
 import { type SseSubscription, subscribeSse } from "./sse-client.ts";
-import { type FeedTick, feedTickSchema } from "./tick.ts";
+import { type FeedTick, parseTickData } from "./tick.ts";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../web/feeds");
 /** The chart library's standalone browser build (the package exports only its ES module, so go by its folder). */
@@ -43,11 +43,10 @@ class UpstreamFeed {
     if (this.sub) return;
     this.sub = subscribeSse(`${this.url}/api/stream`, {
       onEvent: (event, data) => {
-        if (event !== "price") return;
-        const parsed = feedTickSchema.safeParse(JSON.parse(data));
-        if (!parsed.success) return;
-        this.last = parsed.data;
-        this.hub.broadcast(sseFrame(parsed.data, "price"));
+        const tick = event === "price" ? parseTickData(data) : null;
+        if (!tick) return;
+        this.last = tick;
+        this.hub.broadcast(sseFrame(tick, "price"));
       },
     });
   }

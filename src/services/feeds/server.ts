@@ -69,7 +69,7 @@ export async function startFeeds(opts: FeedsServerOptions): Promise<RunningFeeds
       const bound = await listen(origin.app, port, host);
       origins[name] = `http://${host}:${bound}`;
       closers.push(() => origin.app.close());
-      pollLoop(engine, opts.pollMs ?? 2_000, () => stopped, log);
+      pollLoop(engine, opts.pollMs ?? 5_000, () => stopped, log);
     }
 
     let proxyUrl: string | undefined;

@@ -10,24 +10,40 @@ export interface FundingSource {
   predicted(coin: string, dex: string): Promise<string>;
 }
 
+/** Share one answer per key among callers within `ttlMs` (and one request in flight). */
+function shared<T>(ttlMs: number, load: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const cache = new Map<string, { at: number; value: Promise<T> }>();
+  return (key) => {
+    const hit = cache.get(key);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.value;
+    const value = load(key);
+    cache.set(key, { at: Date.now(), value });
+    value.catch(() => cache.delete(key));
+    return value;
+  };
+}
+
 /**
  * FundingSource over the exchange client. The live estimate is the asset context's `funding`
  * (hourly, for any dex; `predictedFundings` only covers the main dex). The clock is the exchange's
- * own: the `time` of the coin's order book, so feed ticks and fills share one time axis.
+ * own: the `time` of the BTC order book, so feed ticks and fills share one time axis. Feeds in one
+ * process share these reads (one per dex per second), keeping the weight budget small.
  */
-export function exchangeFundingSource(info: HlInfo): FundingSource {
+export function exchangeFundingSource(info: HlInfo, shareMs = 1_000): FundingSource {
+  const clock = shared(shareMs, async () => {
+    const book = await info.l2Book("BTC");
+    if (!book) throw new Error("the exchange returned no BTC book to read its clock from");
+    return book.time;
+  });
+  const contexts = shared(shareMs, (dex) => info.metaAndAssetCtxs(dex));
   return {
-    async now() {
-      const book = await info.l2Book("BTC");
-      if (!book) throw new Error("the exchange returned no BTC book to read its clock from");
-      return book.time;
-    },
+    now: () => clock(""),
     async history(coin, startMs) {
       const records = await info.fundingHistory({ coin, startTime: startMs });
       return records.map((r) => ({ time: r.time, rate: r.fundingRate }));
     },
     async predicted(coin, dex) {
-      const [meta, ctxs] = await info.metaAndAssetCtxs(dex);
+      const [meta, ctxs] = await contexts(dex);
       const i = meta.universe.findIndex((u) => u.name === coin);
       const ctx = i >= 0 ? ctxs[i] : undefined;
       if (!ctx) throw new Error(`no asset context for ${coin}${dex ? ` on dex ${dex}` : ""}`);

@@ -7,6 +7,8 @@ import type { FeedTick } from "./tick.ts";
  */
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS feed_meta (feed TEXT PRIMARY KEY, inception_ms INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS feed_state (
+     feed TEXT PRIMARY KEY, cumulative TEXT NOT NULL, k TEXT NOT NULL, settled_through_ms INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS feed_hours (
      feed TEXT NOT NULL, hour_end_ms INTEGER NOT NULL, rate TEXT NOT NULL,
      PRIMARY KEY (feed, hour_end_ms))`,
@@ -14,6 +16,13 @@ const SCHEMA = [
      feed TEXT NOT NULL, ts INTEGER NOT NULL, tick TEXT NOT NULL,
      PRIMARY KEY (feed, ts))`,
 ];
+
+/** The settled index as last saved: Σ excess, the fixed leg, and the end of the last settled hour. */
+export interface StoredState {
+  cumulative: string;
+  k: string;
+  settledThroughMs: number;
+}
 
 export interface SettledHour {
   hourEndMs: number;
@@ -44,12 +53,23 @@ export class FeedStore {
       .all(feed) as SettledHour[];
   }
 
-  addHours(feed: string, hours: readonly SettledHour[]): void {
+  state(feed: string): StoredState | undefined {
+    return this.db
+      .prepare("SELECT cumulative, k, settled_through_ms AS settledThroughMs FROM feed_state WHERE feed = ?")
+      .get(feed) as StoredState | undefined;
+  }
+
+  /** Record newly settled hours and the state they lead to, atomically. */
+  addHours(feed: string, hours: readonly SettledHour[], state: StoredState): void {
     const insert = this.db.prepare(
       "INSERT OR IGNORE INTO feed_hours (feed, hour_end_ms, rate) VALUES (?, ?, ?)",
     );
+    const save = this.db.prepare(
+      "INSERT OR REPLACE INTO feed_state (feed, cumulative, k, settled_through_ms) VALUES (?, ?, ?, ?)",
+    );
     this.db.transaction(() => {
       for (const h of hours) insert.run(feed, h.hourEndMs, h.rate);
+      save.run(feed, state.cumulative, state.k, state.settledThroughMs);
     })();
   }
 

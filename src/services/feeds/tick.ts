@@ -31,3 +31,13 @@ export const historyPageSchema = z.object({
 });
 
 export type HistoryPage = z.infer<typeof historyPageSchema>;
+
+/** A tick from SSE `data`, or null when the text is not a valid tick. */
+export function parseTickData(data: string): FeedTick | null {
+  try {
+    const parsed = feedTickSchema.safeParse(JSON.parse(data));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -63,7 +63,10 @@ function weightList(env: Env, name: string, known: readonly string[]): Map<strin
  * ISFR_SOURCE_WEIGHTS ("aave-v3-usdc=0.6,…"), ISFR_CLASS_WEIGHTS ("structured=0.4,funding=0.4,staking=0.2"),
  * CORS_ORIGIN.
  */
-export function isfrConfig(env: Env = process.env, overrides: { port?: number } = {}): IsfrConfig {
+export function isfrConfig(
+  env: Env = process.env,
+  overrides: { port?: number; defaultYieldsUrl?: string } = {},
+): IsfrConfig {
   const intervalS = seconds(env, "ISFR_SNAPSHOT_INTERVAL_S", 3600);
   const alpha = env.ISFR_ALPHA ?? DEFAULT_ALPHA;
   const a = Number(alpha);
@@ -80,7 +83,10 @@ export function isfrConfig(env: Env = process.env, overrides: { port?: number } 
     port: overrides.port ?? envPort("ISFR_PORT", DEFAULT_PORTS.isfr, env),
     host: env.ISFR_HOST || "127.0.0.1",
     dbPath: env.ISFR_DB || join(dataDir(env), "isfr.db"),
-    yieldsUrl: (env.YIELDS_API_URL || DEFAULT_YIELDS_API_URL).replace(/\/+$/, ""),
+    yieldsUrl: (env.YIELDS_API_URL || overrides.defaultYieldsUrl || DEFAULT_YIELDS_API_URL).replace(
+      /\/+$/,
+      "",
+    ),
     snapshotIntervalMs: intervalS * 1000,
     staleAfterMs: seconds(env, "ISFR_STALE_AFTER_S", 2 * intervalS) * 1000,
     sourceTimeoutMs: seconds(env, "ISFR_SOURCE_TIMEOUT_S", 10) * 1000,

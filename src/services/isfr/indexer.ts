@@ -78,7 +78,8 @@ export class IsfrIndexer {
   }
 }
 
-function toSnapshot(params: MethodologyParams, readings: Map<string, Reading>, tMs: number): Snapshot {
+/** The stored form of the index computed from `readings` at `tMs` (published or not). */
+export function toSnapshot(params: MethodologyParams, readings: Map<string, Reading>, tMs: number): Snapshot {
   const outcome = computeIsfr(params, readings, tMs);
   const evals = outcome.ok ? outcome.value.sources : outcome.sources;
   const sources = evals.map((s) => ({

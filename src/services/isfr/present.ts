@@ -10,8 +10,9 @@ export function isoWithOffset(ms: number): string {
   return new Date(ms).toISOString().replace("Z", "+00:00");
 }
 
-const bps = (fraction: string | Dec): number => num(new D(fraction).times(10_000), 2);
-const optBps = (fraction: string | null): number | null => (fraction === null ? null : bps(fraction));
+/** A fraction as basis points, rounded to 2 decimals. */
+export const bps = (fraction: string | Dec): number => num(new D(fraction).times(10_000), 2);
+export const optBps = (fraction: string | null): number | null => (fraction === null ? null : bps(fraction));
 
 export function formatRate(fraction: string | Dec): string {
   return `${new D(fraction).times(100).toFixed(2, D.ROUND_HALF_UP)}%`;

@@ -1,17 +1,24 @@
-import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { Gauge } from "prom-client";
-import { D } from "../../core/decimal.ts";
+import { D, num } from "../../core/decimal.ts";
 import { createService, HttpError } from "../../http/service.ts";
+import { serveWebFolder } from "../../http/static.ts";
 import { methodologyParams } from "./catalog.ts";
 import type { IsfrConfig } from "./config.ts";
 import type { FundingPort } from "./funding-source.ts";
-import { IsfrIndexer } from "./indexer.ts";
+import { IsfrIndexer, toSnapshot } from "./indexer.ts";
 import { ISFR_VERSION, isRateClass, RATE_CLASSES } from "./methodology.ts";
 import { isOhlcInterval, OHLC_INTERVALS, toCandles } from "./ohlc.ts";
-import { candleView, currentObject, historyPoint, isoWithOffset, sourceView } from "./present.ts";
+import {
+  bps,
+  candleView,
+  currentObject,
+  historyPoint,
+  isoWithOffset,
+  optBps,
+  sourceView,
+} from "./present.ts";
 import { type Snapshot, SnapshotStore } from "./snapshot-store.ts";
-import { lightweightChartsScript, serveFiles, WEB_ROOT } from "./web-assets.ts";
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 365;
@@ -136,13 +143,13 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
         .filter((s) => s.components[cls] !== null)
         .map((s) => ({
           timestamp: isoWithOffset(s.tMs),
-          value_bps: new D(s.components[cls]!).times(10_000).toDecimalPlaces(2).toNumber(),
+          value_bps: bps(s.components[cls]!),
         }));
       return {
         class: cls,
-        value_bps: value === null ? null : new D(value).times(10_000).toDecimalPlaces(2).toNumber(),
-        rate: value === null ? null : new D(value).toDecimalPlaces(6).toNumber(),
-        weight_effective: Number(snap.weights[cls]),
+        value_bps: optBps(value),
+        rate: value === null ? null : num(value, 6),
+        weight_effective: num(snap.weights[cls]),
         timestamp: isoWithOffset(snap.tMs),
         version: snap.version,
         sources: snap.sources
@@ -155,10 +162,11 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
   );
 
   app.get("/isfr/v1/isfr/sources", async () => {
-    const snap = store.latest();
-    if (!snap) throw new HttpError(503, "ISFR not published yet: first snapshot pending");
+    const latest = store.latest();
+    // Before the first snapshot: the configured sources, none read yet.
+    const snap = latest ?? toSnapshot(params, new Map(), now());
     return {
-      timestamp: isoWithOffset(snap.tMs),
+      timestamp: latest ? isoWithOffset(latest.tMs) : null,
       version: snap.version,
       stale_after_s: config.staleAfterMs / 1000,
       sources: snap.sources.map((s) => sourceView(s, indexer.sourceState(s.id)?.lastError ?? null)),
@@ -172,18 +180,14 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
       throw new HttpError(400, `interval must be one of ${OHLC_INTERVALS.join(", ")}`);
     }
     const points = store
-      .publishedSince(now() - days * DAY_MS)
-      .map((s) => ({ tMs: s.tMs, value: new D(s.rate!).times(10_000) }));
+      .ratesSince(now() - days * DAY_MS)
+      .map((s) => ({ tMs: s.tMs, value: new D(s.rate).times(10_000) }));
     const candles = toCandles(points, interval).map(candleView);
     return { version: ISFR_VERSION, interval, days, unit: "bps", count: candles.length, candles };
   });
 
   app.get("/isfr", async (_req, reply) => reply.redirect("/isfr/"));
-  serveFiles(app, {
-    "/isfr/": join(WEB_ROOT, "isfr", "index.html"),
-    "/isfr/app.js": join(WEB_ROOT, "isfr", "app.js"),
-    "/isfr/vendor/lightweight-charts.js": lightweightChartsScript(),
-  });
+  serveWebFolder(app, "/isfr/", "isfr");
 
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<Snapshot> | undefined;

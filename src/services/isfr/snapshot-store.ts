@@ -6,6 +6,7 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS snapshots (
      ts_ms INTEGER PRIMARY KEY,
      published INTEGER NOT NULL,
+     rate TEXT,
      body TEXT NOT NULL
    )`,
   `CREATE TABLE IF NOT EXISTS source_state (
@@ -60,6 +61,7 @@ export interface SourceState {
 /** ISFR snapshots and the last reading of every source, in SQLite (ISFR_DB). */
 export class SnapshotStore {
   private readonly db: Db;
+  private latestCache: Snapshot | undefined;
 
   constructor(path: string) {
     this.db = openDb(path, SCHEMA);
@@ -67,24 +69,34 @@ export class SnapshotStore {
 
   save(s: Snapshot): void {
     this.db
-      .prepare("INSERT OR REPLACE INTO snapshots (ts_ms, published, body) VALUES (?, ?, ?)")
-      .run(s.tMs, s.rate === null ? 0 : 1, JSON.stringify(s));
+      .prepare("INSERT OR REPLACE INTO snapshots (ts_ms, published, rate, body) VALUES (?, ?, ?, ?)")
+      .run(s.tMs, s.rate === null ? 0 : 1, s.rate, JSON.stringify(s));
+    if (!this.latestCache || s.tMs >= this.latestCache.tMs) this.latestCache = s;
   }
 
-  /** The most recent snapshot, published or not. */
+  /** The most recent snapshot, published or not (checked against the schema when read from disk). */
   latest(): Snapshot | undefined {
+    if (this.latestCache) return this.latestCache;
     const row = this.db.prepare("SELECT body FROM snapshots ORDER BY ts_ms DESC LIMIT 1").get() as
       | { body: string }
       | undefined;
-    return row ? snapshotSchema.parse(JSON.parse(row.body)) : undefined;
+    this.latestCache = row ? snapshotSchema.parse(JSON.parse(row.body)) : undefined;
+    return this.latestCache;
   }
 
-  /** Published snapshots at or after `sinceMs`, oldest first. */
+  /** Published snapshots at or after `sinceMs`, oldest first (rows this store wrote itself). */
   publishedSince(sinceMs: number): Snapshot[] {
     const rows = this.db
       .prepare("SELECT body FROM snapshots WHERE published = 1 AND ts_ms >= ? ORDER BY ts_ms")
       .all(sinceMs) as { body: string }[];
-    return rows.map((r) => snapshotSchema.parse(JSON.parse(r.body)));
+    return rows.map((r) => JSON.parse(r.body) as Snapshot);
+  }
+
+  /** Just (time, rate) of published snapshots since `sinceMs`, oldest first: what candles need. */
+  ratesSince(sinceMs: number): { tMs: number; rate: string }[] {
+    return this.db
+      .prepare("SELECT ts_ms AS tMs, rate FROM snapshots WHERE published = 1 AND ts_ms >= ? ORDER BY ts_ms")
+      .all(sinceMs) as { tMs: number; rate: string }[];
   }
 
   /** Drop snapshots older than `beforeMs` (history is served for at most a year). */

@@ -1,5 +1,11 @@
 import type { Address } from "../../exchange/index.ts";
-import { HlClient, type HlInfo, type RateBudget, summarizeAccount } from "../../exchange/index.ts";
+import {
+  HlClient,
+  type HlInfo,
+  paginateByTime,
+  type RateBudget,
+  summarizeAccount,
+} from "../../exchange/index.ts";
 import type { LedgerUpdate } from "./ledger.ts";
 
 export const LEADERBOARD_NETWORKS = ["testnet", "mainnet"] as const;
@@ -23,6 +29,12 @@ export interface NetworkAccounts {
 
 export type AccountSource = (network: LeaderboardNetwork) => NetworkAccounts;
 
+/**
+ * A page size no larger than the exchange's cap for ledger updates: a page this full may have more
+ * behind it. (A smaller value only costs one extra request for accounts with many entries.)
+ */
+const LEDGER_PAGE = 100;
+
 /** NetworkAccounts over the shared exchange client (its weight budget paces every request). */
 export function hlAccounts(client: HlInfo & { close(): Promise<void> }): NetworkAccounts {
   return {
@@ -35,8 +47,16 @@ export function hlAccounts(client: HlInfo & { close(): Promise<void> }): Network
       const summary = summarizeAccount(user, perDex);
       return { accountValue: summary.accountValue, positionsCount: summary.positions.length };
     },
-    async ledger(user, startTime) {
-      return (await client.userNonFundingLedgerUpdates({ user, startTime })) as LedgerUpdate[];
+    ledger(user, startTime) {
+      // Pages are capped by the exchange: keep asking from the last entry's time while pages are full.
+      return paginateByTime(
+        async (from) =>
+          (await client.userNonFundingLedgerUpdates({ user, startTime: from })) as LedgerUpdate[],
+        startTime,
+        LEDGER_PAGE,
+        (u) => u.time,
+        (u) => `${u.hash}:${u.time}:${u.delta.type}`,
+      );
     },
     close: () => client.close(),
   };

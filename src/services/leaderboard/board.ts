@@ -27,51 +27,98 @@ export interface Board {
   entries: BoardEntry[];
   entryJson: string[];
   body: Buffer;
+  /** `body` gzip-compressed, once ready (compressed off the event loop after the build). */
+  gzip?: Buffer;
 }
 
-/**
- * Rank agents by PnL (current account value − baseline), highest first; ties by earlier
- * registration, then address. Ranking uses the exact decimal PnL; the output rounds to cents.
- */
-export function buildBoard(rows: readonly AgentRow[], network: LeaderboardNetwork, nowMs: number): Board {
-  const scored = rows.map((r) => {
-    const pnl = new D(r.accountValue).minus(r.initialAccountValue);
-    // A float copy orders almost every pair cheaply; exact decimals decide only when it ties.
-    return { r, pnl, approx: pnl.toNumber() };
-  });
-  scored.sort(
-    (a, b) =>
-      b.approx - a.approx ||
-      b.pnl.comparedTo(a.pnl) ||
-      a.r.registeredAt - b.r.registeredAt ||
-      (a.r.address < b.r.address ? -1 : a.r.address > b.r.address ? 1 : 0),
-  );
-  const entries = scored.map(({ r, pnl }, i): BoardEntry => {
-    const netDeposits = new D(r.netDeposits);
-    const e: BoardEntry = {
-      rank: i + 1,
-      address: r.address.toLowerCase(),
-      display_name: r.displayName,
-      pnl: cents(pnl),
-      account_value: num(r.accountValue),
-      positions_count: r.positionsCount,
-      network,
-      registered_at: r.registeredAt,
-      net_deposits: cents(netDeposits),
-      pnl_adjusted: cents(pnl.minus(netDeposits)),
-    };
-    if (r.stale) e.stale = true;
-    return e;
-  });
-  const entryJson = entries.map((e) => JSON.stringify(e));
-  const board = { network, lastUpdated: nowMs, total: entries.length, entries, entryJson, body: Buffer.alloc(0) };
-  board.body = Buffer.from(boardJson(board, 0, entries.length));
-  return board;
+/** What an agent contributes to a board apart from its rank, kept while its values are unchanged. */
+interface Scored {
+  key: string;
+  address: string;
+  registeredAt: number;
+  pnl: Dec;
+  /** A float copy of `pnl`: orders almost every pair cheaply; the exact decimals decide only ties. */
+  approx: number;
+  entry: Omit<BoardEntry, "rank">;
+  /** `entry` as JSON without its braces, to follow `"rank":n,`. */
+  json: string;
+}
+
+function score(r: AgentRow, network: LeaderboardNetwork, key: string): Scored {
+  const pnl = new D(r.accountValue).minus(r.initialAccountValue);
+  const netDeposits = new D(r.netDeposits);
+  const entry: Omit<BoardEntry, "rank"> = {
+    address: r.address.toLowerCase(),
+    display_name: r.displayName,
+    pnl: cents(pnl),
+    account_value: num(r.accountValue),
+    positions_count: r.positionsCount,
+    network,
+    registered_at: r.registeredAt,
+    net_deposits: cents(netDeposits),
+    pnl_adjusted: cents(pnl.minus(netDeposits)),
+  };
+  if (r.stale) entry.stale = true;
+  return {
+    key,
+    address: r.address,
+    registeredAt: r.registeredAt,
+    pnl,
+    approx: pnl.toNumber(),
+    entry,
+    json: JSON.stringify(entry).slice(1, -1),
+  };
 }
 
 /** Rounded to cents, half to even (as Python's round(x, 2) on the predecessor's board). */
 function cents(d: Dec): number {
   return Number(d.toFixed(2));
+}
+
+/**
+ * Builds ranked boards: agents by PnL (current account value − baseline), highest first; ties by
+ * earlier registration, then address. Ranking uses the exact decimal PnL; the output rounds to
+ * cents. Each agent's parsed values and JSON are kept until they change, so rebuilding a large
+ * board is a sort and a concatenation.
+ */
+export class BoardBuilder {
+  private readonly cache = new Map<string, Scored>();
+
+  build(rows: readonly AgentRow[], network: LeaderboardNetwork, nowMs: number): Board {
+    const scored = rows.map((r) => {
+      const id = `${network}:${r.address}`;
+      const key = `${r.accountValue}|${r.initialAccountValue}|${r.netDeposits}|${r.positionsCount}|${r.stale}|${r.displayName}|${r.registeredAt}`;
+      const cached = this.cache.get(id);
+      if (cached?.key === key) return cached;
+      const fresh = score(r, network, key);
+      this.cache.set(id, fresh);
+      return fresh;
+    });
+    scored.sort(
+      (a, b) =>
+        b.approx - a.approx ||
+        b.pnl.comparedTo(a.pnl) ||
+        a.registeredAt - b.registeredAt ||
+        (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+    );
+    const entries = scored.map((s, i): BoardEntry => ({ rank: i + 1, ...s.entry }));
+    const entryJson = scored.map((s, i) => `{"rank":${i + 1},${s.json}}`);
+    const board = {
+      network,
+      lastUpdated: nowMs,
+      total: entries.length,
+      entries,
+      entryJson,
+      body: Buffer.alloc(0),
+    };
+    board.body = Buffer.from(boardJson(board, 0, entries.length));
+    return board;
+  }
+}
+
+/** One-off board (no cache kept). */
+export function buildBoard(rows: readonly AgentRow[], network: LeaderboardNetwork, nowMs: number): Board {
+  return new BoardBuilder().build(rows, network, nowMs);
 }
 
 /** The response body for agents [offset, offset+limit) of the board. */

@@ -1,7 +1,8 @@
+import { gzip } from "node:zlib";
 import { wire } from "../../core/decimal.ts";
 import type { Address } from "../../exchange/index.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
-import { type Board, buildBoard } from "./board.ts";
+import { type Board, BoardBuilder } from "./board.ts";
 import { netDepositsSince } from "./ledger.ts";
 import type { AgentRow, AgentStore } from "./store.ts";
 
@@ -35,6 +36,12 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Bodies from this size on are also kept gzip-compressed (a large board is ~8× smaller). */
+const GZIP_FROM_BYTES = 64 * 1024;
+
+/** Boards smaller than this are rebuilt on every registration. */
+const SMALL_BOARD = 1000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function message(err: unknown): string {
@@ -48,6 +55,9 @@ function message(err: unknown): string {
  */
 export class Refresher {
   private readonly boards = new Map<LeaderboardNetwork, Board>();
+  private readonly builder = new BoardBuilder();
+  private readonly lastBuild = new Map<LeaderboardNetwork, { at: number; ms: number }>();
+  private readonly pending = new Map<LeaderboardNetwork, NodeJS.Timeout>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport[]> | undefined;
@@ -62,11 +72,41 @@ export class Refresher {
     return this.boards.get(network) ?? this.rebuild(network);
   }
 
-  /** Rebuild a network's board from the store now (after a registration, or to publish progress). */
+  /** Rebuild a network's board from the store now (to publish a cycle's results or progress). */
   rebuild(network: LeaderboardNetwork): Board {
-    const board = buildBoard(this.opts.store.list(network), network, this.now());
+    const timer = this.pending.get(network);
+    if (timer) clearTimeout(timer);
+    this.pending.delete(network);
+    const started = performance.now();
+    const board = this.builder.build(this.opts.store.list(network), network, this.now());
     this.boards.set(network, board);
+    this.lastBuild.set(network, { at: performance.now(), ms: performance.now() - started });
+    if (board.body.length >= GZIP_FROM_BYTES) {
+      gzip(board.body, (err, zipped) => {
+        if (!err) board.gzip = zipped;
+      });
+    }
     return board;
+  }
+
+  /**
+   * A new agent was registered: show it now on a small board. A large board is rebuilt at most at a
+   * 5 % duty cycle (a burst of registrations coalesces into one rebuild), so registrations cannot
+   * keep the event loop busy.
+   */
+  agentAdded(network: LeaderboardNetwork): void {
+    const last = this.lastBuild.get(network);
+    if (!last || this.board(network).total < SMALL_BOARD) {
+      this.rebuild(network);
+      return;
+    }
+    const waitMs = last.at + last.ms * 20 - performance.now();
+    if (waitMs <= 0) this.rebuild(network);
+    else if (!this.pending.has(network)) {
+      const timer = setTimeout(() => this.rebuild(network), waitMs);
+      timer.unref();
+      this.pending.set(network, timer);
+    }
   }
 
   /** Run one refresh cycle over every network (joins the running one if a cycle is under way). */
@@ -97,6 +137,8 @@ export class Refresher {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);

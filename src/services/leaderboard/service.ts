@@ -1,8 +1,7 @@
-import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
 import { createService, HttpError } from "../../http/service.ts";
-import { serveFiles, WEB_ROOT } from "../isfr/web-assets.ts";
+import { serveWebFolder } from "../../http/static.ts";
 import { type AccountSource, LEADERBOARD_NETWORKS, type LeaderboardNetwork } from "./account-source.ts";
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
@@ -98,7 +97,7 @@ export function createLeaderboardService(
     try {
       const request = parseRegistration(req.body);
       const result = await register(request, { store, source: deps.source, now });
-      if (result.new) refresher.rebuild(request.network);
+      if (result.new) refresher.agentAdded(request.network);
       registrations.inc({ outcome: result.new ? "new" : "existing" });
       return result;
     } catch (err) {
@@ -115,17 +114,21 @@ export function createLeaderboardService(
     async (req, reply) => {
       const board = refresher.board(networkParam(req.query.network));
       reply.type("application/json; charset=utf-8");
-      if (req.query.limit === undefined && req.query.offset === undefined) return board.body;
+      if (req.query.limit === undefined && req.query.offset === undefined) {
+        reply.header("Vary", "Accept-Encoding");
+        if (board.gzip && /\bgzip\b/.test(req.headers["accept-encoding"] ?? "")) {
+          reply.header("Content-Encoding", "gzip");
+          return board.gzip;
+        }
+        return board.body;
+      }
       const offset = countParam(req.query.offset, "offset", 0);
       const limit = countParam(req.query.limit, "limit", board.total);
       return boardJson(board, offset, limit);
     },
   );
 
-  serveFiles(app, {
-    "/": join(WEB_ROOT, "leaderboard", "index.html"),
-    "/app.js": join(WEB_ROOT, "leaderboard", "app.js"),
-  });
+  serveWebFolder(app, "/", "leaderboard");
 
   return {
     app,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Network } from "../../config/defaults.ts";
 import { D, type Dec } from "../../core/decimal.ts";
 import { readJson, writeJsonAtomic } from "../../store/atomic.ts";
+import { listWallets } from "../../wallet/index.ts";
 import { ToolError } from "./tool.ts";
 
 /** Optional operator policy (`HL_MCP_POLICY` = path of a JSON file); absent = no extra limits. */
@@ -28,7 +29,8 @@ export function loadPolicy(env: NodeJS.ProcessEnv): Policy {
     throw new ToolError(`policy file ${path} is unreadable: ${(e as Error).message}`);
   }
   const parsed = PolicySchema.safeParse(raw);
-  if (!parsed.success) throw new ToolError(`policy file ${path} is invalid: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new ToolError(`policy file ${path} is invalid: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }
 
@@ -37,8 +39,9 @@ export interface NetworkChoice {
   note?: string;
 }
 
+/** Whether a signing key is configured, by the same sources `hl` resolves it from (without decrypting). */
 function hasKey(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.HL_PRIVATE_KEY || env.HL_KEYSTORE_PASSWORD);
+  return Boolean(env.HL_PRIVATE_KEY || env.HL_KEYSTORE_ADDRESS) || listWallets(env).length > 0;
 }
 
 /**
@@ -71,13 +74,17 @@ export function chooseNetwork(
 
 export function checkInstrument(policy: Policy, instrument: string): void {
   if (policy.allowed_instruments && !policy.allowed_instruments.includes(instrument)) {
-    throw new ToolError(`policy: instrument ${instrument} is not allowed (allowed: ${policy.allowed_instruments.join(", ")})`);
+    throw new ToolError(
+      `policy: instrument ${instrument} is not allowed (allowed: ${policy.allowed_instruments.join(", ")})`,
+    );
   }
 }
 
 export function checkStrategy(policy: Policy, strategy: string): void {
   if (policy.allowed_strategies && !policy.allowed_strategies.includes(strategy)) {
-    throw new ToolError(`policy: strategy ${strategy} is not allowed (allowed: ${policy.allowed_strategies.join(", ")})`);
+    throw new ToolError(
+      `policy: strategy ${strategy} is not allowed (allowed: ${policy.allowed_strategies.join(", ")})`,
+    );
   }
 }
 

@@ -49,7 +49,12 @@ export function createMcpServer(opts: McpServerOptions = {}): McpServer {
   for (const tool of TOOLS as ToolDef[]) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...tool.annotations } },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
       async (args: Record<string, unknown>, extra) => {
         const token = extra._meta?.progressToken;
         const ctx: ToolContext = {

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { type McpServerOptions, createMcpServer } from "./server.ts";
+import { checkMcpHttpAccess } from "./http-guard.ts";
+import { createMcpServer, type McpServerOptions } from "./server.ts";
 
 export async function serveStdio(opts: McpServerOptions = {}): Promise<() => Promise<void>> {
   const server = createMcpServer(opts);
@@ -42,7 +43,8 @@ export function streamableHttpHandler(opts: McpServerOptions = {}) {
     let transport = sessionId ? sessions.get(sessionId) : undefined;
     if (sessionId && !transport) return sendJson(res, 404, { error: "Unknown MCP session" });
     if (!transport) {
-      if (req.method !== "POST") return sendJson(res, 400, { error: "Start a session with an initialize POST" });
+      if (req.method !== "POST")
+        return sendJson(res, 400, { error: "Start a session with an initialize POST" });
       const created = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -84,6 +86,8 @@ export async function serveHttp(
     const path = (req.url ?? "/").split("?")[0];
     try {
       if (path === "/health") return sendJson(res, 200, { status: "ok", transport });
+      const refusal = checkMcpHttpAccess(req, opts.env ?? process.env);
+      if (refusal) return sendJson(res, refusal.status, { error: refusal.error });
       if (transport === "http" && path === "/mcp") {
         const body = req.method === "POST" ? await readBody(req) : undefined;
         return await streamable.handle(req, res, body);

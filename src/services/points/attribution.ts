@@ -1,6 +1,7 @@
 import { dec } from "../../core/decimal.ts";
 import { type BuilderFillRow, decodeBuilderFillsFile } from "../../sim/server/builder-fills-file.ts";
 import type { Attribution } from "./scoring.ts";
+import { canonicalDecimal } from "./units.ts";
 
 /**
  * Builder attribution of a wallet's fills. A public fill names no builder; the per-builder daily
@@ -26,12 +27,26 @@ export function fileDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10).replaceAll("-", "");
 }
 
-function matchKey(user: string, coin: string, side: "B" | "A", px: string, sz: string, second: number): string {
-  return `${user.toLowerCase()}|${coin}|${side}|${dec(px).toFixed()}|${dec(sz).toFixed()}|${second}`;
+function matchKey(
+  user: string,
+  coin: string,
+  side: "B" | "A",
+  px: string,
+  sz: string,
+  second: number,
+): string {
+  return `${user.toLowerCase()}|${coin}|${side}|${canonicalDecimal(px)}|${canonicalDecimal(sz)}|${second}`;
 }
 
 function rowKey(row: BuilderFillRow): string {
-  return matchKey(row.user, row.coin, row.side === "Bid" ? "B" : "A", row.px, row.sz, Math.floor(Date.parse(row.time) / 1000));
+  return matchKey(
+    row.user,
+    row.coin,
+    row.side === "Bid" ? "B" : "A",
+    row.px,
+    row.sz,
+    Math.floor(Date.parse(row.time) / 1000),
+  );
 }
 
 export interface AttributionContext {
@@ -111,7 +126,8 @@ export class BuilderFiles {
   async day(builder: string, day: string): Promise<DayIndex | null> {
     const key = `${builder.toLowerCase()}/${day}`;
     const hit = this.cache.get(key);
-    if (hit && (hit.index !== null || Date.now() - hit.at < (this.opts.missingTtlMs ?? 300_000))) return hit.index;
+    if (hit && (hit.index !== null || Date.now() - hit.at < (this.opts.missingTtlMs ?? 300_000)))
+      return hit.index;
     let pending = this.inflight.get(key);
     if (!pending) {
       pending = this.load(builder, day).finally(() => this.inflight.delete(key));

@@ -62,7 +62,8 @@ export function parseBuilders(raw: string): { name: string; address: string }[] 
     .filter(Boolean)
     .map((entry) => {
       const [name, addr] = entry.includes("=") ? entry.split("=", 2) : [undefined, entry];
-      if (!address.safeParse(addr).success) throw new UserError(`POINTS_BUILDERS: "${addr}" is not an address (0x + 40 hex)`);
+      if (!address.safeParse(addr).success)
+        throw new UserError(`POINTS_BUILDERS: "${addr}" is not an address (0x + 40 hex)`);
       return { name: name?.trim() || addr!, address: addr!.trim() };
     });
 }
@@ -70,12 +71,14 @@ export function parseBuilders(raw: string): { name: string; address: string }[] 
 /**
  * Points service settings from the environment:
  *   POINTS_PORT (8300), POINTS_HOST (127.0.0.1), POINTS_DB ($DATA_DIR/points/points.db),
- *   POINTS_BUILDERS (eligible builders, default Nunchi, Based, TreadFi), POINTS_STATS_URL (builder
- *   fill files; default the public stats host, or `<sim>/stats` on paper), POINTS_STATS_NETWORK
- *   (Mainnet|Testnet folder; default Mainnet on mainnet, else Testnet), POINTS_FILE_RETRY_MS (ask
- *   again for an unpublished file after this long, 300000), POINTS_PROGRAM_START (ISO or
- *   ms; default 0 = every reachable fill), POINTS_MARK_TOLERANCE_MS (60000), BTCSWP_FEED_URL (default
- *   the local BTCSWP origin, FEEDS_PORT+1), POINTS_CACHE_MS (15000), POINTS_PROVISIONAL_DAYS (1).
+ *   POINTS_BUILDERS (eligible builders, `addr` or `name=addr`, comma-separated; default Nunchi,
+ *   Based, TreadFi), POINTS_STATS_URL (builder fill files; default the public stats host, or
+ *   `<sim>/stats` on paper), POINTS_STATS_NETWORK (Mainnet|Testnet folder; default Mainnet on
+ *   mainnet, else Testnet), POINTS_FILE_RETRY_MS (ask again for an unpublished file after this
+ *   long, 300000), POINTS_PROGRAM_START (ISO or ms; default 0 = every reachable fill),
+ *   POINTS_MARK_TOLERANCE_MS (60000), BTCSWP_FEED_URL (a feed origin or
+ *   `<proxy>/api/feeds/btcswp`; default the local BTCSWP origin, FEEDS_PORT+1), POINTS_CACHE_MS
+ *   (15000), POINTS_PROVISIONAL_DAYS (days before today still provisional, 1).
  */
 export function pointsConfig(network: Network, apiUrl: string, env: Env = process.env): PointsConfig {
   const statsNetwork = env.POINTS_STATS_NETWORK || (network === "mainnet" ? "Mainnet" : "Testnet");
@@ -90,10 +93,15 @@ export function pointsConfig(network: Network, apiUrl: string, env: Env = proces
     market: "BTCSWP",
     rules: BTCSWP_RULES,
     builders: env.POINTS_BUILDERS ? parseBuilders(env.POINTS_BUILDERS) : [...DEFAULT_BUILDERS],
-    statsUrl: (env.POINTS_STATS_URL || (network === "paper" ? `${apiUrl}/stats` : PUBLIC_STATS_URL)).replace(/\/+$/, ""),
+    statsUrl: (env.POINTS_STATS_URL || (network === "paper" ? `${apiUrl}/stats` : PUBLIC_STATS_URL)).replace(
+      /\/+$/,
+      "",
+    ),
     statsNetwork,
     missingFileRetryMs: intSetting(env, "POINTS_FILE_RETRY_MS", 300_000),
-    programStartMs: env.POINTS_PROGRAM_START ? parseTime("POINTS_PROGRAM_START", env.POINTS_PROGRAM_START) : 0,
+    programStartMs: env.POINTS_PROGRAM_START
+      ? parseTime("POINTS_PROGRAM_START", env.POINTS_PROGRAM_START)
+      : 0,
     markToleranceMs: intSetting(env, "POINTS_MARK_TOLERANCE_MS", 60_000),
     feedUrl: (env.BTCSWP_FEED_URL || `http://127.0.0.1:${feedsPort + 1}`).replace(/\/+$/, ""),
     cacheMs: intSetting(env, "POINTS_CACHE_MS", 15_000),

@@ -3,9 +3,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
-import { HttpError, type Service, createService } from "../../http/service.ts";
+import { createService, HttpError, type Service } from "../../http/service.ts";
 import { isWalletAddress } from "./config.ts";
-import type { PointsService, WalletPoints } from "./service.ts";
+import type { FillDetail, PointsService, WalletPoints } from "./service.ts";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../web/points");
 
@@ -23,11 +23,18 @@ async function upstream<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     if (err instanceof HttpError) throw err;
-    throw new HttpError(502, `Failed to query Hyperliquid: ${err instanceof Error ? err.message : String(err)}`);
+    throw new HttpError(
+      502,
+      `Failed to query Hyperliquid: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -47,11 +54,16 @@ export function createPointsApp(points: PointsService): Service {
 
   app.get("/points/market-config", async () => points.marketConfig());
 
-  app.get<{ Params: { wallet: string } }>("/points/market-address/:wallet", async (req): Promise<WalletPoints> => {
-    const wallet = req.params.wallet;
-    if (!isWalletAddress(wallet)) throw new HttpError(400, INVALID_WALLET);
-    return upstream(() => points.wallet(wallet));
-  });
+  app.get<{ Params: { wallet: string }; Querystring: { fills?: string } }>(
+    "/points/market-address/:wallet",
+    async (req): Promise<WalletPoints & { fills?: FillDetail[] }> => {
+      const wallet = req.params.wallet;
+      if (!isWalletAddress(wallet)) throw new HttpError(400, INVALID_WALLET);
+      const result = await upstream(() => points.wallet(wallet));
+      const withFills = req.query.fills === "true" || req.query.fills === "1";
+      return withFills ? { ...result.summary, fills: result.fills } : result.summary;
+    },
+  );
 
   app.post("/points/market-addresses", async (req) => {
     const parsed = batchBody.safeParse(req.body);
@@ -61,7 +73,9 @@ export function createPointsApp(points: PointsService): Service {
     if (addresses.length > MAX_BATCH) throw new HttpError(400, `At most ${MAX_BATCH} addresses per request`);
     const bad = addresses.find((a) => !isWalletAddress(a));
     if (bad !== undefined) throw new HttpError(400, `${INVALID_WALLET}: ${bad}`);
-    const wallets = await upstream(() => mapLimited(addresses, BATCH_CONCURRENCY, (a) => points.wallet(a)));
+    const wallets = await upstream(() =>
+      mapLimited(addresses, BATCH_CONCURRENCY, async (a) => (await points.wallet(a)).summary),
+    );
     return { wallets };
   });
 

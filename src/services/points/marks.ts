@@ -1,6 +1,6 @@
 import type { Db } from "../../store/sqlite.ts";
 import { type SseSubscription, subscribeSse } from "../feeds/sse-client.ts";
-import { feedTickSchema, historyPageSchema } from "../feeds/tick.ts";
+import { historyPageSchema, parseTickData } from "../feeds/tick.ts";
 
 export const MARKS_SCHEMA = [`CREATE TABLE IF NOT EXISTS marks (ts INTEGER PRIMARY KEY, px TEXT NOT NULL)`];
 
@@ -40,7 +40,7 @@ export class MarkStore implements MarkLookup {
 }
 
 export interface MarkRecorderOptions {
-  /** Base URL of the BTCSWP feed origin. */
+  /** The BTCSWP feed: its origin (`http://host:8101`) or its place on a proxy (`http://host:8100/api/feeds/btcswp`). */
   feedUrl: string;
   /** Backfill starts here when nothing is stored yet. */
   fromMs: number;
@@ -60,16 +60,21 @@ export class MarkRecorder {
     private readonly opts: MarkRecorderOptions,
   ) {}
 
+  /** `stream` or `history` URL of the feed, on an origin or behind the proxy. */
+  private url(kind: "stream" | "history"): string {
+    const base = this.opts.feedUrl.replace(/\/+$/, "");
+    return /\/api\/feeds\/[a-z]+$/.test(base) ? `${base}/${kind}` : `${base}/api/${kind}`;
+  }
+
   start(): void {
-    this.sub = subscribeSse(`${this.opts.feedUrl}/api/stream`, {
+    this.sub = subscribeSse(this.url("stream"), {
       onOpen: () => {
         // Not awaited: live ticks keep flowing while the gap is filled (inserts are idempotent).
         this.backfilling = this.backfill().catch((err) => this.opts.onError?.(err));
       },
       onEvent: (event, data) => {
-        if (event !== "price") return;
-        const tick = feedTickSchema.safeParse(JSON.parse(data));
-        if (tick.success) this.store.add(tick.data.timestamp, tick.data.oracle_px);
+        const tick = event === "price" ? parseTickData(data) : null;
+        if (tick) this.store.add(tick.timestamp, tick.oracle_px);
       },
       onError: (err) => this.opts.onError?.(err),
     });
@@ -88,7 +93,7 @@ export class MarkRecorder {
   async backfill(): Promise<void> {
     let from = this.store.lastTs() ?? this.opts.fromMs;
     for (let page = 0; page < 10_000; page++) {
-      const res = await fetch(`${this.opts.feedUrl}/api/history?from=${from}&limit=5000`, {
+      const res = await fetch(`${this.url("history")}?from=${from}&limit=5000`, {
         signal: AbortSignal.timeout(10_000),
       });
       if (!res.ok) throw new Error(`feed history answered ${res.status}`);

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { wire } from "../../core/decimal.ts";
-import { EXCLUSION_REASONS, type ScoringFill, type ScoringRules, fillPoints, scoreWallet, usd } from "./scoring.ts";
+import {
+  EXCLUSION_REASONS,
+  fillPoints,
+  type ScoringFill,
+  type ScoringRules,
+  scoreWallet,
+  usd,
+} from "./scoring.ts";
 
 /**
  * `hl points score`: the formula reachable from outside without an exchange. Input is a JSON array

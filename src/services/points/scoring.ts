@@ -150,13 +150,19 @@ function newDay(dayIndex: number, cap: bigint): DayAccumulator {
   };
 }
 
+type Units = { units: bigint; dp: number };
+
 /** px·sz in USD_DP units, exact. */
-function volumeOf(px: string, sz: string): bigint {
-  const p = decimalUnits(px);
-  const s = decimalUnits(sz);
+function volumeOf(p: Units, s: Units): bigint {
   const dp = p.dp + s.dp;
-  if (dp > USD_DP) throw new RangeError(`px·sz has more than ${USD_DP} decimals: ${px}·${sz}`);
+  if (dp > USD_DP) throw new RangeError(`px·sz has more than ${USD_DP} decimals`);
   return p.units * s.units * pow10(USD_DP - dp);
+}
+
+/** A parsed price in PRICE_DP units. */
+function priceUnits(p: Units): bigint {
+  if (p.dp > PRICE_DP) throw new RangeError(`price has more than ${PRICE_DP} decimals`);
+  return p.units * pow10(PRICE_DP - p.dp);
 }
 
 /**
@@ -174,6 +180,8 @@ export function scoreWallet(
   const cap = unitsOf(rules.dailyCapUsd.toFixed(), USD_DP);
   const gate = band(rules);
   let fillsEligible = 0;
+  let lastMark: string | undefined;
+  let lastMarkUnits = 0n;
   let day: DayAccumulator | undefined;
   let dayIndex = Number.NaN;
 
@@ -186,12 +194,20 @@ export function scoreWallet(
       days.push(day);
     }
     const d = day!;
-    const volume = volumeOf(f.px, f.sz);
+    const px = decimalUnits(f.px);
+    const volume = volumeOf(px, decimalUnits(f.sz));
     let reason: Exclusion | null = null;
     if (f.attribution === null) reason = "no_builder";
     else if (f.mark === null) reason = "no_mark";
-    else if (!within(gate, unitsOf(f.px, PRICE_DP), unitsOf(f.mark, PRICE_DP))) reason = "out_of_band";
-    else if (d.remaining <= 0n) reason = "capped";
+    else {
+      // Consecutive fills often share a mark (one tick): parse it once.
+      if (f.mark !== lastMark) {
+        lastMark = f.mark;
+        lastMarkUnits = unitsOf(f.mark, PRICE_DP);
+      }
+      if (!within(gate, priceUnits(px), lastMarkUnits)) reason = "out_of_band";
+    }
+    if (reason === null && d.remaining <= 0n) reason = "capped";
 
     let eligible = 0n;
     let capped = 0n;

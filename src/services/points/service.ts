@@ -1,9 +1,16 @@
 import { dec, wire } from "../../core/decimal.ts";
 import type { BuilderFillRow } from "../../sim/server/builder-fills-file.ts";
-import { type WalletFill, attributeFills, fileDay } from "./attribution.ts";
+import { attributeFills, fileDay, type WalletFill } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import type { MarkLookup } from "./marks.ts";
-import { EXCLUSION_REASONS, type Exclusion, type ScoringFill, scoreWallet } from "./scoring.ts";
+import {
+  EXCLUSION_REASONS,
+  type Exclusion,
+  fillPoints,
+  type ScoringFill,
+  scoreWallet,
+  usd,
+} from "./scoring.ts";
 
 /** What the points service needs from the exchange. */
 export interface FillSource {
@@ -33,6 +40,29 @@ export interface WalletPoints {
   as_of: string;
 }
 
+/** One scored fill, for `?fills=true`. */
+export interface FillDetail {
+  time: number;
+  side: "B" | "A";
+  px: string;
+  sz: string;
+  role: "maker" | "taker";
+  /** Oracle mark used for the band (null: none within tolerance). */
+  mark: string | null;
+  /** Builder attribution: "confirmed" by the day's file, "provisional" until it is published, or null. */
+  attribution: "confirmed" | "provisional" | null;
+  provisional: boolean;
+  volume_usd: string;
+  eligible_volume_usd: string;
+  points: string;
+  excluded: Exclusion | null;
+}
+
+export interface WalletResult {
+  summary: WalletPoints;
+  fills: FillDetail[];
+}
+
 export interface PointsDeps {
   fills: FillSource;
   files: DayFiles;
@@ -45,8 +75,8 @@ export interface PointsDeps {
  * reused for `cacheMs`; concurrent requests for one wallet share one computation.
  */
 export class PointsService {
-  private readonly cache = new Map<string, { at: number; result: WalletPoints }>();
-  private readonly inflight = new Map<string, Promise<WalletPoints>>();
+  private readonly cache = new Map<string, { at: number; result: WalletResult }>();
+  private readonly inflight = new Map<string, Promise<WalletResult>>();
 
   constructor(
     readonly cfg: PointsConfig,
@@ -68,7 +98,12 @@ export class PointsService {
         mark: "last stored BTCSWP oracle_px at or before the fill time",
         mark_tolerance_ms: this.cfg.markToleranceMs,
       },
-      daily_cap: { eligible_volume_usd: Number(r.dailyCapUsd), per: "wallet", window: "UTC day", order: "fill time" },
+      daily_cap: {
+        eligible_volume_usd: Number(r.dailyCapUsd),
+        per: "wallet",
+        window: "UTC day",
+        order: "fill time",
+      },
       program_start: new Date(this.cfg.programStartMs).toISOString(),
       attribution: {
         source: `${this.cfg.statsUrl}/${this.cfg.statsNetwork}/builder_fills/{builder}/{YYYYMMDD}.csv.lz4`,
@@ -77,7 +112,7 @@ export class PointsService {
     };
   }
 
-  async wallet(address: string): Promise<WalletPoints> {
+  async wallet(address: string): Promise<WalletResult> {
     const key = address.toLowerCase();
     const hit = this.cache.get(key);
     if (hit && Date.now() - hit.at < this.cfg.cacheMs) return hit.result;
@@ -93,7 +128,7 @@ export class PointsService {
     return pending;
   }
 
-  private remember(key: string, result: WalletPoints): void {
+  private remember(key: string, result: WalletResult): void {
     const now = Date.now();
     if (this.cache.size > 10_000) {
       for (const [k, v] of this.cache) if (now - v.at >= this.cfg.cacheMs) this.cache.delete(k);
@@ -101,8 +136,11 @@ export class PointsService {
     this.cache.set(key, { at: now, result });
   }
 
-  private async compute(user: string): Promise<WalletPoints> {
-    const [nowMs, all] = await Promise.all([this.deps.fills.now(), this.deps.fills.fills(user, this.cfg.programStartMs)]);
+  private async compute(user: string): Promise<WalletResult> {
+    const [nowMs, all] = await Promise.all([
+      this.deps.fills.now(),
+      this.deps.fills.fills(user, this.cfg.programStartMs),
+    ]);
     const fills = all
       .filter((f) => f.coin === this.cfg.coin && f.time >= this.cfg.programStartMs)
       .sort((a, b) => a.time - b.time);
@@ -135,8 +173,25 @@ export class PointsService {
       mark: this.deps.marks.markAt(f.time, this.cfg.markToleranceMs),
       attribution: attribution[i] ?? null,
     }));
-    const { score } = scoreWallet(this.cfg.rules, scoring);
-    return {
+    const { outcomes, score } = scoreWallet(this.cfg.rules, scoring);
+    const details: FillDetail[] = outcomes.map((o, i) => {
+      const f = fills[i]!;
+      return {
+        time: f.time,
+        side: f.side,
+        px: f.px,
+        sz: f.sz,
+        role: o.taker ? "taker" : "maker",
+        mark: scoring[i]!.mark,
+        attribution: scoring[i]!.attribution,
+        provisional: o.provisional,
+        volume_usd: wire(usd(o.volume)),
+        eligible_volume_usd: wire(usd(o.eligible)),
+        points: wire(fillPoints(this.cfg.rules, o)),
+        excluded: o.excluded,
+      };
+    });
+    const summary: WalletPoints = {
       address: user,
       market: this.cfg.market,
       total_points: wire(score.totalPoints),
@@ -150,17 +205,29 @@ export class PointsService {
         eligible_volume_usd: wire(d.eligibleVolumeUsd),
         capped_volume_usd: wire(d.cappedVolumeUsd),
       })),
-      excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, score.excluded[r]])) as Record<Exclusion, number>,
+      excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, score.excluded[r]])) as Record<
+        Exclusion,
+        number
+      >,
       as_of: new Date(nowMs).toISOString(),
     };
+    return { summary, fills: details };
   }
 
   /** Only asked when some recent fill paid a builder fee (the one case where it decides anything). */
-  private async approvesEligibleBuilder(user: string, fills: readonly WalletFill[], nowMs: number): Promise<boolean> {
+  private async approvesEligibleBuilder(
+    user: string,
+    fills: readonly WalletFill[],
+    nowMs: number,
+  ): Promise<boolean> {
     const horizon = (Math.floor(nowMs / 86_400_000) - this.cfg.provisionalDays) * 86_400_000;
-    const needed = fills.some((f) => f.time >= horizon && f.builderFee !== undefined && dec(f.builderFee).gt(0));
+    const needed = fills.some(
+      (f) => f.time >= horizon && f.builderFee !== undefined && dec(f.builderFee).gt(0),
+    );
     if (!needed) return false;
-    const fees = await Promise.all(this.cfg.builders.map((b) => this.deps.fills.maxBuilderFee(user, b.address)));
+    const fees = await Promise.all(
+      this.cfg.builders.map((b) => this.deps.fills.maxBuilderFee(user, b.address)),
+    );
     return fees.some((f) => f > 0);
   }
 }

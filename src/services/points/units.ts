@@ -48,3 +48,11 @@ export function fromUnits(units: bigint, dp: number): string {
   const body = frac ? `${whole}.${frac}` : whole;
   return neg && body !== "0" ? `-${body}` : body;
 }
+
+/** Canonical text of a decimal ("75000.0" → "75000", "0.0100" → "0.01"), for equality keys. */
+export function canonicalDecimal(s: string): string {
+  let t = PLAIN.test(s) ? s : plain(s);
+  if (t.includes(".")) t = t.replace(/0+$/, "").replace(/\.$/, "");
+  t = t.replace(/^(-?)0+(?=\d)/, "$1");
+  return t === "-0" ? "0" : t;
+}

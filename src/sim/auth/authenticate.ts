@@ -26,7 +26,10 @@ export const exchangeRequestSchema = z.object({
 });
 
 export interface AuthDeps {
+  /** Sim time. */
   now(): number;
+  /** Wall time: nonces near it are also in time (see NonceBook.refusal). */
+  wallNow?(): number;
   nonces: NonceBook;
   /** Signing flavours accepted (default both: the sim serves as either network). */
   chains: readonly SigningChain[];
@@ -35,7 +38,13 @@ export interface AuthDeps {
 }
 
 export type AuthResult =
-  | { ok: true; user: Address; signer: Address; action: Record<string, unknown> & { type: string }; nonce: number }
+  | {
+      ok: true;
+      user: Address;
+      signer: Address;
+      action: Record<string, unknown> & { type: string };
+      nonce: number;
+    }
   | { ok: false; error: string };
 
 const unknownSigner = (a: Address) => `User or API Wallet ${a} does not exist.`;
@@ -48,13 +57,15 @@ const unknownSigner = (a: Address) => `User or API Wallet ${a} does not exist.`;
  */
 export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthResult> {
   const parsed = exchangeRequestSchema.safeParse(body);
-  if (!parsed.success) return { ok: false, error: `Invalid request: ${parsed.error.issues[0]?.message ?? "bad body"}` };
+  if (!parsed.success)
+    return { ok: false, error: `Invalid request: ${parsed.error.issues[0]?.message ?? "bad body"}` };
   const raw = body as { action: Record<string, unknown> & { type: string } };
   const { nonce, signature, vaultAddress, expiresAfter } = parsed.data;
   const action = raw.action;
   const now = deps.now();
 
-  if (vaultAddress) return { ok: false, error: `Vault or sub-account ${vaultAddress.toLowerCase()} does not exist.` };
+  if (vaultAddress)
+    return { ok: false, error: `Vault or sub-account ${vaultAddress.toLowerCase()} does not exist.` };
   if (expiresAfter != null && expiresAfter < now) {
     return { ok: false, error: `Action expired: expiresAfter ${expiresAfter} is before ${now}` };
   }
@@ -65,13 +76,18 @@ export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthR
     if (isUserSignedAction(action)) {
       const chain = action.hyperliquidChain;
       if (chain !== "Mainnet" && chain !== "Testnet") return { ok: false, error: "Invalid hyperliquidChain" };
-      if (!deps.chains.includes(chain)) return { ok: false, error: `This exchange does not accept ${chain} actions` };
+      if (!deps.chains.includes(chain))
+        return { ok: false, error: `This exchange does not accept ${chain} actions` };
       const actionNonce = action.nonce ?? action.time;
-      if (actionNonce !== nonce) return { ok: false, error: "Invalid nonce: action nonce differs from request nonce" };
+      if (actionNonce !== nonce)
+        return { ok: false, error: "Invalid nonce: action nonce differs from request nonce" };
       signer = await recoverUserSigner(action, signature as WireSignature);
       user = deps.masterOf(signer);
       if (user && user !== signer) {
-        return { ok: false, error: `${action.type} must be signed by the account itself, not by API wallet ${signer}` };
+        return {
+          ok: false,
+          error: `${action.type} must be signed by the account itself, not by API wallet ${signer}`,
+        };
       }
     } else {
       const candidates: Address[] = [];
@@ -95,7 +111,7 @@ export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthR
   }
   if (!user) return { ok: false, error: unknownSigner(signer) };
 
-  const refusal = deps.nonces.refusal(signer, nonce, now);
+  const refusal = deps.nonces.refusal(signer, nonce, now, deps.wallNow?.());
   if (refusal) return { ok: false, error: refusal };
   deps.nonces.record(signer, nonce);
   return { ok: true, user, signer, action, nonce };

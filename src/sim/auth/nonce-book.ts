@@ -11,9 +11,14 @@ export class NonceBook {
   /** signer (lowercase) → accepted nonces, ascending, at most REMEMBERED. */
   private readonly bySigner = new Map<string, number[]>();
 
-  /** Why `nonce` is refused for `signer` at sim time `nowMs`, or undefined when it is acceptable. */
-  refusal(signer: string, nonce: number, nowMs: number): string | undefined {
-    if (!Number.isSafeInteger(nonce) || nonce <= nowMs - MAX_AGE_MS || nonce >= nowMs + MAX_LEAD_MS) {
+  /**
+   * Why `nonce` is refused for `signer` at sim time `nowMs`, or undefined when it is acceptable.
+   * With `wallMs`, a nonce inside the window around the wall clock is also in time: SDK clients take
+   * nonces from Date.now(), which falls behind a sim clock that runs fast or was advanced.
+   */
+  refusal(signer: string, nonce: number, nowMs: number, wallMs?: number): string | undefined {
+    const inWindow = (t: number) => nonce > t - MAX_AGE_MS && nonce < t + MAX_LEAD_MS;
+    if (!Number.isSafeInteger(nonce) || !(inWindow(nowMs) || (wallMs !== undefined && inWindow(wallMs)))) {
       return `Invalid nonce: ${nonce} is outside the allowed window (now - 2 days, now + 1 day) at time ${nowMs}`;
     }
     const seen = this.bySigner.get(signer.toLowerCase());

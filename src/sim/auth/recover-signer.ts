@@ -77,7 +77,10 @@ export async function recoverL1Signer(args: {
 }
 
 /** The address that signed a user-signed action (EIP-712 over the action itself). */
-export async function recoverUserSigner(action: Record<string, unknown>, signature: WireSignature): Promise<Address> {
+export async function recoverUserSigner(
+  action: Record<string, unknown>,
+  signature: WireSignature,
+): Promise<Address> {
   const types = USER_SIGNED_TYPES[action.type as string];
   if (!types) throw new Error(`unsupported user-signed action ${String(action.type)}`);
   const primaryType = Object.keys(types)[0]!;

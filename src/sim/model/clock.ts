@@ -9,10 +9,13 @@ export interface SimClock {
   advance(ms: number): void;
 }
 
-export function createSimClock(opts: { startMs?: number; speed?: number; wallNow?: () => number } = {}): SimClock {
+export function createSimClock(
+  opts: { startMs?: number; speed?: number; wallNow?: () => number } = {},
+): SimClock {
   const wallNow = opts.wallNow ?? Date.now;
   const speed = opts.speed ?? 1;
-  if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`sim speed must be a positive number, got ${speed}`);
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new Error(`sim speed must be a positive number, got ${speed}`);
   const wallStart = wallNow();
   const startMs = opts.startMs ?? wallStart;
   let skipped = 0;

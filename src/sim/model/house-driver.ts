@@ -31,8 +31,16 @@ const MAX_TAKERS_PER_SYNC = 2;
 
 interface RestingLadder {
   oids: number[];
-  key: string;
+  /** Oracle, premium and model time the ladder was built for. */
+  px: number;
+  premium: number;
+  at: number;
 }
+
+/** A ladder is kept while the price stays within this share of the half-spread… */
+const REQUOTE_SHARE_OF_HALF_SPREAD = 0.3;
+/** …and is rebuilt at least this often (sim ms), refilling levels that takers consumed. */
+const REQUOTE_EVERY_MS = 5_000;
 
 /**
  * Keeps the venue in step with the model: oracle prices, the house makers' ladders (cancel and
@@ -41,8 +49,9 @@ interface RestingLadder {
  */
 export class HouseDriver {
   private readonly resting = new Map<string, RestingLadder>();
+  private readonly lastOracle = new Map<string, string>();
+  private readonly quoting: boolean;
   private nonce: number;
-  private lastOracle = new Map<string, string>();
 
   constructor(
     private readonly venue: HouseVenue,
@@ -53,8 +62,6 @@ export class HouseDriver {
     this.nonce = opts.startMs;
     this.quoting = opts.quoting;
   }
-
-  private readonly quoting: boolean;
 
   /** Fund the house and set leverage once; call before the first sync. */
   start(): void {
@@ -74,9 +81,20 @@ export class HouseDriver {
     this.sync();
   }
 
+  get marketCount(): number {
+    return this.markets.length;
+  }
+
   /** Push the model's current state into the venue. */
   sync(): void {
-    for (const m of this.markets) {
+    this.syncMarkets(0, this.markets.length);
+    this.sendTakers();
+  }
+
+  /** Oracles and ladders of markets [from, to) only: a real-time caller spreads a sync over several turns. */
+  syncMarkets(from: number, to: number): void {
+    for (let i = from; i < Math.min(to, this.markets.length); i++) {
+      const m = this.markets[i]!;
       const state = this.model.price(m.coin);
       if (!state) continue;
       const oracle = roundPx(state.px, m.szDecimals, "nearest");
@@ -86,6 +104,17 @@ export class HouseDriver {
       }
       if (!this.quoting) continue;
       const params = this.model.params(m.coin)!;
+      const prev = this.resting.get(m.coin);
+      const tolerance = (REQUOTE_SHARE_OF_HALF_SPREAD * params.halfSpreadBps) / 1e4;
+      if (
+        prev &&
+        // Markets refresh at staggered moments, so the house never rebuilds every book at once.
+        this.model.time - prev.at < REQUOTE_EVERY_MS * (1 + i / this.markets.length) &&
+        Math.abs(state.px / prev.px - 1) < tolerance &&
+        Math.abs(state.premium - prev.premium) < tolerance
+      ) {
+        continue;
+      }
       const ladder = houseLadder({
         oraclePx: Number(oracle),
         premium: state.premium,
@@ -94,8 +123,12 @@ export class HouseDriver {
         impactNotionalUsd: m.impactNotionalUsd,
         premiumStyle: m.premiumStyle,
       });
-      this.requote(m, ladder);
+      this.requote(m, ladder, state.px, state.premium);
     }
+  }
+
+  /** Send the taker flow the model decided since the last call. */
+  sendTakers(): void {
     const takers = this.model.drainTakers();
     if (!this.quoting) return;
     const sent = new Map<string, number>();
@@ -109,26 +142,29 @@ export class HouseDriver {
     }
   }
 
-  /** Cancel every resting house order (e.g. before shutting down). */
-  withdrawQuotes(): void {
-    for (const m of this.markets) this.cancelResting(m);
-  }
-
   private makerFor(m: HouseMarket): Address {
     return m.premiumStyle === "main" ? HOUSE_MAKER : HOUSE_MAKER_HIP3;
   }
 
-  private requote(m: HouseMarket, ladder: HouseQuote[]): void {
-    const key = ladder.map((q) => `${q.isBuy ? "b" : "a"}${q.px}x${q.sz}`).join(",");
-    if (this.resting.get(m.coin)?.key === key) return;
+  private requote(m: HouseMarket, ladder: HouseQuote[], px: number, premium: number): void {
     this.cancelResting(m);
-    if (ladder.length === 0) return;
+    if (ladder.length === 0) {
+      this.resting.set(m.coin, { oids: [], px, premium, at: this.model.time });
+      return;
+    }
     const res = this.send(this.makerFor(m), {
       type: "order",
-      orders: ladder.map((q) => ({ a: m.asset, b: q.isBuy, p: q.px, s: q.sz, r: false, t: { limit: { tif: "Gtc" } } })),
+      orders: ladder.map((q) => ({
+        a: m.asset,
+        b: q.isBuy,
+        p: q.px,
+        s: q.sz,
+        r: false,
+        t: { limit: { tif: "Gtc" } },
+      })),
       grouping: "na",
     });
-    this.resting.set(m.coin, { oids: restingOids(res), key });
+    this.resting.set(m.coin, { oids: restingOids(res), px, premium, at: this.model.time });
   }
 
   private cancelResting(m: HouseMarket): void {

@@ -5,7 +5,6 @@ import { createRng, deriveSeed, type Rng } from "./prng.ts";
 /** What the model needs to know about a listed market. */
 export interface ModelMarket {
   coin: string;
-  dex: string;
   szDecimals: number;
   startPx: number;
   impactNotionalUsd: number;

@@ -19,8 +19,22 @@ export interface MarketParams {
 }
 
 const KNOWN: Record<string, Partial<MarketParams>> = {
-  BTC: { volAnnual: 0.5, btcCorrelation: 1, jumpsPerDay: 0.5, jumpSize: 0.012, levelNotionalUsd: 60_000, halfSpreadBps: 0.6 },
-  ETH: { volAnnual: 0.65, btcCorrelation: 0.85, jumpsPerDay: 0.6, jumpSize: 0.015, levelNotionalUsd: 40_000, halfSpreadBps: 0.8 },
+  BTC: {
+    volAnnual: 0.5,
+    btcCorrelation: 1,
+    jumpsPerDay: 0.5,
+    jumpSize: 0.012,
+    levelNotionalUsd: 60_000,
+    halfSpreadBps: 0.6,
+  },
+  ETH: {
+    volAnnual: 0.65,
+    btcCorrelation: 0.85,
+    jumpsPerDay: 0.6,
+    jumpSize: 0.015,
+    levelNotionalUsd: 40_000,
+    halfSpreadBps: 0.8,
+  },
   SOL: { volAnnual: 0.8, btcCorrelation: 0.75, levelNotionalUsd: 20_000, halfSpreadBps: 1.2 },
   HYPE: { volAnnual: 1.0, btcCorrelation: 0.55, levelNotionalUsd: 15_000, halfSpreadBps: 1.5 },
   // HIP-3 products: a rate, an equity and a volatility product barely follow BTC.

@@ -24,11 +24,9 @@ export function scaledToString(n: number, exponent: number): string {
   const dp = -exponent;
   const neg = n < 0;
   const digits = String(Math.abs(n)).padStart(dp + 1, "0");
-  let int = digits.slice(0, digits.length - dp);
-  let frac = digits.slice(digits.length - dp).replace(/0+$/, "");
-  int = int.replace(/^0+(?=\d)/, "");
+  const int = digits.slice(0, digits.length - dp).replace(/^0+(?=\d)/, "");
+  const frac = digits.slice(digits.length - dp).replace(/0+$/, "");
   const out = frac ? `${int}.${frac}` : int;
-  frac = "";
   return neg && out !== "0" ? `-${out}` : out;
 }
 

@@ -59,16 +59,26 @@ export function stepPrice(
   const dtHours = dtMs / HOUR_MS;
 
   const switchHazard = s.regime === "calm" ? TO_VOLATILE_PER_HOUR : TO_CALM_PER_HOUR;
-  const regime = rng.chance(1 - Math.exp(-switchHazard * dtHours)) ? (s.regime === "calm" ? "volatile" : "calm") : s.regime;
+  const regime = rng.chance(1 - Math.exp(-switchHazard * dtHours))
+    ? s.regime === "calm"
+      ? "volatile"
+      : "calm"
+    : s.regime;
   const regimeMult = regime === "volatile" ? VOLATILE_MULTIPLIER : 1;
 
   const trendPerDay =
-    s.trendPerDay - TREND_REVERSION_PER_DAY * s.trendPerDay * dtDays + TREND_VOL * Math.sqrt(dtDays) * rng.normal();
+    s.trendPerDay -
+    TREND_REVERSION_PER_DAY * s.trendPerDay * dtDays +
+    TREND_VOL * Math.sqrt(dtDays) * rng.normal();
 
   const rho = Math.max(-1, Math.min(1, p.btcCorrelation));
   const shock = rho * btcShock + Math.sqrt(1 - rho * rho) * rng.normal();
   const sigma = p.volAnnual * regimeMult;
-  let logReturn = (trendPerDay * dtDays) + extraDriftPerHour * dtHours - 0.5 * sigma * sigma * dtYears + sigma * Math.sqrt(dtYears) * shock;
+  let logReturn =
+    trendPerDay * dtDays +
+    extraDriftPerHour * dtHours -
+    0.5 * sigma * sigma * dtYears +
+    sigma * Math.sqrt(dtYears) * shock;
   if (rng.chance(1 - Math.exp(-p.jumpsPerDay * regimeMult * dtDays))) logReturn += p.jumpSize * rng.normal();
   // A hard bound per step keeps a freak draw from wiping a market out.
   logReturn = Math.max(-0.25, Math.min(0.25, logReturn));
@@ -79,7 +89,14 @@ export function stepPrice(
   const lean = Math.tanh((trendPerDay + extraDriftPerHour * 24) * 25) * (regime === "volatile" ? 1.5 : 1);
   const premiumTarget = p.premiumMean + TREND_PREMIUM * lean;
   const premium =
-    s.premium + k * (premiumTarget - s.premium) + p.premiumVol * regimeMult * Math.sqrt(dtHours) * rng.normal();
+    s.premium +
+    k * (premiumTarget - s.premium) +
+    p.premiumVol * regimeMult * Math.sqrt(dtHours) * rng.normal();
 
-  return { px: s.px * Math.exp(logReturn), regime, trendPerDay, premium: Math.max(-0.01, Math.min(0.01, premium)) };
+  return {
+    px: s.px * Math.exp(logReturn),
+    regime,
+    trendPerDay,
+    premium: Math.max(-0.01, Math.min(0.01, premium)),
+  };
 }

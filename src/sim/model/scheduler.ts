@@ -8,9 +8,13 @@ import type { MarketModel } from "./market-model.ts";
  * (funding, day rollovers). `advance` skips ahead in bounded chunks so hourly funding sees the book
  * of each hour, not just the last one.
  */
+/** Markets requoted per event-loop turn in real time. */
+const MARKETS_PER_TURN = 3;
+
 export class SimScheduler {
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  /** A real-time sync is being spread over event-loop turns. */
+  private slicing = false;
 
   constructor(
     private readonly clock: SimClock,
@@ -23,7 +27,7 @@ export class SimScheduler {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => this.catchUp(), this.wakeEveryMs);
+    this.timer = setInterval(() => this.tick(), this.wakeEveryMs);
     this.timer.unref();
   }
 
@@ -32,17 +36,11 @@ export class SimScheduler {
     this.timer = undefined;
   }
 
-  /** Bring model, house and venue up to the clock's current time. */
+  /** Bring model, house and venue up to the clock's current time, all at once. */
   catchUp(): void {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const now = this.clock.now();
-      if (this.model.advanceTo(now) > 0) this.driver.sync();
-      this.onTime(now);
-    } finally {
-      this.running = false;
-    }
+    const now = this.clock.now();
+    if (this.model.advanceTo(now) > 0) this.driver.sync();
+    this.onTime(now);
   }
 
   /** Skip `ms` of sim time forward, running the world through it. */
@@ -56,5 +54,36 @@ export class SimScheduler {
       left -= step;
       this.catchUp();
     }
+  }
+
+  /**
+   * The real-time wake-up: like catchUp, but requoting a few markets per event-loop turn so requests
+   * arriving meanwhile are not held up behind the whole house.
+   */
+  private tick(): void {
+    if (this.slicing) return;
+    const now = this.clock.now();
+    if (this.model.advanceTo(now) === 0) {
+      this.onTime(now);
+      return;
+    }
+    this.slicing = true;
+    let next = 0;
+    const slice = () => {
+      if (!this.timer) {
+        this.slicing = false;
+        return;
+      }
+      this.driver.syncMarkets(next, next + MARKETS_PER_TURN);
+      next += MARKETS_PER_TURN;
+      if (next < this.driver.marketCount) {
+        setImmediate(slice);
+        return;
+      }
+      this.driver.sendTakers();
+      this.onTime(this.clock.now());
+      this.slicing = false;
+    };
+    slice();
   }
 }

@@ -40,10 +40,54 @@ interface PoolSpec {
 }
 
 const POOLS: readonly PoolSpec[] = [
-  { pool: "sim-aave-v3-usdc-ethereum", project: "aave-v3", symbol: "USDC", stablecoin: true, tvlUsd: 3.4e9, mean: 4.1, swing: 1.6, floor: 2, ceiling: 6, rewardShare: 0 },
-  { pool: "sim-compound-v3-usdc-ethereum", project: "compound-v3", symbol: "USDC", stablecoin: true, tvlUsd: 6.1e8, mean: 4.4, swing: 1.4, floor: 2, ceiling: 6, rewardShare: 0.08 },
-  { pool: "sim-ethena-susde-ethereum", project: "ethena-usde", symbol: "SUSDE", stablecoin: true, tvlUsd: 4.8e9, mean: 9, swing: 5, floor: 4, ceiling: 15, rewardShare: 0 },
-  { pool: "sim-lido-steth-ethereum", project: "lido", symbol: "STETH", stablecoin: false, tvlUsd: 2.3e10, mean: 3, swing: 0.35, floor: 2.4, ceiling: 3.6, rewardShare: 0 },
+  {
+    pool: "sim-aave-v3-usdc-ethereum",
+    project: "aave-v3",
+    symbol: "USDC",
+    stablecoin: true,
+    tvlUsd: 3.4e9,
+    mean: 4.1,
+    swing: 1.6,
+    floor: 2,
+    ceiling: 6,
+    rewardShare: 0,
+  },
+  {
+    pool: "sim-compound-v3-usdc-ethereum",
+    project: "compound-v3",
+    symbol: "USDC",
+    stablecoin: true,
+    tvlUsd: 6.1e8,
+    mean: 4.4,
+    swing: 1.4,
+    floor: 2,
+    ceiling: 6,
+    rewardShare: 0.08,
+  },
+  {
+    pool: "sim-ethena-susde-ethereum",
+    project: "ethena-usde",
+    symbol: "SUSDE",
+    stablecoin: true,
+    tvlUsd: 4.8e9,
+    mean: 9,
+    swing: 5,
+    floor: 4,
+    ceiling: 15,
+    rewardShare: 0,
+  },
+  {
+    pool: "sim-lido-steth-ethereum",
+    project: "lido",
+    symbol: "STETH",
+    stablecoin: false,
+    tvlUsd: 2.3e10,
+    mean: 3,
+    swing: 0.35,
+    floor: 2.4,
+    ceiling: 3.6,
+    rewardShare: 0,
+  },
 ];
 
 const HOUR = 3_600_000;
@@ -64,7 +108,9 @@ function apyAt(spec: PoolSpec, seed: number, nowMs: number): number {
   const s = deriveSeed(seed, spec.pool);
   // A slow weekly swell, a daily wobble and a little hourly texture.
   const x =
-    0.67 * smoothNoise(s, nowMs, 7 * DAY) + 0.315 * smoothNoise(s ^ 0x5bd1e995, nowMs, DAY) + 0.015 * smoothNoise(s ^ 0x27d4eb2f, nowMs, HOUR);
+    0.67 * smoothNoise(s, nowMs, 7 * DAY) +
+    0.315 * smoothNoise(s ^ 0x5bd1e995, nowMs, DAY) +
+    0.015 * smoothNoise(s ^ 0x27d4eb2f, nowMs, HOUR);
   const apy = Math.min(spec.ceiling, Math.max(spec.floor, spec.mean + spec.swing * x));
   return Math.round(apy * 1e4) / 1e4;
 }

@@ -28,7 +28,13 @@ const schemas = {
   deposit: z.object({ user: address, amount: positiveDecimal }),
   withdraw: z.object({ user: address, amount: positiveDecimal }),
   price: z.object({ coin: z.string().min(1), px: positiveDecimal }),
-  advance: z.object({ ms: z.number().int().nonnegative().max(366 * 24 * 3_600_000) }),
+  advance: z.object({
+    ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(366 * 24 * 3_600_000),
+  }),
   scenario: z.object({
     coin: z.string().min(1),
     driftPerHour: z.number().min(-1).max(1),

@@ -46,7 +46,8 @@ export function encodeBuilderFillsCsv(rows: readonly BuilderFillRow[]): string {
 export function parseBuilderFillsCsv(text: string): BuilderFillRow[] {
   const lines = text.split(/\r?\n/).filter((l) => l.length > 0);
   const header = lines.shift();
-  if (header !== BUILDER_FILLS_HEADER) throw new Error(`unexpected builder fills header: ${header ?? "(empty)"}`);
+  if (header !== BUILDER_FILLS_HEADER)
+    throw new Error(`unexpected builder fills header: ${header ?? "(empty)"}`);
   return lines.map((line, i) => {
     const cells = line.split(",");
     if (cells.length !== COLUMNS.length) {

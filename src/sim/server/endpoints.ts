@@ -11,7 +11,8 @@ const DESERIALIZE = "Failed to deserialize the JSON body into the target type";
  * info request names, so the world can open the account with its starting balance on first use.
  */
 export function answerInfo(venue: Venue, body: unknown, seeUser?: (user: Address) => void): EndpointResult {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, message: DESERIALIZE };
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return { ok: false, message: DESERIALIZE };
   const req = body as { type?: unknown; user?: unknown; [k: string]: unknown };
   if (typeof req.type !== "string") return { ok: false, message: `${DESERIALIZE}: missing field \`type\`` };
   if (seeUser && typeof req.user === "string" && /^0x[0-9a-fA-F]{40}$/.test(req.user)) {
@@ -30,14 +31,25 @@ export function answerInfo(venue: Venue, body: unknown, seeUser?: (user: Address
  * Refusals come back as the exchange's `{status:"err", response}` (HTTP 200); only a body that is not
  * an exchange request at all is a transport error.
  */
-export async function answerExchange(venue: Venue, auth: AuthDeps, body: unknown): Promise<EndpointResult> {
+export async function answerExchange(
+  venue: Venue,
+  auth: AuthDeps,
+  body: unknown,
+  seeUser?: (user: Address) => void,
+): Promise<EndpointResult> {
   if (typeof body !== "object" || body === null || Array.isArray(body) || !("action" in body)) {
     return { ok: false, message: `${DESERIALIZE}: missing field \`action\`` };
   }
   const verdict = await authenticate(body, auth);
   if (!verdict.ok) return { ok: true, body: { status: "err", response: verdict.error } };
   try {
-    return { ok: true, body: venue.exchange(verdict.action as ExchangeAction, verdict.user, verdict.nonce) };
+    const answer = venue.exchange(verdict.action as ExchangeAction, verdict.user, verdict.nonce);
+    // The receiver of a transfer now has an account, so its own signatures are recognised.
+    const dest = verdict.action.destination;
+    if (seeUser && answer.status === "ok" && verdict.action.type === "usdSend" && typeof dest === "string") {
+      seeUser(dest.toLowerCase() as Address);
+    }
+    return { ok: true, body: answer };
   } catch (err) {
     if (err instanceof VenueError) return { ok: true, body: { status: "err", response: err.message } };
     throw err;

@@ -3,7 +3,16 @@ import type { AuthDeps } from "../auth/authenticate.ts";
 import type { Address, Venue } from "../venue.ts";
 import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
 import { answerExchange, answerInfo } from "./endpoints.ts";
-import { BodyTooLarge, readBody, sendBytes, sendJson, sendNoContent, sendText } from "./respond.ts";
+import { InfoCache } from "./info-cache.ts";
+import {
+  BodyTooLarge,
+  readBody,
+  sendBytes,
+  sendJson,
+  sendNoContent,
+  sendRawJson,
+  sendText,
+} from "./respond.ts";
 
 export interface SimHttpDeps {
   venue: Venue;
@@ -12,6 +21,8 @@ export interface SimHttpDeps {
   /** Told about every address an info request names (first use opens the account). */
   seeUser(user: Address): void;
   yieldPools(): unknown;
+  /** Serialized allMids / l2Book answers, invalidated by the venue's events. */
+  infoCache?: InfoCache;
   /** The day's LZ4 CSV for a builder, or undefined when the day is not closed or it has no fills (→ 403). */
   builderFillsFile(network: "Mainnet" | "Testnet", builder: Address, day: string): Uint8Array | undefined;
 }
@@ -63,12 +74,20 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     if (typeof read.body === "symbol") {
       return sendText(res, 422, "Failed to deserialize the JSON body into the target type: invalid JSON");
     }
-    const result =
-      path === "/info"
-        ? answerInfo(deps.venue, read.body, deps.seeUser)
-        : await answerExchange(deps.venue, deps.auth, read.body);
-    if (result.ok) return sendJson(res, 200, result.body);
-    return sendText(res, 422, result.message);
+    if (path === "/exchange") {
+      const result = await answerExchange(deps.venue, deps.auth, read.body, deps.seeUser);
+      return result.ok ? sendJson(res, 200, result.body) : sendText(res, 422, result.message);
+    }
+    const body = read.body as Record<string, unknown>;
+    const key =
+      deps.infoCache && typeof body === "object" && body !== null ? InfoCache.keyOf(body) : undefined;
+    const cached = key === undefined ? undefined : deps.infoCache!.get(key);
+    if (cached !== undefined) return sendRawJson(res, 200, cached);
+    const result = answerInfo(deps.venue, read.body, deps.seeUser);
+    if (!result.ok) return sendText(res, 422, result.message);
+    const json = JSON.stringify(result.body) ?? "null";
+    if (key !== undefined) deps.infoCache!.set(key, body, json);
+    return sendRawJson(res, 200, json);
   }
 
   if (path.startsWith("/sim/")) {

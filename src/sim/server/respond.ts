@@ -12,12 +12,20 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 }
 
 export function sendRawJson(res: ServerResponse, status: number, json: string): void {
-  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(json), ...CORS });
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(json),
+    ...CORS,
+  });
   res.end(json);
 }
 
 export function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(text), ...CORS });
+  res.writeHead(status, {
+    "Content-Type": "text/plain; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+    ...CORS,
+  });
   res.end(text);
 }
 
@@ -47,7 +55,9 @@ export function readBody(req: IncomingMessage, limit = 1_048_576): Promise<strin
       }
       chunks.push(c);
     });
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")),
+    );
     req.on("error", reject);
   });
 }

@@ -12,6 +12,8 @@ export const subscriptionSchema = z.discriminatedUnion("type", [
     mantissa: z.union([z.literal(2), z.literal(5)]).nullish(),
   }),
   z.object({ type: z.literal("bbo"), coin: z.string().min(1) }),
+  z.object({ type: z.literal("activeAssetCtx"), coin: z.string().min(1) }),
+  z.object({ type: z.literal("assetCtxs"), dex: z.string().optional() }),
   z.object({ type: z.literal("trades"), coin: z.string().min(1) }),
   z.object({ type: z.literal("candle"), coin: z.string().min(1), interval: z.string().min(1) }),
   z.object({ type: z.literal("userFills"), user: address, aggregateByTime: z.boolean().optional() }),
@@ -25,6 +27,11 @@ export function topicOf(s: Subscription): string {
   switch (s.type) {
     case "allMids":
       return `allMids:${s.dex ?? ""}`;
+    // Asset contexts change with any price of their dex: they ride on the dex's mids stream.
+    case "assetCtxs":
+      return `assetCtxs:${s.dex ?? ""}`;
+    case "activeAssetCtx":
+      return `activeAssetCtx:${dexOf(s.coin)}`;
     case "l2Book":
     case "bbo":
     case "trades":
@@ -35,6 +42,12 @@ export function topicOf(s: Subscription): string {
     case "orderUpdates":
       return `${s.type}:${s.user.toLowerCase()}`;
   }
+}
+
+/** The dex a coin trades on: the prefix of a HIP-3 name ("yex:VXX" → "yex"), else the main dex (""). */
+export function dexOf(coin: string): string {
+  const i = coin.indexOf(":");
+  return i > 0 ? coin.slice(0, i) : "";
 }
 
 /** Identity of a subscription as the SDK computes it: keys sorted, hex lower-cased. */

@@ -3,7 +3,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 import type { AuthDeps } from "../auth/authenticate.ts";
 import type { Address, Venue, VenueEvent } from "../venue.ts";
 import { answerExchange, answerInfo, type EndpointResult } from "./endpoints.ts";
-import { type Subscription, subscriptionId, subscriptionSchema, topicOf } from "./subscriptions.ts";
+import { dexOf, type Subscription, subscriptionId, subscriptionSchema, topicOf } from "./subscriptions.ts";
 
 export interface SimWsDeps {
   venue: Venue;
@@ -29,8 +29,8 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 /**
  * The sim world's WebSocket (paths `/ws` and `/`): Hyperliquid's `post`, `subscribe`, `unsubscribe`
- * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills and orderUpdates, driven by
- * the venue's events and coalesced per stream.
+ * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills, orderUpdates, assetCtxs and
+ * activeAssetCtx, driven by the venue's events and coalesced per stream.
  */
 export class SimWebSocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1_048_576 });
@@ -76,7 +76,10 @@ export class SimWebSocket {
     this.clients.add(client);
     ws.on("message", (data) => {
       this.onMessage(client, data.toString()).catch((err: unknown) => {
-        this.send(client, { channel: "error", data: `Internal error: ${err instanceof Error ? err.message : String(err)}` });
+        this.send(client, {
+          channel: "error",
+          data: `Internal error: ${err instanceof Error ? err.message : String(err)}`,
+        });
       });
     });
     ws.on("close", () => this.drop(client));
@@ -102,11 +105,17 @@ export class SimWebSocket {
   }
 
   private async onMessage(client: Client, text: string): Promise<void> {
-    let msg: { method?: unknown; id?: unknown; request?: unknown; subscription?: unknown };
+    let msg: { method?: unknown; id?: unknown; request?: unknown; subscription?: unknown } | null;
     try {
       msg = JSON.parse(text);
     } catch {
-      return this.send(client, { channel: "error", data: `Error parsing JSON into valid websocket request: ${text}` });
+      msg = null;
+    }
+    if (typeof msg !== "object" || msg === null) {
+      return this.send(client, {
+        channel: "error",
+        data: `Error parsing JSON into valid websocket request: ${text}`,
+      });
     }
     switch (msg.method) {
       case "ping":
@@ -118,34 +127,50 @@ export class SimWebSocket {
       case "unsubscribe":
         return this.onUnsubscribe(client, msg.subscription);
       default:
-        return this.send(client, { channel: "error", data: `Error parsing JSON into valid websocket request: ${text}` });
+        return this.send(client, {
+          channel: "error",
+          data: `Error parsing JSON into valid websocket request: ${text}`,
+        });
     }
   }
 
   private async onPost(client: Client, id: unknown, request: unknown): Promise<void> {
     if (typeof id !== "number") {
-      return this.send(client, { channel: "error", data: `Post request needs a numeric id: ${JSON.stringify(request)}` });
+      return this.send(client, {
+        channel: "error",
+        data: `Post request needs a numeric id: ${JSON.stringify(request)}`,
+      });
     }
     const req = request as { type?: unknown; payload?: unknown } | undefined;
     let result: EndpointResult;
     if (req?.type === "info") result = answerInfo(this.deps.venue, req.payload, this.deps.seeUser);
-    else if (req?.type === "action") result = await answerExchange(this.deps.venue, this.deps.auth, req.payload);
+    else if (req?.type === "action")
+      result = await answerExchange(this.deps.venue, this.deps.auth, req.payload, this.deps.seeUser);
     else result = { ok: false, message: `Unknown post request type ${JSON.stringify(req?.type)}` };
 
     let response: unknown;
     if (!result.ok) response = { type: "error", payload: result.message };
     else if (req?.type === "info") {
-      response = { type: "info", payload: { type: (req.payload as { type: string }).type, data: result.body } };
+      response = {
+        type: "info",
+        payload: { type: (req.payload as { type: string }).type, data: result.body },
+      };
     } else response = { type: "action", payload: result.body };
     this.send(client, { channel: "post", data: { id, response } });
   }
 
   private onSubscribe(client: Client, raw: unknown): void {
     const parsed = subscriptionSchema.safeParse(raw);
-    if (!parsed.success) return this.send(client, { channel: "error", data: `Invalid subscription ${JSON.stringify(raw)}` });
+    if (!parsed.success) {
+      this.send(client, { channel: "error", data: `Invalid subscription ${JSON.stringify(raw)}` });
+      return;
+    }
     const sub = parsed.data;
     const id = subscriptionId(raw);
-    if (client.subs.has(id)) return this.send(client, { channel: "error", data: `Already subscribed: ${JSON.stringify(raw)}` });
+    if (client.subs.has(id)) {
+      this.send(client, { channel: "error", data: `Already subscribed: ${JSON.stringify(raw)}` });
+      return;
+    }
     const topic = topicOf(sub);
     client.subs.set(id, topic);
     let byId = this.topics.get(topic);
@@ -166,10 +191,16 @@ export class SimWebSocket {
   private onUnsubscribe(client: Client, raw: unknown): void {
     const id = subscriptionId(raw);
     const topic = client.subs.get(id);
-    if (topic === undefined) return this.send(client, { channel: "error", data: `Already unsubscribed: ${JSON.stringify(raw)}` });
+    if (topic === undefined) {
+      this.send(client, { channel: "error", data: `Already unsubscribed: ${JSON.stringify(raw)}` });
+      return;
+    }
     this.removeSub(client, id, topic);
     client.subs.delete(id);
-    this.send(client, { channel: "subscriptionResponse", data: { method: "unsubscribe", subscription: raw } });
+    this.send(client, {
+      channel: "subscriptionResponse",
+      data: { method: "unsubscribe", subscription: raw },
+    });
   }
 
   private removeSub(client: Client, id: string, topic: string): void {
@@ -204,20 +235,52 @@ export class SimWebSocket {
         return { channel: "allMids", data: sub.dex ? { dex: sub.dex, mids } : { mids } };
       }
       case "l2Book": {
-        const book = this.info({ type: "l2Book", coin: sub.coin, nSigFigs: sub.nSigFigs ?? null, mantissa: sub.mantissa ?? null });
+        const book = this.info({
+          type: "l2Book",
+          coin: sub.coin,
+          nSigFigs: sub.nSigFigs ?? null,
+          mantissa: sub.mantissa ?? null,
+        });
         return book === undefined ? undefined : { channel: "l2Book", data: book };
       }
       case "bbo": {
-        const book = this.info({ type: "l2Book", coin: sub.coin }) as { time: number; levels: unknown[][] } | undefined;
+        const book = this.info({ type: "l2Book", coin: sub.coin }) as
+          | { time: number; levels: unknown[][] }
+          | undefined;
         if (!book) return undefined;
-        return { channel: "bbo", data: { coin: sub.coin, time: book.time, bbo: [book.levels[0]?.[0] ?? null, book.levels[1]?.[0] ?? null] } };
+        return {
+          channel: "bbo",
+          data: {
+            coin: sub.coin,
+            time: book.time,
+            bbo: [book.levels[0]?.[0] ?? null, book.levels[1]?.[0] ?? null],
+          },
+        };
+      }
+      case "assetCtxs": {
+        const dex = sub.dex ?? "";
+        const both = this.info(dex ? { type: "metaAndAssetCtxs", dex } : { type: "metaAndAssetCtxs" }) as
+          | [unknown, unknown[]]
+          | undefined;
+        return both ? { channel: "assetCtxs", data: { dex, ctxs: both[1] } } : undefined;
+      }
+      case "activeAssetCtx": {
+        const dex = dexOf(sub.coin);
+        const both = this.info(dex ? { type: "metaAndAssetCtxs", dex } : { type: "metaAndAssetCtxs" }) as
+          | [{ universe: { name: string }[] }, unknown[]]
+          | undefined;
+        const i = both ? both[0].universe.findIndex((u) => u.name === sub.coin) : -1;
+        return i >= 0 ? { channel: "activeAssetCtx", data: { coin: sub.coin, ctx: both![1][i] } } : undefined;
       }
       case "userFills": {
         if (!snapshot) return undefined;
         const user = sub.user.toLowerCase() as Address;
         this.deps.seeUser(user);
         const fills = this.info({ type: "userFills", user, aggregateByTime: sub.aggregateByTime ?? false });
-        return { channel: "userFills", data: { isSnapshot: true, user, fills: Array.isArray(fills) ? fills : [] } };
+        return {
+          channel: "userFills",
+          data: { isSnapshot: true, user, fills: Array.isArray(fills) ? fills : [] },
+        };
       }
       default:
         return undefined;
@@ -231,7 +294,13 @@ export class SimWebSocket {
   private onVenueEvent(e: VenueEvent): void {
     switch (e.kind) {
       case "allMids":
-        if (!this.hasTopic(`allMids:${e.dex}`)) return;
+        if (
+          !this.hasTopic(`allMids:${e.dex}`) &&
+          !this.hasTopic(`assetCtxs:${e.dex}`) &&
+          !this.hasTopic(`activeAssetCtx:${e.dex}`)
+        ) {
+          return;
+        }
         this.dirtyMids.add(e.dex);
         break;
       case "l2Book":
@@ -269,15 +338,22 @@ export class SimWebSocket {
   /** Send every stream that changed since the last flush, one message per subscription. */
   private flush(): void {
     this.flushTimer = undefined;
-    for (const dex of this.dirtyMids) this.publishState(`allMids:${dex}`);
+    for (const dex of this.dirtyMids) {
+      this.publishState(`allMids:${dex}`);
+      this.publishState(`assetCtxs:${dex}`);
+      this.publishState(`activeAssetCtx:${dex}`);
+    }
     for (const coin of this.dirtyBooks) {
       this.publishState(`l2Book:${coin}`);
       this.publishState(`bbo:${coin}`);
     }
     for (const [coin, list] of this.trades) this.publish(`trades:${coin}`, { channel: "trades", data: list });
-    for (const [user, list] of this.fills) this.publish(`userFills:${user}`, { channel: "userFills", data: { user, fills: list } });
-    for (const [user, list] of this.orderUpdates) this.publish(`orderUpdates:${user}`, { channel: "orderUpdates", data: list });
-    for (const [key, candle] of this.candles) this.publish(`candle:${key}`, { channel: "candle", data: candle });
+    for (const [user, list] of this.fills)
+      this.publish(`userFills:${user}`, { channel: "userFills", data: { user, fills: list } });
+    for (const [user, list] of this.orderUpdates)
+      this.publish(`orderUpdates:${user}`, { channel: "orderUpdates", data: list });
+    for (const [key, candle] of this.candles)
+      this.publish(`candle:${key}`, { channel: "candle", data: candle });
     this.dirtyMids.clear();
     this.dirtyBooks.clear();
     this.trades.clear();

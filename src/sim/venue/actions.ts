@@ -51,6 +51,7 @@ export function applyAction(
       const current = core.agents.get(agent);
       if (current && current !== a.addr) return err("Agent address is already used by another account.");
       core.agents.set(agent, a.addr);
+      core.agentNames.set(agent, typeof act.agentName === "string" ? act.agentName : "");
       return ok("default");
     }
     case "usdSend": {
@@ -79,6 +80,32 @@ export function applyAction(
       });
       return ok("default");
     }
+    case "modify":
+      return modify(core, a, [act], now, "default");
+    case "batchModify":
+      return Array.isArray(act.modifies)
+        ? modify(core, a, act.modifies, now, "order")
+        : err("Invalid batchModify action.");
+    case "scheduleCancel": {
+      if (act.time === undefined || act.time === null) {
+        core.scheduledCancels.delete(a.addr);
+        return ok("default");
+      }
+      if (typeof act.time !== "number" || act.time < now + 5000)
+        return err("Scheduled cancel time too early, must be at least 5 seconds from now.");
+      core.scheduledCancels.set(a.addr, act.time);
+      return ok("default");
+    }
+    // One collateral pool serves every dex in the sim, so moving USDC between one's own dexes or
+    // classes changes nothing; accept these so clients written for Hyperliquid run unchanged.
+    case "usdClassTransfer":
+    case "setReferrer":
+    case "noop":
+      return ok("default");
+    case "sendAsset":
+      if (typeof act.destination === "string" && act.destination.toLowerCase() === a.addr)
+        return ok("default");
+      return err("sendAsset to another address is not supported by the simulator; use usdSend.");
     default:
       return err(`Unsupported action type: ${action.type}`);
   }
@@ -106,6 +133,36 @@ function order(core: VenueCore, a: Account, act: Record<string, unknown>, now: n
     statuses.push(core.placeOrder(a, w, builder, now, hashSeq));
   }
   return ok("order", { statuses });
+}
+
+/** modify / batchModify: cancel the open order (by oid or cloid) and place its replacement. */
+function modify(
+  core: VenueCore,
+  a: Account,
+  modifies: unknown[],
+  now: number,
+  responseType: "default" | "order",
+): ExchangeResponse {
+  const hashSeq = ++core.hashSeq;
+  const statuses: OrderResult[] = [];
+  for (const raw of modifies) {
+    const mod = (raw ?? {}) as { oid?: unknown; order?: WireOrder };
+    const o =
+      typeof mod.oid === "number"
+        ? a.orders.get(mod.oid)
+        : typeof mod.oid === "string"
+          ? a.cloids.get(mod.oid.toLowerCase())
+          : undefined;
+    if (o?.status !== "open" || !mod.order || typeof mod.order !== "object") {
+      statuses.push({ error: "Cannot modify canceled or filled order" });
+      continue;
+    }
+    core.cancel(a, o, now);
+    statuses.push(core.placeOrder(a, mod.order, o.builder, now, hashSeq));
+  }
+  if (responseType === "order") return ok("order", { statuses });
+  const first = statuses[0];
+  return first && "error" in first ? err(first.error) : ok("default");
 }
 
 function cancel(

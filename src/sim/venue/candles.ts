@@ -93,22 +93,36 @@ export interface Candle {
 export class CandleSeries {
   private readonly series: Candle[][] = INTERVALS.map(() => []);
 
+  /** End (exclusive) of each interval's newest bucket: trades before it need no bucket arithmetic. */
+  private readonly ends: number[] = INTERVALS.map(() => Number.NEGATIVE_INFINITY);
+
   /** Record a trade in every interval's current bucket. */
   trade(t: number, px: number, sz: number): void {
     for (let k = 0; k < INTERVALS.length; k++) {
       const arr = this.series[k]!;
-      const bs = bucketStart(INTERVALS[k]!, t);
       const last = arr[arr.length - 1];
-      if (last && last.t >= bs) {
+      if (last && t < this.ends[k]! && t >= last.t) {
         if (px > last.h) last.h = px;
         if (px < last.l) last.l = px;
         last.c = px;
         last.v += sz;
         last.n++;
-      } else {
-        arr.push({ t: bs, o: px, h: px, l: px, c: px, v: sz, n: 1 });
-        trim(arr);
+        continue;
       }
+      const interval = INTERVALS[k]!;
+      const bs = bucketStart(interval, t);
+      if (last && last.t >= bs) {
+        // A trade stamped earlier than the newest bucket (clock went back): fold it into that bucket.
+        if (px > last.h) last.h = px;
+        if (px < last.l) last.l = px;
+        last.c = px;
+        last.v += sz;
+        last.n++;
+        continue;
+      }
+      arr.push({ t: bs, o: px, h: px, l: px, c: px, v: sz, n: 1 });
+      this.ends[k] = nextBucket(interval, bs);
+      trim(arr);
     }
   }
 
@@ -123,6 +137,7 @@ export class CandleSeries {
       if (last.t < bs) {
         const candle = { t: bs, o: last.c, h: last.c, l: last.c, c: last.c, v: 0, n: 0 };
         arr.push(candle);
+        this.ends[k] = nextBucket(INTERVALS[k]!, bs);
         trim(arr);
         opened.push({ interval: INTERVALS[k]!, candle });
       }

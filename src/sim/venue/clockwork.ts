@@ -21,6 +21,8 @@ const FUNDING_CAP = 0.04;
 const CLAMP = 0.0005;
 /** A jump longer than this skips the missed funding hours instead of settling each one. */
 const MAX_CATCH_UP = 7 * 24 * HOUR;
+/** A liquidation's market order may fill at most this far through the mark price. */
+const LIQUIDATION_SLIPPAGE = 0.02;
 
 /** Average fill price (at the price scale, fractional) for `targetNtl` micro-USDC, or undefined if too thin. */
 export function impactPx(side: BookSide<Order>, targetNtl: number): number | undefined {
@@ -118,6 +120,7 @@ export class Clockwork {
       this.settleFunding(this.nextFunding);
       this.nextFunding += HOUR;
     }
+    this.runScheduledCancels(now);
     this.liquidate(now);
     this.rollCandles(now);
   }
@@ -175,6 +178,10 @@ export class Clockwork {
     }
   }
 
+  /**
+   * Liquidate positions: first a reduce-only market order into the book (at most 2% through the
+   * mark), then whatever is left goes to the backstop account at the mark price.
+   */
   private takeOver(
     a: Account,
     positions: [Market, Position][],
@@ -184,29 +191,33 @@ export class Clockwork {
   ): void {
     const core = this.core;
     const liq = core.account(LIQUIDATOR);
-    const hashSeq = ++core.hashSeq;
     let ntl = 0;
     const listed: { coin: string; szi: string }[] = [];
     for (const [m, p] of positions) {
       for (const o of [...a.open.values()])
         if (o.m === m || kind === "Cross") core.finish(o, "liquidatedCanceled", now);
       const mark = core.markPx(m);
-      const q = Math.abs(p.szi);
       const isBuy = p.szi < 0;
-      ntl += q * mark;
+      ntl += Math.abs(p.szi) * mark;
       listed.push({ coin: m.coin, szi: fmtScaled(p.szi, m.szDec) });
-      const tid = core.nextTid++;
       const before = a.cash;
-      const equity = p.isolated ? p.isoMargin + core.positionUpnl(p, mark) : 0;
-      const f = core.settle(a, m, isBuy, mark, q, 0, null, now, true, core.nextOid++, null, tid, hashSeq);
-      f.liquidation = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
-      const g = core.settle(liq, m, !isBuy, mark, q, 0, null, now, false, core.nextOid++, null, tid, hashSeq);
-      g.liquidation = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
+      const limit = isBuy
+        ? Math.ceil(mark * (1 + LIQUIDATION_SLIPPAGE))
+        : Math.max(1, Math.floor(mark * (1 - LIQUIDATION_SLIPPAGE)));
+      core.liquidateIntoBook(a, m, isBuy, limit, Math.abs(p.szi), mark, now);
+      const rest = Math.abs(p.szi);
+      if (rest > 0) {
+        const hashSeq = ++core.hashSeq;
+        const tid = core.nextTid++;
+        core.liquidating = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
+        core.settle(a, m, isBuy, mark, rest, 0, null, now, true, core.nextOid++, null, tid, hashSeq);
+        core.settle(liq, m, !isBuy, mark, rest, 0, null, now, false, core.nextOid++, null, tid, hashSeq);
+        core.liquidating = null;
+      }
       // An isolated loss is capped at its margin: the backstop absorbs the rest.
-      if (kind === "Isolated" && equity < 0 && a.cash < before) {
-        const cover = Math.min(-equity, before - a.cash);
-        a.cash += cover;
-        liq.cash -= cover;
+      if (kind === "Isolated" && a.cash < before) {
+        liq.cash -= before - a.cash;
+        a.cash = before;
       }
     }
     if (kind === "Cross" && a.cash < 0) {
@@ -220,6 +231,16 @@ export class Clockwork {
       leverageType: kind,
       liquidatedPositions: listed,
     });
+  }
+
+  private runScheduledCancels(now: number): void {
+    const core = this.core;
+    for (const [addr, at] of core.scheduledCancels) {
+      if (at > now) continue;
+      core.scheduledCancels.delete(addr);
+      const a = core.account(addr);
+      for (const o of [...a.open.values()]) core.finish(o, "scheduledCancel", at);
+    }
   }
 
   private rollCandles(now: number): void {

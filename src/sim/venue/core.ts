@@ -5,7 +5,7 @@
  */
 import type { Address, VenueEvent, WireOrder } from "../venue.ts";
 import { OrderBook } from "./book.ts";
-import { CandleSeries } from "./candles.ts";
+import { CandleSeries, INTERVALS } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import {
@@ -16,7 +16,7 @@ import {
   MAIN_DEX,
   type MarketSpec,
 } from "./markets.ts";
-import { renderCandle, renderFill } from "./render.ts";
+import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
 import type {
   Account,
   BuilderFillRow,
@@ -36,6 +36,8 @@ const MIN_ORDER_NTL = 10 * MICRO;
 /** Most recent fills / orders reachable per user, as on Hyperliquid. */
 const MAX_FILLS = 10_000;
 const MAX_ORDERS = 2_000;
+/** Trades kept per market for recentTrades. */
+export const RECENT_TRADES = 100;
 /** Builder fees above 0.1% (100 tenths of a bp) are refused on perps. */
 export const MAX_PERP_BUILDER_FEE = 100;
 /** The backstop liquidator that takes over liquidated positions at the mark price. */
@@ -59,14 +61,23 @@ export class VenueCore {
   readonly dexes: DexSpec[] = [MAIN_DEX, ...HIP3_DEXES];
   readonly accounts = new Map<string, Account>();
   readonly agents = new Map<string, Address>();
+  /** Dead man's switch: user → time at which all their orders are cancelled. */
+  readonly scheduledCancels = new Map<string, number>();
+  readonly agentNames = new Map<string, string>();
   readonly listeners: ((e: VenueEvent) => void)[] = [];
   /** Builder → UTC day (YYYYMMDD) → rows of the per-builder fill file. */
   readonly builderRows = new Map<string, Map<string, BuilderFillRow[]>>();
+  /** Subscriber callbacks that threw (they are isolated from the venue and from each other). */
+  listenerErrors = 0;
   /** Exchange fees collected (not counting builder fees, which go to builders), micro-USDC. */
   feesCollected = 0;
   nextOid = 1;
+  /** Trigger orders waiting across all markets (skips the scan when zero). */
+  triggerCount = 0;
   nextTid = 1;
   hashSeq = 0;
+  /** Set while a liquidation order matches: its fills are marked with it. */
+  liquidating: Fill["liquidation"] | null = null;
   /** Events of the action in progress; flushed once it completes. */
   private pending: VenueEvent[] = [];
   private touchedBooks = new Set<Market>();
@@ -105,6 +116,8 @@ export class VenueCore {
         premiumSum: 0,
         premiumN: 0,
         candles: new CandleSeries(),
+        triggers: [],
+        recent: [],
         fundingHistory: [],
         impactNtl: (spec.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD) * MICRO,
       };
@@ -139,7 +152,17 @@ export class VenueCore {
     this.touchedBooks.clear();
     const events = this.pending;
     this.pending = [];
-    for (const e of events) for (const l of [...this.listeners]) l(e);
+    const listeners = [...this.listeners];
+    for (const e of events) {
+      for (const l of listeners) {
+        try {
+          l(e);
+        } catch {
+          // The action is already applied: a failing subscriber must not turn it into an error.
+          this.listenerErrors++;
+        }
+      }
+    }
   }
 
   // ---------------------------------------------------------------- accounts
@@ -162,6 +185,8 @@ export class VenueCore {
         fundings: [],
         ledger: [],
         builderApprovals: new Map(),
+        volume: 0,
+        builderRewards: 0,
       };
       this.accounts.set(key, a);
     }
@@ -267,15 +292,30 @@ export class VenueCore {
   ): OrderResult {
     const m = this.byAsset.get(w.a);
     if (!m) return { error: `Unknown asset ${w.a}.` };
-    if (!("limit" in w.t)) return { error: "Trigger orders are not supported by the simulator." };
-    const tif = w.t.limit.tif;
-    if (tif !== "Gtc" && tif !== "Ioc" && tif !== "Alo" && tif !== "FrontendMarket")
-      return { error: "Order has invalid tif." };
+    let tif: Tif = "Gtc";
+    let trigger: Order["trigger"] = null;
+    if ("trigger" in w.t) {
+      const tr = w.t.trigger;
+      const tp = parseScaled(tr?.triggerPx, m.pxDec);
+      if (!tp || !validPx(tp)) return { error: "Order has invalid trigger price." };
+      if (tr.tpsl !== "tp" && tr.tpsl !== "sl") return { error: "Order has invalid tpsl." };
+      trigger = {
+        px: tp.scaled,
+        isMarket: tr.isMarket === true,
+        tpsl: tr.tpsl,
+        above: (tr.tpsl === "sl") === (w.b === true),
+      };
+    } else {
+      tif = w.t.limit?.tif;
+      if (tif !== "Gtc" && tif !== "Ioc" && tif !== "Alo" && tif !== "FrontendMarket")
+        return { error: "Order has invalid tif." };
+    }
     const p = parseScaled(w.p, m.pxDec);
-    if (!p || p.scaled <= 0 || (!p.isInteger && p.sigFigs > 5)) return { error: "Order has invalid price." };
+    if (!p || !validPx(p)) return { error: "Order has invalid price." };
     const s = parseScaled(w.s, m.szDec);
     if (!s) return { error: "Order has invalid size." };
-    if (s.scaled === 0) return { error: "Order has zero size." };
+    // Size 0 is only meaningful for a reduce-only trigger: it closes the whole position when it fires.
+    if (s.scaled === 0 && !(trigger && w.r)) return { error: "Order has zero size." };
     const cloid = w.c ? (w.c.toLowerCase() as `0x${string}`) : null;
     if (cloid) {
       if (!/^0x[0-9a-f]{32}$/.test(cloid)) return { error: "Order has invalid cloid." };
@@ -287,27 +327,24 @@ export class VenueCore {
     const pos = a.positions.get(m.idx);
     const szi = pos ? pos.szi : 0;
     const asset = m.asset;
-    if (w.r) {
+    if (w.r && !trigger) {
       if (szi === 0 || szi > 0 === isBuy)
         return { error: `Reduce only order would increase position. asset=${asset}` };
       sz = Math.min(sz, Math.abs(szi));
-    } else if (px * sz < MIN_ORDER_NTL) {
+    } else if (!w.r && px * sz < MIN_ORDER_NTL) {
       return { error: `Order must have minimum value of $10. asset=${asset}` };
     }
-    const opp = m.book.side(!isBuy);
-    const oppBest = opp.bestPx();
-    if (tif === "Alo" && oppBest !== undefined && (isBuy ? px >= oppBest : px <= oppBest)) {
-      const bid = m.book.bids.bestPx();
-      const ask = m.book.asks.bestPx();
-      const bbo = `${bid === undefined ? "0" : fmtScaled(bid, m.pxDec)}@${ask === undefined ? "0" : fmtScaled(ask, m.pxDec)}`;
-      return { error: `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}` };
-    }
-    const setting = this.levSetting(a, m);
-    if (!w.r) {
-      const inc = szi === 0 || szi > 0 === isBuy ? sz : Math.max(0, sz - Math.abs(szi));
-      if (inc > 0 && mulDiv(px, inc, setting.lev, "ceil") > this.available(a)) {
-        return { error: `Insufficient margin to place order. asset=${asset}` };
+    if (!trigger && tif === "Alo") {
+      const oppBest = m.book.side(!isBuy).bestPx();
+      if (oppBest !== undefined && (isBuy ? px >= oppBest : px <= oppBest)) {
+        const bid = m.book.bids.bestPx();
+        const ask = m.book.asks.bestPx();
+        const bbo = `${bid === undefined ? "0" : fmtScaled(bid, m.pxDec)}@${ask === undefined ? "0" : fmtScaled(ask, m.pxDec)}`;
+        return { error: `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}` };
       }
+    }
+    if (!w.r && !trigger && !this.affordable(a, m, isBuy, px, sz)) {
+      return { error: `Insufficient margin to place order. asset=${asset}` };
     }
 
     const o: Order = {
@@ -327,23 +364,134 @@ export class VenueCore {
       reserved: 0,
       status: "open",
       statusTs: now,
+      trigger,
     };
     this.remember(a, o);
+    if (trigger) {
+      m.triggers.push(o);
+      this.triggerCount++;
+      a.open.set(o.oid, o);
+      this.orderUpdate(o);
+      return { resting: { oid: o.oid, ...(cloid ? { cloid } : {}) } };
+    }
+    return this.submit(o, now, hashSeq);
+  }
+
+  /** Whether the part of an order that would increase the position fits the free collateral. */
+  private affordable(a: Account, m: Market, isBuy: boolean, px: number, sz: number): boolean {
+    const pos = a.positions.get(m.idx);
+    const szi = pos ? pos.szi : 0;
+    const inc = szi === 0 || szi > 0 === isBuy ? sz : Math.max(0, sz - Math.abs(szi));
+    return inc === 0 || mulDiv(px, inc, this.levSetting(a, m).lev, "ceil") <= this.available(a);
+  }
+
+  /** Match an accepted order, then rest (Gtc/Alo) or cancel (Ioc) what is left. */
+  private submit(o: Order, now: number, hashSeq: number): OrderResult {
+    const m = o.m;
     const { filled, ntl } = this.match(o, now, hashSeq);
-    const cl = cloid ? { cloid } : {};
-    if (o.sz > 0 && (tif === "Gtc" || tif === "Alo")) {
+    const cl = o.cloid ? { cloid: o.cloid } : {};
+    if (o.sz > 0 && (o.tif === "Gtc" || o.tif === "Alo")) {
       this.rest(o);
       this.orderUpdate(o);
       return { resting: { oid: o.oid, ...cl } };
     }
     if (filled === 0) {
       this.finish(o, "iocCancelRejected", now);
-      return { error: `Order could not immediately match against any resting orders. asset=${asset}` };
+      return { error: `Order could not immediately match against any resting orders. asset=${m.asset}` };
     }
     this.finish(o, o.sz === 0 ? "filled" : "canceled", now);
     return {
       filled: { totalSz: fmtScaled(filled, m.szDec), avgPx: avgPx(ntl, filled, m.pxDec), oid: o.oid, ...cl },
     };
+  }
+
+  /** A liquidation's reduce-only market order; its fills (both sides) carry the liquidation details. */
+  liquidateIntoBook(
+    a: Account,
+    m: Market,
+    isBuy: boolean,
+    px: number,
+    sz: number,
+    mark: number,
+    now: number,
+  ): void {
+    const o: Order = {
+      oid: this.nextOid++,
+      user: a,
+      m,
+      isBuy,
+      px,
+      sz,
+      origSz: sz,
+      live: false,
+      ts: now,
+      cloid: null,
+      reduceOnly: true,
+      tif: "LiquidationMarket",
+      builder: null,
+      reserved: 0,
+      status: "open",
+      statusTs: now,
+      trigger: null,
+    };
+    this.remember(a, o);
+    this.liquidating = { liquidatedUser: a.addr, markPx: mark, method: "market" };
+    try {
+      this.submit(o, now, ++this.hashSeq);
+    } finally {
+      this.liquidating = null;
+    }
+  }
+
+  /** Fire every trigger order whose condition holds at the current mark price. */
+  checkTriggers(now: number): void {
+    if (this.triggerCount === 0) return;
+    for (const m of this.markets) {
+      if (m.triggers.length === 0) continue;
+      const mark = this.markPx(m);
+      for (const o of [...m.triggers]) {
+        const t = o.trigger!;
+        if (o.status === "open" && (t.above ? mark >= t.px : mark <= t.px)) this.fire(o, mark, now);
+      }
+    }
+  }
+
+  /** A triggered order keeps its oid and becomes a market (Ioc, 10% slippage) or limit (Gtc) order. */
+  private fire(o: Order, mark: number, now: number): void {
+    this.dropTrigger(o);
+    o.status = "triggered";
+    o.statusTs = now;
+    this.orderUpdate(o);
+    const a = o.user;
+    if (o.reduceOnly) {
+      const allowed = reducible(a, o.m, o.isBuy);
+      if (allowed === 0) {
+        this.finish(o, "reduceOnlyCanceled", now);
+        return;
+      }
+      o.sz = o.sz === 0 ? allowed : Math.min(o.sz, allowed);
+      if (o.origSz === 0) o.origSz = o.sz;
+    }
+    if (o.trigger!.isMarket) {
+      o.px = o.isBuy ? Math.ceil(mark * 1.1) : Math.max(1, Math.floor(mark * 0.9));
+      o.tif = "FrontendMarket";
+    }
+    if (!o.reduceOnly && !this.affordable(a, o.m, o.isBuy, o.px, o.sz)) {
+      this.finish(o, "marginCanceled", now);
+      return;
+    }
+    o.status = "open";
+    this.submit(o, now, ++this.hashSeq);
+  }
+
+  private dropTrigger(o: Order): void {
+    const list = o.m.triggers;
+    const i = list.indexOf(o);
+    if (i >= 0) {
+      list.splice(i, 1);
+      this.triggerCount--;
+    }
+    o.user.open.delete(o.oid);
   }
 
   private rest(o: Order): void {
@@ -376,6 +524,7 @@ export class VenueCore {
 
   /** Order leaves the book (or never rested) with a final status. */
   finish(o: Order, status: OrderStatus, now: number): void {
+    if (o.trigger && o.status === "open" && !o.live) this.dropTrigger(o);
     if (o.live) {
       o.m.book.side(o.isBuy).remove(o);
       this.touchedBooks.add(o.m);
@@ -402,7 +551,7 @@ export class VenueCore {
     this.emit({
       kind: "orderUpdates",
       user: o.user.addr,
-      updates: [{ order: basicOrder(o), status: o.status, statusTimestamp: o.statusTs }],
+      updates: [{ order: renderOpenOrder(o), status: o.status, statusTimestamp: o.statusTs }],
     });
   }
 
@@ -423,7 +572,7 @@ export class VenueCore {
         this.finish(maker, "selfTradeCanceled", now);
         continue;
       }
-      let q = Math.min(taker.sz, maker.sz + 1);
+      let q = Math.min(taker.sz, maker.sz);
       if (maker.reduceOnly) {
         const allowed = reducible(maker.user, m, maker.isBuy);
         if (allowed === 0) {
@@ -495,9 +644,11 @@ export class VenueCore {
     if (maker.builder && fm.builderFee > 0) this.builderCredit(maker, taker.user.addr, fm, now);
     if (taker.builder && ft.builderFee > 0) this.builderCredit(taker, maker.user.addr, ft, now);
     this.recordTrade(m, px, q, now);
+    const buyer = taker.isBuy ? taker.user.addr : maker.user.addr;
+    const seller = taker.isBuy ? maker.user.addr : taker.user.addr;
+    m.recent.push({ px, sz: q, time: now, takerIsBuy: taker.isBuy, hashSeq, tid, buyer, seller });
+    if (m.recent.length > 2 * RECENT_TRADES) m.recent.splice(0, m.recent.length - RECENT_TRADES);
     if (this.observed) {
-      const buyer = taker.isBuy ? taker.user.addr : maker.user.addr;
-      const seller = taker.isBuy ? maker.user.addr : taker.user.addr;
       this.emit({
         kind: "trades",
         coin: m.coin,
@@ -525,22 +676,7 @@ export class VenueCore {
     m.lastPx = px;
     m.candles.trade(now, px, q);
     if (this.observed) {
-      for (const interval of [
-        "1m",
-        "3m",
-        "5m",
-        "15m",
-        "30m",
-        "1h",
-        "2h",
-        "4h",
-        "8h",
-        "12h",
-        "1d",
-        "3d",
-        "1w",
-        "1M",
-      ] as const) {
+      for (const interval of INTERVALS) {
         const c = m.candles.current(interval);
         if (c) this.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, c) });
       }
@@ -562,6 +698,7 @@ export class VenueCore {
     const b = o.builder!;
     const builderAcct = this.userAccount(b.b, now);
     builderAcct.cash += f.builderFee;
+    builderAcct.builderRewards += f.builderFee;
     const day = utcDay(now);
     let byDay = this.builderRows.get(builderAcct.addr);
     if (!byDay) {
@@ -574,7 +711,7 @@ export class VenueCore {
       byDay.set(day, rows);
     }
     rows.push({
-      time: new Date(now).toISOString().slice(0, 19),
+      time: `${new Date(now).toISOString().slice(0, 19)}Z`,
       user: o.user.addr,
       coin: o.m.coin,
       side: o.isBuy ? "Bid" : "Ask",
@@ -586,7 +723,7 @@ export class VenueCore {
       is_trigger: false,
       counterparty,
       closed_pnl: fmtScaled(f.closedPnl, 6),
-      twap_id: "",
+      twap_id: "0",
       builder_fee: fmtScaled(f.builderFee, 6),
     });
   }
@@ -658,6 +795,7 @@ export class VenueCore {
       if (pos.szi === 0) a.positions.delete(m.idx);
     }
     const ntl = px * q;
+    a.volume += ntl;
     const exFee = mulDiv(ntl, feeRate, 100_000, "round");
     const builderFee = builder ? mulDiv(ntl, builder.f, 100_000, "round") : 0;
     a.cash -= exFee + builderFee;
@@ -679,6 +817,7 @@ export class VenueCore {
       hashSeq,
       cloid,
     };
+    if (this.liquidating) f.liquidation = this.liquidating;
     this.pushFill(a, f);
     return f;
   }
@@ -699,6 +838,10 @@ export class VenueCore {
 }
 
 /** Lots of the position the given side may still reduce (0 when flat or same-side). */
+function validPx(p: { scaled: number; sigFigs: number; isInteger: boolean }): boolean {
+  return p.scaled > 0 && (p.isInteger || p.sigFigs <= 5);
+}
+
 function reducible(a: Account, m: Market, isBuy: boolean): number {
   const p = a.positions.get(m.idx);
   if (!p || p.szi === 0) return 0;
@@ -721,20 +864,3 @@ export function avgPx(ntl: number, sz: number, pxDec: number): string {
 export function utcDay(t: number): string {
   return new Date(t).toISOString().slice(0, 10).replaceAll("-", "");
 }
-
-export function basicOrder(o: Order): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    coin: o.m.coin,
-    side: o.isBuy ? "B" : "A",
-    limitPx: fmtScaled(o.px, o.m.pxDec),
-    sz: fmtScaled(o.sz, o.m.szDec),
-    oid: o.oid,
-    timestamp: o.ts,
-    origSz: fmtScaled(o.origSz, o.m.szDec),
-  };
-  if (o.cloid) out.cloid = o.cloid;
-  if (o.reduceOnly) out.reduceOnly = true;
-  return out;
-}
-
-export type { Tif };

@@ -26,8 +26,6 @@ export function fmtScaled(n: number, dp: number): string {
   return neg ? `-${out}` : out;
 }
 
-const DECIMAL_RE = /^(\d+)(?:\.(\d*))?$/;
-
 export interface ParsedDecimal {
   /** The value scaled by 10^dp. */
   scaled: number;
@@ -36,19 +34,49 @@ export interface ParsedDecimal {
   isInteger: boolean;
 }
 
-/** Parse a non-negative decimal string into an integer at scale 10^dp; null when it has more decimals or is malformed. */
+/**
+ * Parse a non-negative decimal string ("123", "0.0150") into an integer at scale 10^dp; null when it
+ * is malformed, has more than dp decimals (after dropping trailing zeros) or leaves the safe range.
+ * A hand-written scanner: this runs for every price and size on the order hot path.
+ */
 export function parseScaled(input: unknown, dp: number): ParsedDecimal | null {
   const s = typeof input === "number" ? numberToPlain(input) : input;
-  if (typeof s !== "string") return null;
-  const m = DECIMAL_RE.exec(s);
-  if (!m) return null;
-  const intDigits = m[1]!.replace(/^0+/, "");
-  const frac = (m[2] ?? "").replace(/0+$/, "");
-  if (frac.length > dp) return null;
-  const scaled = Number(intDigits || "0") * POW10[dp]! + (frac ? Number(frac.padEnd(dp, "0")) : 0);
-  if (!Number.isSafeInteger(scaled)) return null;
-  const digits = (intDigits + frac).replace(/^0+/, "");
-  return { scaled, sigFigs: digits.length, isInteger: frac.length === 0 };
+  if (typeof s !== "string" || s.length === 0) return null;
+  const n = s.length;
+  let i = 0;
+  let intVal = 0;
+  let intDigits = 0; // significant integer digits (leading zeros skipped)
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) break;
+    if (intDigits > 0 || c !== 0) intDigits++;
+    intVal = intVal * 10 + c;
+  }
+  if (i === 0) return null;
+  let fracEnd = i;
+  let fracStart = i;
+  if (i < n) {
+    if (s.charCodeAt(i) !== 46) return null; // "."
+    fracStart = i + 1;
+    for (i = fracStart; i < n; i++) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return null;
+    }
+    fracEnd = n;
+    while (fracEnd > fracStart && s.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+  }
+  const fracLen = fracEnd - fracStart;
+  if (fracLen > dp) return null;
+  let fracVal = 0;
+  let fracSig = 0; // digits of the fraction that count as significant
+  for (let k = fracStart; k < fracEnd; k++) {
+    const c = s.charCodeAt(k) - 48;
+    fracVal = fracVal * 10 + c;
+    if (intDigits > 0 || fracSig > 0 || c !== 0) fracSig++;
+  }
+  const scaled = intVal * POW10[dp]! + fracVal * POW10[dp - fracLen]!;
+  if (!Number.isSafeInteger(scaled) || intDigits > 15) return null;
+  return { scaled, sigFigs: intDigits + fracSig, isInteger: fracLen === 0 };
 }
 
 function numberToPlain(n: number): string | null {

@@ -21,9 +21,24 @@
  *   seen. House market makers simply call `exchange()` with their own addresses.
  * - Fees: main dex taker 0.045%, maker 0.015%; HIP-3 dexes twice that. Builder fees (`builder.f`,
  *   tenths of a bp, ≤ 0.1% and ≤ the user's approval) are charged to the user and credited to the
- *   builder's account. Orders must be worth ≥ $10 (reduce-only exempt). Trigger orders are refused.
- * - Liquidation: when equity < maintenance (half the initial margin at max leverage) the position
- *   is taken over at the mark price by the backstop account `LIQUIDATOR`.
+ *   builder's account. Orders must be worth ≥ $10 (reduce-only exempt). Trigger (tp/sl) orders wait
+ *   for the mark price, then become market (Ioc, 10% slippage) or limit orders under the same oid.
+ * - Liquidation (checked in `advance`): when equity < maintenance (half the initial margin at max
+ *   leverage) a reduce-only market order goes into the book (≤ 2% through the mark); any rest is
+ *   taken over at the mark by the backstop account `LIQUIDATOR`, which also absorbs losses beyond
+ *   an isolated position's margin or a cross account's equity. Fills carry `liquidation`.
+ * - One USDC balance per user. Cross positions (main dex) use it directly; isolated positions (all
+ *   HIP-3, or main dex after `updateLeverage isCross:false`) move their margin out of it, so
+ *   `clearinghouseState {dex:"yex"}` shows those positions and their margin, and the accountValues
+ *   of all dexes add up to the user's equity.
+ * - builderFills rows: `time` is ISO UTC to the second ("2026-11-22T01:02:03Z"), `side` Bid/Ask,
+ *   booleans as booleans, decimals as strings, `twap_id` "0" and `special_trade_type` "Na".
+ * - Mark price = median(oracle, best bid, best ask) (the oracle when a side is empty). Funding is
+ *   settled at each UTC hour from 5-second premium samples (formulas in clockwork.ts).
+ * - Also served: modify / batchModify / scheduleCancel actions (usdClassTransfer, sendAsset to
+ *   oneself, setReferrer and noop are accepted no-ops: one collateral pool serves every dex), and
+ *   info recentTrades, activeAssetData, userFees, referral (builderRewards), extraAgents, userRole,
+ *   userRateLimit, spotMetaAndAssetCtxs.
  */
 import { D } from "../../core/decimal.ts";
 import {
@@ -101,7 +116,9 @@ export function createVenue(opts: VenueOptions): SimVenue {
       return out;
     },
     exchange(action: ExchangeAction, user: Address, nonce: number): ExchangeResponse {
-      const r = applyAction(core, action, user, nonce, opts.clock());
+      const now = opts.clock();
+      const r = applyAction(core, action, user, nonce, now);
+      core.checkTriggers(now);
       core.flush();
       return r;
     },
@@ -137,10 +154,12 @@ export function createVenue(opts: VenueOptions): SimVenue {
         .toNumber();
       m.oracle = Math.max(1, scaled);
       core.emit({ kind: "allMids", dex: m.dex.name });
+      core.checkTriggers(opts.clock());
       core.flush();
     },
     advance(nowMs) {
       clock.advance(nowMs);
+      core.checkTriggers(nowMs);
       core.flush();
     },
     builderFills(builder, dayUtc) {

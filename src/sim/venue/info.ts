@@ -3,8 +3,9 @@ import { D, type Dec } from "../../core/decimal.ts";
 import { type Address, VenueError } from "../venue.ts";
 import { isInterval } from "./candles.ts";
 import { type Clockwork, estimatedFunding, premiumNow } from "./clockwork.ts";
-import type { VenueCore } from "./core.ts";
+import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
+import { txHash } from "./hash.ts";
 import { SPOT_META } from "./markets.ts";
 import {
   ratio,
@@ -169,6 +170,111 @@ const handlers: Record<string, Handler> = {
   maxBuilderFee: (c, r) => {
     const a = account(c, r.user);
     return a.builderApprovals.get(address(r.builder, "builder")) ?? 0;
+  },
+  recentTrades: (c, r) => {
+    const m = market(c.core, r.coin);
+    return m.recent.slice(-RECENT_TRADES).map((t) => ({
+      coin: m.coin,
+      side: t.takerIsBuy ? "B" : "A",
+      px: px(m, t.px),
+      sz: fmtScaled(t.sz, m.szDec),
+      time: t.time,
+      hash: txHash(c.core.seed, t.hashSeq),
+      tid: t.tid,
+      users: [t.buyer, t.seller],
+    }));
+  },
+  activeAssetData: (c, r) => {
+    const a = account(c, r.user);
+    const m = market(c.core, r.coin);
+    const s = c.core.levSetting(a, m);
+    const pos = a.positions.get(m.idx);
+    const mark = c.core.markPx(m);
+    const free = Math.max(0, c.core.available(a));
+    // Largest size each side could open at the mark with the free collateral at this leverage.
+    const maxLots = mark > 0 ? mulDiv(free, s.lev, mark, "floor") : 0;
+    const reducibleLots = (isBuy: boolean) =>
+      pos && pos.szi !== 0 && pos.szi > 0 !== isBuy ? Math.abs(pos.szi) : 0;
+    const buy = maxLots + reducibleLots(true);
+    const sell = maxLots + reducibleLots(false);
+    return {
+      user: a.addr,
+      coin: m.coin,
+      leverage: s.cross
+        ? { type: "cross", value: s.lev }
+        : {
+            type: "isolated",
+            value: s.lev,
+            rawUsd: fmtScaled(pos ? pos.isoMargin - (pos.szi > 0 ? pos.entryNtl : -pos.entryNtl) : 0, 6),
+          },
+      maxTradeSzs: [fmtScaled(buy, m.szDec), fmtScaled(sell, m.szDec)],
+      availableToTrade: [fmtScaled(buy, m.szDec), fmtScaled(sell, m.szDec)],
+      markPx: px(m, mark),
+    };
+  },
+  userFees: (c, r) => {
+    account(c, r.user);
+    const main = c.core.dexes[0]!;
+    const rate = (tenthsBp: number) => new D(tenthsBp).div(100_000).toFixed();
+    return {
+      dailyUserVlm: [],
+      feeSchedule: {
+        cross: rate(main.takerFee),
+        add: rate(main.makerFee),
+        spotCross: "0.0007",
+        spotAdd: "0.0004",
+        tiers: { vip: [], mm: [] },
+        referralDiscount: "0",
+        stakingDiscountTiers: [],
+      },
+      userCrossRate: rate(main.takerFee),
+      userAddRate: rate(main.makerFee),
+      userSpotCrossRate: "0.0007",
+      userSpotAddRate: "0.0004",
+      activeReferralDiscount: "0",
+      trial: null,
+      feeTrialEscrow: "0",
+      nextTrialAvailableTimestamp: null,
+      stakingLink: null,
+      activeStakingDiscount: { bpsOfMaxSupply: "0", discount: "0" },
+    };
+  },
+  referral: (c, r) => {
+    const a = account(c, r.user);
+    const vlm = fmtScaled(a.volume, 6);
+    const rewards = fmtScaled(a.builderRewards, 6);
+    return {
+      referredBy: null,
+      cumVlm: vlm,
+      unclaimedRewards: "0",
+      claimedRewards: "0",
+      builderRewards: rewards,
+      referrerState: { stage: "needToCreateCode" },
+      rewardHistory: [],
+      tokenToState: [
+        [0, { cumVlm: vlm, unclaimedRewards: "0", claimedRewards: "0", builderRewards: rewards }],
+      ],
+    };
+  },
+  extraAgents: (c, r) => {
+    const a = account(c, r.user);
+    return [...c.core.agents]
+      .filter(([, master]) => master === a.addr)
+      .map(([address]) => ({
+        address,
+        name: c.core.agentNames.get(address) ?? "",
+        validUntil: 4_102_444_800_000,
+      }));
+  },
+  userRole: (c, r) => {
+    const user = address(r.user, "user");
+    const master = c.core.agents.get(user);
+    if (master) return { role: "agent", data: { user: master } };
+    return { role: c.core.accounts.has(user) ? "user" : "missing" };
+  },
+  userRateLimit: (c, r) => {
+    const a = account(c, r.user);
+    return { cumVlm: fmtScaled(a.volume, 6), nRequestsUsed: 0, nRequestsCap: 10_000, nRequestsSurplus: 0 };
   },
   approvedBuilders: (c, r) => {
     const a = account(c, r.user);

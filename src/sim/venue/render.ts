@@ -54,6 +54,8 @@ export function renderOpenOrder(o: Order): Record<string, unknown> {
 
 /** frontendOpenOrders / historicalOrders / orderStatus entry. */
 export function renderFrontendOrder(o: Order): Record<string, unknown> {
+  const t = o.trigger;
+  const tpLabel = t?.tpsl === "tp" ? "Take Profit" : "Stop";
   return {
     coin: o.m.coin,
     side: o.isBuy ? "B" : "A",
@@ -62,14 +64,18 @@ export function renderFrontendOrder(o: Order): Record<string, unknown> {
     oid: o.oid,
     timestamp: o.ts,
     origSz: fmtScaled(o.origSz, o.m.szDec),
-    triggerCondition: "N/A",
-    isTrigger: false,
-    triggerPx: "0",
+    triggerCondition: t ? `Price ${t.above ? "above" : "below"} ${fmtScaled(t.px, o.m.pxDec)}` : "N/A",
+    isTrigger: t !== null,
+    triggerPx: t ? fmtScaled(t.px, o.m.pxDec) : "0",
     children: [],
     isPositionTpsl: false,
     reduceOnly: o.reduceOnly,
-    orderType: o.tif === "FrontendMarket" || o.tif === "LiquidationMarket" ? "Market" : "Limit",
-    tif: o.tif,
+    orderType: t
+      ? `${tpLabel} ${t.isMarket ? "Market" : "Limit"}`
+      : o.tif === "FrontendMarket" || o.tif === "LiquidationMarket"
+        ? "Market"
+        : "Limit",
+    tif: t ? null : o.tif,
     cloid: o.cloid,
   };
 }

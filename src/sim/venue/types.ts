@@ -40,6 +40,10 @@ export interface Market {
   premiumSum: number;
   premiumN: number;
   candles: CandleSeries;
+  /** The latest trades (most recent last). */
+  recent: RecentTrade[];
+  /** Trigger orders waiting for the mark price. */
+  triggers: Order[];
   fundingHistory: FundingRecord[];
   /** Impact notional in micro-USDC. */
   impactNtl: number;
@@ -47,12 +51,14 @@ export interface Market {
 
 export type OrderStatus =
   | "open"
+  | "triggered"
   | "filled"
   | "canceled"
   | "marginCanceled"
   | "selfTradeCanceled"
   | "reduceOnlyCanceled"
   | "liquidatedCanceled"
+  | "scheduledCancel"
   | "iocCancelRejected";
 
 export type Tif = "Gtc" | "Ioc" | "Alo" | "FrontendMarket" | "LiquidationMarket";
@@ -72,6 +78,8 @@ export interface Order extends Resting {
   reserved: number;
   status: OrderStatus;
   statusTs: number;
+  /** Trigger (tp/sl) parameters; `above` = fires when the mark rises to the trigger price. */
+  trigger: { px: number; isMarket: boolean; tpsl: "tp" | "sl"; above: boolean } | null;
 }
 
 export interface Position {
@@ -146,6 +154,21 @@ export interface Account {
   fundings: FundingPayment[];
   ledger: LedgerUpdate[];
   builderApprovals: Map<Address, number>;
+  /** Traded notional, micro-USDC. */
+  volume: number;
+  /** Builder fees earned as a builder, micro-USDC. */
+  builderRewards: number;
+}
+
+export interface RecentTrade {
+  px: number;
+  sz: number;
+  time: number;
+  takerIsBuy: boolean;
+  hashSeq: number;
+  tid: number;
+  buyer: Address;
+  seller: Address;
 }
 
 export interface BuilderFillRow {

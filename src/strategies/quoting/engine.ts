@@ -46,8 +46,8 @@ const BINS: { bin: VolBin; upTo: number; mult: number }[] = [
 const BIN_ORDER: VolBin[] = ["I_low", "II_normal", "III_high", "IV_extreme"];
 /** Rounds a lower bin must be seen in a row before the classifier steps down. */
 const STEP_DOWN_ROUNDS = 3;
-/** Per-round log vol before enough returns exist (3 bps). */
-const FALLBACK_SIGMA_LOG = 3e-4;
+/** Annual vol assumed before enough returns exist (a "normal" market, whatever the tick interval). */
+const FALLBACK_SIGMA_ANNUAL = 0.3;
 const YEAR_S = 365 * 24 * 3600;
 
 export interface VolState {
@@ -94,10 +94,11 @@ export function stepVol(
 ): { vol: VolReading; state: VolState } {
   const mids = pushWindow(state.mids, mid, window + 1);
   const rets = logReturns(mids);
-  const sigmaLog = rets.length < 3 ? FALLBACK_SIGMA_LOG : Math.max(stdev(rets), 1e-6);
   const dt =
     state.lastTs > 0 && timestampMs > state.lastTs ? (timestampMs - state.lastTs) / 1000 : tickSeconds;
-  const sigmaAnnual = sigmaLog * Math.sqrt(YEAR_S / Math.max(dt, 1e-3));
+  const perYear = Math.sqrt(YEAR_S / Math.max(dt, 1e-3));
+  const sigmaLog = rets.length < 3 ? FALLBACK_SIGMA_ANNUAL / perYear : Math.max(stdev(rets), 1e-9);
+  const sigmaAnnual = sigmaLog * perYear;
   const target = binOf(sigmaAnnual);
   let { bin, pendingBin, pendingCount } = state;
   if (BIN_ORDER.indexOf(target) > BIN_ORDER.indexOf(bin)) {

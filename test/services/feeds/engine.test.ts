@@ -149,6 +149,25 @@ describe("feed engine", () => {
     store2.close();
   });
 
+  it("refuses to start when replaying the stored hours no longer reproduces the saved index", async () => {
+    const src = new FakeSource();
+    src.settled = [{ time: T0 + HOUR_MS, rate: "0.00002" }];
+    src.clock = T0 + HOUR_MS + 60_000;
+    const path = join(dir, "f.db");
+    const store = new FeedStore(path);
+    await engine(src, store).start();
+    expect(store.state("BTCSWP")?.settledThroughMs).toBe(T0 + HOUR_MS);
+    const changed = {
+      ...FEEDS.btcswp,
+      profile: { ...FEEDS.btcswp.profile, k0: FEEDS.btcswp.profile.k0.plus("1e-7") },
+    };
+    await expect(new FeedEngine(changed, store, src, { inceptionMs: T0 }).start()).rejects.toThrow(
+      /does not reproduce/,
+    );
+    await expect(engine(src, store).start()).resolves.toBeUndefined();
+    store.close();
+  });
+
   it("refuses to change a stored inception", async () => {
     const src = new FakeSource();
     const path = join(dir, "f.db");

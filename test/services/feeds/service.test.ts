@@ -208,6 +208,32 @@ describe("feeds proxy", () => {
   });
 });
 
+describe("SSE keep-alive", () => {
+  it("sends a comment heartbeat on the configured period", async () => {
+    const quick = await startFeeds({
+      source: new FakeSource(),
+      dbPath: ":memory:",
+      feeds: ["btcswp"],
+      basePort: 0,
+      proxy: false,
+      pollMs: 3_600_000,
+      inceptionMs: T0,
+      heartbeatMs: 50,
+    });
+    try {
+      const ctl = new AbortController();
+      const res = await fetch(`${quick.origins.btcswp}/api/stream`, { signal: ctl.signal });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (!text.includes(": keep-alive\n\n")) text += (await reader.read()).value ?? "";
+      ctl.abort();
+      expect(text.startsWith("event: price\n")).toBe(true);
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
 describe("SSE parsing", () => {
   it("splits blocks, ignores comments, joins multi-line data", () => {
     const { blocks, rest } = splitSseBlocks(': keep-alive\n\nevent: price\ndata: {"a":1}\n\nevent: pr');

@@ -17,7 +17,7 @@ beforeAll(async () => {
   world = await startSimWorld({ port: 0, seed: 11, startMs: START });
   client = await HlClient.create({ network: "paper", apiUrl: world.url, paperWallet: false });
   feeds = await startFeeds({
-    source: exchangeFundingSource(client),
+    source: exchangeFundingSource(client, 0),
     dbPath: ":memory:",
     feeds: [...FEED_NAMES],
     basePort: 0,
@@ -58,7 +58,9 @@ describe("feeds on the sim world", () => {
     expect(tick!.settled_through).toBe(state.settledThroughMs);
     expect(tick!.fixed_leg).toBe(state.k.toFixed());
     // Replay published each settled hour: those ticks are in the history, clamped in sequence.
-    const page = historyPageSchema.parse(await (await fetch(`${feeds.origins.btcswp}/api/history?from=0`)).json());
+    const page = historyPageSchema.parse(
+      await (await fetch(`${feeds.origins.btcswp}/api/history?from=0`)).json(),
+    );
     const hourly = page.ticks.filter((t) => t.timestamp % HOUR_MS === 0).map((t) => t.oracle_px);
     let pub = FEEDS.btcswp.profile.baseline;
     const first = page.ticks[0]!;
@@ -66,7 +68,9 @@ describe("feeds on the sim world", () => {
     expect(first.oracle_px).toBe(priceString(pub));
     expect(hourly.length).toBe(3);
     const settledRaw = rawPrice(FEEDS.btcswp.profile, state);
-    expect(page.ticks.find((t) => t.timestamp === state.settledThroughMs)?.raw_px).toBe(priceString(settledRaw));
+    expect(page.ticks.find((t) => t.timestamp === state.settledThroughMs)?.raw_px).toBe(
+      priceString(settledRaw),
+    );
   });
 
   it("the proxy streams the BTCSWP ticks as `event: price`", async () => {

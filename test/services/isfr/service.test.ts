@@ -156,6 +156,9 @@ describe("ISFR service", () => {
   it("answers 503 JSON when no source has data, or when the latest snapshot is old", async () => {
     const h = await start();
     expect((await get(h, "/isfr/v1/isfr/current")).status).toBe(503);
+    const before = (await get(h, "/isfr/v1/isfr/sources")).body;
+    expect(before.timestamp).toBeNull();
+    expect((before.sources as { status: string }[]).map((s) => s.status)).toEqual(Array(6).fill("missing"));
     h.funding.rates = "fail";
     yields.respond = (res) => json(res, { error: "boom" }, 500);
     await h.svc.snapshot();
@@ -250,7 +253,7 @@ describe("ISFR service", () => {
     const lib = await fetch(`${h.base}/isfr/vendor/lightweight-charts.js`);
     expect(lib.status).toBe(200);
     expect(await lib.text()).toContain("LightweightCharts");
-    expect((await fetch(`${h.base}/isfr/app.js`)).status).toBe(200);
+    expect((await fetch(`${h.base}/isfr/assets/app.js`)).status).toBe(200);
     const pre = await fetch(`${h.base}/isfr/v1/isfr/current`, { method: "OPTIONS" });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");

@@ -52,7 +52,8 @@ describe("ISFR on the sim world", () => {
       class_weights_effective: Record<string, number>;
       confidence: number;
     };
-    for (const c of ["lending", "structured", "funding", "staking"]) expect(cur.components[c], c).toEqual(expect.any(Number));
+    for (const c of ["lending", "structured", "funding", "staking"])
+      expect(cur.components[c], c).toEqual(expect.any(Number));
     // The sim's lending pools sit between 2 % and 6 %.
     expect(cur.components.lending).toBeGreaterThanOrEqual(200);
     expect(cur.components.lending).toBeLessThanOrEqual(600);

@@ -53,7 +53,9 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
       headers: { "content-type": req.headers["content-type"] ?? "application/json" },
       body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
     });
-    res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+    res.writeHead(upstream.status, {
+      "content-type": upstream.headers.get("content-type") ?? "application/json",
+    });
     res.end(Buffer.from(await upstream.arrayBuffer()));
   });
   server.on("connection", (s) => {

@@ -9,7 +9,11 @@ const ME = "0x00000000000000000000000000000000000000aa";
 const OTHER = "0x00000000000000000000000000000000000000bb";
 
 let seq = 0;
-const u = (time: number, delta: LedgerUpdate["delta"]): LedgerUpdate => ({ time, hash: `0x${(++seq).toString(16)}`, delta });
+const u = (time: number, delta: LedgerUpdate["delta"]): LedgerUpdate => ({
+  time,
+  hash: `0x${(++seq).toString(16)}`,
+  delta,
+});
 
 describe("net deposits from the non-funding ledger", () => {
   it("counts only entries after the registration mark, telling same-millisecond entries apart by hash", () => {
@@ -28,15 +32,47 @@ describe("net deposits from the non-funding ledger", () => {
       u(1, { type: "deposit", usdc: "100" }),
       u(2, { type: "withdraw", usdc: "40", fee: "1", nonce: 2 }),
       u(3, { type: "internalTransfer", usdc: "7", user: OTHER, destination: ME, fee: "0" }),
-      u(4, { type: "internalTransfer", usdc: "3", user: ME.toUpperCase().replace("0X", "0x"), destination: OTHER, fee: "1" }),
+      u(4, {
+        type: "internalTransfer",
+        usdc: "3",
+        user: ME.toUpperCase().replace("0X", "0x"),
+        destination: OTHER,
+        fee: "1",
+      }),
       u(5, { type: "accountClassTransfer", usdc: "20", toPerp: false }),
       u(6, { type: "accountClassTransfer", usdc: "5", toPerp: true }),
-      u(7, { type: "send", user: ME, destination: ME, sourceDex: "", destinationDex: "xyz", usdcValue: "50", token: "USDC", amount: "50" }),
-      u(8, { type: "send", user: ME, destination: ME, sourceDex: "", destinationDex: "spot", usdcValue: "8", token: "USDC", amount: "8" }),
+      u(7, {
+        type: "send",
+        user: ME,
+        destination: ME,
+        sourceDex: "",
+        destinationDex: "xyz",
+        usdcValue: "50",
+        token: "USDC",
+        amount: "50",
+      }),
+      u(8, {
+        type: "send",
+        user: ME,
+        destination: ME,
+        sourceDex: "",
+        destinationDex: "spot",
+        usdcValue: "8",
+        token: "USDC",
+        amount: "8",
+      }),
       u(9, { type: "vaultDeposit", vault: OTHER, usdc: "10" }),
       u(10, { type: "vaultWithdraw", vault: OTHER, user: ME, requestedUsd: "12", netWithdrawnUsd: "11.5" }),
       u(11, { type: "liquidation", liquidatedNtlPos: "1000", accountValue: "10", leverageType: "Cross" }),
-      u(12, { type: "spotTransfer", token: "HYPE", amount: "3", usdcValue: "90", user: OTHER, destination: ME, fee: "0" }),
+      u(12, {
+        type: "spotTransfer",
+        token: "HYPE",
+        amount: "3",
+        usdcValue: "90",
+        user: OTHER,
+        destination: ME,
+        fee: "0",
+      }),
       u(13, { type: "deposit", usdc: "not a number" }),
     ];
     // 100 − 40 + 7 − 3 − 20 + 5 + 0 − 8 − 10 + 11.5 = 42.5

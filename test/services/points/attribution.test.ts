@@ -1,14 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BuilderFillRow, encodeBuilderFillsFile } from "../../../src/sim/server/builder-fills-file.ts";
 import {
   type AttributionContext,
-  BuilderFiles,
-  type WalletFill,
   attributeFills,
+  BuilderFiles,
   fileDay,
+  type WalletFill,
 } from "../../../src/services/points/attribution.ts";
+import { canonicalDecimal } from "../../../src/services/points/units.ts";
+import { type BuilderFillRow, encodeBuilderFillsFile } from "../../../src/sim/server/builder-fills-file.ts";
 
 const USER = "0xAbCdEf0000000000000000000000000000000001";
 const T = Date.UTC(2026, 2, 10, 14, 30, 5, 250);
@@ -66,7 +67,9 @@ describe("builder attribution: matching the daily file", () => {
     ]) {
       expect(attributeFills([f], ctx(rows))).toEqual([null]);
     }
-    expect(attributeFills([fill()], ctx([row({ user: "0x0000000000000000000000000000000000000002" })]))).toEqual([null]);
+    expect(
+      attributeFills([fill()], ctx([row({ user: "0x0000000000000000000000000000000000000002" })])),
+    ).toEqual([null]);
   });
 
   it("each file row confirms at most one fill", () => {
@@ -90,10 +93,12 @@ describe("builder attribution: provisional", () => {
   });
 
   it("is not provisional without a builder fee, without approval, or once outside the window", () => {
-    expect(attributeFills([fill({ time: today })], ctx([], { approvesEligibleBuilder: true }))).toEqual([null]);
-    expect(attributeFills([fill({ time: today, builderFee: "0" })], ctx([], { approvesEligibleBuilder: true }))).toEqual([
+    expect(attributeFills([fill({ time: today })], ctx([], { approvesEligibleBuilder: true }))).toEqual([
       null,
     ]);
+    expect(
+      attributeFills([fill({ time: today, builderFee: "0" })], ctx([], { approvesEligibleBuilder: true })),
+    ).toEqual([null]);
     expect(attributeFills([paid], ctx([]))).toEqual([null]);
     const old = fill({ time: Date.UTC(2026, 2, 18), builderFee: "0.075" });
     expect(attributeFills([old], ctx([], { approvesEligibleBuilder: true }))).toEqual([null]);
@@ -107,7 +112,11 @@ describe("builder fill files over HTTP", () => {
   let base = "";
   const hits: string[] = [];
   beforeAll(async () => {
-    const file = encodeBuilderFillsFile([row(), row({ coin: "yex:VXX" }), row({ user: "0x00000000000000000000000000000000000000AA" })]);
+    const file = encodeBuilderFillsFile([
+      row(),
+      row({ coin: "yex:VXX" }),
+      row({ user: "0x00000000000000000000000000000000000000AA" }),
+    ]);
     server = createServer((req, res) => {
       hits.push(req.url ?? "");
       if (req.url === "/Testnet/builder_fills/0x0d1db1c800184a203915757bbbc0ee3a8e12ffb0/20260310.csv.lz4") {
@@ -141,5 +150,20 @@ describe("builder fill files over HTTP", () => {
     const files = new BuilderFiles({ statsUrl: base, statsNetwork: "Testnet", coin: "yex:BTCSWP" });
     expect(await files.day("0x1924b8561eef20e70ede628a296175d358be80e5", "20260310")).toBeNull();
     await expect(files.day("0x1924b8561eef20e70ede628a296175d358be80e5", "20260311")).rejects.toThrow(/500/);
+  });
+});
+
+describe("decimal keys", () => {
+  it("canonicalDecimal makes equal decimals equal text", () => {
+    const cases: [string, string][] = [
+      ["75000.0", "75000"],
+      ["0.0100", "0.01"],
+      ["007.50", "7.5"],
+      ["-0.000", "0"],
+      ["1e3", "1000"],
+      ["100", "100"],
+      ["0", "0"],
+    ];
+    for (const [input, out] of cases) expect(canonicalDecimal(input)).toBe(out);
   });
 });

@@ -7,7 +7,7 @@ import { MarkRecorder, MarkStore } from "../../../src/services/points/marks.ts";
 import { BTCSWP_RULES } from "../../../src/services/points/scoring.ts";
 import { type RunningPoints, startPoints } from "../../../src/services/points/server.ts";
 import type { DayFiles, FillSource, WalletPoints } from "../../../src/services/points/service.ts";
-import { builderFillTime, type BuilderFillRow } from "../../../src/sim/server/builder-fills-file.ts";
+import { type BuilderFillRow, builderFillTime } from "../../../src/sim/server/builder-fills-file.ts";
 import { openDb } from "../../../src/store/sqlite.ts";
 
 const T0 = Date.UTC(2026, 6, 1, 12);
@@ -128,7 +128,11 @@ beforeAll(async () => {
     funding.clock = T0 + t;
     await btc.poll();
   }
-  points = await startPoints(config(feeds.origins.btcswp!), { fills: fillSource, files, log: () => undefined });
+  points = await startPoints(config(feeds.origins.btcswp!), {
+    fills: fillSource,
+    files,
+    log: () => undefined,
+  });
   await until(() => points.marks.lastTs() === T0 + 300_000, "the mark backfill");
 });
 afterAll(async () => {
@@ -150,9 +154,35 @@ describe("points API", () => {
       fills_total: 5,
       fills_eligible: 2,
       excluded: { out_of_band: 1, no_builder: 1, capped: 0, no_mark: 1 },
-      by_day: [{ date: "2026-07-01", points: "6.18975", eligible_volume_usd: "2251", capped_volume_usd: "0" }],
+      by_day: [
+        { date: "2026-07-01", points: "6.18975", eligible_volume_usd: "2251", capped_volume_usd: "0" },
+      ],
     });
     expect(body.as_of).toBe(new Date(T0 + 5 * 86_400_000).toISOString());
+  });
+
+  it("?fills=true lists each scored fill with its mark, attribution and outcome", async () => {
+    const body = (await (await fetch(`${points.url}/points/market-address/${WALLET}?fills=true`)).json()) as {
+      fills: {
+        points: string;
+        excluded: string | null;
+        attribution: string | null;
+        mark: string | null;
+        role: string;
+      }[];
+    };
+    expect(body.fills.map((f) => [f.role, f.points, f.excluded, f.attribution, f.mark])).toEqual([
+      ["maker", "4.5", null, "confirmed", "75000.000000"],
+      ["taker", "1.68975", null, "confirmed", "75000.000000"],
+      ["maker", "0", "out_of_band", "confirmed", "75000.000000"],
+      ["maker", "0", "no_builder", null, "75000.000000"],
+      ["maker", "0", "no_mark", "confirmed", null],
+    ]);
+    const plain = (await (await fetch(`${points.url}/points/market-address/${WALLET}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(plain.fills).toBeUndefined();
   });
 
   it("a wallet without fills scores zero", async () => {
@@ -247,5 +277,25 @@ describe("oracle marks", () => {
     expect(store.markAt(T0 + 200_000, 60_000)).toBe("75000.000000");
     recorder.close();
     db.close();
+  });
+
+  it("reads the feed through the proxy as well", async () => {
+    const viaProxy = await startFeeds({
+      dbPath: ":memory:",
+      feeds: [],
+      basePort: 0,
+      proxy: true,
+      upstreams: { btcswp: feeds.origins.btcswp! },
+    });
+    const db = openDb(":memory:");
+    const store = new MarkStore(db);
+    const recorder = new MarkRecorder(store, { feedUrl: `${viaProxy.proxyUrl}/api/feeds/btcswp`, fromMs: 0 });
+    recorder.start();
+    await until(() => store.lastTs() === T0 + 330_000, "the tick via the proxy");
+    await recorder.settled();
+    expect(store.markAt(T0 + 100_000, 60_000)).toBe("75000.000000");
+    recorder.close();
+    db.close();
+    await viaProxy.close();
   });
 });

@@ -48,7 +48,8 @@ async function wallet(builder: boolean): Promise<HlClient> {
 /** Tick the feed now, and wait until the points service has stored that mark. */
 async function markNow(): Promise<void> {
   const tick = (await feeds.engines[0]!.poll()) ?? feeds.engines[0]!.latest()!;
-  for (let i = 0; i < 200 && (points.marks.lastTs() ?? 0) < tick.timestamp; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 200 && (points.marks.lastTs() ?? 0) < tick.timestamp; i++)
+    await new Promise((r) => setTimeout(r, 20));
   expect(points.marks.lastTs()).toBeGreaterThanOrEqual(tick.timestamp);
 }
 
@@ -143,7 +144,11 @@ describe("points e2e on the sim world", () => {
     });
     const t = await score(takerB.address!);
     // 1501 + 2250 = 3751 taker volume · 1.5 · 1.5 / 1000
-    expect(t).toMatchObject({ total_points: "8.43975", provisional_points: "8.43975", eligible_volume_usd: "3751" });
+    expect(t).toMatchObject({
+      total_points: "8.43975",
+      provisional_points: "8.43975",
+      eligible_volume_usd: "3751",
+    });
     const p = await score(plain.address!);
     expect(p).toMatchObject({
       total_points: "0",
@@ -157,7 +162,9 @@ describe("points e2e on the sim world", () => {
     world.advance(Math.floor(START / DAY) * DAY + DAY + 30 * 60_000 - world.clock.now());
     const m = await score(makerB.address!);
     expect(m).toMatchObject({ total_points: "4.503", provisional_points: "0", fills_eligible: 1 });
-    expect(m.by_day).toEqual([{ date: TRADE_DAY, points: "4.503", eligible_volume_usd: "1501", capped_volume_usd: "0" }]);
+    expect(m.by_day).toEqual([
+      { date: TRADE_DAY, points: "4.503", eligible_volume_usd: "1501", capped_volume_usd: "0" },
+    ]);
     const t = await score(takerB.address!);
     expect(t).toMatchObject({ total_points: "8.43975", provisional_points: "0" });
     const p = await score(plain.address!);

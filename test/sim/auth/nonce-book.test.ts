@@ -38,4 +38,12 @@ describe("NonceBook (Hyperliquid's nonce rule)", () => {
     expect(book.refusal("0xa", NOW + DAY, NOW)).toMatch(/outside the allowed window/);
     expect(book.refusal("0xa", NOW + DAY - 1, NOW)).toBeUndefined();
   });
+
+  it("also accepts nonces near the wall clock when the sim clock has run ahead", () => {
+    const book = new NonceBook();
+    const sim = NOW + 10 * DAY;
+    expect(book.refusal("0xa", NOW, sim)).toMatch(/outside the allowed window/);
+    expect(book.refusal("0xa", NOW, sim, NOW)).toBeUndefined();
+    expect(book.refusal("0xa", NOW - 3 * DAY, sim, NOW)).toMatch(/outside the allowed window/);
+  });
 });

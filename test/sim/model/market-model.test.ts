@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { houseLadder } from "../../../src/sim/model/house-quotes.ts";
-import { marketParams } from "../../../src/sim/model/market-params.ts";
 import { MarketModel, type ModelMarket } from "../../../src/sim/model/market-model.ts";
+import { marketParams } from "../../../src/sim/model/market-params.ts";
 import { createRng } from "../../../src/sim/model/prng.ts";
 
 const MARKETS: ModelMarket[] = [
-  { coin: "BTC", dex: "", szDecimals: 5, startPx: 97000, impactNotionalUsd: 20000 },
-  { coin: "ETH", dex: "", szDecimals: 4, startPx: 3400, impactNotionalUsd: 20000 },
-  { coin: "DOGE", dex: "", szDecimals: 0, startPx: 0.17, impactNotionalUsd: 6000 },
+  { coin: "BTC", szDecimals: 5, startPx: 97000, impactNotionalUsd: 20000 },
+  { coin: "ETH", szDecimals: 4, startPx: 3400, impactNotionalUsd: 20000 },
+  { coin: "DOGE", szDecimals: 0, startPx: 0.17, impactNotionalUsd: 6000 },
 ];
 const START = 1_800_000_000_000;
 const HOUR = 3_600_000;
@@ -51,7 +51,7 @@ describe("market model", () => {
     const eth: number[] = [];
     let prevB = 97000;
     let prevE = 3400;
-    for (let h = 1; h <= 24 * 6; h++) {
+    for (let h = 1; h <= 24 * 3; h++) {
       m.advanceTo(START + h * HOUR);
       const b = m.price("BTC")!.px;
       const e = m.price("ETH")!.px;

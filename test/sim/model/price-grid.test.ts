@@ -19,17 +19,21 @@ describe("price grid", () => {
 
   it("produces valid prices on the right side of the input", () => {
     fc.assert(
-      fc.property(fc.double({ min: 1e-4, max: 2e6, noNaN: true }), fc.integer({ min: 0, max: 5 }), (px, szd) => {
-        const down = roundPx(px, szd, "down");
-        const up = roundPx(px, szd, "up");
-        for (const s of [down, up]) {
-          const dec = s.includes(".") ? s.split(".")[1]!.length : 0;
-          expect(dec).toBeLessThanOrEqual(6 - szd);
-          if (s.includes(".")) expect(sigFigs(s)).toBeLessThanOrEqual(5);
-        }
-        expect(Number(down)).toBeLessThanOrEqual(px * (1 + 1e-12));
-        expect(Number(up)).toBeGreaterThanOrEqual(px * (1 - 1e-12));
-      }),
+      fc.property(
+        fc.double({ min: 1e-4, max: 2e6, noNaN: true }),
+        fc.integer({ min: 0, max: 5 }),
+        (px, szd) => {
+          const down = roundPx(px, szd, "down");
+          const up = roundPx(px, szd, "up");
+          for (const s of [down, up]) {
+            const dec = s.includes(".") ? s.split(".")[1]!.length : 0;
+            expect(dec).toBeLessThanOrEqual(6 - szd);
+            if (s.includes(".")) expect(sigFigs(s)).toBeLessThanOrEqual(5);
+          }
+          expect(Number(down)).toBeLessThanOrEqual(px * (1 + 1e-12));
+          expect(Number(up)).toBeGreaterThanOrEqual(px * (1 - 1e-12));
+        },
+      ),
     );
   });
 

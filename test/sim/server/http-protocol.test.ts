@@ -6,15 +6,18 @@ import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
 let world: SimWorld;
 const DAY = 86_400_000;
-/** Start just after midnight UTC so a day closes after a short advance. */
-const START = Date.UTC(2026, 10, 20, 0, 10);
+/** Start late in a UTC day so it closes after a short advance. */
+const START = Date.UTC(2026, 10, 20, 18, 0);
 
 beforeAll(async () => {
   world = await startSimWorld({ seed: 4, startMs: START });
 });
 afterAll(() => world.close());
 
-async function post(path: string, body: unknown): Promise<{ status: number; type: string | null; json: unknown; text: string }> {
+async function post(
+  path: string,
+  body: unknown,
+): Promise<{ status: number; type: string | null; json: unknown; text: string }> {
   const r = await fetch(`${world.url}${path}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -36,13 +39,43 @@ describe("/info", () => {
     expect(mids.status).toBe(200);
     expect(mids.type).toBe("application/json");
     expect(Object.keys(mids.json as object)).toContain("BTC");
-    const book = (await post("/info", { type: "l2Book", coin: "ETH" })).json as { coin: string; levels: { px: string; sz: string; n: number }[][] };
+    const book = (await post("/info", { type: "l2Book", coin: "ETH" })).json as {
+      coin: string;
+      levels: { px: string; sz: string; n: number }[][];
+    };
     expect(book.coin).toBe("ETH");
     expect(book.levels[0]!.length).toBeGreaterThanOrEqual(5);
     expect(book.levels[1]!.length).toBeGreaterThanOrEqual(5);
     expect(Number(book.levels[0]![0]!.px)).toBeLessThan(Number(book.levels[1]![0]!.px));
     const hip3 = (await post("/info", { type: "allMids", dex: "yex" })).json as Record<string, string>;
     expect(Object.keys(hip3)).toEqual(expect.arrayContaining(["yex:BTCSWP"]));
+  });
+
+  it("never serves a stale book from its cache after the book changed", async () => {
+    const user = privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as `0x${string}`;
+    world.venue.deposit(user, "5000");
+    const bids = async () =>
+      (
+        (await post("/info", { type: "l2Book", coin: "LINK" })).json as { levels: { px: string }[][] }
+      ).levels[0]!.map((l) => l.px);
+    const before = await bids();
+    expect(before).not.toContain("7.777");
+    const r = world.venue.exchange(
+      {
+        type: "order",
+        orders: [{ a: 7, b: true, p: "7.777", s: "2", r: false, t: { limit: { tif: "Gtc" } } }],
+        grouping: "na",
+      },
+      user,
+      1,
+    );
+    expect(r.status).toBe("ok");
+    // Far below the house ladder, yet within the 20 levels shown: visible at once.
+    expect(await bids()).toContain("7.777");
+    const mids1 = (await post("/info", { type: "allMids" })).json as Record<string, string>;
+    await post("/sim/price", { coin: "LINK", px: "30" });
+    const mids2 = (await post("/info", { type: "allMids" })).json as Record<string, string>;
+    expect(mids2.LINK).not.toBe(mids1.LINK);
   });
 
   it("refuses malformed or unknown requests with 422 text, which the SDK reports readably", async () => {
@@ -77,7 +110,11 @@ describe("admin endpoints", () => {
   it("health and state", async () => {
     const health = await (await fetch(`${world.url}/sim/health`)).json();
     expect(health).toMatchObject({ status: "ok" });
-    const state = (await (await fetch(`${world.url}/sim/state`)).json()) as { seed: number; markets: { coin: string }[]; time: number };
+    const state = (await (await fetch(`${world.url}/sim/state`)).json()) as {
+      seed: number;
+      markets: { coin: string }[];
+      time: number;
+    };
     expect(state.seed).toBe(4);
     expect(state.markets.map((m) => m.coin)).toContain("yex:BTCSWP");
     expect(state.time).toBeGreaterThanOrEqual(START);
@@ -87,8 +124,11 @@ describe("admin endpoints", () => {
     const user = privateKeyToAccount(generatePrivateKey()).address;
     expect((await post("/sim/deposit", { user, amount: "500" })).status).toBe(200);
     const value = async () =>
-      ((await post("/info", { type: "clearinghouseState", user })).json as { marginSummary: { accountValue: string } }).marginSummary
-        .accountValue;
+      (
+        (await post("/info", { type: "clearinghouseState", user })).json as {
+          marginSummary: { accountValue: string };
+        }
+      ).marginSummary.accountValue;
     expect(await value()).toBe("10500");
     expect((await post("/sim/withdraw", { user, amount: "100.5" })).status).toBe(200);
     expect(await value()).toBe("10399.5");
@@ -108,7 +148,9 @@ describe("admin endpoints", () => {
 
   it("scenario makes a mover", async () => {
     const before = Number(((await post("/info", { type: "allMids" })).json as Record<string, string>).LINK);
-    expect((await post("/sim/scenario", { coin: "LINK", driftPerHour: 0.05, durationMs: 4 * 3_600_000 })).status).toBe(200);
+    expect(
+      (await post("/sim/scenario", { coin: "LINK", driftPerHour: 0.05, durationMs: 4 * 3_600_000 })).status,
+    ).toBe(200);
     expect((await post("/sim/advance", { ms: 4 * 3_600_000 })).status).toBe(200);
     const after = Number(((await post("/info", { type: "allMids" })).json as Record<string, string>).LINK);
     expect(after / before).toBeGreaterThan(1.1);
@@ -117,7 +159,10 @@ describe("admin endpoints", () => {
 
 describe("rates and builder fill files", () => {
   it("serves /yields/pools", async () => {
-    const r = (await (await fetch(`${world.url}/yields/pools`)).json()) as { status: string; data: { project: string }[] };
+    const r = (await (await fetch(`${world.url}/yields/pools`)).json()) as {
+      status: string;
+      data: { project: string }[];
+    };
     expect(r.status).toBe("success");
     expect(r.data.map((p) => p.project)).toEqual(["aave-v3", "compound-v3", "ethena-usde", "lido"]);
   });
@@ -139,22 +184,37 @@ describe("rates and builder fill files", () => {
     await exchange.approveBuilderFee({ maxFeeRate: "0.05%", builder });
     const ask = Number((await info.l2Book({ coin: "ETH" }))!.levels[1][0]!.px);
     await exchange.order({
-      orders: [{ a: 1, b: true, p: (ask * 1.01).toFixed(1), s: "0.01", r: false, t: { limit: { tif: "Ioc" } } }],
+      orders: [
+        { a: 1, b: true, p: (ask * 1.01).toFixed(1), s: "0.01", r: false, t: { limit: { tif: "Ioc" } } },
+      ],
       grouping: "na",
       builder: { b: builder, f: 20 },
     });
     const day = new Date(world.clock.now()).toISOString().slice(0, 10).replaceAll("-", "");
     const path = `/stats/Mainnet/builder_fills/${builder}/${day}.csv.lz4`;
     expect((await fetch(`${world.url}${path}`)).status).toBe(403);
-    await post("/sim/advance", { ms: DAY });
+    const now = world.clock.now();
+    await post("/sim/advance", { ms: Math.ceil(now / DAY) * DAY - now + 1000 });
     const res = await fetch(`${world.url}${path}`);
     expect(res.status).toBe(200);
     const rows = decodeBuilderFillsFile(new Uint8Array(await res.arrayBuffer()));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ user: wallet.address.toLowerCase(), coin: "ETH", side: "Bid", sz: "0.01", crossed: true });
+    expect(rows[0]).toMatchObject({
+      user: wallet.address.toLowerCase(),
+      coin: "ETH",
+      side: "Bid",
+      sz: "0.01",
+      crossed: true,
+    });
     expect(Number(rows[0]!.builder_fee)).toBeGreaterThan(0);
     const other = `/stats/Mainnet/builder_fills/0x00000000000000000000000000000000000b1d03/${day}.csv.lz4`;
     expect((await fetch(`${world.url}${other}`)).status).toBe(403);
-    expect((await fetch(`${world.url}${path.replace("0x00000000000000000000000000000000000b1d02", "0x00000000000000000000000000000000000B1D02")}`)).status).toBe(403);
+    expect(
+      (
+        await fetch(
+          `${world.url}${path.replace("0x00000000000000000000000000000000000b1d02", "0x00000000000000000000000000000000000B1D02")}`,
+        )
+      ).status,
+    ).toBe(403);
   });
 });

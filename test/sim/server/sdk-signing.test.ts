@@ -45,7 +45,9 @@ describe("signature verification through the SDK", () => {
   it("accepts a user-signed approveBuilderFee and an order with that builder", async () => {
     const wallet = await freshWallet();
     const exchange = new ExchangeClient({ transport, wallet });
-    await expect(exchange.approveBuilderFee({ maxFeeRate: "0.1%", builder: BUILDER })).resolves.toMatchObject({ status: "ok" });
+    await expect(exchange.approveBuilderFee({ maxFeeRate: "0.1%", builder: BUILDER })).resolves.toMatchObject(
+      { status: "ok" },
+    );
     expect(await info.maxBuilderFee({ user: wallet.address, builder: BUILDER })).toBe(100);
 
     const px = String(Math.ceil((await bestAsk("BTC")) * 1.01));
@@ -62,13 +64,21 @@ describe("signature verification through the SDK", () => {
 
   it("accepts testnet-flavoured signatures as well", async () => {
     const wallet = await freshWallet();
-    const exchange = new ExchangeClient({ transport: new HttpTransport({ apiUrl: world.url, isTestnet: true }), wallet });
-    await expect(exchange.updateLeverage({ asset: 1, isCross: true, leverage: 3 })).resolves.toMatchObject({ status: "ok" });
+    const exchange = new ExchangeClient({
+      transport: new HttpTransport({ apiUrl: world.url, isTestnet: true }),
+      wallet,
+    });
+    await expect(exchange.updateLeverage({ asset: 1, isCross: true, leverage: 3 })).resolves.toMatchObject({
+      status: "ok",
+    });
   });
 
   it("refuses an action changed after signing, or with its keys reordered", async () => {
     const wallet = await freshWallet();
-    await new ExchangeClient({ transport, wallet }).approveBuilderFee({ maxFeeRate: "0.1%", builder: BUILDER });
+    await new ExchangeClient({ transport, wallet }).approveBuilderFee({
+      maxFeeRate: "0.1%",
+      builder: BUILDER,
+    });
     const action = {
       type: "order",
       orders: [{ a: 0, b: true, p: "50000", s: "0.001", r: false, t: { limit: { tif: "Gtc" } } }],
@@ -78,14 +88,22 @@ describe("signature verification through the SDK", () => {
     let nonce = Date.now() + 1000;
     const signature = await signL1Action({ wallet, action, nonce });
     const tampered = { ...action, builder: { b: BUILDER, f: 50 } };
-    const r1 = (await postExchange({ action: tampered, signature, nonce })) as { status: string; response: string };
+    const r1 = (await postExchange({ action: tampered, signature, nonce })) as {
+      status: string;
+      response: string;
+    };
     expect(r1.status).toBe("err");
     expect(r1.response).toMatch(/^User or API Wallet 0x[0-9a-f]{40} does not exist\.$/);
     expect(r1.response).not.toContain(wallet.address.toLowerCase());
 
     nonce += 1;
     const sig2 = await signL1Action({ wallet, action, nonce });
-    const reordered = { grouping: action.grouping, type: action.type, orders: action.orders, builder: action.builder };
+    const reordered = {
+      grouping: action.grouping,
+      type: action.type,
+      orders: action.orders,
+      builder: action.builder,
+    };
     const r2 = (await postExchange({ action: reordered, signature: sig2, nonce })) as { status: string };
     expect(r2.status).toBe("err");
 
@@ -111,16 +129,31 @@ describe("signature verification through the SDK", () => {
     await expect(second).rejects.toBeInstanceOf(ApiRequestError);
     await expect(second).rejects.toThrow(`Invalid nonce: duplicate nonce ${fixed}`);
 
-    const stale = new ExchangeClient({ transport, wallet, nonceManager: () => world.clock.now() - 3 * 86_400_000 });
-    await expect(stale.updateLeverage({ asset: 0, isCross: true, leverage: 2 })).rejects.toThrow(/outside the allowed window/);
-    const future = new ExchangeClient({ transport, wallet, nonceManager: () => world.clock.now() + 2 * 86_400_000 });
-    await expect(future.updateLeverage({ asset: 0, isCross: true, leverage: 2 })).rejects.toThrow(/outside the allowed window/);
+    const stale = new ExchangeClient({
+      transport,
+      wallet,
+      nonceManager: () => world.clock.now() - 3 * 86_400_000,
+    });
+    await expect(stale.updateLeverage({ asset: 0, isCross: true, leverage: 2 })).rejects.toThrow(
+      /outside the allowed window/,
+    );
+    const future = new ExchangeClient({
+      transport,
+      wallet,
+      nonceManager: () => world.clock.now() + 2 * 86_400_000,
+    });
+    await expect(future.updateLeverage({ asset: 0, isCross: true, leverage: 2 })).rejects.toThrow(
+      /outside the allowed window/,
+    );
   });
 
   it("maps an approved agent's signature to its master account", async () => {
     const master = await freshWallet();
     const agent = privateKeyToAccount(generatePrivateKey());
-    await new ExchangeClient({ transport, wallet: master }).approveAgent({ agentAddress: agent.address, agentName: "bot" });
+    await new ExchangeClient({ transport, wallet: master }).approveAgent({
+      agentAddress: agent.address,
+      agentName: "bot",
+    });
     const asAgent = new ExchangeClient({ transport, wallet: agent });
     const res = await asAgent.order({
       orders: [{ a: 1, b: true, p: "1000", s: "0.01", r: false, t: { limit: { tif: "Gtc" } } }],
@@ -131,15 +164,40 @@ describe("signature verification through the SDK", () => {
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ coin: "ETH", limitPx: "1000", sz: "0.01" });
     // An agent may not sign user-signed actions for its master.
+    await expect(asAgent.approveBuilderFee({ maxFeeRate: "0.01%", builder: BUILDER })).rejects.toThrow(
+      /must be signed by the account itself|does not exist/,
+    );
+  });
+
+  it("verifies usdSend and withdraw3 (user-signed), and the receiver of a transfer may then sign", async () => {
+    const sender = await freshWallet();
+    const receiver = privateKeyToAccount(generatePrivateKey());
+    const exchange = new ExchangeClient({ transport, wallet: sender });
+    await exchange.usdSend({ destination: receiver.address, amount: "25" });
+    await exchange.withdraw3({ destination: sender.address, amount: "100" });
+    const state = await info.clearinghouseState({ user: sender.address });
+    expect(Number(state.marginSummary.accountValue)).toBeLessThan(10000 - 25 - 100 + 0.0001);
     await expect(
-      asAgent.approveBuilderFee({ maxFeeRate: "0.01%", builder: BUILDER }),
-    ).rejects.toThrow(/must be signed by the account itself|does not exist/);
+      new ExchangeClient({ transport, wallet: receiver }).updateLeverage({
+        asset: 0,
+        isCross: true,
+        leverage: 2,
+      }),
+    ).resolves.toMatchObject({ status: "ok" });
   });
 
   it("answers a body that is not an exchange request with 422, surfaced by the SDK as HttpRequestError", async () => {
-    const r = await fetch(`${world.url}/exchange`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" });
+    const r = await fetch(`${world.url}/exchange`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{",
+    });
     expect(r.status).toBe(422);
-    const r2 = await fetch(`${world.url}/exchange`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    const r2 = await fetch(`${world.url}/exchange`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     expect(r2.status).toBe(422);
     await expect(transport.request("exchange", { nope: 1 })).rejects.toThrow(/422.*Failed to deserialize/);
   });

@@ -74,17 +74,38 @@ describe("WebSocket through the SDK", () => {
     const trades = until<{ coin: string }[]>(async (resolve) => {
       await subs.trades({ coin: "SOL" }, (e) => resolve(e));
     });
+    const candle = until<{ s: string; i: string; v: string }>(async (resolve) => {
+      await subs.candle({ coin: "SOL", interval: "1m" }, (e) => resolve(e));
+    });
     // Cross the spread so a trade happens now rather than waiting for house flow.
     const wallet = privateKeyToAccount(generatePrivateKey());
     await new InfoClient({ transport }).clearinghouseState({ user: wallet.address });
     const exchange = new ExchangeClient({ transport, wallet });
     const ask = Number((await new InfoClient({ transport }).l2Book({ coin: "SOL" }))!.levels[1][0]!.px);
     const res = await exchange.order({
-      orders: [{ a: 2, b: true, p: (ask * 1.01).toFixed(2), s: "0.5", r: false, t: { limit: { tif: "Ioc" } } }],
+      orders: [
+        { a: 2, b: true, p: (ask * 1.01).toFixed(2), s: "0.5", r: false, t: { limit: { tif: "Ioc" } } },
+      ],
       grouping: "na",
     });
     expect(res.response.data.statuses[0]).toHaveProperty("filled");
     expect((await trades)[0]!.coin).toBe("SOL");
+    expect(await candle).toMatchObject({ s: "SOL", i: "1m" });
+    expect(Number((await candle).v)).toBeGreaterThan(0);
+  });
+
+  it("pushes asset contexts (main dex and HIP-3)", async () => {
+    const subs = new SubscriptionClient({ transport });
+    const active = until<{ coin: string; ctx: { oraclePx: string } }>(async (resolve) => {
+      await subs.activeAssetCtx({ coin: "yex:BTCSWP" }, (e) => resolve(e));
+    });
+    const all = until<{ dex: string; ctxs: unknown[] }>(async (resolve) => {
+      await subs.assetCtxs((e) => resolve(e));
+    });
+    expect((await active).coin).toBe("yex:BTCSWP");
+    expect(Number((await active).ctx.oraclePx)).toBeGreaterThan(0);
+    expect((await all).dex).toBe("");
+    expect((await all).ctxs.length).toBeGreaterThanOrEqual(8);
   });
 
   it("pushes a userFills snapshot, then the user's new fills and order updates", async () => {
@@ -103,7 +124,9 @@ describe("WebSocket through the SDK", () => {
     const exchange = new ExchangeClient({ transport, wallet });
     const ask = Number((await new InfoClient({ transport }).l2Book({ coin: "ETH" }))!.levels[1][0]!.px);
     await exchange.order({
-      orders: [{ a: 1, b: true, p: (ask * 1.01).toFixed(1), s: "0.01", r: false, t: { limit: { tif: "Ioc" } } }],
+      orders: [
+        { a: 1, b: true, p: (ask * 1.01).toFixed(1), s: "0.01", r: false, t: { limit: { tif: "Ioc" } } },
+      ],
       grouping: "na",
     });
     await until<void>((resolve) => {
@@ -133,18 +156,30 @@ describe("WebSocket wire protocol", () => {
     expect(dup.data).toBe(`Already subscribed: ${JSON.stringify(sub)}`);
 
     c.send({ method: "unsubscribe", subscription: sub });
-    await c.waitFor((m) => m.channel === "subscriptionResponse" && (m.data as { method: string }).method === "unsubscribe");
+    await c.waitFor(
+      (m) => m.channel === "subscriptionResponse" && (m.data as { method: string }).method === "unsubscribe",
+    );
 
     c.messages.length = 0;
     c.send({ method: "subscribe", subscription: { type: "nope" } });
     expect((await c.waitFor((m) => m.channel === "error")).data).toMatch(/^Invalid subscription/);
+    for (const junk of ["null", "{oops", '{"method":"teleport"}']) {
+      c.messages.length = 0;
+      c.ws.send(junk);
+      expect((await c.waitFor((m) => m.channel === "error")).data).toBe(
+        `Error parsing JSON into valid websocket request: ${junk}`,
+      );
+    }
     c.ws.close();
   });
 
   it("post: info and action responses, and errors, in the exchange's shapes", async () => {
     const c = await rawClient();
     c.send({ method: "post", id: 7, request: { type: "info", payload: { type: "allMids" } } });
-    const info = (await c.waitFor((m) => m.channel === "post")).data as { id: number; response: { type: string; payload: { type: string; data: unknown } } };
+    const info = (await c.waitFor((m) => m.channel === "post")).data as {
+      id: number;
+      response: { type: string; payload: { type: string; data: unknown } };
+    };
     expect(info.id).toBe(7);
     expect(info.response.type).toBe("info");
     expect(info.response.payload.type).toBe("allMids");
@@ -155,17 +190,23 @@ describe("WebSocket wire protocol", () => {
       id: 8,
       request: {
         type: "action",
-        payload: { action: { type: "cancel", cancels: [] }, nonce: Date.now(), signature: { r: "0x1", s: "0x2", v: 27 } },
+        payload: {
+          action: { type: "cancel", cancels: [] },
+          nonce: Date.now(),
+          signature: { r: "0x1", s: "0x2", v: 27 },
+        },
       },
     });
-    const action = (await c.waitFor((m) => m.channel === "post" && (m.data as { id: number }).id === 8)).data as {
+    const action = (await c.waitFor((m) => m.channel === "post" && (m.data as { id: number }).id === 8))
+      .data as {
       response: { type: string; payload: { status: string } };
     };
     expect(action.response.type).toBe("action");
     expect(action.response.payload.status).toBe("err");
 
     c.send({ method: "post", id: 9, request: { type: "info", payload: { nope: 1 } } });
-    const bad = (await c.waitFor((m) => m.channel === "post" && (m.data as { id: number }).id === 9)).data as {
+    const bad = (await c.waitFor((m) => m.channel === "post" && (m.data as { id: number }).id === 9))
+      .data as {
       response: { type: string; payload: string };
     };
     expect(bad.response.type).toBe("error");
@@ -182,7 +223,13 @@ describe("WebSocket wire protocol", () => {
     world.venue.deposit(user, "1000");
     for (let i = 0; i < 10; i++) {
       const r = world.venue.exchange(
-        { type: "order", orders: [{ a: 6, b: true, p: String(20 + i * 0.1), s: "1", r: false, t: { limit: { tif: "Gtc" } } }], grouping: "na" },
+        {
+          type: "order",
+          orders: [
+            { a: 6, b: true, p: String(20 + i * 0.1), s: "1", r: false, t: { limit: { tif: "Gtc" } } },
+          ],
+          grouping: "na",
+        },
         user,
         i,
       );

@@ -9,7 +9,12 @@ describe("yields API stand-in", () => {
     const r = yieldPools(1, T0);
     expect(r.status).toBe("success");
     const keys = r.data.map((p) => `${p.project}/${p.symbol}/${p.chain}`);
-    expect(keys).toEqual(["aave-v3/USDC/Ethereum", "compound-v3/USDC/Ethereum", "ethena-usde/SUSDE/Ethereum", "lido/STETH/Ethereum"]);
+    expect(keys).toEqual([
+      "aave-v3/USDC/Ethereum",
+      "compound-v3/USDC/Ethereum",
+      "ethena-usde/SUSDE/Ethereum",
+      "lido/STETH/Ethereum",
+    ]);
     for (const p of r.data) {
       expect(typeof p.pool).toBe("string");
       expect(p.tvlUsd).toBeGreaterThan(1e8);
@@ -18,7 +23,8 @@ describe("yields API stand-in", () => {
   });
 
   it("stays at realistic levels and moves slowly over a month", () => {
-    const bySymbol = (r: ReturnType<typeof yieldPools>, project: string) => r.data.find((p) => p.project === project)!.apy;
+    const bySymbol = (r: ReturnType<typeof yieldPools>, project: string) =>
+      r.data.find((p) => p.project === project)!.apy;
     let prev = yieldPools(9, T0);
     for (let h = 1; h < 24 * 30; h++) {
       const r = yieldPools(9, T0 + h * HOUR);
@@ -35,7 +41,9 @@ describe("yields API stand-in", () => {
       }
       prev = r;
     }
-    expect(bySymbol(yieldPools(9, T0), "aave-v3")).not.toBe(bySymbol(yieldPools(9, T0 + 10 * 24 * HOUR), "aave-v3"));
+    expect(bySymbol(yieldPools(9, T0), "aave-v3")).not.toBe(
+      bySymbol(yieldPools(9, T0 + 10 * 24 * HOUR), "aave-v3"),
+    );
   });
 
   it("is a pure function of seed and time", () => {

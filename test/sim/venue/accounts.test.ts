@@ -7,14 +7,25 @@ describe("builder fees", () => {
   it("stores approvals in tenths of a bp and lists approved builders", () => {
     const t = testVenue();
     expect(t.venue.info({ type: "maxBuilderFee", user: ALICE, builder: BUILDER })).toBe(0);
-    expect(t.ex(ALICE, { type: "approveBuilderFee", maxFeeRate: "0.01%", builder: BUILDER.toUpperCase().replace("0X", "0x"), nonce: 1 })).toEqual({
+    expect(
+      t.ex(ALICE, {
+        type: "approveBuilderFee",
+        maxFeeRate: "0.01%",
+        builder: BUILDER.toUpperCase().replace("0X", "0x"),
+        nonce: 1,
+      }),
+    ).toEqual({
       status: "ok",
       response: { type: "default" },
     });
     expect(t.venue.info({ type: "maxBuilderFee", user: ALICE, builder: BUILDER })).toBe(10);
     expect(t.venue.info({ type: "approvedBuilders", user: ALICE })).toEqual([BUILDER]);
-    expect(t.ex(ALICE, { type: "approveBuilderFee", maxFeeRate: "0.1", builder: BUILDER, nonce: 2 }).status).toBe("err");
-    expect(t.ex(ALICE, { type: "approveBuilderFee", maxFeeRate: "2%", builder: BUILDER, nonce: 2 }).status).toBe("err");
+    expect(
+      t.ex(ALICE, { type: "approveBuilderFee", maxFeeRate: "0.1", builder: BUILDER, nonce: 2 }).status,
+    ).toBe("err");
+    expect(
+      t.ex(ALICE, { type: "approveBuilderFee", maxFeeRate: "2%", builder: BUILDER, nonce: 2 }).status,
+    ).toBe("err");
   });
 
   it("charges the builder fee to the user, credits the builder and lists it in the builder's fill file", () => {
@@ -22,7 +33,9 @@ describe("builder fees", () => {
     t.ex(ALICE, { type: "approveBuilderFee", maxFeeRate: "0.05%", builder: BUILDER, nonce: 1 });
     t.order(BOB, { a: BTC, b: false, p: "100000", s: "0.1" });
     t.clock.now = T0 + 3_723_000;
-    expect(t.order(ALICE, { a: BTC, b: true, p: "100000", s: "0.1" }, { b: BUILDER, f: 50 })).toMatchObject({ filled: {} });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "100000", s: "0.1" }, { b: BUILDER, f: 50 })).toMatchObject({
+      filled: {},
+    });
     const [fill] = t.venue.info({ type: "userFills", user: ALICE }) as Record<string, unknown>[];
     // taker 0.045% of $10,000 = 4.5, builder 0.05% = 5: fee includes the builder fee.
     expect(fill).toMatchObject({ fee: "9.5", builderFee: "5" });
@@ -31,7 +44,7 @@ describe("builder fees", () => {
     expect(t.state(BUILDER).marginSummary.accountValue).toBe("100005");
     expect(t.venue.builderFills(BUILDER, "20261122")).toEqual([
       {
-        time: "2026-11-22T01:02:03",
+        time: "2026-11-22T01:02:03Z",
         user: ALICE,
         coin: "BTC",
         side: "Bid",
@@ -43,7 +56,7 @@ describe("builder fees", () => {
         is_trigger: false,
         counterparty: BOB,
         closed_pnl: "0",
-        twap_id: "",
+        twap_id: "0",
         builder_fee: "5",
       },
     ]);
@@ -67,7 +80,11 @@ describe("ledger", () => {
       response: { type: "default" },
     });
     expect(t.ex(ALICE, { type: "usdSend", destination: BOB, amount: "1000000", time: 3 }).status).toBe("err");
-    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as { time: number; hash: string; delta: Record<string, unknown> }[];
+    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as {
+      time: number;
+      hash: string;
+      delta: Record<string, unknown>;
+    }[];
     expect(ledger.map((u) => u.delta)).toEqual([
       { type: "deposit", usdc: "1000" },
       { type: "deposit", usdc: "250.5" },
@@ -78,7 +95,9 @@ describe("ledger", () => {
     expect(ledger[0]!.hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(t.state(ALICE).withdrawable).toBe("1090.5");
     expect(t.state(BOB).marginSummary.accountValue).toBe("1100");
-    const bobLedger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: BOB, startTime: T0 + 1 }) as { delta: Record<string, unknown> }[];
+    const bobLedger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: BOB, startTime: T0 + 1 }) as {
+      delta: Record<string, unknown>;
+    }[];
     expect(bobLedger.map((u) => u.delta.type)).toEqual(["deposit", "internalTransfer"]);
   });
 
@@ -94,7 +113,9 @@ describe("agents", () => {
   it("maps an approved agent to its master", () => {
     const t = testVenue();
     expect(t.venue.masterOf(AGENT)).toBeUndefined();
-    expect(t.ex(ALICE, { type: "approveAgent", agentAddress: AGENT, agentName: "bot", nonce: 1 }).status).toBe("ok");
+    expect(
+      t.ex(ALICE, { type: "approveAgent", agentAddress: AGENT, agentName: "bot", nonce: 1 }).status,
+    ).toBe("ok");
     expect(t.venue.masterOf(AGENT)).toBe(ALICE);
     expect(t.venue.masterOf(AGENT.toUpperCase().replace("0X", "0x") as `0x${string}`)).toBe(ALICE);
     expect(t.ex(CAROL, { type: "approveAgent", agentAddress: AGENT, nonce: 1 }).status).toBe("err");

@@ -33,9 +33,18 @@ describe("funding", () => {
     expect(t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: T0 })).toEqual([
       { coin: "BTC", fundingRate: "0.00877835", premium: "0.00927835", time: T0 + HOUR },
     ]);
-    const alice = t.venue.info({ type: "userFunding", user: ALICE, startTime: T0 }) as { delta: Record<string, unknown> }[];
+    const alice = t.venue.info({ type: "userFunding", user: ALICE, startTime: T0 }) as {
+      delta: Record<string, unknown>;
+    }[];
     expect(alice.map((u) => u.delta)).toEqual([
-      { type: "funding", coin: "BTC", usdc: "-85.149995", szi: "0.1", fundingRate: "0.00877835", nSamples: 720 },
+      {
+        type: "funding",
+        coin: "BTC",
+        usdc: "-85.149995",
+        szi: "0.1",
+        fundingRate: "0.00877835",
+        nSamples: 720,
+      },
     ]);
     const bob = t.venue.info({ type: "userFunding", user: BOB }) as { delta: Record<string, unknown> }[];
     expect(bob[0]!.delta).toMatchObject({ usdc: "85.149995", szi: "-0.1" });
@@ -44,8 +53,14 @@ describe("funding", () => {
       sinceOpen: "85.149995",
       sinceChange: "85.149995",
     });
-    const predicted = t.venue.info({ type: "predictedFundings" }) as [string, [string, Record<string, unknown>][]][];
-    expect(predicted[0]).toEqual(["BTC", [["HlPerp", { fundingRate: "0.00877835", nextFundingTime: T0 + 2 * HOUR, fundingIntervalHours: 1 }]]]);
+    const predicted = t.venue.info({ type: "predictedFundings" }) as [
+      string,
+      [string, Record<string, unknown>][],
+    ][];
+    expect(predicted[0]).toEqual([
+      "BTC",
+      [["HlPerp", { fundingRate: "0.00877835", nextFundingTime: T0 + 2 * HOUR, fundingIntervalHours: 1 }]],
+    ]);
     expect(predicted.map((p) => p[0])).not.toContain("yex:VXX");
   });
 
@@ -54,7 +69,9 @@ describe("funding", () => {
     t.order(BOB, { a: BTC, b: false, p: "97000", s: "1" });
     t.order(ALICE, { a: BTC, b: true, p: "97000", s: "1" });
     t.venue.advance(T0 + HOUR);
-    const [h] = t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: 0 }) as { fundingRate: string }[];
+    const [h] = t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: 0 }) as {
+      fundingRate: string;
+    }[];
     expect(h!.fundingRate).toBe("0.0000125");
     const [u] = t.venue.info({ type: "userFunding", user: ALICE }) as { delta: { usdc: string } }[];
     expect(u!.delta.usdc).toBe("-1.2125");
@@ -67,7 +84,10 @@ describe("funding", () => {
     t.order(CAROL, { a: VXX, b: true, p: "45.1", s: "200" });
     t.order(CAROL, { a: VXX, b: false, p: "45.3", s: "200" });
     t.venue.advance(T0 + HOUR);
-    const [h] = t.venue.info({ type: "fundingHistory", coin: "yex:VXX", startTime: 0 }) as Record<string, unknown>[];
+    const [h] = t.venue.info({ type: "fundingHistory", coin: "yex:VXX", startTime: 0 }) as Record<
+      string,
+      unknown
+    >[];
     expect(h).toEqual({ coin: "yex:VXX", fundingRate: "0.00394444", premium: "0.00444444", time: T0 + HOUR });
     const pos = t.state(ALICE, "yex").assetPositions[0]!.position;
     // 10 × 45 × 0.00394444 = 1.774998 paid out of the isolated margin (90 at 5x); mark 45.1 adds 1 of uPnL.
@@ -78,7 +98,9 @@ describe("funding", () => {
     const t = testVenue();
     t.venue.advance(T0 + 3 * HOUR + 1);
     expect(t.venue.info({ type: "fundingHistory", coin: "ETH", startTime: 0 })).toHaveLength(3);
-    expect((t.venue.info({ type: "fundingHistory", coin: "ETH", startTime: T0 + 2 * HOUR }) as unknown[]).length).toBe(2);
+    expect(
+      (t.venue.info({ type: "fundingHistory", coin: "ETH", startTime: T0 + 2 * HOUR }) as unknown[]).length,
+    ).toBe(2);
   });
 });
 
@@ -108,7 +130,9 @@ describe("liquidation", () => {
       closedPnl: "-760",
       liquidation: { liquidatedUser: ALICE, markPx: "93200", method: "backstop" },
     });
-    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as { delta: Record<string, unknown> }[];
+    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as {
+      delta: Record<string, unknown>;
+    }[];
     expect(ledger.at(-1)!.delta).toEqual({
       type: "liquidation",
       liquidatedNtlPos: "18640",
@@ -117,6 +141,30 @@ describe("liquidation", () => {
       liquidatedPositions: [{ coin: "BTC", szi: "0.2" }],
     });
     expect(t.state(LIQUIDATOR).assetPositions[0]!.position.szi).toBe("0.2");
+  });
+
+  it("liquidates into the book first (method market), leaving the backstop flat", () => {
+    const t = testVenue({ balance: "1000" });
+    t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.2" });
+    t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.2" });
+    t.venue.deposit(CAROL, "100000");
+    t.order(CAROL, { a: BTC, b: true, p: "93150", s: "1" });
+    t.order(CAROL, { a: BTC, b: false, p: "93300", s: "1" });
+    t.venue.setOraclePrice("BTC", "93200");
+    t.venue.advance(T0 + 1000);
+    expect(t.state(ALICE).assetPositions).toEqual([]);
+    const [fill] = t.venue.info({ type: "userFills", user: ALICE }) as Record<string, unknown>[];
+    expect(fill).toMatchObject({
+      px: "93150",
+      closedPnl: "-770",
+      fee: "8.3835",
+      liquidation: { liquidatedUser: ALICE, markPx: "93200", method: "market" },
+    });
+    const [carol] = t.venue.info({ type: "userFills", user: CAROL }) as Record<string, unknown>[];
+    expect(carol).toMatchObject({ px: "93150", side: "B", liquidation: { method: "market" } });
+    // 1000 − 8.73 − 770 − 8.3835
+    expect(t.state(ALICE).marginSummary.accountValue).toBe("212.8865");
+    expect(t.state(LIQUIDATOR).assetPositions).toEqual([]);
   });
 
   it("liquidates an isolated position alone, returning its remaining margin", () => {
@@ -129,7 +177,9 @@ describe("liquidation", () => {
     expect(t.state(ALICE, "yex").assetPositions).toEqual([]);
     // 10000 − 4.05 fee − 550 loss (margin 900 returns 350)
     expect(t.state(ALICE).marginSummary.accountValue).toBe("9445.95");
-    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as { delta: Record<string, unknown> }[];
+    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as {
+      delta: Record<string, unknown>;
+    }[];
     expect(ledger.at(-1)!.delta).toMatchObject({ type: "liquidation", leverageType: "Isolated" });
   });
 

@@ -1,4 +1,4 @@
-import { type SimVenue, createVenue, type MarketSpec } from "../../../src/sim/venue/index.ts";
+import { createVenue, type MarketSpec, type SimVenue } from "../../../src/sim/venue/index.ts";
 import type { Address, ExchangeResponse, WireOrder } from "../../../src/sim/venue.ts";
 
 export const ALICE: Address = "0x1111111111111111111111111111111111111111";
@@ -12,7 +12,11 @@ export const T0 = Date.UTC(2026, 10, 22);
 export interface TestVenue {
   venue: SimVenue;
   clock: { now: number };
-  order(user: Address, o: Partial<WireOrder> & { a: number; b: boolean; p: string; s: string }, builder?: { b: Address; f: number }): unknown;
+  order(
+    user: Address,
+    o: Partial<WireOrder> & { a: number; b: boolean; p: string; s: string },
+    builder?: { b: Address; f: number },
+  ): unknown;
   ex(user: Address, action: Record<string, unknown>): ExchangeResponse;
   state(user: Address, dex?: string): ClearinghouseState;
 }

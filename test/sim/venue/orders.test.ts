@@ -17,7 +17,9 @@ describe("matching and order management", () => {
     });
     // 0.01 @97000 (Carol) + 0.01 @97000 (Bob) + 0.005 @97010 (Alice) → avg 97002
     expect(r).toEqual({ filled: { totalSz: "0.025", avgPx: "97002", oid: 4 } });
-    const book = t.venue.info({ type: "l2Book", coin: "BTC" }) as { levels: { px: string; sz: string; n: number }[][] };
+    const book = t.venue.info({ type: "l2Book", coin: "BTC" }) as {
+      levels: { px: string; sz: string; n: number }[][];
+    };
     expect(book.levels[1]).toEqual([{ px: "97010", sz: "0.005", n: 1 }]);
     const carol = t.venue.info({ type: "userFills", user: CAROL }) as Record<string, unknown>[];
     const bob = t.venue.info({ type: "userFills", user: BOB }) as Record<string, unknown>[];
@@ -30,7 +32,14 @@ describe("matching and order management", () => {
     t.order(BOB, { a: BTC, b: true, p: "100000", s: "0.1" });
     const [a] = t.venue.info({ type: "userFills", user: ALICE }) as Record<string, unknown>[];
     const [b] = t.venue.info({ type: "userFills", user: BOB }) as Record<string, unknown>[];
-    expect(a).toMatchObject({ side: "A", crossed: false, fee: "1.5", dir: "Open Short", startPosition: "0", feeToken: "USDC" });
+    expect(a).toMatchObject({
+      side: "A",
+      crossed: false,
+      fee: "1.5",
+      dir: "Open Short",
+      startPosition: "0",
+      feeToken: "USDC",
+    });
     expect(b).toMatchObject({ side: "B", crossed: true, fee: "4.5", dir: "Open Long", closedPnl: "0" });
     expect(a!.builderFee).toBeUndefined();
     expect(a!.hash).toBe(b!.hash);
@@ -54,19 +63,45 @@ describe("matching and order management", () => {
 
   it("cancels by oid and by cloid, and reports order status", () => {
     const t = testVenue();
-    expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01", c: CLOID })).toEqual({ resting: { oid: 1, cloid: CLOID } });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01", c: CLOID })).toEqual({
+      resting: { oid: 1, cloid: CLOID },
+    });
     t.order(ALICE, { a: BTC, b: true, p: "90001", s: "0.01" });
     const open = t.venue.info({ type: "openOrders", user: ALICE }) as Record<string, unknown>[];
     expect(open.map((o) => o.oid)).toEqual([2, 1]);
-    expect(open[1]).toEqual({ coin: "BTC", side: "B", limitPx: "90000", sz: "0.01", oid: 1, timestamp: t.clock.now, origSz: "0.01", cloid: CLOID });
+    expect(open[1]).toEqual({
+      coin: "BTC",
+      side: "B",
+      limitPx: "90000",
+      sz: "0.01",
+      oid: 1,
+      timestamp: t.clock.now,
+      origSz: "0.01",
+      cloid: CLOID,
+    });
     const front = t.venue.info({ type: "frontendOpenOrders", user: ALICE }) as Record<string, unknown>[];
-    expect(front[0]).toMatchObject({ orderType: "Limit", tif: "Gtc", isTrigger: false, reduceOnly: false, cloid: null });
+    expect(front[0]).toMatchObject({
+      orderType: "Limit",
+      tif: "Gtc",
+      isTrigger: false,
+      reduceOnly: false,
+      cloid: null,
+    });
 
     expect(t.ex(ALICE, { type: "cancelByCloid", cancels: [{ asset: BTC, cloid: CLOID }] })).toEqual({
       status: "ok",
       response: { type: "cancel", data: { statuses: ["success"] } },
     });
-    expect(t.ex(ALICE, { type: "cancel", cancels: [{ a: BTC, o: 2 }, { a: BTC, o: 2 }, { a: ETH, o: 99 }] })).toEqual({
+    expect(
+      t.ex(ALICE, {
+        type: "cancel",
+        cancels: [
+          { a: BTC, o: 2 },
+          { a: BTC, o: 2 },
+          { a: ETH, o: 99 },
+        ],
+      }),
+    ).toEqual({
       status: "ok",
       response: {
         type: "cancel",
@@ -88,9 +123,14 @@ describe("matching and order management", () => {
       status: "order",
       order: { status: "canceled", order: { oid: 1, cloid: CLOID } },
     });
-    expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 3 })).toMatchObject({ order: { status: "open" } });
+    expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 3 })).toMatchObject({
+      order: { status: "open" },
+    });
     expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 777 })).toEqual({ status: "unknownOid" });
-    const hist = t.venue.info({ type: "historicalOrders", user: ALICE }) as { status: string; order: { oid: number } }[];
+    const hist = t.venue.info({ type: "historicalOrders", user: ALICE }) as {
+      status: string;
+      order: { oid: number };
+    }[];
     expect(hist.map((h) => [h.order.oid, h.status])).toEqual([
       [3, "open"],
       [2, "canceled"],
@@ -101,7 +141,9 @@ describe("matching and order management", () => {
   it("refuses a cloid already used by an open order", () => {
     const t = testVenue();
     t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01", c: CLOID });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01", c: CLOID })).toEqual({ error: "Duplicate cloid." });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01", c: CLOID })).toEqual({
+      error: "Duplicate cloid.",
+    });
   });
 
   it("rests the remainder of a partially filled Gtc and reports an Ioc's partial fill", () => {
@@ -121,8 +163,12 @@ describe("matching and order management", () => {
     const t = testVenue();
     t.order(ALICE, { a: BTC, b: false, p: "97000", s: "0.01" });
     t.order(BOB, { a: BTC, b: false, p: "97001", s: "0.01" });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97001", s: "0.01" })).toMatchObject({ filled: { avgPx: "97001" } });
-    expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 1 })).toMatchObject({ order: { status: "selfTradeCanceled" } });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "97001", s: "0.01" })).toMatchObject({
+      filled: { avgPx: "97001" },
+    });
+    expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 1 })).toMatchObject({
+      order: { status: "selfTradeCanceled" },
+    });
   });
 
   it("clamps reduce-only orders to the position and cancels a resting one once flat", () => {
@@ -130,7 +176,9 @@ describe("matching and order management", () => {
     t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.01" });
     t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.01" });
     // Alice is long 0.01: a reduce-only sell of 0.05 is clamped to 0.01.
-    expect(t.order(ALICE, { a: BTC, b: false, p: "98000", s: "0.05", r: true })).toEqual({ resting: { oid: 3 } });
+    expect(t.order(ALICE, { a: BTC, b: false, p: "98000", s: "0.05", r: true })).toEqual({
+      resting: { oid: 3 },
+    });
     const open = t.venue.info({ type: "openOrders", user: ALICE }) as Record<string, unknown>[];
     expect(open[0]).toMatchObject({ sz: "0.01", reduceOnly: true });
     // She closes elsewhere; the reduce-only order must not open a short when hit.
@@ -139,13 +187,17 @@ describe("matching and order management", () => {
     expect(t.state(ALICE).assetPositions).toEqual([]);
     t.order(CAROL, { a: BTC, b: true, p: "98000", s: "0.01", t: { limit: { tif: "Ioc" } } });
     expect(t.state(ALICE).assetPositions).toEqual([]);
-    expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 3 })).toMatchObject({ order: { status: "reduceOnlyCanceled" } });
+    expect(t.venue.info({ type: "orderStatus", user: ALICE, oid: 3 })).toMatchObject({
+      order: { status: "reduceOnlyCanceled" },
+    });
   });
 
   it("aggregates l2 levels by significant figures", () => {
     const t = testVenue();
     for (const p of ["96991", "96995", "96901", "96899"]) t.order(BOB, { a: BTC, b: true, p, s: "0.001" });
-    const book = t.venue.info({ type: "l2Book", coin: "BTC", nSigFigs: 3 }) as { levels: { px: string; n: number }[][] };
+    const book = t.venue.info({ type: "l2Book", coin: "BTC", nSigFigs: 3 }) as {
+      levels: { px: string; n: number }[][];
+    };
     expect(book.levels[0]).toEqual([
       { px: "96900", sz: "0.003", n: 3 },
       { px: "96800", sz: "0.001", n: 1 },
@@ -162,7 +214,9 @@ describe("matching and order management", () => {
       status: "ok",
       response: { type: "default" },
     });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.03" })).toMatchObject({ error: expect.stringContaining("Insufficient margin") });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.03" })).toMatchObject({
+      error: expect.stringContaining("Insufficient margin"),
+    });
     expect(t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.02" })).toMatchObject({ resting: {} });
   });
 });

@@ -26,7 +26,17 @@ const MARKETS: MarketCase[] = [
 ];
 
 type Step =
-  | { kind: "order"; user: number; m: number; isBuy: boolean; off: number; lots: number; tif: "Gtc" | "Ioc" | "Alo"; reduce: boolean; fee: number }
+  | {
+      kind: "order";
+      user: number;
+      m: number;
+      isBuy: boolean;
+      off: number;
+      lots: number;
+      tif: "Gtc" | "Ioc" | "Alo";
+      reduce: boolean;
+      fee: number;
+    }
   | { kind: "cancel"; user: number; m: number; oid: number }
   | { kind: "cancelAll"; user: number }
   | { kind: "oracle"; m: number; bp: number }
@@ -47,15 +57,31 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       fee: fc.constantFrom(-1, 0, 10, 50),
     }),
   },
-  { weight: 2, arbitrary: fc.record({
+  {
+    weight: 2,
+    arbitrary: fc.record({
       kind: fc.constant("cancel" as const),
       user: fc.integer({ min: 0, max: 3 }),
       m: fc.integer({ min: 0, max: 2 }),
       oid: fc.integer({ min: 1, max: 80 }),
-    }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelAll" as const), user: fc.integer({ min: 0, max: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("oracle" as const), m: fc.integer({ min: 0, max: 2 }), bp: fc.integer({ min: -1500, max: 1500 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("advance" as const), dt: fc.integer({ min: 1, max: 20_000 }) }) },
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("cancelAll" as const), user: fc.integer({ min: 0, max: 3 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("oracle" as const),
+      m: fc.integer({ min: 0, max: 2 }),
+      bp: fc.integer({ min: -1500, max: 1500 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("advance" as const), dt: fc.integer({ min: 1, max: 20_000 }) }),
+  },
 );
 
 interface Observed {
@@ -86,7 +112,14 @@ function run(steps: Step[], seed: number): Observed {
       const user = USERS[s.user]!;
       const r = t.order(
         user,
-        { a: m.asset, b: s.isBuy, p: String(Number(px)), s: String(Number(sz)), r: s.reduce, t: { limit: { tif: s.tif } } },
+        {
+          a: m.asset,
+          b: s.isBuy,
+          p: String(Number(px)),
+          s: String(Number(sz)),
+          r: s.reduce,
+          t: { limit: { tif: s.tif } },
+        },
         s.fee >= 0 ? { b: BUILDER, f: s.fee } : undefined,
       ) as Record<string, { oid?: number; avgPx?: string }>;
       const done = r.filled ?? r.resting;
@@ -104,7 +137,10 @@ function run(steps: Step[], seed: number): Observed {
     } else if (s.kind === "cancelAll") {
       const user = USERS[s.user]!;
       for (const dex of [undefined, "yex"]) {
-        const open = t.venue.info({ type: "openOrders", user, ...(dex ? { dex } : {}) }) as { coin: string; oid: number }[];
+        const open = t.venue.info({ type: "openOrders", user, ...(dex ? { dex } : {}) }) as {
+          coin: string;
+          oid: number;
+        }[];
         const cancels = open.map((o) => ({ a: MARKETS.find((m) => m.coin === o.coin)!.asset, o: o.oid }));
         const r = t.ex(user, { type: "cancel", cancels });
         expect(JSON.stringify(r)).not.toContain("error");
@@ -133,7 +169,8 @@ function run(steps: Step[], seed: number): Observed {
       for (const dex of [undefined, "xyz", "yex"]) {
         const st = t.state(u, dex);
         equity = equity.plus(st.marginSummary.accountValue);
-        for (const p of st.assetPositions) net.set(p.position.coin, (net.get(p.position.coin) ?? new D(0)).plus(p.position.szi));
+        for (const p of st.assetPositions)
+          net.set(p.position.coin, (net.get(p.position.coin) ?? new D(0)).plus(p.position.szi));
       }
     }
     for (const v of net.values()) expect(v.isZero()).toBe(true);
@@ -144,7 +181,12 @@ function run(steps: Step[], seed: number): Observed {
   const fills: unknown[][] = [];
   const states: unknown[] = [];
   for (const u of EVERYONE) {
-    const fs = t.venue.info({ type: "userFills", user: u }) as { oid: number; startPosition: string; sz: string; side: string }[];
+    const fs = t.venue.info({ type: "userFills", user: u }) as {
+      oid: number;
+      startPosition: string;
+      sz: string;
+      side: string;
+    }[];
     for (const f of fs) {
       if (!reduceOnlyOids.has(`${u}:${f.oid}`)) continue;
       const start = new D(f.startPosition);
@@ -156,7 +198,11 @@ function run(steps: Step[], seed: number): Observed {
     for (const dex of [undefined, "xyz", "yex"]) states.push(t.state(u, dex));
     states.push(t.venue.info({ type: "historicalOrders", user: u }));
   }
-  return { fills, states, liquidations: (t.venue.info({ type: "userFills", user: LIQUIDATOR }) as unknown[]).length };
+  return {
+    fills,
+    states,
+    liquidations: (t.venue.info({ type: "userFills", user: LIQUIDATOR }) as unknown[]).length,
+  };
 }
 
 describe("venue properties", () => {
@@ -184,9 +230,13 @@ describe("venue properties", () => {
 
   it("is deterministic: same seed and actions give identical fills and state", () => {
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 40, size: "max" }), fc.integer({ min: 0, max: 1000 }), (steps, seed) => {
-        expect(JSON.stringify(run(steps, seed))).toBe(JSON.stringify(run(steps, seed)));
-      }),
+      fc.property(
+        fc.array(step, { minLength: 1, maxLength: 40, size: "max" }),
+        fc.integer({ min: 0, max: 1000 }),
+        (steps, seed) => {
+          expect(JSON.stringify(run(steps, seed))).toBe(JSON.stringify(run(steps, seed)));
+        },
+      ),
       { numRuns: 15 },
     );
   });

@@ -13,26 +13,46 @@ describe("order refusals", () => {
   it("refuses prices with more than 5 significant figures or too many decimals, allows integers", () => {
     const t = testVenue();
     // BTC: szDecimals 5 → at most 1 decimal; 97000.5 has 6 significant figures.
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97000.5", s: "0.001" })).toEqual({ error: "Order has invalid price." });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "9700.55", s: "0.01" })).toEqual({ error: "Order has invalid price." });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "97000.5", s: "0.001" })).toEqual({
+      error: "Order has invalid price.",
+    });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "9700.55", s: "0.01" })).toEqual({
+      error: "Order has invalid price.",
+    });
     expect(t.order(ALICE, { a: BTC, b: true, p: "9700.5", s: "0.01" })).toMatchObject({ resting: {} });
     // An integer price is always allowed, whatever its significant figures.
     expect(t.order(ALICE, { a: BTC, b: true, p: "96999", s: "0.001" })).toMatchObject({ resting: {} });
     expect(t.order(ALICE, { a: BTC, b: false, p: "123456", s: "0.001" })).toMatchObject({ resting: {} });
     // DOGE: szDecimals 0 → up to 6 decimals, still 5 significant figures.
-    expect(t.order(ALICE, { a: DOGE, b: true, p: "0.1700001", s: "100" })).toEqual({ error: "Order has invalid price." });
-    expect(t.order(ALICE, { a: DOGE, b: true, p: "0.170001", s: "100" })).toEqual({ error: "Order has invalid price." });
+    expect(t.order(ALICE, { a: DOGE, b: true, p: "0.1700001", s: "100" })).toEqual({
+      error: "Order has invalid price.",
+    });
+    expect(t.order(ALICE, { a: DOGE, b: true, p: "0.170001", s: "100" })).toEqual({
+      error: "Order has invalid price.",
+    });
     expect(t.order(ALICE, { a: DOGE, b: true, p: "0.17001", s: "100" })).toMatchObject({ resting: {} });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "0", s: "0.001" })).toEqual({ error: "Order has invalid price." });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "-5", s: "0.001" })).toEqual({ error: "Order has invalid price." });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "0", s: "0.001" })).toEqual({
+      error: "Order has invalid price.",
+    });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "-5", s: "0.001" })).toEqual({
+      error: "Order has invalid price.",
+    });
   });
 
   it("refuses sizes off the lot and zero sizes", () => {
     const t = testVenue();
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.000001" })).toEqual({ error: "Order has invalid size." });
-    expect(t.order(ALICE, { a: ETH, b: true, p: "3400", s: "0.12345" })).toEqual({ error: "Order has invalid size." });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0" })).toEqual({ error: "Order has zero size." });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "abc" })).toEqual({ error: "Order has invalid size." });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.000001" })).toEqual({
+      error: "Order has invalid size.",
+    });
+    expect(t.order(ALICE, { a: ETH, b: true, p: "3400", s: "0.12345" })).toEqual({
+      error: "Order has invalid size.",
+    });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0" })).toEqual({
+      error: "Order has zero size.",
+    });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "abc" })).toEqual({
+      error: "Order has invalid size.",
+    });
   });
 
   it("refuses orders below $10", () => {
@@ -75,7 +95,9 @@ describe("order refusals", () => {
     expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.01" }, { b: BUILDER, f: 101 })).toEqual({
       topError: "Builder fee exceeds the maximum of 0.1% for perps.",
     });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.01" }, { b: BUILDER, f: 100 })).toMatchObject({ resting: {} });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.01" }, { b: BUILDER, f: 100 })).toMatchObject({
+      resting: {},
+    });
   });
 
   it("rejects a post-only order that would cross, with the bbo in the message", () => {
@@ -85,7 +107,9 @@ describe("order refusals", () => {
     expect(t.order(ALICE, { a: BTC, b: true, p: "97010", s: "0.01", t: { limit: { tif: "Alo" } } })).toEqual({
       error: "Post only order would have immediately matched, bbo was 96990@97010. asset=0",
     });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "97009", s: "0.01", t: { limit: { tif: "Alo" } } })).toMatchObject({
+    expect(
+      t.order(ALICE, { a: BTC, b: true, p: "97009", s: "0.01", t: { limit: { tif: "Alo" } } }),
+    ).toMatchObject({
       resting: {},
     });
   });
@@ -101,7 +125,10 @@ describe("order refusals", () => {
 
   it("answers unknown actions with an err and unknown info types with VenueError", () => {
     const t = testVenue();
-    expect(t.ex(ALICE, { type: "frobnicate" })).toEqual({ status: "err", response: "Unsupported action type: frobnicate" });
+    expect(t.ex(ALICE, { type: "frobnicate" })).toEqual({
+      status: "err",
+      response: "Unsupported action type: frobnicate",
+    });
     expect(() => t.venue.info({ type: "nope" })).toThrow(VenueError);
     expect(() => t.venue.info({ type: "meta", dex: "nope" })).toThrow(VenueError);
     expect(() => t.venue.info({ type: "clearinghouseState", user: "bob" })).toThrow(VenueError);

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import type { Network } from "../../../config/defaults.ts";
 import { dec } from "../../../core/decimal.ts";
-import { parseJsonOutput, runCli } from "../cli-job.ts";
+import { HlClient, instrumentToCoin } from "../../../exchange/index.ts";
+import { type OutputStream, parseJsonOutput, runCli } from "../cli-job.ts";
 import {
   checkInstrument,
   checkOrderSize,
@@ -10,23 +12,91 @@ import {
   loadPolicy,
   reserveNotional,
 } from "../safety.ts";
-import { type ToolContext, type ToolProgress, defineTool } from "../tool.ts";
+import { defineTool, type ToolContext, ToolError, type ToolProgress } from "../tool.ts";
 import { engineSummary, wolfSummary } from "./summaries.ts";
 
-const TICK_LINE = /\btick[\s#:=]*(\d+)/i;
+/** A `hl run` tick line on stderr: `[HH:MM:SS] T<n> <coin> mid=…`. */
+const ENGINE_TICK = /^\[\d{2}:\d{2}:\d{2}\] T\d+ /;
 
-/** Progress from a trading loop's output: one report per tick line. */
-function tickProgress(total: number | undefined) {
-  return (line: string): ToolProgress | undefined => {
-    const m = TICK_LINE.exec(line);
-    if (!m) return undefined;
-    return { progress: Number(m[1]), ...(total ? { total } : {}), message: line.trim().slice(0, 200) };
+/** Progress of `hl run`: one report per tick line the engine logs (counted, so it only increases). */
+export function engineTickProgress(total: number | undefined) {
+  let ticks = 0;
+  return (line: string, stream: OutputStream): ToolProgress | undefined => {
+    if (stream !== "stderr" || !ENGINE_TICK.test(line)) return undefined;
+    ticks += 1;
+    return { progress: ticks, ...(total ? { total } : {}), message: line.trim().slice(0, 200) };
   };
 }
 
+/** Progress of `hl wolf run --json`: each tick prints the state as one JSON line on stdout. */
+export function wolfTickProgress(total: number | undefined) {
+  let ticks = 0;
+  return (line: string, stream: OutputStream): ToolProgress | undefined => {
+    if (stream !== "stdout" || !line.startsWith("{")) return undefined;
+    let st: {
+      tick_count?: unknown;
+      slots?: { status?: string }[];
+      total_trades?: unknown;
+      daily_pnl?: unknown;
+    };
+    try {
+      st = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (typeof st.tick_count !== "number") return undefined;
+    ticks += 1;
+    const slots = Array.isArray(st.slots) ? st.slots : [];
+    const active = slots.filter((s) => s.status !== undefined && s.status !== "empty").length;
+    return {
+      progress: ticks,
+      ...(total ? { total } : {}),
+      message: `tick ${st.tick_count}: ${active}/${slots.length} slots active, ${String(st.total_trades)} trades, daily PnL ${String(st.daily_pnl)}`,
+    };
+  };
+}
+
+/** Every child gets the server's data dir as DATA_DIR (commands default their paths from it). */
+function cliEnv(ctx: ToolContext): NodeJS.ProcessEnv {
+  return { ...ctx.env, DATA_DIR: ctx.dataDir };
+}
+
+/** A stopped (cancelled or timed-out) loop still reports what it saved. */
+async function withSummary<T>(job: Promise<T>, summary: () => unknown): Promise<T> {
+  try {
+    return await job;
+  } catch (err) {
+    if (err instanceof ToolError && err.details?.stopped) {
+      throw new ToolError(err.message, { ...err.details, summary: summary() });
+    }
+    throw err;
+  }
+}
+
+const plain = (n: number) => dec(n).toFixed();
+
+/** `run_strategy`'s hard limit: max(60, max_ticks·tick + 30) s; none without max_ticks (runs until cancelled). */
+export function strategyTimeoutMs(maxTicks: number | null, tick: number): number | undefined {
+  return maxTicks === null ? undefined : Math.max(60, maxTicks * tick + 30) * 1000;
+}
+
+/**
+ * `wolf_run`'s hard limit: the contract's max(120, max_ticks·60 + 30) s (60 = WOLF's default tick; a
+ * shorter tick keeps that budget, a longer one gets more); none without max_ticks.
+ */
+export function wolfTimeoutMs(maxTicks: number | null, tick?: number): number | undefined {
+  return maxTicks === null ? undefined : Math.max(120, maxTicks * Math.max(60, tick ?? 60) + 30) * 1000;
+}
+
 const mainnetArgs = {
-  mainnet: z.boolean().default(false).describe("Use Hyperliquid mainnet (real money). Needs confirm: true as well."),
-  confirm: z.boolean().default(false).describe("Explicit confirmation for mainnet actions, after asking the user."),
+  mainnet: z
+    .boolean()
+    .default(false)
+    .describe("Use Hyperliquid mainnet (real money). Needs confirm: true as well."),
+  confirm: z
+    .boolean()
+    .default(false)
+    .describe("Explicit confirmation for mainnet actions, after asking the user."),
 };
 
 export const account = defineTool({
@@ -36,11 +106,18 @@ export const account = defineTool({
   description:
     "Hyperliquid account state: account value, withdrawable, margin used and open positions on every dex. " +
     "Reads the configured wallet on testnet (or the paper network when no key is configured; mainnet: true for mainnet).",
-  input: { mainnet: z.boolean().default(false).describe("Read the mainnet account instead of testnet/paper") },
+  input: {
+    mainnet: z.boolean().default(false).describe("Read the mainnet account instead of testnet/paper"),
+  },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run(args, ctx) {
     const { network, note } = chooseNetwork({ mainnet: args.mainnet, confirm: true }, ctx.env, false);
-    const out = await runCli({ args: ["account", "--json", "--network", network], env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    const out = await runCli({
+      args: ["account", "--json", "--network", network],
+      env: cliEnv(ctx),
+      signal: ctx.signal,
+      timeoutMs: 30_000,
+    });
     return { network, ...(note ? { note } : {}), account: parseJsonOutput(out.stdout) };
   },
 });
@@ -55,7 +132,13 @@ export const status = defineTool({
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    const out = await runCli({ args: ["status", "--json", "--data-dir", ctx.dataDir], env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    // `hl status` reads $DATA_DIR/cli/state.db (its --data-dir names that cli directory, not the root).
+    const out = await runCli({
+      args: ["status", "--json"],
+      env: cliEnv(ctx),
+      signal: ctx.signal,
+      timeoutMs: 30_000,
+    });
     return parseJsonOutput(out.stdout);
   },
 });
@@ -85,19 +168,33 @@ export const trade = defineTool({
       const px = args.price ?? (await referencePrice(args.instrument, network, ctx));
       reserveNotional(policy, ctx.dataDir, dec(px).mul(args.size));
     }
-    const cli = ["trade", args.instrument, args.side, String(args.size), "--yes", "--json", "--network", network];
-    if (args.price !== undefined) cli.push("--price", String(args.price));
-    const out = await runCli({ args: cli, env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
+    const cli = [
+      "trade",
+      args.instrument,
+      args.side,
+      plain(args.size),
+      "--yes",
+      "--json",
+      "--network",
+      network,
+    ];
+    if (args.price !== undefined) cli.push("--price", plain(args.price));
+    const out = await runCli({ args: cli, env: cliEnv(ctx), signal: ctx.signal, timeoutMs: 30_000 });
     return { network, ...(note ? { note } : {}), result: parseJsonOutput(out.stdout) };
   },
 });
 
-/** Mid price for the notional budget: asked of the CLI so the tool never holds a key itself. */
-async function referencePrice(instrument: string, network: string, ctx: ToolContext): Promise<string> {
-  const out = await runCli({ args: ["price", instrument, "--json", "--network", network], env: ctx.env, signal: ctx.signal, timeoutMs: 15_000 });
-  const parsed = parseJsonOutput(out.stdout) as { mid?: string };
-  if (!parsed.mid) throw new Error(`no price for ${instrument}`);
-  return parsed.mid;
+/** Mid price for the notional budget, read without any key (public info only). */
+async function referencePrice(instrument: string, network: Network, ctx: ToolContext): Promise<string> {
+  const client = await HlClient.create({ network, env: ctx.env, paperWallet: false });
+  try {
+    const coin = instrumentToCoin(instrument);
+    const mid = (await client.allMidsMerged())[coin];
+    if (!mid) throw new ToolError(`no price for ${instrument} on ${network}`);
+    return mid;
+  } finally {
+    await client.close();
+  }
 }
 
 export const runStrategy = defineTool({
@@ -110,10 +207,19 @@ export const runStrategy = defineTool({
     "call is cancelled (the loop then cancels its orders and saves its state). mock: paper network; dry_run: real " +
     "market data, orders simulated locally and never sent.",
   input: {
-    strategy: z.string().min(1).describe("Strategy id, see the strategies tool (e.g. simple_mm, avellaneda_mm)"),
+    strategy: z
+      .string()
+      .min(1)
+      .describe("Strategy id, see the strategies tool (e.g. simple_mm, avellaneda_mm)"),
     instrument: z.string().default("ETH-PERP").describe("Instrument, e.g. ETH-PERP"),
     tick: z.number().positive().default(10).describe("Seconds between ticks (default 10)"),
-    max_ticks: z.number().int().positive().nullable().default(null).describe("Stop after N ticks (null = until cancelled)"),
+    max_ticks: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe("Stop after N ticks (null = until cancelled)"),
     mock: z.boolean().default(false).describe("Paper network (sim world)"),
     dry_run: z.boolean().default(false).describe("Real market data, orders never sent"),
     ...mainnetArgs,
@@ -125,13 +231,35 @@ export const runStrategy = defineTool({
     checkInstrument(policy, args.instrument);
     checkTicks(policy, args.max_ticks);
     const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
-    const cli = ["run", args.strategy, "-i", args.instrument, "--tick", String(args.tick), "--network", network, "--data-dir", ctx.dataDir];
+    // `hl run` keeps state.db and trades.jsonl in $DATA_DIR/cli (its --data-dir names that cli directory).
+    const cli = [
+      "run",
+      args.strategy,
+      "-i",
+      args.instrument,
+      "--tick",
+      plain(args.tick),
+      "--network",
+      network,
+    ];
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.dry_run) cli.push("--dry-run");
-    const timeoutMs = args.max_ticks === null ? undefined : Math.max(60, args.max_ticks * args.tick + 30) * 1000;
-    const max = args.max_ticks ?? undefined;
-    const out = await runCli({ args: cli, env: ctx.env, signal: ctx.signal, timeoutMs, onLine: tickProgress(max), progress: ctx.progress });
-    return { network, ...(note ? { note } : {}), summary: engineSummary(ctx.dataDir), output_tail: out.stdout.trim().split("\n").slice(-10) };
+    const timeoutMs = strategyTimeoutMs(args.max_ticks, args.tick);
+    const job = runCli({
+      args: cli,
+      env: cliEnv(ctx),
+      signal: ctx.signal,
+      timeoutMs,
+      onLine: engineTickProgress(args.max_ticks ?? undefined),
+      progress: ctx.progress,
+    });
+    const out = await withSummary(job, () => engineSummary(ctx.dataDir));
+    return {
+      network,
+      ...(note ? { note } : {}),
+      summary: engineSummary(ctx.dataDir),
+      output_tail: out.stdout.trim().split("\n").slice(-6),
+    };
   },
 });
 
@@ -148,7 +276,7 @@ export const scannerRun = defineTool({
     const { network, note } = chooseNetwork({ mock: args.mock }, ctx.env, false);
     const out = await runCli({
       args: ["scanner", "once", "--json", "--network", network, "--data-dir", ctx.dataDir],
-      env: ctx.env,
+      env: cliEnv(ctx),
       signal: ctx.signal,
       timeoutMs: 60_000,
     });
@@ -160,12 +288,18 @@ export const wolfStatus = defineTool({
   name: "wolf_status",
   title: "WOLF status",
   group: "action",
-  description: "WOLF orchestrator status: slots with side, size, entry, ROE and DSL phase, daily and total PnL.",
+  description:
+    "WOLF orchestrator status: slots with side, size, entry, ROE and DSL phase, daily and total PnL.",
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    const out = await runCli({ args: ["wolf", "status", "--data-dir", ctx.dataDir], env: ctx.env, signal: ctx.signal, timeoutMs: 30_000 });
-    return { text: out.stdout.trimEnd(), status: wolfSummary(ctx.dataDir) };
+    const out = await runCli({
+      args: ["wolf", "status", "--json", "--data-dir", ctx.dataDir],
+      env: cliEnv(ctx),
+      signal: ctx.signal,
+      timeoutMs: 30_000,
+    });
+    return parseJsonOutput(out.stdout);
   },
 });
 
@@ -180,7 +314,13 @@ export const wolfRun = defineTool({
   input: {
     preset: z.enum(["default", "conservative", "aggressive"]).default("default").describe("Preset"),
     mock: z.boolean().default(false).describe("Paper network (sim world)"),
-    max_ticks: z.number().int().positive().nullable().default(null).describe("Stop after N ticks (null = until cancelled)"),
+    max_ticks: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe("Stop after N ticks (null = until cancelled)"),
     tick: z.number().positive().optional().describe("Seconds between ticks (default 60)"),
     ...mainnetArgs,
   },
@@ -189,19 +329,36 @@ export const wolfRun = defineTool({
     const policy = loadPolicy(ctx.env);
     checkTicks(policy, args.max_ticks);
     const { network, note } = chooseNetwork(args, ctx.env, true);
-    const cli = ["wolf", "run", "--preset", args.preset, "--network", network, "--data-dir", ctx.dataDir];
+    // --json: one state line per tick on stdout, which is what progress is read from.
+    const cli = [
+      "wolf",
+      "run",
+      "--json",
+      "--preset",
+      args.preset,
+      "--network",
+      network,
+      "--data-dir",
+      ctx.dataDir,
+    ];
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
-    if (args.tick !== undefined) cli.push("--tick", String(args.tick));
-    const timeoutMs = args.max_ticks === null ? undefined : Math.max(120, args.max_ticks * 60 + 30) * 1000;
-    const out = await runCli({
+    if (args.tick !== undefined) cli.push("--tick", plain(args.tick));
+    const timeoutMs = wolfTimeoutMs(args.max_ticks, args.tick);
+    const job = runCli({
       args: cli,
-      env: ctx.env,
+      env: cliEnv(ctx),
       signal: ctx.signal,
       timeoutMs,
-      onLine: tickProgress(args.max_ticks ?? undefined),
+      onLine: wolfTickProgress(args.max_ticks ?? undefined),
       progress: ctx.progress,
     });
-    return { network, ...(note ? { note } : {}), summary: wolfSummary(ctx.dataDir), output_tail: out.stdout.trim().split("\n").slice(-10) };
+    const out = await withSummary(job, () => wolfSummary(ctx.dataDir));
+    return {
+      network,
+      ...(note ? { note } : {}),
+      summary: wolfSummary(ctx.dataDir),
+      output_tail: out.stderr.trim().split("\n").slice(-3),
+    };
   },
 });
 
@@ -222,9 +379,10 @@ export const howlRun = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
-    const cli = ["howl", "run", "--json", "--data-dir", ctx.dataDir];
+    // `hl howl run` reviews $DATA_DIR (it has no --data-dir flag).
+    const cli = ["howl", "run", "--json"];
     if (args.since) cli.push("--since", args.since);
-    const out = await runCli({ args: cli, env: ctx.env, signal: ctx.signal, timeoutMs: 60_000 });
+    const out = await runCli({ args: cli, env: cliEnv(ctx), signal: ctx.signal, timeoutMs: 60_000 });
     return parseJsonOutput(out.stdout);
   },
 });

@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import { readAgentConfig } from "../services/agent/config.ts";
+import { startAgentService } from "../services/agent/server.ts";
+import { agentMappers, skillInstall, strategyCatalog } from "../services/agent/wiring.ts";
+import { mountMcpHttp } from "../services/mcp/mount.ts";
+
+export function register(program: Command): void {
+  const agent = program.command("agent").description("The agent service (A): status API, SSE feed, pause/resume, dashboard");
+  agent
+    .command("serve")
+    .description("Run the agent service; RUN_MODE=wolf|strategy|mcp chooses the supervised trading job")
+    .option("--port <port>", "port to bind (default $PORT or 8080)")
+    .option("--host <host>", "address to bind (default 0.0.0.0)")
+    .action(async (opts: { port?: string; host?: string }) => {
+      const env = { ...process.env, ...(opts.port ? { PORT: opts.port } : {}) };
+      const cfg = readAgentConfig(env);
+      if (opts.host) cfg.host = opts.host;
+      const svc = await startAgentService(cfg, {
+        mappers: agentMappers,
+        catalog: strategyCatalog,
+        skillInstall,
+        mountMcp: (app) => mountMcpHttp(app, { dataDir: cfg.dataDir }),
+      });
+      console.log(`agent service (${cfg.mode}, ${cfg.network}) listening on http://${cfg.host}:${svc.port}`);
+      const shutdown = async () => {
+        await svc.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", shutdown);
+      process.once("SIGTERM", shutdown);
+    });
+}

@@ -1,0 +1,47 @@
+import { existsSync } from "node:fs";
+import { statusFromKv } from "../../engine/status.ts";
+import { STRATEGY_IDS, strategyCatalog } from "../../strategies/catalog.ts";
+import { wolfStateSchema } from "../../wolf/state.ts";
+import { wolfStatus, wolfStatusText } from "../../wolf/status.ts";
+import type { SkillInstallResult } from "./server.ts";
+import type { StatusMappers, StatusObject } from "./status-reader.ts";
+import { HL_BIN } from "./supervisor.ts";
+
+/** The real mappings from the trading child's files to the contract's shapes. */
+export const agentMappers: StatusMappers = {
+  wolf(raw) {
+    const parsed = wolfStateSchema.safeParse(raw);
+    return parsed.success ? (wolfStatus(parsed.data) as unknown as StatusObject) : { status: "stopped" };
+  },
+  wolfText(raw) {
+    const parsed = wolfStateSchema.safeParse(raw);
+    return parsed.success ? wolfStatusText(parsed.data) : "WOLF state file is unreadable.";
+  },
+  engine: (kv) => statusFromKv(kv) as StatusObject,
+  engineText(s) {
+    if (s.status !== "running") return "Strategy engine stopped.";
+    const r = s as Record<string, unknown>;
+    return [
+      `Strategy ${r.engine} on ${r.instrument}`,
+      `Tick ${r.tick_count} | Position ${r.position_qty} | uPnL ${r.unrealized_pnl} | rPnL ${r.realized_pnl}`,
+      `Orders ${r.total_orders} | Fills ${r.total_fills}`,
+    ].join("\n");
+  },
+};
+
+/**
+ * `/api/skill/install`: verifies that the `hl` command and its modules load, and reports the real
+ * strategy and MCP tool counts (from the catalog and the tool registry, never a constant).
+ */
+export async function skillInstall(): Promise<SkillInstallResult> {
+  try {
+    if (!existsSync(HL_BIN)) throw new Error(`hl launcher missing at ${HL_BIN}`);
+    await import("../../cli/groups.ts");
+    const { TOOLS } = await import("../mcp/registry.ts");
+    return { installed: true, strategies: STRATEGY_IDS.length, tools: TOOLS.length };
+  } catch (err) {
+    return { installed: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export { strategyCatalog };

@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { dec, wire } from "../core/decimal.ts";
+import { UserError } from "../core/errors.ts";
+import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
+import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
+import { type DslGuardFile, saveGuard } from "../guard/store.ts";
+import type { WolfPort } from "./port.ts";
+
+/**
+ * `hl dsl start`: guard one existing exchange position with a DSL trailing stop, outside WOLF. Every
+ * streamed mid (and a poll each tick) is evaluated; a close sends a reduce-only IOC for what is
+ * still open, and the guard is marked closed only when the exchange shows the position flat.
+ */
+export interface StandaloneGuardOptions {
+  port: WolfPort;
+  coin: string;
+  dir: string;
+  preset: string;
+  leverage: number;
+  /** the absolute floor at −3 % ROE when the preset has none (as the predecessor's standalone guard) */
+  autoFloor?: boolean;
+  slippage?: number;
+  log?: (line: string) => void;
+}
+
+export class StandaloneGuard {
+  guard: DslGuardFile;
+  private busy = false;
+  done = false;
+
+  private constructor(
+    private readonly opts: StandaloneGuardOptions,
+    guard: DslGuardFile,
+  ) {
+    this.guard = guard;
+  }
+
+  static async open(opts: StandaloneGuardOptions): Promise<StandaloneGuard> {
+    const pos = (await opts.port.positions()).find((p) => p.coin === opts.coin && !dec(p.szi).isZero());
+    if (!pos) throw new UserError(`no open ${opts.port.instrumentOf(opts.coin)} position to guard`);
+    const direction = dec(pos.szi).gt(0) ? "long" : "short";
+    const entry = Number(pos.entryPx);
+    const floor =
+      opts.autoFloor === false
+        ? 0
+        : entry * (direction === "long" ? 1 - 0.03 / opts.leverage : 1 + 0.03 / opts.leverage);
+    const config: DslConfig = dslConfigFromPreset(opts.preset, {
+      direction,
+      leverage: opts.leverage,
+      phase1_absolute_floor: floor,
+    });
+    const now = opts.port.now();
+    const state = newDslState({
+      position_id: `${opts.coin.replace(":", "_")}-${now}`,
+      instrument: opts.port.instrumentOf(opts.coin),
+      entry_price: entry,
+      position_size: wire(dec(pos.szi).abs()),
+      nowMs: now,
+    });
+    const guard = { state, config };
+    saveGuard(opts.dir, guard);
+    return new StandaloneGuard(opts, guard);
+  }
+
+  /** Evaluate one price; on a close verdict, send the close (at most one in flight). */
+  async onPrice(price: number): Promise<DslResult | undefined> {
+    if (this.done || this.busy) return undefined;
+    const now = this.opts.port.now();
+    const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
+    this.guard = { ...this.guard, state: r.state };
+    saveGuard(this.opts.dir, this.guard);
+    if (r.action === "close") {
+      this.busy = true;
+      try {
+        await this.close(r.reason, price);
+      } finally {
+        this.busy = false;
+      }
+    }
+    return r;
+  }
+
+  private async close(reason: string, price: number): Promise<void> {
+    const { port, coin } = this.opts;
+    const pos = (await port.positions()).find((p) => p.coin === coin);
+    const open = pos ? dec(pos.szi) : dec(0);
+    if (!open.isZero()) {
+      const res = await port.ioc({
+        coin,
+        side: open.gt(0) ? "sell" : "buy",
+        size: wire(open.abs()),
+        slippage: this.opts.slippage ?? 0.01,
+        reduceOnly: true,
+        cloid: `0x${randomBytes(16).toString("hex")}`,
+      });
+      this.opts.log?.(
+        res.status === "filled"
+          ? `close filled ${res.size} @ ${res.price}`
+          : `close not filled: ${res.message}`,
+      );
+      if (res.status !== "filled" || dec(res.size).lt(open.abs())) return; // retried on the next price
+    }
+    this.guard = { ...this.guard, state: markDslClosed(this.guard.state, price, reason, port.now()) };
+    saveGuard(this.opts.dir, this.guard);
+    this.done = true;
+    this.opts.log?.(`guard closed: ${reason}`);
+  }
+}

@@ -1,0 +1,137 @@
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+/** `hl run` as a user runs it: --mock starts its own sim world; state lands in $DATA_DIR/cli/state.db. */
+const execFileP = promisify(execFile);
+const HL = join(import.meta.dirname, "../../bin/hl.mjs");
+const roots: string[] = [];
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function envFor(): Promise<NodeJS.ProcessEnv> {
+  const root = mkdtempSync(join(tmpdir(), "hl-run-e2e-"));
+  roots.push(root);
+  return {
+    ...process.env,
+    DATA_DIR: join(root, "data"),
+    HL_AGENT_HOME: join(root, "home"),
+    SIM_PORT: String(await freePort()),
+    HL_API_URL: "",
+    HL_NETWORK: "",
+    HL_PRIVATE_KEY: "",
+    HL_KEYSTORE_ADDRESS: "",
+    HL_RATE_WEIGHT_PER_MIN: "1000000",
+  };
+}
+
+const hasSqlite3 = spawnSync("sqlite3", ["-version"]).status === 0;
+
+afterAll(() => {
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
+describe("hl run (e2e)", () => {
+  it("hl run simple_mm --mock --max-ticks 20 --tick 0.2 leaves a state.db with the contract's kv keys", async () => {
+    const env = await envFor();
+    const { stdout, stderr } = await execFileP(
+      "node",
+      [HL, "run", "simple_mm", "--mock", "--max-ticks", "20", "--tick", "0.2"],
+      {
+        env,
+        timeout: 90_000,
+      },
+    );
+    expect(stdout).toContain("Mode: MOCK");
+    expect(stdout).toContain("Ticks: 20 this run, 20 in total");
+    expect(stderr).toContain("T20 ETH");
+    const db = join(env.DATA_DIR!, "cli", "state.db");
+    const { stdout: status } = await execFileP("node", [HL, "status", "--json"], { env });
+    expect(JSON.parse(status)).toMatchObject({
+      status: "running",
+      engine: "simple_mm",
+      tick_count: 20,
+      instrument: "ETH-PERP",
+    });
+    if (!hasSqlite3) {
+      console.warn("sqlite3 binary not found: skipping the sqlite3 CLI read of state.db (CI installs it)");
+      return;
+    }
+    const rows = spawnSync("sqlite3", [db, "SELECT key, value FROM kv ORDER BY key"], {
+      encoding: "utf8",
+    }).stdout;
+    const kv: Record<string, string> = Object.fromEntries(
+      rows
+        .trim()
+        .split("\n")
+        .map((l) => [l.slice(0, l.indexOf("|")), l.slice(l.indexOf("|") + 1)]),
+    );
+    for (const key of [
+      "tick_count",
+      "positions",
+      "risk",
+      "start_time_ms",
+      "strategy_id",
+      "instrument",
+      "order_stats",
+    ]) {
+      expect(kv).toHaveProperty(key);
+    }
+    expect(JSON.parse(kv.tick_count ?? "null")).toBe(20);
+    expect(JSON.parse(kv.strategy_id ?? "null")).toBe("simple_mm");
+    expect(JSON.parse(kv.order_stats ?? "null").total_placed).toBeGreaterThan(0);
+    expect(JSON.parse(kv.positions ?? "null").agents.simple_mm["ETH-PERP"]).toHaveProperty("unrealized_pnl");
+  }, 120_000);
+
+  it("SIGTERM cancels resting orders, saves state and exits 0", async () => {
+    const env = await envFor();
+    const child = spawn("node", [HL, "run", "simple_mm", "--mock", "--tick", "5"], { env });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    const deadline = Date.now() + 60_000;
+    while (!err.includes("T1 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const sentAt = Date.now();
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((r) => child.on("exit", r));
+    expect(code).toBe(0);
+    expect(Date.now() - sentAt).toBeLessThan(4000); // did not wait out the 5 s tick
+    expect(err).toMatch(/cancelled \d+ resting order/);
+    expect(out).toContain("stopped: signal");
+    const { stdout } = await execFileP("node", [HL, "status"], { env });
+    expect(stdout).toContain("Run: stopped");
+  }, 120_000);
+
+  it("bad input is one readable line and exit 1", async () => {
+    const env = await envFor();
+    const r = await execFileP("node", [HL, "run", "no_such", "--mock"], { env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(r).toMatchObject({ code: 1 });
+    expect((r as { stderr: string }).stderr).toMatch(
+      /^error: unknown strategy "no_such" \(available: .*simple_mm/,
+    );
+  }, 60_000);
+
+  it("hl strategies --json prints the catalog", async () => {
+    const { stdout } = await execFileP("node", [HL, "strategies", "--json"], { env: await envFor() });
+    const c = JSON.parse(stdout);
+    expect(Object.keys(c.strategies)).toHaveLength(14);
+    expect(c.markets).toHaveProperty("VXX-USDYP");
+  }, 60_000);
+});

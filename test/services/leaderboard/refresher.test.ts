@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
+import type { LedgerUpdate } from "../../../src/services/leaderboard/ledger.ts";
+import { Refresher } from "../../../src/services/leaderboard/refresher.ts";
+import { AgentStore } from "../../../src/services/leaderboard/store.ts";
+
+const addr = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
+
+class FakeExchange implements NetworkAccounts {
+  values = new Map<string, string>();
+  ledgers = new Map<string, LedgerUpdate[]>();
+  broken = new Set<string>();
+  dexesDown = false;
+  calls = 0;
+  async hip3Dexes() {
+    if (this.dexesDown) throw new Error("perpDexs down");
+    return ["xyz"];
+  }
+  async account(user: string): Promise<AccountReading> {
+    this.calls++;
+    if (this.broken.has(user)) throw new Error(`boom for ${user}`);
+    return { accountValue: this.values.get(user) ?? "100", positionsCount: 2 };
+  }
+  async ledger(user: string): Promise<LedgerUpdate[]> {
+    return this.ledgers.get(user) ?? [];
+  }
+  async close() {}
+}
+
+let store: AgentStore;
+const opened: AgentStore[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
+
+function setup(n: number) {
+  store = new AgentStore(":memory:");
+  opened.push(store);
+  for (let i = 0; i < n; i++) {
+    store.insert({
+      network: "testnet",
+      address: addr(i),
+      displayName: `a${i}`,
+      initialAccountValue: "100",
+      registeredAt: i,
+      ledgerMark: { timeMs: 10, hashes: ["0xold"] },
+      positionsCount: 0,
+    });
+  }
+  const ex = new FakeExchange();
+  const refresher = new Refresher({
+    store,
+    source: () => ex,
+    networks: ["testnet"],
+    intervalMs: 60_000,
+    concurrency: 3,
+    agentTimeoutMs: 1000,
+    staggerMs: 0,
+  });
+  return { ex, refresher };
+}
+
+describe("leaderboard refresher", () => {
+  it("updates every agent, marks failures stale with their last values, and joins a running cycle", async () => {
+    const { ex, refresher } = setup(5);
+    ex.values.set(addr(1), "150");
+    ex.ledgers.set(addr(1), [
+      { time: 10, hash: "0xold", delta: { type: "deposit", usdc: "100" } },
+      { time: 20, hash: "0xnew", delta: { type: "deposit", usdc: "30" } },
+    ]);
+    const first = refresher.cycle();
+    expect(refresher.cycle()).toBe(first);
+    const [report] = await first;
+    expect(report).toMatchObject({ network: "testnet", agents: 5, failed: 0 });
+    expect(ex.calls).toBe(5);
+    const top = refresher.board("testnet").entries[0]!;
+    expect(top).toMatchObject({
+      address: addr(1),
+      pnl: 50,
+      net_deposits: 30,
+      pnl_adjusted: 20,
+      positions_count: 2,
+    });
+
+    ex.broken.add(addr(1));
+    ex.values.set(addr(2), "90");
+    await refresher.cycle();
+    const board = refresher.board("testnet");
+    expect(board.entries.find((e) => e.address === addr(1))).toMatchObject({ stale: true, pnl: 50 });
+    expect(board.entries.find((e) => e.address === addr(2))).toMatchObject({ pnl: -10 });
+    expect(board.entries.filter((e) => e.stale)).toHaveLength(1);
+  });
+
+  it("marks the whole network stale when the dex list cannot be read", async () => {
+    const { ex, refresher } = setup(3);
+    ex.dexesDown = true;
+    const [report] = await refresher.cycle();
+    expect(report?.failed).toBe(3);
+    expect(refresher.board("testnet").entries.every((e) => e.stale)).toBe(true);
+    expect(store.get("testnet", addr(0))?.lastError).toMatch(/^Failed to query Hyperliquid: perpDexs down/);
+  });
+
+  it("shows a registration at once on a small board and coalesces rebuilds of a large one", async () => {
+    const { refresher } = setup(1500);
+    refresher.rebuild("testnet");
+    const add = (i: number) =>
+      store.insert({
+        network: "testnet",
+        address: addr(10_000 + i),
+        displayName: "new",
+        initialAccountValue: "1",
+        registeredAt: 10_000 + i,
+        ledgerMark: null,
+        positionsCount: 0,
+      });
+    add(1);
+    refresher.agentAdded("testnet"); // right after a build: deferred
+    add(2);
+    refresher.agentAdded("testnet"); // coalesced with the pending one
+    expect(refresher.board("testnet").total).toBe(1500);
+    const until = Date.now() + 5000;
+    while (refresher.board("testnet").total === 1500 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(refresher.board("testnet").total).toBe(1502);
+    await refresher.stop();
+
+    const small = setup(2);
+    small.refresher.rebuild("testnet");
+    store.insert({
+      network: "testnet",
+      address: addr(99),
+      displayName: "x",
+      initialAccountValue: "1",
+      registeredAt: 99,
+      ledgerMark: null,
+      positionsCount: 0,
+    });
+    small.refresher.agentAdded("testnet");
+    expect(small.refresher.board("testnet").total).toBe(3);
+  });
+});

@@ -1,0 +1,50 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { dec } from "../../src/core/decimal.ts";
+import { listGuards } from "../../src/guard/store.ts";
+import { StandaloneGuard } from "../../src/wolf/dsl-runner.ts";
+import { FakePort } from "./fake-port.ts";
+
+describe("standalone DSL guard (hl dsl start)", () => {
+  it("guards an exchange position and closes it only when the reduce-only close filled", async () => {
+    const port = new FakePort({ ETH: 2000 });
+    port.pos.set("ETH", { szi: dec(2), entry: dec(2000) });
+    const dir = mkdtempSync(join(tmpdir(), "dsl-"));
+    const g = await StandaloneGuard.open({ port, coin: "ETH", dir, preset: "tight", leverage: 10 });
+    expect(g.guard.config.direction).toBe("long");
+    // absolute floor at −3 % ROE: 2000 × (1 − 0.003) = 1994
+    expect(g.guard.config.phase1_absolute_floor).toBeCloseTo(1994, 6);
+    expect(listGuards(dir).guards).toHaveLength(1);
+    port.fillRatio = 0; // the first close attempt does not fill
+    for (let i = 0; i < 3; i++) {
+      port.clock += 11_000;
+      port.prices.set("ETH", 1990);
+      await g.onPrice(1990);
+    }
+    expect(g.done).toBe(false);
+    expect(port.orders.at(-1)).toMatchObject({ side: "sell", reduceOnly: true, size: "2" });
+    port.fillRatio = 1;
+    port.clock += 11_000;
+    await g.onPrice(1990);
+    expect(g.done).toBe(true);
+    expect(await port.positions()).toEqual([]);
+    const saved = listGuards(dir).guards[0]!;
+    expect(saved.state.closed).toBe(true);
+    expect(saved.state.close_reason).toContain("Phase 1 close");
+  });
+
+  it("refuses when there is no position", async () => {
+    const port = new FakePort({ ETH: 2000 });
+    await expect(
+      StandaloneGuard.open({
+        port,
+        coin: "ETH",
+        dir: mkdtempSync(join(tmpdir(), "dsl-")),
+        preset: "tight",
+        leverage: 10,
+      }),
+    ).rejects.toThrow(/no open ETH-PERP position/);
+  });
+});

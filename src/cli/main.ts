@@ -21,6 +21,12 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
+// `hl … | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

@@ -59,6 +59,11 @@ export function register(program: Command): void {
       }
       const path = transport === "http" ? "/mcp" : "/sse";
       console.log(`MCP server (${transport}) listening on http://${host}:${server.port}${path}`);
+      if (!process.env.MCP_API_TOKEN) {
+        console.log(
+          "No MCP_API_TOKEN set: only loopback clients are served (set it to require a bearer token).",
+        );
+      }
       const stop = shutdownOnce(async () => {
         await server.close();
         await stopAllJobs("stopped: the MCP server is shutting down");

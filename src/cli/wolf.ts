@@ -7,6 +7,7 @@ import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
 import { evaluateDsl, newDslState } from "../guard/dsl.ts";
 import { listGuards } from "../guard/store.ts";
+import { runReview } from "../review/review-hook.ts";
 import { formatMovers, formatMoversPreset, formatScan, formatScannerPreset } from "../signals/format.ts";
 import { moversHistoryPath, readHistory, scannerHistoryPath } from "../signals/history.ts";
 import type { MoversScan } from "../signals/movers.ts";
@@ -114,6 +115,19 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
       config,
       fresh: o.fresh ?? false,
       stream: o.stream,
+      // HOWL + judge every review_interval_ticks and daily after 04:00 UTC; bounded auto-tuning of the
+      // live config (takes effect next tick, persisted in state.json's `config`).
+      onReview: (ctx) => {
+        const run = runReview({
+          dataDir: ctx.dataDir,
+          reason: ctx.reason,
+          nowMs: ctx.nowMs,
+          autoTune: { getConfig: () => ctx.config, apply: (next) => Object.assign(ctx.config, next) },
+        });
+        process.stderr.write(
+          `review (${ctx.reason}) at tick ${ctx.tick}${run.tune?.changes.length ? `: ${run.tune.changes.length} setting(s) retuned` : ""}\n`,
+        );
+      },
     });
     const ac = stopSignal();
     await runner.run({

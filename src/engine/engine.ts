@@ -321,7 +321,7 @@ export class Engine {
       avgEntryPrice: this.position.avg.toNumber(),
       unrealizedPnl: this.position.unrealized().toNumber(),
       realizedPnl: this.position.realized.minus(this.position.fees).toNumber(),
-      openOrders: open.map((x) => ({ side: x.side, price: Number(x.price), size: Number(x.size), tag: "" })),
+      openOrders: open.map((x) => ({ side: x.side, price: Number(x.price), size: Number(x.size) })),
       recentFills: this.recentFills,
       risk: { reduceOnly: mode === "reduce_only", drawdownPct: drawdownPct(this.o.limits, this.risk) },
       tick: this.tickCount,

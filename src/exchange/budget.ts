@@ -76,6 +76,21 @@ export class RateBudget {
 const shared = new Map<string, RateBudget>();
 
 /**
+ * A server on this machine (the sim world) is not Hyperliquid's per-IP limit; its budget only
+ * guards against runaway loops, so fast paper ticks are not throttled.
+ */
+const LOCAL_WEIGHT_PER_MIN = 120_000;
+
+function isLoopbackUrl(apiUrl: string): boolean {
+  try {
+    const host = new URL(apiUrl).hostname;
+    return host === "localhost" || host.startsWith("127.") || host === "[::1]";
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The process-wide budget for one API base URL (mainnet, testnet and a sim world are separate
  * servers with separate limits). `HL_RATE_WEIGHT_PER_MIN` changes its size (read on first use).
  */
@@ -86,9 +101,10 @@ export function sharedRateBudget(
   let budget = shared.get(apiUrl);
   if (!budget) {
     const raw = env.HL_RATE_WEIGHT_PER_MIN;
-    const perMinute = raw ? Number(raw) : 1200;
+    const fallback = isLoopbackUrl(apiUrl) ? LOCAL_WEIGHT_PER_MIN : 1200;
+    const perMinute = raw ? Number(raw) : fallback;
     budget = new RateBudget({
-      weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : 1200,
+      weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : fallback,
     });
     shared.set(apiUrl, budget);
   }

@@ -40,6 +40,8 @@ export interface HlClientOptions {
   privateKey?: string;
   /** A viem account or ethers signer, used instead of a private key. */
   signer?: Signer;
+  /** Keystore to sign with (address or path, the CLI's `--keystore`); else the wallet module decides. */
+  keystore?: string;
   /**
    * On the paper network with no key configured, sign with the local paper wallet
    * (`$DATA_DIR/paper/key.json`, created on first use). Default true.
@@ -110,7 +112,7 @@ export class HlClient extends HlInfo {
     const endpoint = resolveEndpoint(opts.network, { apiUrl: opts.apiUrl, wsUrl: opts.wsUrl }, env);
     const builder = opts.builder ? parseBuilderFee(opts.builder) : undefined;
     let signer: ResolvedSigner | PaperWallet | undefined = await resolveSigner(
-      { signer: opts.signer, privateKey: opts.privateKey },
+      { signer: opts.signer, privateKey: opts.privateKey, keystore: opts.keystore, keystores: opts.network !== "paper" },
       env,
     );
     if (!signer && opts.network === "paper" && opts.paperWallet !== false)

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { readJson, writeJsonAtomic } from "../store/atomic.ts";
+import { resolvePrivateKeyIfAny } from "../wallet/resolve-key.ts";
 import type { Address, Hex } from "./config.ts";
 
 /** Anything the SDK can sign with: a viem account (local or JSON-RPC) or an ethers v5/v6 signer. */
@@ -37,11 +38,13 @@ export function accountFromPrivateKey(key: string, source: string): ResolvedSign
 
 /**
  * The one place that decides which wallet signs. Order: an explicit signer, an explicit private key,
- * then `HL_PRIVATE_KEY`. A later wallet module extends this (keystores) — callers do not change.
+ * then the wallet module's resolution (explicit keystore, `HL_PRIVATE_KEY`, the selected or only
+ * keystore — see src/wallet/resolve-key.ts). With `keystores: false` (the paper network) keystores are
+ * not consulted, so a paper run never asks for a real wallet's password.
  * Returns undefined when no wallet is configured (read-only client).
  */
 export async function resolveSigner(
-  opts: { signer?: Signer; privateKey?: string } = {},
+  opts: { signer?: Signer; privateKey?: string; keystore?: string; keystores?: boolean } = {},
   env: Record<string, string | undefined> = process.env,
 ): Promise<ResolvedSigner | undefined> {
   if (opts.signer) {
@@ -49,9 +52,12 @@ export async function resolveSigner(
     return { wallet: opts.signer, address, source: "signer" };
   }
   if (opts.privateKey) return accountFromPrivateKey(opts.privateKey, "private key");
-  const fromEnv = env.HL_PRIVATE_KEY;
-  if (fromEnv) return accountFromPrivateKey(fromEnv, "HL_PRIVATE_KEY");
-  return undefined;
+  if (opts.keystores === false && !opts.keystore) {
+    const fromEnv = env.HL_PRIVATE_KEY;
+    return fromEnv ? accountFromPrivateKey(fromEnv, "HL_PRIVATE_KEY") : undefined;
+  }
+  const resolved = await resolvePrivateKeyIfAny({ keystore: opts.keystore, env });
+  return resolved ? accountFromPrivateKey(resolved.privateKey, resolved.source) : undefined;
 }
 
 const paperKeySchema = z.object({ privateKey: z.string().regex(PRIVATE_KEY), address: z.string() });

@@ -49,7 +49,6 @@ export interface OpenOrderView {
   side: Side;
   price: number;
   size: number;
-  tag: string;
 }
 
 export interface FillView {

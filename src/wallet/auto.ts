@@ -16,6 +16,8 @@ export interface WalletAutoResult {
   env_file?: string;
 }
 
+export const AUTO_SCRYPT = { n: 16384, r: 8, p: 1 } as const;
+
 /** 32 characters of URL-safe base64 from 24 random bytes (192 bits). */
 export function randomPassword(): string {
   return randomBytes(24).toString("base64url");
@@ -42,7 +44,11 @@ export async function walletAuto(
   const before = listWallets(env);
   const privateKey = generatePrivateKey();
   const password = randomPassword();
-  const keystore = await createKeystore(privateKey, password, { ...opts, env });
+  // The password is 192 random bits, so the KDF's work factor adds no real protection here; a
+  // lighter scrypt (n=2^14, still geth-readable) keeps the call well under the tool's latency budget.
+  // Keystores with human-chosen passwords (wallet create/import) keep the standard cost.
+  const scrypt = opts.scrypt ?? AUTO_SCRYPT;
+  const keystore = await createKeystore(privateKey, password, { ...opts, scrypt, env });
   const checksummed = privateKeyToAddress(privateKey);
   const result: WalletAutoResult = { address: checksummed, password, keystore };
   if (!opts.saveEnv) return result;

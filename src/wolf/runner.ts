@@ -139,6 +139,7 @@ export class WolfRunner {
 
   save(): void {
     this.state.updated_ms = this.opts.port.now();
+    this.state.config = { ...this.opts.config }; // a review may have retuned it in place
     saveWolfState(this.opts.dataDir, this.state);
   }
 

@@ -77,19 +77,23 @@ describe("hl leaderboard CLI", () => {
     expect(lines[1]).toMatch(new RegExp(`^1\\s+bob\\s+${BOB}\\s+250\\.00\\s+0\\.00\\s+10250\\.00\\s+0$`));
     expect(lines[2]).toMatch(new RegExp(`^2\\s+alice\\s+${ALICE}\\s+0\\.00\\s+0\\.00\\s+10000\\.00\\s+0$`));
 
-    const [again, empty] = await Promise.all([
+    const [again, empty, cached] = await Promise.all([
       hl("leaderboard", "register", ALICE, "--name", "renamed"),
       hl("leaderboard", "list", "--network", "mainnet", "--cached"),
+      hl("leaderboard", "list", "--cached", "--json"),
     ]);
     expect(again.stdout).toContain(`already registered ${ALICE}`);
     expect(empty.stdout).toContain("no agents registered on mainnet");
-    const json = JSON.parse((await hl("leaderboard", "list", "--cached", "--json")).stdout) as {
-      agents: { display_name: string }[];
+    const json = JSON.parse(cached.stdout) as {
+      agents: { display_name: string; pnl: number }[];
       total_agents: number;
     };
     expect(json.total_agents).toBe(2);
-    expect(json.agents.map((x) => x.display_name)).toEqual(["bob", "alice"]);
-  });
+    expect(json.agents.map((x) => [x.display_name, x.pnl])).toEqual([
+      ["bob", 250],
+      ["alice", 0],
+    ]);
+  }, 120_000); // CLI processes, each starting the TypeScript loader
 
   it("refuses a bad address with the contract's message and exit code 1", async () => {
     const [r, net] = await Promise.all([
@@ -100,5 +104,5 @@ describe("hl leaderboard CLI", () => {
     expect(r.stderr.trim()).toBe("error: Invalid Ethereum address (expected 0x + 40 hex chars)");
     expect(net.code).toBe(1);
     expect(net.stderr).toMatch(/--network/);
-  });
+  }, 60_000);
 });

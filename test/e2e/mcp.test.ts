@@ -37,18 +37,31 @@ function jobsOfThisTest(): string[] {
 describe("MCP paper session over stdio", () => {
   it("wolf_run streams a progress notification per tick and returns the summary; wolf_status shows the slots", async () => {
     const progress: { progress: number; total?: number; message?: string }[] = [];
-    const r = await call(client, "wolf_run", { mock: true, max_ticks: 5, tick: 1 }, { onprogress: (p) => progress.push(p) });
+    const r = await call(
+      client,
+      "wolf_run",
+      { mock: true, max_ticks: 5, tick: 1 },
+      { onprogress: (p) => progress.push(p) },
+    );
     expect(r.isError, text(r)).toBeFalsy();
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
-    expect(progress.every((p) => p.total === 5 && /^tick \d+: \d+\/\d+ slots active/.test(p.message ?? ""))).toBe(true);
-    const summary = (r.structuredContent as { network: string; summary: { tick_count: number; max_slots: number } })
-      .summary;
+    expect(
+      progress.every((p) => p.total === 5 && /^tick \d+: \d+\/\d+ slots active/.test(p.message ?? "")),
+    ).toBe(true);
+    const summary = (
+      r.structuredContent as { network: string; summary: { tick_count: number; max_slots: number } }
+    ).summary;
     expect(r.structuredContent).toMatchObject({ network: "paper" });
     expect(summary.tick_count).toBe(5);
 
     const status = await call(client, "wolf_status");
     expect(status.isError, text(status)).toBeFalsy();
-    const st = status.structuredContent as { engine: string; tick_count: number; max_slots: number; active_slots: unknown[] };
+    const st = status.structuredContent as {
+      engine: string;
+      tick_count: number;
+      max_slots: number;
+      active_slots: unknown[];
+    };
     expect(st).toMatchObject({ engine: "wolf", tick_count: 5, max_slots: summary.max_slots });
     expect(Array.isArray(st.active_slots)).toBe(true);
     expect(st.max_slots).toBeGreaterThan(0);
@@ -67,7 +80,12 @@ describe("MCP paper session over stdio", () => {
     const ticks: number[] = [];
     const before = loadWolfState(dirs.dataDir);
     const startTicks = before.kind === "ok" ? before.state.tick_count : 0;
-    const run = call(client, "wolf_run", { mock: true, tick: 0.5 }, { onprogress: (p) => ticks.push(p.progress) });
+    const run = call(
+      client,
+      "wolf_run",
+      { mock: true, tick: 0.5 },
+      { onprogress: (p) => ticks.push(p.progress) },
+    );
     run.catch(() => {});
     const deadline = Date.now() + 60_000;
     while (ticks.length < 1 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));

@@ -149,10 +149,10 @@ describe("predecessor bugs stay fixed", () => {
     const falling = new FakeMarket({ script: (n) => 2500 - n * 10 });
     await setup(buyOnce(2, seen), dir, { maxTicks: 4 }, falling).engine.run();
     const kv = kvJson(dir);
-    const pos = kv.positions.agents.spy["ETH-PERP"];
+    const pos = kv.positions.agents.spy!["ETH-PERP"]!;
     expect(pos.net_qty).toBe("2");
     expect(Number(pos.unrealized_pnl)).toBeLessThan(-50);
-    expect(pos.unrealized_pnl).toBe(kv.positions.house["ETH-PERP"].unrealized_pnl);
+    expect(pos.unrealized_pnl).toBe(kv.positions.house["ETH-PERP"]!.unrealized_pnl);
     const status = statusFromKv(readKvFile(join(dir, "state.db")));
     expect(status).toMatchObject({ position_qty: 2, unrealized_pnl: Number(pos.unrealized_pnl) });
     expect(seen.at(-1)!.risk.drawdownPct).toBeGreaterThan(0);

@@ -116,11 +116,17 @@ describe("sharedRateBudget", () => {
     const a = sharedRateBudget("http://127.0.0.1:1/a", { HL_RATE_WEIGHT_PER_MIN: "600" });
     expect(sharedRateBudget("http://127.0.0.1:1/a")).toBe(a);
     expect(a.capacity).toBe(600);
-    const b = sharedRateBudget("http://127.0.0.1:1/b", {});
+    const b = sharedRateBudget("https://api.example.test/b", {});
     expect(b).not.toBe(a);
     expect(b.capacity).toBe(1200);
-    expect(sharedRateBudget("http://127.0.0.1:1/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" }).capacity).toBe(
+    expect(sharedRateBudget("https://api.example.test/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" }).capacity).toBe(
       1200,
     );
+  });
+
+  it("gives a server on this machine (the sim world) a budget that does not throttle paper ticks", () => {
+    expect(sharedRateBudget("http://127.0.0.1:9/sim", {}).capacity).toBe(120_000);
+    expect(sharedRateBudget("http://localhost:9/sim", {}).capacity).toBe(120_000);
+    expect(sharedRateBudget("http://127.0.0.1:9/sim2", { HL_RATE_WEIGHT_PER_MIN: "300" }).capacity).toBe(300);
   });
 });

@@ -22,7 +22,39 @@ export interface AgentConfig {
   instrument: string;
   /** Seconds between ticks, when set (strategy mode; wolf mode when WOLF_TICK is unset). */
   tickInterval: number | undefined;
-  wolf: { preset?: string; budget?: string; slots?: string; leverage?: string; tick?: number };
+  wolf: {
+    preset?: string;
+    budget?: string;
+    slots?: string;
+    leverage?: string;
+    tick?: number;
+    /** JSON file of WOLF config fields (`hl wolf run --config`), from WOLF_CONFIG. */
+    configFile?: string;
+  };
+  /** Links to sibling services shown on the dashboard (HL_LINKS, a JSON array of {label, href}). */
+  links: DashboardLink[];
+}
+
+/** `href` may contain `{host}`, replaced in the browser by the host the dashboard was opened on. */
+export interface DashboardLink {
+  label: string;
+  href: string;
+}
+
+const linksSchema = z.array(z.object({ label: z.string().min(1), href: z.string().min(1) }));
+
+function dashboardLinks(env: Env): DashboardLink[] {
+  const raw = nonEmpty(env.HL_LINKS);
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new UserError("HL_LINKS must be a JSON array of {label, href}");
+  }
+  const links = linksSchema.safeParse(parsed);
+  if (!links.success) throw new UserError("HL_LINKS must be a JSON array of {label, href}");
+  return links.data;
 }
 
 type Env = Record<string, string | undefined>;
@@ -79,7 +111,9 @@ export function readAgentConfig(env: Env = process.env): AgentConfig {
       slots: nonEmpty(env.WOLF_SLOTS),
       leverage: nonEmpty(env.WOLF_LEVERAGE),
       tick: seconds("WOLF_TICK", env),
+      configFile: nonEmpty(env.WOLF_CONFIG),
     },
+    links: dashboardLinks(env),
   };
 }
 
@@ -92,6 +126,7 @@ export function childArgs(cfg: AgentConfig): string[] | undefined {
   if (cfg.mode === "wolf") {
     const args = ["wolf", "run", ...common];
     if (cfg.wolf.preset) args.push("--preset", cfg.wolf.preset);
+    if (cfg.wolf.configFile) args.push("--config", cfg.wolf.configFile);
     if (cfg.wolf.budget) args.push("--budget", cfg.wolf.budget);
     if (cfg.wolf.slots) args.push("--slots", cfg.wolf.slots);
     if (cfg.wolf.leverage) args.push("--leverage", cfg.wolf.leverage);

@@ -168,6 +168,13 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   });
 
   if (cfg.mode === "mcp" && deps.mountMcp) await deps.mountMcp(app);
+  const dashboardPrefix = gateway ? "/dashboard/" : "/";
+  // Always served (an empty list without HL_LINKS), so the page's script tag never 404s.
+  const linksScript = `window.HL_LINKS = ${JSON.stringify(cfg.links).replace(/</g, "\\u003c")};\n`;
+  app.get(`${dashboardPrefix}assets/links.js`, async (_req, reply) => {
+    reply.type("text/javascript; charset=utf-8").header("Cache-Control", "no-cache");
+    return linksScript;
+  });
   if (gateway) {
     serveWebFolder(app, "/dashboard/", "agent");
     gateway.attachUpgrades(app.server);

@@ -19,7 +19,8 @@ export interface SupervisorOptions {
   healthyAfterMs?: number;
   /** How long SIGTERM may take before SIGKILL. */
   stopTimeoutMs?: number;
-  stdio?: "inherit" | "ignore" | "pipe";
+  /** Where the child's stdout and stderr go; a number is an open file descriptor (e.g. a log file). */
+  stdio?: "inherit" | "ignore" | "pipe" | number;
 }
 
 export type SupervisorState =

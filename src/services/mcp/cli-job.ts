@@ -146,7 +146,14 @@ export function runCli(opts: CliJobOptions): Promise<CliJobResult> {
       const out = { stdout: redact(stdout), stderr: redact(stderr) };
       const details = { stdout: tail(out.stdout), stderr: tail(out.stderr) };
       if (stopReason) {
-        return reject(new ToolError(`hl ${opts.args[0]} ${stopReason}`, { ...details, stopped: true }));
+        return reject(
+          new ToolError(`hl ${opts.args[0]} ${stopReason}`, {
+            ...details,
+            stopped: true,
+            exit_code: code,
+            exit_signal: signal,
+          }),
+        );
       }
       const exit = code ?? (signal ? 128 : 1);
       if (exit !== 0) {

@@ -46,7 +46,8 @@ export class SimScheduler {
   /** Skip `ms` of sim time forward, running the world through it. */
   advance(ms: number): void {
     if (!(ms >= 0) || !Number.isFinite(ms)) throw new Error(`cannot advance by ${ms} ms`);
-    const chunk = ms > 3_600_000 ? 300_000 : 60_000;
+    // Finer steps for short skips (tests look at minutes), coarser for days (funding only needs hours).
+    const chunk = ms > 7 * 86_400_000 ? 900_000 : ms > 3_600_000 ? 300_000 : 60_000;
     let left = ms;
     while (left > 0) {
       const step = Math.min(chunk, left);

@@ -30,7 +30,10 @@ describe("tick progress", () => {
     expect(p(state(7), "stderr")).toBeUndefined();
     expect(p("{not json", "stdout")).toBeUndefined();
     expect(p(JSON.stringify({ other: 1 }), "stdout")).toBeUndefined();
-    expect(p(state(7), "stdout")).toEqual({ progress: 1, message: "tick 7: 2/3 slots active, 4 trades, daily PnL -1.5" });
+    expect(p(state(7), "stdout")).toEqual({
+      progress: 1,
+      message: "tick 7: 2/3 slots active, 4 trades, daily PnL -1.5",
+    });
     expect(p(state(8), "stdout")?.progress).toBe(2);
   });
 });

@@ -25,7 +25,15 @@ export function tempDirs(prefix: string) {
 export function serverEnv(dirs: ReturnType<typeof tempDirs>, simUrl?: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  for (const k of ["HL_PRIVATE_KEY", "HL_KEYSTORE_ADDRESS", "HL_KEYSTORE_PASSWORD", "HL_MCP_POLICY", "MCP_API_TOKEN", "WOLF_TICK", "TICK_INTERVAL"]) {
+  for (const k of [
+    "HL_PRIVATE_KEY",
+    "HL_KEYSTORE_ADDRESS",
+    "HL_KEYSTORE_PASSWORD",
+    "HL_MCP_POLICY",
+    "MCP_API_TOKEN",
+    "WOLF_TICK",
+    "TICK_INTERVAL",
+  ]) {
     delete env[k];
   }
   return {
@@ -43,8 +51,10 @@ export function newClient(): Client {
   return new Client({ name: "hl-agent-test", version: "1.0.0" });
 }
 
-export async function connectStdio(env: Record<string, string>): Promise<Client> {
+/** `errors` collects what the client could not parse: anything on stdout that is not JSON-RPC. */
+export async function connectStdio(env: Record<string, string>, errors?: Error[]): Promise<Client> {
   const client = newClient();
+  if (errors) client.onerror = (e) => errors.push(e);
   await client.connect(
     new StdioClientTransport({ command: process.execPath, args: [HL, "mcp", "serve"], env, stderr: "pipe" }),
   );
@@ -72,7 +82,10 @@ export async function call(
   client: Client,
   name: string,
   args: Record<string, unknown> = {},
-  opts: { onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal } = {},
+  opts: {
+    onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, {
     timeout: 120_000,

@@ -17,25 +17,35 @@ const dirs = tempDirs("mcp-inspector");
 afterAll(() => dirs.cleanup());
 
 async function inspect(...method: string[]): Promise<unknown> {
-  const env = [`DATA_DIR=${dirs.dataDir}`, `HL_AGENT_HOME=${dirs.home}`, "HL_NETWORK=paper"].flatMap((e) => ["-e", e]);
-  const { stdout } = await exec(INSPECTOR, ["--cli", ...env, process.execPath, HL, "mcp", "serve", ...method], {
-    timeout: 60_000,
-  });
+  const env = [`DATA_DIR=${dirs.dataDir}`, `HL_AGENT_HOME=${dirs.home}`, "HL_NETWORK=paper"].flatMap((e) => [
+    "-e",
+    e,
+  ]);
+  const { stdout } = await exec(
+    INSPECTOR,
+    ["--cli", ...env, process.execPath, HL, "mcp", "serve", ...method],
+    {
+      timeout: 60_000,
+    },
+  );
   return JSON.parse(stdout);
 }
 
-describe.skipIf(!existsSync(INSPECTOR))("MCP Inspector CLI against hl mcp serve (skipped: inspector not installed)", () => {
-  it("lists the 17 tools and calls strategies", async () => {
-    const [list, result] = await Promise.all([
-      inspect("--method", "tools/list") as Promise<{ tools: { name: string; annotations?: object }[] }>,
-      inspect("--method", "tools/call", "--tool-name", "strategies") as Promise<{
-        structuredContent?: { strategies: object };
-        isError?: boolean;
-      }>,
-    ]);
-    expect(list.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
-    expect(list.tools.every((t) => t.annotations !== undefined)).toBe(true);
-    expect(result.isError).toBeFalsy();
-    expect(Object.keys(result.structuredContent?.strategies ?? {})).toHaveLength(14);
-  });
-});
+describe.skipIf(!existsSync(INSPECTOR))(
+  "MCP Inspector CLI against hl mcp serve (skipped: inspector not installed)",
+  () => {
+    it("lists the 17 tools and calls strategies", async () => {
+      const [list, result] = await Promise.all([
+        inspect("--method", "tools/list") as Promise<{ tools: { name: string; annotations?: object }[] }>,
+        inspect("--method", "tools/call", "--tool-name", "strategies") as Promise<{
+          structuredContent?: { strategies: object };
+          isError?: boolean;
+        }>,
+      ]);
+      expect(list.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+      expect(list.tools.every((t) => t.annotations !== undefined)).toBe(true);
+      expect(result.isError).toBeFalsy();
+      expect(Object.keys(result.structuredContent?.strategies ?? {})).toHaveLength(14);
+    });
+  },
+);

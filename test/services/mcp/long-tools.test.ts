@@ -43,10 +43,15 @@ describe("a long wolf_run", () => {
   it("does not block other tools, and a client cancel stops it gracefully with its state saved", async () => {
     const ac = new AbortController();
     const ticks: number[] = [];
-    const run = call(client, "wolf_run", { mock: true, max_ticks: 1000, tick: 0.5 }, {
-      signal: ac.signal,
-      onprogress: (p) => ticks.push(p.progress),
-    });
+    const run = call(
+      client,
+      "wolf_run",
+      { mock: true, max_ticks: 1000, tick: 0.5 },
+      {
+        signal: ac.signal,
+        onprogress: (p) => ticks.push(p.progress),
+      },
+    );
     run.catch(() => {}); // the cancelled request rejects on the client side
     await until(() => ticks.length >= 2, 60_000);
     expect(ticks.length).toBeGreaterThanOrEqual(2);
@@ -74,11 +79,18 @@ describe("the job timeout", () => {
   it("sends SIGTERM at the limit: the run stops cleanly, the error says so and carries its output", async () => {
     const ac = new AbortController();
     const started = Date.now();
+    let ticked = false;
     const job = runCli({
       args: ["run", "simple_mm", "--mock", "--tick", "0.2"],
       env,
       signal: ac.signal,
       timeoutMs: 6000,
+      // SIGKILL only after 60 s: an exit well before that was the job's own graceful stop.
+      graceMs: 60_000,
+      onLine: (line) => {
+        if (/\] T\d+ ETH/.test(line)) ticked = true;
+        return undefined;
+      },
     });
     const err = await job.then(
       () => undefined,
@@ -87,10 +99,14 @@ describe("the job timeout", () => {
     expect(err).toBeInstanceOf(ToolError);
     expect((err as ToolError).message).toBe("hl run timed out after 6 s");
     expect((err as ToolError).details).toMatchObject({ stopped: true });
-    // SIGTERM, not SIGKILL: the engine printed its summary and saved its state.
-    expect(String((err as ToolError).details?.stdout)).toMatch(/stopped: signal/);
-    expect(engineSummary(dirs.dataDir)).toMatchObject({ engine: "simple_mm" });
-    expect(Date.now() - started).toBeLessThan(16_000);
+    expect((err as ToolError).details?.exit_signal).not.toBe("SIGKILL");
+    expect(Date.now() - started).toBeLessThan(40_000);
     expect(runningJobCount()).toBe(0);
+    // Once the engine was running, SIGTERM let it print its summary and keep its state. (On a loaded
+    // machine the limit can fall inside start-up; then there is nothing to save yet.)
+    if (ticked) {
+      expect(String((err as ToolError).details?.stdout)).toMatch(/stopped: signal/);
+      expect(engineSummary(dirs.dataDir)).toMatchObject({ engine: "simple_mm" });
+    }
   });
 });

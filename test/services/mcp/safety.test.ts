@@ -26,11 +26,15 @@ describe("chooseNetwork", () => {
   it("mainnet needs mainnet: true and confirm: true for order-placing tools, even when HL_NETWORK=mainnet", () => {
     const refuse = /Refusing mainnet/;
     expect(() => chooseNetwork({ mainnet: true }, withKey, true)).toThrow(refuse);
-    expect(() => chooseNetwork({ confirm: true }, { ...withKey, HL_NETWORK: "mainnet" }, true)).toThrow(refuse);
+    expect(() => chooseNetwork({ confirm: true }, { ...withKey, HL_NETWORK: "mainnet" }, true)).toThrow(
+      refuse,
+    );
     expect(chooseNetwork({ mainnet: true, confirm: true }, withKey, true)).toEqual({ network: "mainnet" });
     // Reads need no confirmation.
     expect(chooseNetwork({ mainnet: true }, withKey, false)).toEqual({ network: "mainnet" });
-    expect(() => chooseNetwork({ mainnet: true, confirm: true }, noKeys, true)).toThrow(/needs a configured key/);
+    expect(() => chooseNetwork({ mainnet: true, confirm: true }, noKeys, true)).toThrow(
+      /needs a configured key/,
+    );
   });
 
   it("a key defaults to testnet unless HL_NETWORK says otherwise", () => {
@@ -49,7 +53,9 @@ describe("policy", () => {
     const policy = { daily_notional_usd: 1000 };
     const day1 = Date.UTC(2026, 0, 1, 12);
     reserveNotional(policy, root, dec(600), day1);
-    expect(() => reserveNotional(policy, root, dec(500), day1)).toThrow(/daily notional limit 1000 USD would be exceeded \(used 600.00, this order 500.00\)/);
+    expect(() => reserveNotional(policy, root, dec(500), day1)).toThrow(
+      /daily notional limit 1000 USD would be exceeded \(used 600.00, this order 500.00\)/,
+    );
     reserveNotional(policy, root, dec(400), day1);
     reserveNotional(policy, root, dec(900), day1 + 86_400_000);
   });

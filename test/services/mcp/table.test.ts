@@ -16,9 +16,11 @@ describe("the tool table", () => {
     expect(lines).toHaveLength(2 + TOOLS.length);
     expect(lines[0]).toBe("| Tool | Group | Arguments | Annotations | Description |");
     expect(lines).toContain(
-      "| `trade` | action | `instrument` (string, required), `side` (\"buy\" \\| \"sell\", required), `size` (number, required), `price` (number), `mock` (boolean, default false), `mainnet` (boolean, default false), `confirm` (boolean, default false) | destructive, open-world | Place ONE manual immediate-or-cancel order (no prompt) and return the fill or the exchange's refusal. |",
+      '| `trade` | action | `instrument` (string, required), `side` ("buy" \\| "sell", required), `size` (number, required), `price` (number), `mock` (boolean, default false), `mainnet` (boolean, default false), `confirm` (boolean, default false) | destructive, open-world | Place ONE manual immediate-or-cancel order (no prompt) and return the fill or the exchange\'s refusal. |',
     );
-    expect(lines.find((l) => l.startsWith("| `strategies` "))).toContain("| information | none | read-only, idempotent |");
+    expect(lines.find((l) => l.startsWith("| `strategies` "))).toContain(
+      "| information | none | read-only, idempotent |",
+    );
   });
 
   it("cuts descriptions after their first sentence", () => {

@@ -86,7 +86,9 @@ describe("context tools", () => {
   it("agent_memory and trade_journal are empty before any run; bad arguments are validation errors", async () => {
     expect((await call(client, "agent_memory")).structuredContent).toEqual({ events: [] });
     expect((await call(client, "agent_memory", { query_type: "playbook" })).isError).toBeFalsy();
-    expect((await call(client, "trade_journal", { date: "2026-01-01" })).structuredContent).toEqual({ entries: [] });
+    expect((await call(client, "trade_journal", { date: "2026-01-01" })).structuredContent).toEqual({
+      entries: [],
+    });
     for (const [name, args] of [
       ["trade_journal", { date: "yesterday" }],
       ["agent_memory", { event_type: "nonsense" }],
@@ -125,7 +127,13 @@ describe("safety", () => {
 
   it("mainnet with confirm still needs a configured key", async () => {
     await withServer({ HL_AGENT_HOME: join(dirs.root, "empty-home") }, async (c) => {
-      const r = await call(c, "trade", { instrument: "ETH-PERP", side: "buy", size: 0.01, mainnet: true, confirm: true });
+      const r = await call(c, "trade", {
+        instrument: "ETH-PERP",
+        side: "buy",
+        size: 0.01,
+        mainnet: true,
+        confirm: true,
+      });
       expect(r.isError).toBe(true);
       expect(text(r)).toMatch(/mainnet needs a configured key/);
     });
@@ -135,13 +143,22 @@ describe("safety", () => {
     const policy = join(dirs.root, "policy.json");
     writeFileSync(
       policy,
-      JSON.stringify({ max_order_size: 1, allowed_instruments: ["ETH-PERP"], allowed_strategies: ["simple_mm"], max_ticks: 5 }),
+      JSON.stringify({
+        max_order_size: 1,
+        allowed_instruments: ["ETH-PERP"],
+        allowed_strategies: ["simple_mm"],
+        max_ticks: 5,
+      }),
     );
     await withServer({ HL_MCP_POLICY: policy }, async (c) => {
       const cases = [
         ["trade", { instrument: "ETH-PERP", side: "buy", size: 2 }, /order size 2 exceeds max_order_size 1/],
         ["trade", { instrument: "BTC-PERP", side: "buy", size: 0.1 }, /instrument BTC-PERP is not allowed/],
-        ["run_strategy", { strategy: "avellaneda_mm", max_ticks: 1 }, /strategy avellaneda_mm is not allowed/],
+        [
+          "run_strategy",
+          { strategy: "avellaneda_mm", max_ticks: 1 },
+          /strategy avellaneda_mm is not allowed/,
+        ],
         ["run_strategy", { strategy: "simple_mm" }, /max_ticks must be set and at most 5/],
         ["wolf_run", { max_ticks: 6 }, /max_ticks must be set and at most 5/],
       ] as const;
@@ -164,17 +181,26 @@ describe("action tools on the paper network", () => {
       call(client, "howl_run"),
     ]);
     for (const r of [account, status, wolf, scan, howl]) expect(r.isError, text(r)).toBeFalsy();
-    expect(account.structuredContent).toMatchObject({ network: "paper", account: { account_value: expect.any(String) } });
+    expect(account.structuredContent).toMatchObject({
+      network: "paper",
+      account: { account_value: expect.any(String) },
+    });
     expect(status.structuredContent).toEqual({ status: "stopped" });
     expect(wolf.structuredContent).toEqual({ status: "stopped" });
-    expect(scan.structuredContent).toMatchObject({ network: "paper", scan: { stats: { assets_scanned: expect.any(Number) } } });
+    expect(scan.structuredContent).toMatchObject({
+      network: "paper",
+      scan: { stats: { assets_scanned: expect.any(Number) } },
+    });
     expect(howl.structuredContent).toMatchObject({ metrics: { total_round_trips: 0 } });
   });
 
   it("trade fills an IOC order; a refused command is isError with its own message", async () => {
     const r = await call(client, "trade", { instrument: "ETH-PERP", side: "buy", size: 0.05 });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ network: "paper", result: { status: "filled", totalSz: "0.05" } });
+    expect(r.structuredContent).toMatchObject({
+      network: "paper",
+      result: { status: "filled", totalSz: "0.05" },
+    });
 
     const bad = await call(client, "trade", { instrument: "NOPE-PERP", side: "buy", size: 1 });
     expect(bad.isError).toBe(true);
@@ -193,9 +219,16 @@ describe("action tools on the paper network", () => {
     expect(r.isError, text(r)).toBeFalsy();
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
     expect(progress.every((p) => p.total === 3 && /T\d+ ETH mid=/.test(p.message ?? ""))).toBe(true);
-    expect(r.structuredContent).toMatchObject({ network: "paper", summary: { engine: "simple_mm", tick_count: 3 } });
+    expect(r.structuredContent).toMatchObject({
+      network: "paper",
+      summary: { engine: "simple_mm", tick_count: 3 },
+    });
 
     const st = await call(client, "status");
-    expect(st.structuredContent).toMatchObject({ engine: "simple_mm", tick_count: 3, instrument: "ETH-PERP" });
+    expect(st.structuredContent).toMatchObject({
+      engine: "simple_mm",
+      tick_count: 3,
+      instrument: "ETH-PERP",
+    });
   });
 });

@@ -34,12 +34,13 @@ const env = serverEnv(dirs);
 let http: McpHttpServer;
 let sse: McpHttpServer;
 const clients: Record<string, Client> = {};
+const stdioErrors: Error[] = [];
 
 beforeAll(async () => {
   http = await serveHttp("http", 0, "127.0.0.1", { env, dataDir: dirs.dataDir });
   sse = await serveHttp("sse", 0, "127.0.0.1", { env, dataDir: dirs.dataDir });
   [clients.stdio, clients.http, clients.sse] = await Promise.all([
-    connectStdio(env),
+    connectStdio(env, stdioErrors),
     connectHttp(`http://127.0.0.1:${http.port}`),
     connectSse(`http://127.0.0.1:${sse.port}`),
   ]);
@@ -88,6 +89,13 @@ describe.each(["stdio", "http", "sse"])("MCP over %s", (transport) => {
   });
 });
 
+describe("MCP over stdio: the channel", () => {
+  it("carries nothing but JSON-RPC on stdout (no banner, no log line)", async () => {
+    await call(clients.stdio!, "strategies");
+    expect(stdioErrors).toEqual([]);
+  });
+});
+
 describe("MCP over HTTP: access", () => {
   it("refuses a browser page from another origin (DNS rebinding, cross-site)", async () => {
     for (const [port, path] of [
@@ -115,7 +123,11 @@ describe("MCP over HTTP: access", () => {
           jsonrpc: "2.0",
           id: 1,
           method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
         }),
       };
       expect((await fetch(url, init)).status).toBe(401);
@@ -132,7 +144,10 @@ describe("MCP over HTTP: access", () => {
     const res = await fetch(`http://127.0.0.1:${http.port}/nope`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: "Not found: GET /nope" });
-    const stale = await fetch(`http://127.0.0.1:${sse.port}/messages?sessionId=missing`, { method: "POST", body: "{}" });
+    const stale = await fetch(`http://127.0.0.1:${sse.port}/messages?sessionId=missing`, {
+      method: "POST",
+      body: "{}",
+    });
     expect(stale.status).toBe(404);
   });
 });

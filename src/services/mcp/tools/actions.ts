@@ -232,16 +232,9 @@ export const runStrategy = defineTool({
     checkTicks(policy, args.max_ticks);
     const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
     // `hl run` keeps state.db and trades.jsonl in $DATA_DIR/cli (its --data-dir names that cli directory).
-    const cli = [
-      "run",
-      args.strategy,
-      "-i",
-      args.instrument,
-      "--tick",
-      plain(args.tick),
-      "--network",
-      network,
-    ];
+    // --mock (rather than --network paper) so the run is recorded as a mock run.
+    const where = args.mock ? ["--mock"] : ["--network", network];
+    const cli = ["run", args.strategy, "-i", args.instrument, "--tick", plain(args.tick), ...where];
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.dry_run) cli.push("--dry-run");
     const timeoutMs = strategyTimeoutMs(args.max_ticks, args.tick);

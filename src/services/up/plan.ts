@@ -1,0 +1,193 @@
+import { join } from "node:path";
+import type { DashboardLink } from "../agent/config.ts";
+import type { ServiceKey, UpConfig } from "./config.ts";
+
+/** One supervised `hl` child process of `hl up`. */
+export interface ChildSpec {
+  /** Short name: log file, table row, messages. */
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Page or endpoint a person opens (printed in the table), when the child serves one. */
+  url?: string;
+  /** URL answering 200 once the child is ready. */
+  healthUrl?: string;
+  /** Data directory holding the child's paper wallet, for trading children. */
+  walletDir?: string;
+  /** Name on the leaderboard, for trading children (at most 32 characters). */
+  displayName?: string;
+  /** Children stop in rounds: traders first (they save state), then services, the sim world last. */
+  stopRound: 0 | 1 | 2;
+  /** How long SIGTERM may take before SIGKILL. */
+  stopTimeoutMs: number;
+}
+
+/** The house agents racing the WOLF agent on the leaderboard, one strategy per market. */
+export const HOUSE_AGENTS = [
+  { strategy: "simple_mm", instrument: "ETH-PERP" },
+  { strategy: "avellaneda_mm", instrument: "BTC-PERP" },
+  { strategy: "momentum_breakout", instrument: "SOL-PERP" },
+] as const;
+
+/**
+ * WOLF settings for the sim world: its young markets are thin, so the signal engines' 24 h volume
+ * floors are lowered or WOLF would never find anything to trade there.
+ */
+export const SIM_WOLF_CONFIG = { movers_min_volume_24h: 1000, scanner_min_volume_24h: 1000 };
+
+export function urls(cfg: UpConfig): Record<ServiceKey, string> {
+  const at = (port: number) => `http://${cfg.host}:${port}`;
+  const p = cfg.ports;
+  return {
+    sim: at(p.sim),
+    agent: at(p.agent),
+    leaderboard: at(p.leaderboard),
+    mcp: at(p.mcp),
+    feeds: at(p.feeds),
+    isfr: at(p.isfr),
+    points: at(p.points),
+  };
+}
+
+/** The BTCSWP feed's own origin (the first feed port after the proxy). */
+export function btcswpFeedUrl(cfg: UpConfig): string {
+  return `http://${cfg.host}:${cfg.ports.feeds + 1}`;
+}
+
+/** Links on the agent dashboard: each a real page of its service; `{host}` is the browser's host. */
+export function dashboardLinks(cfg: UpConfig): DashboardLink[] {
+  const p = cfg.ports;
+  return [
+    { label: "Leaderboard", href: `http://{host}:${p.leaderboard}/` },
+    { label: "SWP feeds", href: `http://{host}:${p.feeds}/` },
+    { label: "ISFR", href: `http://{host}:${p.isfr}/isfr/` },
+    { label: "Points", href: `http://{host}:${p.points}/points/` },
+  ];
+}
+
+export function wolfConfigPath(cfg: UpConfig): string {
+  return join(cfg.dataDir, "agent", "wolf-sim.json");
+}
+
+/**
+ * Every child of `hl up` with its arguments and environment. Each starts from `baseEnv` (the
+ * user's environment) with the paper network pinned to this sim world and no real key: every
+ * trading child signs with the paper wallet of its own data directory.
+ */
+export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>): ChildSpec[] {
+  const u = urls(cfg);
+  const p = cfg.ports;
+  const host = cfg.host;
+  const inherited: Record<string, string> = {};
+  for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined) inherited[k] = v;
+  const common: Record<string, string> = {
+    ...inherited,
+    HL_NETWORK: "paper",
+    HL_API_URL: u.sim,
+    SIM_PORT: String(p.sim),
+    HL_PRIVATE_KEY: "",
+    DATA_DIR: cfg.dataDir,
+    // A local sim world is not the public API: no need to ration request weight as tightly.
+    HL_RATE_WEIGHT_PER_MIN: baseEnv.HL_RATE_WEIGHT_PER_MIN || "20000",
+  };
+  const service = (name: string, args: string[], env: Record<string, string>, rest: Partial<ChildSpec>) => ({
+    name,
+    args,
+    env: { ...common, ...env },
+    stopRound: 1 as const,
+    stopTimeoutMs: 10_000,
+    ...rest,
+  });
+
+  const agentDir = join(cfg.dataDir, "agent");
+  const children: ChildSpec[] = [
+    {
+      name: "sim",
+      args: ["sim", "serve", "--port", String(p.sim), "--host", host, "--seed", String(cfg.seed)],
+      env: common,
+      url: u.sim,
+      healthUrl: `${u.sim}/sim/health`,
+      stopRound: 2,
+      stopTimeoutMs: 10_000,
+    },
+    {
+      name: "agent",
+      args: ["agent", "serve", "--port", String(p.agent), "--host", host],
+      env: {
+        ...common,
+        PORT: String(p.agent),
+        RUN_MODE: "wolf",
+        DATA_DIR: agentDir,
+        WOLF_TICK: String(cfg.wolfTick),
+        WOLF_CONFIG: wolfConfigPath(cfg),
+        HL_LINKS: JSON.stringify(dashboardLinks(cfg)),
+      },
+      url: `${u.agent}/`,
+      healthUrl: `${u.agent}/health`,
+      walletDir: agentDir,
+      displayName: "WOLF agent",
+      stopRound: 0,
+      // The agent service itself gives its WOLF child 15 s to save state.
+      stopTimeoutMs: 20_000,
+    },
+  ];
+  if (cfg.speed !== 1) children[0]!.args.push("--speed", String(cfg.speed));
+
+  HOUSE_AGENTS.forEach((h, i) => {
+    const dir = join(cfg.dataDir, `house-${i + 1}`);
+    children.push({
+      name: `house-${i + 1}`,
+      args: ["run", h.strategy, "-i", h.instrument, "--tick", String(cfg.houseTick), "--network", "paper"],
+      env: { ...common, DATA_DIR: dir },
+      walletDir: dir,
+      displayName: `house ${h.strategy} ${h.instrument.replace(/-PERP$/, "")}`,
+      stopRound: 0,
+      stopTimeoutMs: 15_000,
+    });
+  });
+
+  children.push(
+    service(
+      "leaderboard",
+      ["leaderboard", "serve", "--port", String(p.leaderboard)],
+      {
+        LEADERBOARD_PORT: String(p.leaderboard),
+        // Both networks of the board read this sim world.
+        HL_API_URL_TESTNET: u.sim,
+        HL_API_URL_MAINNET: u.sim,
+        LEADERBOARD_REFRESH_S: "10",
+      },
+      { url: `${u.leaderboard}/`, healthUrl: `${u.leaderboard}/health` },
+    ),
+    service(
+      "feeds",
+      ["feeds", "serve", "--port", String(p.feeds), "--network", "paper"],
+      { FEEDS_PORT: String(p.feeds) },
+      { url: `${u.feeds}/`, healthUrl: `${btcswpFeedUrl(cfg)}/healthz` },
+    ),
+    service(
+      "isfr",
+      ["isfr", "serve", "--port", String(p.isfr), "--network", "paper"],
+      { ISFR_PORT: String(p.isfr), YIELDS_API_URL: `${u.sim}/yields`, ISFR_SNAPSHOT_INTERVAL_S: "15" },
+      { url: `${u.isfr}/isfr/`, healthUrl: `${u.isfr}/isfr/health` },
+    ),
+    service(
+      "points",
+      ["points", "serve", "--port", String(p.points), "--network", "paper"],
+      {
+        POINTS_PORT: String(p.points),
+        FEEDS_PORT: String(p.feeds),
+        BTCSWP_FEED_URL: btcswpFeedUrl(cfg),
+        POINTS_STATS_URL: `${u.sim}/stats`,
+      },
+      { url: `${u.points}/points/`, healthUrl: `${u.points}/points/market-config` },
+    ),
+    service(
+      "mcp",
+      ["mcp", "serve", "--transport", "http", "--port", String(p.mcp), "--host", host],
+      { MCP_PORT: String(p.mcp) },
+      { url: `${u.mcp}/mcp`, healthUrl: `${u.mcp}/health` },
+    ),
+  );
+  return children;
+}

@@ -1,0 +1,180 @@
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import { writeJsonAtomic } from "../../store/atomic.ts";
+import { Supervisor } from "../agent/supervisor.ts";
+import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
+import type { UpConfig } from "./config.ts";
+import { type ChildSpec, plan, SIM_WOLF_CONFIG, urls, wolfConfigPath } from "./plan.ts";
+import { checkPorts } from "./ports.ts";
+import { type Progress, readProgress } from "./progress.ts";
+import { registerAgents } from "./register.ts";
+
+export interface RunningChild {
+  spec: ChildSpec;
+  supervisor: Supervisor;
+  logPath: string;
+  healthy: boolean;
+}
+
+export interface UpHandle {
+  children: RunningChild[];
+  /** Resolves when every service answered its health check (or rejects after `readyTimeoutMs`). */
+  ready: Promise<void>;
+  progress(): Promise<Progress>;
+  /** Stop everything: traders first (they save state), then services, the sim world last. */
+  stop(): Promise<void>;
+}
+
+export interface UpOptions {
+  env?: Record<string, string | undefined>;
+  /** One line for the person running `hl up` (no trailing newline). */
+  log: (line: string) => void;
+  readyTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Poll `url` until it answers 200; false after `timeoutMs`, or as soon as `gaveUp()` says so. */
+async function waitHealthy(url: string, timeoutMs: number, gaveUp: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !gaveUp()) {
+    if (await answers(url)) return true;
+    await sleep(300);
+  }
+  return false;
+}
+
+async function latestOracle(feedUrl: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${feedUrl}/api/latest`, { signal: AbortSignal.timeout(2000) });
+    if (!res.ok) return undefined;
+    const body = (await res.json()) as { oracle_px?: unknown };
+    return typeof body.oracle_px === "string" ? body.oracle_px : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `hl up`: the sim world first (every other child would otherwise start its own), then the agent
+ * service, the house agents and the services, each a supervised `hl` child with its own
+ * environment and its output in `<data>/logs/<name>.log`.
+ */
+export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle> {
+  await checkPorts(cfg.ports, cfg.host);
+  const logDir = join(cfg.dataDir, "logs");
+  mkdirSync(logDir, { recursive: true });
+  mkdirSync(join(cfg.dataDir, "agent"), { recursive: true });
+  // Written once: a person may tune it, and later runs keep their edits.
+  if (!existsSync(wolfConfigPath(cfg))) writeJsonAtomic(wolfConfigPath(cfg), SIM_WOLF_CONFIG);
+
+  const u = urls(cfg);
+  const specs = plan(cfg, opts.env ?? process.env);
+  const children: RunningChild[] = [];
+  const fds: number[] = [];
+  let stopping = false;
+
+  const spawnChild = (spec: ChildSpec): RunningChild => {
+    const logPath = join(logDir, `${spec.name}.log`);
+    const fd = openSync(logPath, "a");
+    fds.push(fd);
+    const supervisor = new Supervisor({
+      args: spec.args,
+      env: spec.env,
+      stdio: fd,
+      stopTimeoutMs: spec.stopTimeoutMs,
+      baseBackoffMs: 2000,
+      maxRestarts: 5,
+      healthyAfterMs: 60_000,
+    });
+    const child: RunningChild = { spec, supervisor, logPath, healthy: false };
+    supervisor.on("exit", (code: number | null, signal: string | null) => {
+      if (stopping) return;
+      child.healthy = false;
+      opts.log(`${spec.name} exited (${signal ?? `code ${code}`}); restarting — see ${logPath}`);
+    });
+    supervisor.on("gave_up", () => opts.log(`${spec.name} keeps crashing; gave up — see ${logPath}`));
+    supervisor.on("error", (err: Error) => opts.log(`${spec.name}: ${err.message}`));
+    supervisor.start();
+    children.push(child);
+    return child;
+  };
+
+  const aborter = new AbortController();
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    aborter.abort();
+    for (const round of [0, 1, 2] as const) {
+      await Promise.all(children.filter((c) => c.spec.stopRound === round).map((c) => c.supervisor.stop()));
+    }
+    for (const fd of fds.splice(0)) closeSync(fd);
+  };
+
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 90_000;
+  const [simSpec, ...rest] = specs;
+  const sim = spawnChild(simSpec!);
+  const gaveUp = (c: RunningChild) => () => stopping || c.supervisor.status === "gave_up";
+  if (!(await waitHealthy(simSpec!.healthUrl!, readyTimeoutMs, gaveUp(sim)))) {
+    await stop();
+    throw new Error(`the sim world did not start; see ${sim.logPath}`);
+  }
+  sim.healthy = true;
+  await anchorBtcswp(u.sim, BTCSWP_BASELINE).catch(() => false);
+
+  for (const spec of rest) spawnChild(spec);
+
+  const ready = Promise.all(
+    children.map(async (c) => {
+      if (!c.spec.healthUrl || c.healthy) return;
+      if (await waitHealthy(c.spec.healthUrl, readyTimeoutMs, gaveUp(c))) c.healthy = true;
+      else if (!stopping) throw new Error(`${c.spec.name} did not become healthy; see ${c.logPath}`);
+    }),
+  ).then(() => undefined);
+  ready.catch(() => undefined);
+
+  const traders = children.flatMap((c) =>
+    c.spec.walletDir && c.spec.displayName
+      ? [{ name: c.spec.name, walletDir: c.spec.walletDir, displayName: c.spec.displayName }]
+      : [],
+  );
+  void registerAgents(u.leaderboard, traders, aborter.signal, (agent, address) =>
+    opts.log(`${agent.name} (${address}) is on the leaderboard`),
+  );
+
+  const feedUrl = `http://${cfg.host}:${cfg.ports.feeds + 1}`;
+  let lastAnchorMs = 0;
+  const progress = async (): Promise<Progress> => {
+    // Health of every served child, refreshed on each summary (a restarted child counts once it answers).
+    await Promise.all(
+      children.map(async (c) => {
+        if (c.spec.healthUrl) c.healthy = await answers(c.spec.healthUrl);
+        else c.healthy = c.supervisor.alive;
+      }),
+    );
+    const healthy = children.filter((c) => c.healthy).length;
+    const p = await readProgress(
+      { agentUrl: u.agent, leaderboardUrl: u.leaderboard, btcswpFeedUrl: feedUrl, isfrUrl: u.isfr },
+      { healthy, total: children.length },
+      Date.now(),
+    );
+    if (Date.now() - lastAnchorMs > 30_000) {
+      lastAnchorMs = Date.now();
+      const oracle = p.btcswp ?? (await latestOracle(feedUrl));
+      if (oracle) await anchorBtcswp(u.sim, oracle).catch(() => false);
+    }
+    return p;
+  };
+
+  return { children, ready, progress, stop };
+}

@@ -1,0 +1,45 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createService, listen } from "../../../src/http/service.ts";
+import { mountMcpHttp } from "../../../src/services/mcp/mount.ts";
+import { call, connectHttp, serverEnv, tempDirs } from "./helpers.ts";
+
+/** RUN_MODE=mcp: the agent service's Fastify app hosts the same tools at /mcp (Streamable HTTP). */
+
+const dirs = tempDirs("mcp-mount");
+let app: FastifyInstance;
+let base: string;
+let client: Client;
+
+beforeAll(async () => {
+  app = createService({ name: "agent-test" }).app;
+  mountMcpHttp(app, { env: serverEnv(dirs), dataDir: dirs.dataDir });
+  base = `http://127.0.0.1:${await listen(app, 0)}`;
+  client = await connectHttp(base);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await app?.close();
+  dirs.cleanup();
+});
+
+describe("/mcp on the agent service", () => {
+  it("serves the registry's tools to the SDK client", async () => {
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(17);
+    const r = await call(client, "judge_report");
+    expect(r.structuredContent).toMatchObject({ status: "no_reports" });
+  });
+
+  it("refuses a foreign Origin with a JSON error", async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { origin: "https://evil.example", "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: "Origin https://evil.example is not allowed" });
+  });
+});

@@ -1,37 +1,40 @@
 import type { Command } from "commander";
-import { register as account } from "./account.ts";
-import { register as agent } from "./agent.ts";
-import { register as feeds } from "./feeds.ts";
-import { register as howl } from "./howl.ts";
-import { register as isfr } from "./isfr.ts";
-import { register as journal } from "./journal.ts";
-import { register as leaderboard } from "./leaderboard.ts";
-import { register as mcp } from "./mcp.ts";
-import { register as points } from "./points.ts";
-import { register as run } from "./run.ts";
-import { register as sim } from "./sim.ts";
-import { register as strategies } from "./strategies.ts";
-import { register as trade } from "./trade.ts";
-import { register as wallet } from "./wallet.ts";
-import { register as wolf } from "./wolf.ts";
 
-/** Each command group registers itself on the program; this list is the whole CLI. */
+/** Each command group registers itself on the program. */
 export type RegisterCommands = (program: Command) => void;
 
-export const commandGroups: RegisterCommands[] = [
-  account,
-  agent,
-  mcp,
-  feeds,
-  points,
-  trade,
-  run,
-  strategies,
-  isfr,
-  leaderboard,
-  wolf,
-  sim,
-  howl,
-  journal,
-  wallet,
+interface Group {
+  /** Top-level command names the group registers. */
+  commands: readonly string[];
+  load: () => Promise<{ register: RegisterCommands }>;
+}
+
+/**
+ * The whole CLI. Groups are imported on demand: `hl trade …` loads only the trade module, so a
+ * command starts without compiling the rest of the platform; `hl --help` loads them all.
+ */
+export const GROUPS: readonly Group[] = [
+  { commands: ["up"], load: () => import("./up.ts") },
+  { commands: ["account"], load: () => import("./account.ts") },
+  { commands: ["trade"], load: () => import("./trade.ts") },
+  { commands: ["run"], load: () => import("./run.ts") },
+  { commands: ["strategies", "status"], load: () => import("./strategies.ts") },
+  { commands: ["wolf", "dsl", "scanner", "movers"], load: () => import("./wolf.ts") },
+  { commands: ["howl"], load: () => import("./howl.ts") },
+  { commands: ["journal"], load: () => import("./journal.ts") },
+  { commands: ["wallet", "builder", "setup"], load: () => import("./wallet.ts") },
+  { commands: ["agent"], load: () => import("./agent.ts") },
+  { commands: ["mcp"], load: () => import("./mcp.ts") },
+  { commands: ["leaderboard"], load: () => import("./leaderboard.ts") },
+  { commands: ["feeds"], load: () => import("./feeds.ts") },
+  { commands: ["isfr"], load: () => import("./isfr.ts") },
+  { commands: ["points"], load: () => import("./points.ts") },
+  { commands: ["sim"], load: () => import("./sim.ts") },
 ];
+
+/** The groups to register for an argv: the one owning the first command word, else all of them. */
+export function groupsFor(argv: readonly string[]): readonly Group[] {
+  const word = argv.slice(2).find((a) => !a.startsWith("-"));
+  const owner = word === undefined ? undefined : GROUPS.find((g) => g.commands.includes(word));
+  return owner ? [owner] : GROUPS;
+}

@@ -22,9 +22,10 @@ export function register(program: Command): void {
     .option("--since <date>", "only round trips closed on or after this UTC day (YYYY-MM-DD)")
     .option("--source <source>", "wolf | cli | all (default all)")
     .option("--json", "print the metrics and recommendations as JSON")
-    .action((opts: { since?: string; source?: string; json?: boolean }) => {
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((opts: { since?: string; source?: string; json?: boolean; dataDir?: string }) => {
       const result = runHowl({
-        dataDir: dataDir(),
+        dataDir: opts.dataDir ?? dataDir(),
         since: opts.since ?? null,
         sources: sources(opts.source),
       });
@@ -46,8 +47,9 @@ export function register(program: Command): void {
   howl
     .command("report")
     .description("Print the newest report (report-latest.md)")
-    .action(() => {
-      const report = readLatestHowlReport(dataDir());
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((opts: { dataDir?: string }) => {
+      const report = readLatestHowlReport(opts.dataDir ?? dataDir());
       if (report === null) throw new UserError("No HOWL report yet. Run 'hl howl run' first.");
       process.stdout.write(report);
     });
@@ -57,11 +59,12 @@ export function register(program: Command): void {
     .description("List past reports, newest first")
     .option("-n, --limit <n>", "how many reports", "10")
     .option("--json", "print JSON for machines")
-    .action((opts: { limit: string; json?: boolean }) => {
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((opts: { limit: string; json?: boolean; dataDir?: string }) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1)
         throw new UserError(`--limit must be a positive integer, got "${opts.limit}"`);
-      const rows = howlHistory(dataDir(), limit);
+      const rows = howlHistory(opts.dataDir ?? dataDir(), limit);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;

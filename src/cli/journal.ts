@@ -39,11 +39,12 @@ export function register(program: Command): void {
     .option("-d, --date <date>", "only positions closed on this UTC day (YYYY-MM-DD)")
     .option("-n, --limit <n>", "how many entries", "20")
     .option("--json", "print JSON for machines")
-    .action((opts: { date?: string; limit: string; json?: boolean }) => {
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((opts: { date?: string; limit: string; json?: boolean; dataDir?: string }) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1)
         throw new UserError(`--limit must be a positive integer, got "${opts.limit}"`);
-      const entries = readJournal({ dataDir: dataDir(), date: opts.date ?? null, limit });
+      const entries = readJournal({ dataDir: opts.dataDir ?? dataDir(), date: opts.date ?? null, limit });
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
         return;
@@ -61,8 +62,9 @@ export function register(program: Command): void {
     .command("entry <id>")
     .description("Show one journal entry in full")
     .option("--json", "print JSON for machines")
-    .action((id: string, opts: { json?: boolean }) => {
-      const entry = findJournalEntry(dataDir(), id);
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action((id: string, opts: { json?: boolean; dataDir?: string }) => {
+      const entry = findJournalEntry(opts.dataDir ?? dataDir(), id);
       if (!entry) throw new UserError(`No journal entry "${id}". List ids with 'hl journal view'.`);
       process.stdout.write(opts.json ? `${JSON.stringify(entry, null, 2)}\n` : detail(entry));
     });

@@ -1,13 +1,12 @@
 import { Command, CommanderError } from "commander";
 import { UserError } from "../core/errors.ts";
-import { commandGroups } from "./groups.ts";
+import { groupsFor } from "./groups.ts";
 
 const program = new Command("hl")
   .description("hl-agent: autonomous trading agents on Hyperliquid, and the services around them")
   .showHelpAfterError(false)
   .exitOverride();
 
-for (const register of commandGroups) register(program);
 
 /** One readable line and a non-zero exit for every failure; secrets never reach the message. */
 function fail(err: unknown): never {
@@ -28,6 +27,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 });
 
 try {
+  for (const group of groupsFor(process.argv)) (await group.load()).register(program);
   await program.parseAsync(process.argv);
 } catch (err) {
   fail(err);

@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .option("--mainnet", "same as --network mainnet")
     .option("--resume", "continue from the saved state of the same strategy and instrument (default)", true)
     .option("--fresh", "ignore saved state (also clears a risk hard stop)")
-    .option("--data-dir <dir>", "directory of state.db and trades.jsonl (default: $DATA_DIR/cli)")
+    .option("--data-dir <dir>", "data directory root; state.db and trades.jsonl go to <dir>/cli (default: DATA_DIR, else ./data)")
     .option("-p, --param <name=value>", "strategy param override (repeatable)", collect, [])
     .option("--risk <name=value>", "risk limit override (repeatable)", collect, [])
     .option(
@@ -74,7 +74,7 @@ export function register(program: Command): void {
       const maxTicks = positiveNumber(opts.maxTicks, "--max-ticks", true);
       if (!Number.isInteger(maxTicks))
         throw new UserError(`--max-ticks must be a whole number, got "${opts.maxTicks}"`);
-      const dir = opts.dataDir ?? join(dataDir(), "cli");
+      const dir = join(opts.dataDir ?? dataDir(), "cli");
       const network = opts.mainnet ? "mainnet" : opts.network;
       const ctl = new AbortController();
       const onSignal = () => ctl.abort();

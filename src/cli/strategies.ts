@@ -38,10 +38,10 @@ export function register(program: Command): void {
   program
     .command("status")
     .description("Show the saved state of the single-strategy engine: position, PnL, orders, risk")
-    .option("--data-dir <dir>", "directory of state.db (default: $DATA_DIR/cli)")
+    .option("--data-dir <dir>", "data directory root; reads <dir>/cli/state.db (default: DATA_DIR, else ./data)")
     .option("--json", "print the status object (same shape as GET /api/status)")
     .action((opts: { dataDir?: string; json?: boolean }) => {
-      const path = join(opts.dataDir ?? join(dataDir(), "cli"), "state.db");
+      const path = join(opts.dataDir ?? dataDir(), "cli", "state.db");
       const kv = existsSync(path) ? readKvFile(path) : {};
       const status = statusFromKv(kv);
       if (opts.json) {

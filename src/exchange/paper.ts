@@ -43,6 +43,15 @@ export async function ensurePaperWorld(
     );
   const port = parsed.port ? Number(parsed.port) : 80;
   const { startSimWorld } = await import("../sim/world.ts");
-  const world = await startSimWorld(opts.seed === undefined ? { port } : { port, seed: opts.seed });
-  return { url: world.url, startedHere: true, close: () => world.close() };
+  try {
+    const world = await startSimWorld(opts.seed === undefined ? { port } : { port, seed: opts.seed });
+    return { url: world.url, startedHere: true, close: () => world.close() };
+  } catch (err) {
+    // Something holds the port but was too slow to answer the quick probe (a busy sim world): use it
+    // if it answers given more time, instead of failing on the port we just found taken.
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE" && (await probeInfo(url, 5000))) {
+      return { url, startedHere: false, close: async () => undefined };
+    }
+    throw err;
+  }
 }

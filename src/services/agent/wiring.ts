@@ -36,7 +36,8 @@ export const agentMappers: StatusMappers = {
 export async function skillInstall(): Promise<SkillInstallResult> {
   try {
     if (!existsSync(HL_BIN)) throw new Error(`hl launcher missing at ${HL_BIN}`);
-    await import("../../cli/groups.ts");
+    const { GROUPS } = await import("../../cli/groups.ts");
+    await Promise.all(GROUPS.map((g) => g.load()));
     const { TOOLS } = await import("../mcp/registry.ts");
     return { installed: true, strategies: STRATEGY_IDS.length, tools: TOOLS.length };
   } catch (err) {

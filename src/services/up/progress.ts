@@ -26,7 +26,8 @@ export function formatProgress(p: Progress): string {
     let wolf = `WOLF tick ${p.tick}`;
     if (p.agentState === "paused") wolf += " (paused)";
     if (p.totalPnl !== undefined) wolf += ` PnL ${signed(p.totalPnl)}`;
-    if (p.activeSlots !== undefined && p.maxSlots !== undefined) wolf += ` ${p.activeSlots}/${p.maxSlots} slots`;
+    if (p.activeSlots !== undefined && p.maxSlots !== undefined)
+      wolf += ` ${p.activeSlots}/${p.maxSlots} slots`;
     if (p.trades !== undefined) wolf += ` ${p.trades} trades`;
     parts.push(wolf);
   }
@@ -74,7 +75,9 @@ export async function readProgress(
     field(`${src.agentUrl}/api/status`, (b) => b),
     field(`${src.agentUrl}/health`, (b) => b.paused === true),
     field(`${src.leaderboardUrl}/api/leaderboard?network=testnet`, (b) => numberOr(b.total_agents)),
-    field(`${src.btcswpFeedUrl}/api/latest`, (b) => (typeof b.oracle_px === "string" ? b.oracle_px : undefined)),
+    field(`${src.btcswpFeedUrl}/api/latest`, (b) =>
+      typeof b.oracle_px === "string" ? b.oracle_px : undefined,
+    ),
     field(`${src.isfrUrl}/isfr/v1/isfr/current`, (b) => numberOr(b.isfr_bps)),
   ]);
   const p: Progress = { nowMs, ...health, agentsOnBoard, btcswp, isfrBps };

@@ -23,6 +23,8 @@ export interface UpHandle {
   progress(): Promise<Progress>;
   /** Stop everything: traders first (they save state), then services, the sim world last. */
   stop(): Promise<void>;
+  /** SIGKILL every child's process group at once (a second Ctrl-C). */
+  kill(): void;
 }
 
 export interface UpOptions {
@@ -176,5 +178,17 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     return p;
   };
 
-  return { children, ready, progress, stop };
+  const kill = () => {
+    for (const c of children) {
+      const pid = c.supervisor.pid;
+      if (pid === null) continue;
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  };
+
+  return { children, ready, progress, stop, kill };
 }

@@ -132,7 +132,6 @@ export const status = defineTool({
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    // `hl status` reads $DATA_DIR/cli/state.db (its --data-dir names that cli directory, not the root).
     const out = await runCli({
       args: ["status", "--json"],
       env: cliEnv(ctx),
@@ -231,7 +230,6 @@ export const runStrategy = defineTool({
     checkInstrument(policy, args.instrument);
     checkTicks(policy, args.max_ticks);
     const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
-    // `hl run` keeps state.db and trades.jsonl in $DATA_DIR/cli (its --data-dir names that cli directory).
     // --mock (rather than --network paper) so the run is recorded as a mock run.
     const where = args.mock ? ["--mock"] : ["--network", network];
     const cli = ["run", args.strategy, "-i", args.instrument, "--tick", plain(args.tick), ...where];
@@ -372,7 +370,6 @@ export const howlRun = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
-    // `hl howl run` reviews $DATA_DIR (it has no --data-dir flag).
     const cli = ["howl", "run", "--json"];
     if (args.since) cli.push("--since", args.since);
     const out = await runCli({ args: cli, env: cliEnv(ctx), signal: ctx.signal, timeoutMs: 60_000 });

@@ -1,0 +1,142 @@
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getJson, type RunningUp, sleep, startUp, stopUp, until } from "./up-helpers.ts";
+
+/**
+ * The pages in a real browser (Debian's chromium through playwright-core), against one `hl up`:
+ * every page renders (screenshots in test-results/screenshots/), and the agent dashboard of the
+ * paper WOLF run ticks, pauses on a click and stays still, then resumes.
+ * UPDATE_DOCS_SCREENSHOT=1 also refreshes docs/dashboard.png.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = join(import.meta.dirname, "../..");
+const SHOTS = join(ROOT, "test-results", "screenshots");
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`browser tests skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
+
+let up: RunningUp | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  [up, browser] = await Promise.all([
+    startUp(["--wolf-tick", "2", "--house-tick", "3"]),
+    chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    }),
+  ]);
+  mkdirSync(SHOTS, { recursive: true });
+  const deadline = Date.now() + 75_000;
+  const board = `${up.url("leaderboard")}/api/leaderboard?network=testnet`;
+  await until(
+    "four agents on the leaderboard",
+    async () => (await getJson<{ total_agents: number }>(board))?.total_agents === 4,
+    deadline,
+  );
+  await until("ISFR published", () => getJson(`${up!.url("isfr")}/isfr/v1/isfr/current`), deadline);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (up) {
+    await stopUp(up);
+    rmSync(up.dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  const res = await page.goto(path, { waitUntil: "load" });
+  expect(res?.status(), path).toBe(200);
+  return { page, errors };
+}
+
+const tickOf = async (page: Page) => Number(await page.locator("#tick").textContent());
+
+describe.skipIf(!hasChromium)("pages in chromium", () => {
+  it("every page of `hl up` renders", { timeout: 60_000 }, async () => {
+    const u = up!.url;
+    const pages = [
+      { name: "agent", url: `${u("agent")}/`, title: "hl-agent · dashboard", ready: "#tick" },
+      { name: "leaderboard", url: `${u("leaderboard")}/`, title: "Agent leaderboard", ready: "tbody tr" },
+      { name: "feeds", url: `${u("feeds")}/`, title: "SWP price feeds", ready: "body" },
+      {
+        name: "isfr",
+        url: `${u("isfr")}/isfr/`,
+        title: "ISFR — Implied Secured Funding Rate",
+        ready: "body",
+      },
+      { name: "points", url: `${u("points")}/points/`, title: "BTCSWP launch points", ready: "body" },
+    ];
+    for (const p of pages) {
+      const { page, errors } = await open(p.url);
+      expect(await page.title()).toBe(p.title);
+      await page.locator(p.ready).first().waitFor();
+      await sleep(1500); // let the first data arrive and charts draw
+      await page.screenshot({ path: join(SHOTS, `${p.name}.png`), fullPage: true });
+      expect(errors, p.name).toEqual([]);
+      await page.close();
+    }
+
+    // The landing page links to the four other pages.
+    const { page } = await open(`${u("agent")}/`);
+    const hrefs = await page
+      .locator("#links a")
+      .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(hrefs).toEqual(pages.slice(1).map((p) => p.url));
+    await page.close();
+  });
+
+  it("the dashboard ticks, a click on Pause stops it, Resume starts it again", {
+    timeout: 60_000,
+  }, async () => {
+    const { page, errors } = await open(`${up!.url("agent")}/`);
+    await until("a tick on the page", async () => (await tickOf(page)) >= 1, Date.now() + 20_000);
+    const before = await tickOf(page);
+    await until("the tick to advance", async () => (await tickOf(page)) > before, Date.now() + 20_000);
+    await expectStateText(page, "running");
+
+    await page.locator("#pause").click();
+    await expectStateText(page, "paused");
+    await sleep(1500); // a status event already in flight may still land
+    const paused = await tickOf(page);
+    await sleep(5000); // more than two WOLF ticks of 2 s
+    expect(await tickOf(page)).toBe(paused);
+
+    await page.locator("#resume").click();
+    await expectStateText(page, "running");
+    await until("ticking again", async () => (await tickOf(page)) > paused, Date.now() + 20_000);
+
+    if (process.env.UPDATE_DOCS_SCREENSHOT) {
+      await sleep(20_000);
+      await page.screenshot({ path: join(ROOT, "docs", "dashboard.png") });
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+async function expectStateText(page: Page, text: string): Promise<void> {
+  await until(
+    `state "${text}"`,
+    async () => (await page.locator("#state").textContent()) === text,
+    Date.now() + 10_000,
+  );
+}

@@ -1,0 +1,192 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { portIsFree } from "../../src/services/up/ports.ts";
+
+/** `hl up` started as a user would (`node bin/hl.mjs up`), on free ports and a temp data dir. */
+
+export const HL = join(import.meta.dirname, "../../bin/hl.mjs");
+
+export interface UpPorts {
+  sim: number;
+  agent: number;
+  leaderboard: number;
+  mcp: number;
+  isfr: number;
+  points: number;
+  /** Proxy; the four feeds take the next four ports. */
+  feeds: number;
+}
+
+/** Eleven consecutive free ports (the feeds need five in a row), from a random base. */
+export async function freeUpPorts(): Promise<UpPorts> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const all = Array.from({ length: 11 }, (_, i) => base + i);
+    const free = await Promise.all(all.map((p) => portIsFree(p, "127.0.0.1")));
+    if (free.every(Boolean))
+      return {
+        sim: base,
+        agent: base + 1,
+        leaderboard: base + 2,
+        mcp: base + 3,
+        isfr: base + 4,
+        points: base + 5,
+        feeds: base + 6,
+      };
+  }
+  throw new Error("no 11 consecutive free ports found");
+}
+
+export function portFlags(p: UpPorts): string[] {
+  return [
+    "--sim-port",
+    String(p.sim),
+    "--agent-port",
+    String(p.agent),
+    "--leaderboard-port",
+    String(p.leaderboard),
+    "--mcp-port",
+    String(p.mcp),
+    "--isfr-port",
+    String(p.isfr),
+    "--points-port",
+    String(p.points),
+    "--feeds-port",
+    String(p.feeds),
+  ];
+}
+
+/** The user's environment without anything that would point `hl up` elsewhere. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of [
+    "PORT",
+    "LEADERBOARD_PORT",
+    "MCP_PORT",
+    "FEEDS_PORT",
+    "ISFR_PORT",
+    "POINTS_PORT",
+    "SIM_PORT",
+    "HL_API_URL",
+    "HL_NETWORK",
+    "HL_PRIVATE_KEY",
+    "DATA_DIR",
+  ])
+    delete env[k];
+  return env;
+}
+
+export interface RunningUp {
+  child: ChildProcess;
+  ports: UpPorts;
+  dataDir: string;
+  url: (service: keyof UpPorts) => string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export async function startUp(extra: string[] = []): Promise<RunningUp> {
+  const ports = await freeUpPorts();
+  const dataDir = mkdtempSync(join(tmpdir(), "hl-up-"));
+  const child = spawn(process.execPath, [HL, "up", "--data-dir", dataDir, ...portFlags(ports), ...extra], {
+    env: cleanEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr!.on("data", (b: Buffer) => {
+    out += b.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    ports,
+    dataDir,
+    url: (service) => `http://127.0.0.1:${ports[service]}`,
+    output: () => out,
+    exited,
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** GET JSON, or undefined when the service does not answer 200 (yet). */
+export async function getJson<T = Record<string, unknown>>(url: string): Promise<T | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    return (await res.json()) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Poll until `check` returns a value (not undefined/false) or the deadline passes. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  deadlineMs: number,
+): Promise<T> {
+  let last: T | undefined | false;
+  while (Date.now() < deadlineMs) {
+    last = await check();
+    if (last !== undefined && last !== false) return last;
+    await sleep(500);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Every descendant pid of `pid` (children, grandchildren, …) from one `ps` listing. */
+export function descendants(pid: number): number[] {
+  const text = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
+  const kids = new Map<number, number[]>();
+  for (const line of text.trim().split("\n")) {
+    const [c, p] = line.trim().split(/\s+/).map(Number);
+    if (c === undefined || p === undefined) continue;
+    kids.set(p, [...(kids.get(p) ?? []), c]);
+  }
+  const out: number[] = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    for (const c of kids.get(stack.pop()!) ?? []) {
+      out.push(c);
+      stack.push(c);
+    }
+  }
+  return out;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGINT like Ctrl-C, then wait for exit; SIGKILL the tree if it hangs (so a failing test leaves nothing). */
+export async function stopUp(up: RunningUp, timeoutMs = 45_000): Promise<number | null> {
+  if (up.child.exitCode !== null) return up.child.exitCode;
+  const tree = descendants(up.child.pid!);
+  up.child.kill("SIGINT");
+  const timer = setTimeout(() => {
+    for (const pid of [up.child.pid!, ...tree]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }, timeoutMs);
+  const code = await up.exited;
+  clearTimeout(timer);
+  return code;
+}

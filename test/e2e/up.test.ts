@@ -1,0 +1,183 @@
+import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  cleanEnv,
+  descendants,
+  freeUpPorts,
+  getJson,
+  HL,
+  isAlive,
+  portFlags,
+  type RunningUp,
+  startUp,
+  stopUp,
+  until,
+} from "./up-helpers.ts";
+
+/**
+ * `hl up` as a user runs it: within 60 s every service answers, the WOLF agent ticks, the
+ * leaderboard lists all four agents, a feed ticks, ISFR is published and points answer; Ctrl-C
+ * (SIGINT) stops the whole process tree.
+ */
+
+const run = promisify(execFile);
+let up: RunningUp | undefined;
+
+afterAll(async () => {
+  if (up) {
+    await stopUp(up);
+    rmSync(up.dataDir, { recursive: true, force: true });
+  }
+});
+
+describe("hl up", () => {
+  it("a taken port fails at once with one line naming the port and its flag", async () => {
+    const ports = await freeUpPorts();
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(ports.leaderboard, "127.0.0.1", () => r()));
+    try {
+      const err = await run(process.execPath, [HL, "up", ...portFlags(ports)], {
+        env: cleanEnv(),
+        timeout: 30_000,
+      }).then(
+        () => undefined,
+        (e: { code?: number; stderr?: string }) => e,
+      );
+      expect(err?.code).toBe(1);
+      const lines = (err?.stderr ?? "").trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toBe(
+        `error: port ${ports.leaderboard} (leaderboard) is already in use; choose another with --leaderboard-port (or LEADERBOARD_PORT)`,
+      );
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+  });
+
+  it("starts everything within 60 s, and SIGINT leaves no process behind", { timeout: 150_000 }, async () => {
+    const started = Date.now();
+    up = await startUp(["--wolf-tick", "2", "--house-tick", "3"]);
+    const running = up;
+    const deadline = started + 60_000;
+    const url = running.url;
+
+    // Every service healthy.
+    await until("agent /health", () => getJson(`${url("agent")}/health`), deadline);
+    await until("leaderboard /health", () => getJson(`${url("leaderboard")}/health`), deadline);
+    await until("MCP /health", () => getJson(`${url("mcp")}/health`), deadline);
+    await until("points", () => getJson(`${url("points")}/points/market-config`), deadline);
+    await until(
+      "feeds proxy page",
+      async () => (await fetch(`${url("feeds")}/`).catch(() => undefined))?.ok,
+      deadline,
+    );
+
+    // The WOLF agent ticks (the tick count advances).
+    const first = await until(
+      "a WOLF tick",
+      async () => {
+        const s = await getJson<{ status: string; tick_count?: number }>(`${url("agent")}/api/status`);
+        return s?.status === "running" && (s.tick_count ?? 0) >= 1 ? s.tick_count : undefined;
+      },
+      deadline,
+    );
+    await until(
+      "the next WOLF tick",
+      async () => {
+        const s = await getJson<{ tick_count?: number }>(`${url("agent")}/api/status`);
+        return (s?.tick_count ?? 0) > first;
+      },
+      deadline,
+    );
+
+    // The leaderboard lists the WOLF agent and the three house agents.
+    const board = await until(
+      "four agents on the leaderboard",
+      async () => {
+        const b = await getJson<{ total_agents: number; agents: { display_name: string }[] }>(
+          `${url("leaderboard")}/api/leaderboard?network=testnet`,
+        );
+        return b && b.total_agents === 4 ? b : undefined;
+      },
+      deadline,
+    );
+    expect(board.agents.map((a) => a.display_name).sort()).toEqual([
+      "WOLF agent",
+      "house avellaneda_mm BTC",
+      "house momentum_breakout SOL",
+      "house simple_mm ETH",
+    ]);
+
+    // A feed ticks: the proxy serves BTCSWP and its stream delivers a price event.
+    const tick = await until(
+      "a BTCSWP tick",
+      () => getJson<{ feed: string; oracle_px: string }>(`${url("feeds")}/api/feeds/btcswp/latest`),
+      deadline,
+    );
+    expect(tick.feed).toBe("BTCSWP");
+    expect(Math.abs(Number(tick.oracle_px) - 75_000)).toBeLessThan(7_500);
+    const stream = await fetch(`${url("feeds")}/api/feeds/btcswp/stream`, {
+      signal: AbortSignal.timeout(20_000),
+    });
+    const reader = stream.body!.getReader();
+    let text = "";
+    while (!text.includes("event: price")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    expect(text).toContain("event: price");
+
+    // ISFR current is published.
+    const isfr = await until(
+      "ISFR current",
+      () => getJson<{ isfr_bps: number }>(`${url("isfr")}/isfr/v1/isfr/current`),
+      deadline,
+    );
+    expect(typeof isfr.isfr_bps).toBe("number");
+
+    // Points answer for the WOLF agent's wallet.
+    const wolfAddress = board.agents.find((a) => a.display_name === "WOLF agent") as unknown as {
+      address: string;
+    };
+    const points = await until(
+      "points for the WOLF wallet",
+      () => getJson<{ wallet?: string }>(`${url("points")}/points/market-address/${wolfAddress.address}`),
+      deadline,
+    );
+    expect(points).toBeTypeOf("object");
+
+    // The landing page links to every other service's page, and each link is a real page.
+    const links = await (await fetch(`${url("agent")}/assets/links.js`)).text();
+    for (const page of [
+      `:${up.ports.leaderboard}/`,
+      `:${up.ports.feeds}/`,
+      `:${up.ports.isfr}/isfr/`,
+      `:${up.ports.points}/points/`,
+    ]) {
+      expect(links).toContain(page);
+      const res = await fetch(`http://127.0.0.1${page}`);
+      expect(res.status, page).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/html");
+    }
+    expect(Date.now() - started).toBeLessThan(60_000);
+
+    // Ctrl-C: every process of the tree (services, agents, the WOLF grandchild) is gone.
+    const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);
+    const tree = descendants(running.child.pid!);
+    expect(tree).toContain(health?.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(10);
+    const code = await stopUp(running);
+    expect(code).toBe(0);
+    const survivors = tree.filter(isAlive);
+    expect(survivors).toEqual([]);
+    expect(running.output()).toContain("stopped.");
+    expect(running.output()).toMatch(
+      /agent\s+WOLF agent: dashboard \+ status API\s+http:\/\/127\.0\.0\.1:\d+\//,
+    );
+  });
+});

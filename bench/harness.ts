@@ -41,7 +41,8 @@ export function meetsTarget(f: Figure): boolean | undefined {
 export function formatFigure(f: Figure): string {
   const v = Math.abs(f.value) >= 100 ? f.value.toFixed(0) : f.value.toPrecision(4);
   let line = `${f.name.padEnd(58)} ${v.padStart(12)} ${f.unit}`;
-  if (f.target) line += `   target ${f.target.op} ${f.target.value} ${f.unit}: ${meetsTarget(f) ? "met" : "MISSED"}`;
+  if (f.target)
+    line += `   target ${f.target.op} ${f.target.value} ${f.unit}: ${meetsTarget(f) ? "met" : "MISSED"}`;
   if (f.baseline) line += `   ×${(f.value / f.baseline.value).toFixed(2)} vs ${f.baseline.name}`;
   return line;
 }

@@ -22,5 +22,7 @@ for (const file of files) {
   });
 }
 const missed = figures.filter((f) => meetsTarget(f) === false);
-console.log(`\n${figures.length} figures, ${missed.length} targets missed${missed.length ? `: ${missed.map((f) => f.name).join("; ")}` : ""}`);
+console.log(
+  `\n${figures.length} figures, ${missed.length} targets missed${missed.length ? `: ${missed.map((f) => f.name).join("; ")}` : ""}`,
+);
 process.exit(0);

@@ -5,7 +5,9 @@ import { agentMappers, skillInstall, strategyCatalog } from "../services/agent/w
 import { mountMcpHttp } from "../services/mcp/mount.ts";
 
 export function register(program: Command): void {
-  const agent = program.command("agent").description("The agent service (A): status API, SSE feed, pause/resume, dashboard");
+  const agent = program
+    .command("agent")
+    .description("The agent service (A): status API, SSE feed, pause/resume, dashboard");
   agent
     .command("serve")
     .description("Run the agent service; RUN_MODE=wolf|strategy|mcp chooses the supervised trading job")

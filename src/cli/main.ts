@@ -7,7 +7,6 @@ const program = new Command("hl")
   .showHelpAfterError(false)
   .exitOverride();
 
-
 /** One readable line and a non-zero exit for every failure; secrets never reach the message. */
 function fail(err: unknown): never {
   if (err instanceof CommanderError) process.exit(err.exitCode);

@@ -3,6 +3,8 @@ import { DEFAULT_PORTS } from "../config/defaults.ts";
 import { envPort } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { stopAllJobs } from "../services/mcp/cli-job.ts";
+import { TOOLS } from "../services/mcp/registry.ts";
+import { toolTable } from "../services/mcp/table.ts";
 import { serveHttp, serveStdio } from "../services/mcp/transports.ts";
 
 /** Stop once (a signal and the end of stdin may both arrive), give running jobs their grace, then exit. */
@@ -16,7 +18,15 @@ function shutdownOnce(stop: () => Promise<void>): () => void {
 }
 
 export function register(program: Command): void {
-  const mcp = program.command("mcp").description("The MCP tool server (C): 17 tools for AI agents");
+  const mcp = program
+    .command("mcp")
+    .description(`The MCP tool server (C): ${TOOLS.length} tools for AI agents`);
+  mcp
+    .command("tools")
+    .description("List the tools (markdown table: arguments, annotations, description)")
+    .action(() => {
+      process.stdout.write(`${toolTable()}\n`);
+    });
   mcp
     .command("serve")
     .description(

@@ -56,7 +56,10 @@ export function register(program: Command): void {
     .option("--mainnet", "same as --network mainnet")
     .option("--resume", "continue from the saved state of the same strategy and instrument (default)", true)
     .option("--fresh", "ignore saved state (also clears a risk hard stop)")
-    .option("--data-dir <dir>", "data directory root; state.db and trades.jsonl go to <dir>/cli (default: DATA_DIR, else ./data)")
+    .option(
+      "--data-dir <dir>",
+      "data directory root; state.db and trades.jsonl go to <dir>/cli (default: DATA_DIR, else ./data)",
+    )
     .option("-p, --param <name=value>", "strategy param override (repeatable)", collect, [])
     .option("--risk <name=value>", "risk limit override (repeatable)", collect, [])
     .option(

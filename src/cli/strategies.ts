@@ -38,7 +38,10 @@ export function register(program: Command): void {
   program
     .command("status")
     .description("Show the saved state of the single-strategy engine: position, PnL, orders, risk")
-    .option("--data-dir <dir>", "data directory root; reads <dir>/cli/state.db (default: DATA_DIR, else ./data)")
+    .option(
+      "--data-dir <dir>",
+      "data directory root; reads <dir>/cli/state.db (default: DATA_DIR, else ./data)",
+    )
     .option("--json", "print the status object (same shape as GET /api/status)")
     .action((opts: { dataDir?: string; json?: boolean }) => {
       const path = join(opts.dataDir ?? dataDir(), "cli", "state.db");

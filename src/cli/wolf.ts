@@ -51,7 +51,11 @@ function networkOf(o: NetOpts): Network {
 
 async function session(o: NetOpts): Promise<ClientSession> {
   const dir = dataDirOf(o);
-  const s = await openClientSession({ network: networkOf(o), env: { ...process.env, DATA_DIR: dir } });
+  const s = await openClientSession({
+    network: networkOf(o),
+    env: { ...process.env, DATA_DIR: dir },
+    tradingBuilder: true,
+  });
   for (const note of s.notes) process.stderr.write(`${note}\n`);
   return s;
 }

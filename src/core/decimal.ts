@@ -1,7 +1,12 @@
 import { Decimal } from "decimal.js";
 
 /** Money arithmetic: one Decimal configuration for the whole code base. */
-export const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -30, toExpPos: 40 });
+export const D = Decimal.clone({
+  precision: 40,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -30,
+  toExpPos: 40,
+});
 export type Dec = InstanceType<typeof D>;
 export type DecLike = Dec | string | number;
 

@@ -104,7 +104,12 @@ export async function runStrategy(o: RunStrategyOptions): Promise<RunResult> {
   }
   const session: ClientSession = o.client
     ? { client: o.client, notes: [], close: async () => undefined }
-    : await openClientSession({ network, env, ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}) });
+    : await openClientSession({
+        network,
+        env,
+        tradingBuilder: !o.dryRun,
+        ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}),
+      });
   try {
     const { client } = session;
     const live = new HlMarketData(client, strategy.needs ?? {});

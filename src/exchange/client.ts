@@ -80,7 +80,7 @@ export class HlClient extends HlInfo {
   readonly wsUrl: string;
   /** Signing flavour (true on testnet and paper). */
   readonly isTestnet: boolean;
-  readonly builder: BuilderFee | undefined;
+  private builderFee: BuilderFee | undefined;
   /** Where the signing key came from ("HL_PRIVATE_KEY", "paper wallet <path>", …), if any. */
   readonly signerSource: string | undefined;
   /** Set when this client signs with the local paper wallet; `created` on its first use. */
@@ -100,11 +100,21 @@ export class HlClient extends HlInfo {
     this.apiUrl = endpoint.apiUrl;
     this.wsUrl = endpoint.wsUrl;
     this.isTestnet = endpoint.isTestnet;
-    this.builder = builder;
+    this.builderFee = builder;
     this.signerSource = signer?.source;
     this.paperWallet =
       signer && "path" in signer ? { path: signer.path, created: signer.created } : undefined;
     this.exchangeClient = signer ? new ExchangeClient({ transport, wallet: signer.wallet }) : undefined;
+  }
+
+  /** Builder code attached to every order this client places (undefined: none). */
+  get builder(): BuilderFee | undefined {
+    return this.builderFee;
+  }
+
+  /** Attach (or with undefined, drop) the builder code for the orders placed from now on. */
+  useBuilder(builder: BuilderFee | undefined): void {
+    this.builderFee = builder === undefined ? undefined : parseBuilderFee(builder);
   }
 
   static async create(opts: HlClientOptions): Promise<HlClient> {
@@ -112,7 +122,12 @@ export class HlClient extends HlInfo {
     const endpoint = resolveEndpoint(opts.network, { apiUrl: opts.apiUrl, wsUrl: opts.wsUrl }, env);
     const builder = opts.builder ? parseBuilderFee(opts.builder) : undefined;
     let signer: ResolvedSigner | PaperWallet | undefined = await resolveSigner(
-      { signer: opts.signer, privateKey: opts.privateKey, keystore: opts.keystore, keystores: opts.network !== "paper" },
+      {
+        signer: opts.signer,
+        privateKey: opts.privateKey,
+        keystore: opts.keystore,
+        keystores: opts.network !== "paper",
+      },
       env,
     );
     if (!signer && opts.network === "paper" && opts.paperWallet !== false)

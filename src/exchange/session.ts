@@ -1,4 +1,5 @@
 import type { Network } from "../config/defaults.ts";
+import { attachApprovedBuilder } from "../wallet/builder.ts";
 import { HlClient, type HlClientOptions } from "./client.ts";
 import type { PaperWorld } from "./paper.ts";
 
@@ -16,7 +17,15 @@ export interface ClientSession {
  * in-process when nothing listens at the URL) and sign with the paper wallet when no key is set.
  */
 export async function openClientSession(
-  opts: HlClientOptions & { network: Network },
+  opts: HlClientOptions & {
+    network: Network;
+    /**
+     * For trading loops (strategy engine, WOLF): attach the configured builder fee (BUILDER_ADDRESS,
+     * BUILDER_FEE_TENTHS_BPS) only when this account has approved it; otherwise trade without it and
+     * say how to approve — an unapproved builder would get every order refused.
+     */
+    tradingBuilder?: boolean;
+  },
 ): Promise<ClientSession> {
   const client = await HlClient.create(opts);
   const notes: string[] = [];
@@ -34,6 +43,10 @@ export async function openClientSession(
           : `Paper wallet ${client.address} (${client.paperWallet.path}).`,
       );
     }
+  }
+  if (opts.tradingBuilder && client.address && !opts.builder) {
+    const note = await attachApprovedBuilder(client, opts.env ?? process.env);
+    if (note) notes.push(note);
   }
   return {
     client,

@@ -21,7 +21,9 @@ export interface WireOrder {
   p: string;
   s: string;
   r: boolean;
-  t: { limit: { tif: "Gtc" | "Ioc" | "Alo" | "FrontendMarket" } } | { trigger: { isMarket: boolean; triggerPx: string; tpsl: "tp" | "sl" } };
+  t:
+    | { limit: { tif: "Gtc" | "Ioc" | "Alo" | "FrontendMarket" } }
+    | { trigger: { isMarket: boolean; triggerPx: string; tpsl: "tp" | "sl" } };
   c?: `0x${string}`;
 }
 
@@ -30,10 +32,38 @@ export type ExchangeAction =
   | { type: "cancel"; cancels: { a: number; o: number }[] }
   | { type: "cancelByCloid"; cancels: { asset: number; cloid: `0x${string}` }[] }
   | { type: "updateLeverage"; asset: number; isCross: boolean; leverage: number }
-  | { type: "approveBuilderFee"; maxFeeRate: string; builder: Address; nonce: number; hyperliquidChain: string; signatureChainId: string }
-  | { type: "approveAgent"; agentAddress: Address; agentName?: string | null; nonce: number; hyperliquidChain: string; signatureChainId: string }
-  | { type: "usdSend"; destination: Address; amount: string; time: number; hyperliquidChain: string; signatureChainId: string }
-  | { type: "withdraw3"; destination: Address; amount: string; time: number; hyperliquidChain: string; signatureChainId: string }
+  | {
+      type: "approveBuilderFee";
+      maxFeeRate: string;
+      builder: Address;
+      nonce: number;
+      hyperliquidChain: string;
+      signatureChainId: string;
+    }
+  | {
+      type: "approveAgent";
+      agentAddress: Address;
+      agentName?: string | null;
+      nonce: number;
+      hyperliquidChain: string;
+      signatureChainId: string;
+    }
+  | {
+      type: "usdSend";
+      destination: Address;
+      amount: string;
+      time: number;
+      hyperliquidChain: string;
+      signatureChainId: string;
+    }
+  | {
+      type: "withdraw3";
+      destination: Address;
+      amount: string;
+      time: number;
+      hyperliquidChain: string;
+      signatureChainId: string;
+    }
   | { type: string; [k: string]: unknown };
 
 /** `{status:"ok", response:{type, data?}}` or `{status:"err", response:"message"}` — the exchange's shapes. */

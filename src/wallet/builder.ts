@@ -106,3 +106,33 @@ export async function approveBuilderFee(
   }
   return { signed: true, approvedTenthsBps: after };
 }
+
+/** What attaching the builder needs from the exchange client (HlClient satisfies it). */
+export interface BuilderAttachClient {
+  readonly address: string | undefined;
+  maxBuilderFee(opts: { builder: Hex; user?: Hex }): Promise<number>;
+  useBuilder(builder: { address: Hex; feeTenthsBps: number } | undefined): void;
+}
+
+/**
+ * Attach the configured builder fee to a trading client when the account's approval covers it.
+ * Returns a note for the operator when it is configured but not (fully) approved, or unknown.
+ */
+export async function attachApprovedBuilder(
+  client: BuilderAttachClient,
+  env: Env = process.env,
+): Promise<string | undefined> {
+  const fee = builderFeeForClient(env);
+  if (!fee || !client.address) return undefined;
+  let approved: number;
+  try {
+    approved = await client.maxBuilderFee({ builder: fee.address });
+  } catch (err) {
+    return `Builder fee not attached: could not read the approval (${(err as Error).message}).`;
+  }
+  if (approved >= fee.feeTenthsBps) {
+    client.useBuilder(fee);
+    return undefined;
+  }
+  return `Builder fee ${fee.feeTenthsBps / 10} bps to ${fee.address} is not approved by ${client.address}: orders go without it. Run 'hl builder approve' to approve it.`;
+}

@@ -119,9 +119,9 @@ describe("sharedRateBudget", () => {
     const b = sharedRateBudget("https://api.example.test/b", {});
     expect(b).not.toBe(a);
     expect(b.capacity).toBe(1200);
-    expect(sharedRateBudget("https://api.example.test/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" }).capacity).toBe(
-      1200,
-    );
+    expect(
+      sharedRateBudget("https://api.example.test/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" }).capacity,
+    ).toBe(1200);
   });
 
   it("gives a server on this machine (the sim world) a budget that does not throttle paper ticks", () => {

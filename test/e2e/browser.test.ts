@@ -99,7 +99,7 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
     const { page } = await open(`${u("agent")}/`);
     const hrefs = await page
       .locator("#links a")
-      .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+      .evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
     expect(hrefs).toEqual(pages.slice(1).map((p) => p.url));
     await page.close();
   });

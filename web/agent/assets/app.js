@@ -6,17 +6,42 @@ const cls = (v) => (typeof v === "number" ? (v >= 0 ? "up" : "down") : "");
 let info = { control_token_required: false };
 let token = sessionStorage.getItem("agentToken") || "";
 
-const chart = window.LightweightCharts
-  ? window.LightweightCharts.createChart($("chart"), {
-      layout: { background: { color: "#161b22" }, textColor: "#8b949e" },
-      grid: { vertLines: { color: "#30363d" }, horzLines: { color: "#30363d" } },
-      timeScale: { timeVisible: true, secondsVisible: true },
+const LC = window.LightweightCharts;
+const chart = LC
+  ? LC.createChart($("chart"), {
+      autoSize: true,
+      layout: { background: { color: "#161b22" }, textColor: "#8b949e", attributionLogo: false },
+      grid: { vertLines: { color: "#21262d" }, horzLines: { color: "#21262d" } },
+      timeScale: { timeVisible: true, secondsVisible: true, rightOffset: 4, borderColor: "#30363d" },
+      rightPriceScale: { borderColor: "#30363d" },
+      leftPriceScale: { visible: false, borderColor: "#30363d" },
     })
   : null;
+// Realized PnL (USD, right scale) and, in WOLF mode, the mean ROE of open slots (%, left scale):
+// the first moves when a slot closes, the second with every price move.
 const series = chart
-  ? chart.addSeries(window.LightweightCharts.LineSeries, { color: "#58a6ff", lineWidth: 2 })
+  ? chart.addSeries(LC.AreaSeries, {
+      lineColor: "#58a6ff",
+      topColor: "rgba(88,166,255,0.25)",
+      bottomColor: "rgba(88,166,255,0.02)",
+      lineWidth: 2,
+      title: "PnL $",
+    })
+  : null;
+const roeSeries = chart
+  ? chart.addSeries(LC.LineSeries, {
+      color: "#d29922",
+      lineWidth: 2,
+      priceScaleId: "left",
+      title: "open ROE %",
+    })
   : null;
 let lastChartTime = 0;
+const price = (v) => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) return v ?? "–";
+  return n.toPrecision(n >= 1000 ? 7 : 6).replace(/\.?0+$/, "");
+};
 
 function row(cells) {
   const tr = document.createElement("tr");
@@ -74,9 +99,9 @@ function render(s) {
       s.active_slots.map((x) => [
         x.slot_id,
         x.instrument,
-        x.side,
-        fmt(x.entry_size, 4),
-        fmt(x.entry_price, 4),
+        { text: x.side, cls: x.side === "long" ? "up" : "down" },
+        price(x.entry_size),
+        price(x.entry_price),
         { text: fmt(x.roe_pct), cls: cls(x.roe_pct) },
         x.dsl_phase,
       ]),
@@ -89,8 +114,8 @@ function render(s) {
         x.slot_id,
         x.instrument,
         x.side,
-        fmt(x.entry_price, 4),
-        fmt(x.exit_price, 4),
+        price(x.entry_price),
+        price(x.exit_price),
         { text: signed(x.realized_pnl), cls: cls(x.realized_pnl) },
         fmt(x.roe_pct),
         x.close_reason,
@@ -129,6 +154,12 @@ function render(s) {
     const t = Math.max(lastChartTime + 1, Math.floor(Date.now() / 1000));
     lastChartTime = t;
     series.update({ time: t, value: pnl });
+    if (wolf && s.active_slots.length > 0) {
+      chart.priceScale("left").applyOptions({ visible: true });
+      const roe = s.active_slots.reduce((sum, x) => sum + x.roe_pct, 0) / s.active_slots.length;
+      roeSeries.update({ time: t, value: roe });
+    }
+    chart.timeScale().fitContent();
   }
   refreshTrades();
 }
@@ -164,10 +195,10 @@ async function refreshTrades() {
           new Date(t.timestamp_ms).toISOString().slice(11, 19),
           t.tick,
           t.instrument,
-          t.side,
-          t.quantity,
-          t.price,
-          t.fee,
+          { text: t.side, cls: t.side === "buy" ? "up" : "down" },
+          price(t.quantity),
+          price(t.price),
+          fmt(Number(t.fee), 2),
         ]),
       "No trades yet.",
       7,

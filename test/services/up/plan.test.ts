@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { childArgs, readAgentConfig } from "../../../src/services/agent/config.ts";
+import { upConfig } from "../../../src/services/up/config.ts";
+import { dashboardLinks, plan } from "../../../src/services/up/plan.ts";
+
+const cfg = upConfig({ dataDir: "/tmp/d", agentPort: "18080", feedsPort: "18100", simPort: "18900" }, {});
+
+describe("hl up plan", () => {
+  const children = plan(cfg, { HL_PRIVATE_KEY: "0xsecret", PATH: "/bin" });
+  const byName = new Map(children.map((c) => [c.name, c]));
+
+  it("starts the sim world first, then the agent, three house agents and the five services", () => {
+    expect(children.map((c) => c.name)).toEqual([
+      "sim",
+      "agent",
+      "house-1",
+      "house-2",
+      "house-3",
+      "leaderboard",
+      "feeds",
+      "isfr",
+      "points",
+      "mcp",
+    ]);
+  });
+
+  it("pins every child to this sim world with no real key, each trader in its own data dir", () => {
+    for (const c of children) {
+      expect(c.env.HL_API_URL).toBe("http://127.0.0.1:18900");
+      expect(c.env.HL_NETWORK).toBe("paper");
+      expect(c.env.HL_PRIVATE_KEY).toBe("");
+      expect(c.env.PATH).toBe("/bin");
+    }
+    const dirs = children.filter((c) => c.walletDir).map((c) => c.env.DATA_DIR);
+    expect(dirs).toEqual(["/tmp/d/agent", "/tmp/d/house-1", "/tmp/d/house-2", "/tmp/d/house-3"]);
+    for (const c of children) if (c.walletDir) expect(c.walletDir).toBe(c.env.DATA_DIR);
+  });
+
+  it("runs the agent service in WOLF mode with the dashboard links", () => {
+    const agent = byName.get("agent")!;
+    const agentCfg = readAgentConfig(agent.env);
+    expect(agentCfg.mode).toBe("wolf");
+    expect(agentCfg.port).toBe(18080);
+    expect(agentCfg.links).toEqual(dashboardLinks(cfg));
+    expect(childArgs(agentCfg)).toEqual(
+      expect.arrayContaining(["wolf", "run", "--config", "/tmp/d/agent/wolf-sim.json", "--tick", "5"]),
+    );
+  });
+
+  it("points the leaderboard's two networks and the points service at the sim world and the BTCSWP feed", () => {
+    const lb = byName.get("leaderboard")!;
+    expect(lb.env.HL_API_URL_TESTNET).toBe("http://127.0.0.1:18900");
+    expect(lb.env.HL_API_URL_MAINNET).toBe("http://127.0.0.1:18900");
+    const points = byName.get("points")!;
+    expect(points.env.BTCSWP_FEED_URL).toBe("http://127.0.0.1:18101");
+    expect(points.env.POINTS_STATS_URL).toBe("http://127.0.0.1:18900/stats");
+    expect(byName.get("isfr")!.env.YIELDS_API_URL).toBe("http://127.0.0.1:18900/yields");
+    expect(byName.get("mcp")!.args).toEqual(expect.arrayContaining(["--transport", "http"]));
+  });
+
+  it("stops traders first and the sim world last", () => {
+    expect(byName.get("sim")!.stopRound).toBe(2);
+    expect(children.filter((c) => c.walletDir).every((c) => c.stopRound === 0)).toBe(true);
+    expect(byName.get("feeds")!.stopRound).toBe(1);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { offOracle } from "../../../src/services/up/anchor.ts";
+import { formatProgress } from "../../../src/services/up/progress.ts";
+
+describe("progress line", () => {
+  const t = Date.UTC(2026, 0, 2, 12, 0, 5);
+
+  it("shows ticks, PnL, slots, the board and BTCSWP on one line", () => {
+    const line = formatProgress({
+      nowMs: t,
+      healthy: 10,
+      total: 10,
+      agentState: "running",
+      tick: 14,
+      totalPnl: -3.214,
+      activeSlots: 2,
+      maxSlots: 3,
+      trades: 4,
+      agentsOnBoard: 4,
+      btcswp: "75012.345678",
+      isfrBps: 463.85,
+    });
+    expect(line).toBe(
+      "12:00:05 · 10/10 up · WOLF tick 14 PnL -3.21 2/3 slots 4 trades · leaderboard 4 agents · BTCSWP 75012.35 · ISFR 463.9 bps",
+    );
+    expect(line).not.toContain("\n");
+  });
+
+  it("says what is not known yet", () => {
+    expect(formatProgress({ nowMs: t, healthy: 3, total: 10 })).toBe(
+      "12:00:05 · 3/10 up · WOLF starting · leaderboard – agents · BTCSWP –",
+    );
+    expect(formatProgress({ nowMs: t, healthy: 10, total: 10, agentState: "paused", tick: 3 })).toContain(
+      "WOLF tick 3 (paused)",
+    );
+  });
+});
+
+describe("BTCSWP anchor", () => {
+  it("moves the sim market only when it drifted more than 10 bps from the oracle", () => {
+    expect(offOracle("8.5", "75000")).toBe(true);
+    expect(offOracle(undefined, "75000")).toBe(true);
+    expect(offOracle("75070", "75000")).toBe(false);
+    expect(offOracle("75080", "75000")).toBe(true);
+    expect(offOracle("74925", "75000")).toBe(false);
+  });
+});

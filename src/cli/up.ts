@@ -57,7 +57,9 @@ export function register(program: Command): void {
           try {
             const line = formatProgress(await up.progress());
             if (tty) {
-              process.stdout.write(`\r\x1b[2K${line}`);
+              // Cut to the terminal's width: a wrapped line could not be rewritten in place.
+              const width = Math.max(20, (process.stdout.columns ?? 200) - 1);
+              process.stdout.write(`\r\x1b[2K${line.slice(0, width)}`);
               lineOpen = true;
             } else out(line);
           } finally {
@@ -67,9 +69,9 @@ export function register(program: Command): void {
         tty ? 3000 : 10_000,
       );
 
+      // SIGHUP too: a closed terminal must not leave the detached children running.
       await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
+        for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
       });
       clearInterval(timer);
       log("stopping: agents first (they save their state), then the services, then the sim world…");

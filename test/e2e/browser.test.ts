@@ -44,8 +44,8 @@ beforeAll(async () => {
   const deadline = Date.now() + 75_000;
   const board = `${up.url("leaderboard")}/api/leaderboard?network=testnet`;
   await until(
-    "four agents on the leaderboard",
-    async () => (await getJson<{ total_agents: number }>(board))?.total_agents === 4,
+    "five agents on the leaderboard",
+    async () => (await getJson<{ total_agents: number }>(board))?.total_agents === 5,
     deadline,
   );
   await until("ISFR published", () => getJson(`${up!.url("isfr")}/isfr/v1/isfr/current`), deadline);

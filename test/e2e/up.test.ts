@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { readmeCurls, retarget, runCurl } from "./readme-curl.ts";
 import {
   cleanEnv,
   descendants,
@@ -19,7 +20,7 @@ import {
 
 /**
  * `hl up` as a user runs it: within 60 s every service answers, the WOLF agent ticks, the
- * leaderboard lists all four agents, a feed ticks, ISFR is published and points answer; Ctrl-C
+ * leaderboard lists all five agents, a feed ticks, ISFR is published and points answer; Ctrl-C
  * (SIGINT) stops the whole process tree.
  */
 
@@ -93,14 +94,14 @@ describe("hl up", () => {
       deadline,
     );
 
-    // The leaderboard lists the WOLF agent and the three house agents.
+    // The leaderboard lists the WOLF agent and the four house agents.
     const board = await until(
-      "four agents on the leaderboard",
+      "five agents on the leaderboard",
       async () => {
         const b = await getJson<{ total_agents: number; agents: { display_name: string }[] }>(
           `${url("leaderboard")}/api/leaderboard?network=testnet`,
         );
-        return b && b.total_agents === 4 ? b : undefined;
+        return b && b.total_agents === 5 ? b : undefined;
       },
       deadline,
     );
@@ -108,6 +109,7 @@ describe("hl up", () => {
       "WOLF agent",
       "house avellaneda_mm BTC",
       "house momentum_breakout SOL",
+      "house simple_mm BTCSWP-USDYP",
       "house simple_mm ETH",
     ]);
 
@@ -165,6 +167,19 @@ describe("hl up", () => {
       expect(res.headers.get("content-type")).toContain("text/html");
     }
     expect(Date.now() - started).toBeLessThan(60_000);
+
+    // The README's curl examples work as written (only the ports differ from the defaults).
+    const examples = readmeCurls();
+    expect(examples.length).toBeGreaterThanOrEqual(20);
+    for (const example of examples) {
+      const r = await runCurl(retarget(example, running.ports));
+      const streaming = example.includes("--max-time");
+      expect(r.exit === 0 || (streaming && r.exit === 28), `${example} exited ${r.exit}`).toBe(true);
+      expect(r.status, `${example} → HTTP ${r.status}: ${r.body.slice(0, 200)}`).toBeGreaterThanOrEqual(200);
+      expect(r.status, `${example} → HTTP ${r.status}: ${r.body.slice(0, 200)}`).toBeLessThan(300);
+      if (streaming) expect(r.body, example).toMatch(/^(event: price\n)?data: /m);
+      else expect(r.body.length, example).toBeGreaterThan(0);
+    }
 
     // Ctrl-C: every process of the tree (services, agents, the WOLF grandchild) is gone.
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);

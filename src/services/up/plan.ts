@@ -2,6 +2,9 @@ import { join } from "node:path";
 import type { DashboardLink } from "../agent/config.ts";
 import type { ServiceKey, UpConfig } from "./config.ts";
 
+/** Nunchi's public builder code, one of the points service's eligible builders. */
+export const POINTS_HOUSE_BUILDER = "0x0D1DB1C800184A203915757BbbC0ee3A8E12FfB0";
+
 /** One supervised `hl` child process of `hl up`. */
 export interface ChildSpec {
   /** Short name: log file, table row, messages. */
@@ -16,18 +19,25 @@ export interface ChildSpec {
   walletDir?: string;
   /** Name on the leaderboard, for trading children (at most 32 characters). */
   displayName?: string;
+  /** Builder code this trading child's paper wallet approves before it starts. */
+  builder?: string;
   /** Children stop in rounds: traders first (they save state), then services, the sim world last. */
   stopRound: 0 | 1 | 2;
   /** How long SIGTERM may take before SIGKILL. */
   stopTimeoutMs: number;
 }
 
-/** The house agents racing the WOLF agent on the leaderboard, one strategy per market. */
-export const HOUSE_AGENTS = [
+/**
+ * The house agents racing the WOLF agent on the leaderboard, one strategy per market. The BTCSWP maker
+ * routes its orders through an eligible points builder code (approved at start), so the points
+ * service has real launch activity to score.
+ */
+export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; builder?: string }[] = [
   { strategy: "simple_mm", instrument: "ETH-PERP" },
   { strategy: "avellaneda_mm", instrument: "BTC-PERP" },
   { strategy: "momentum_breakout", instrument: "SOL-PERP" },
-] as const;
+  { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: POINTS_HOUSE_BUILDER },
+];
 
 /**
  * WOLF settings for the sim world: its young markets are thin, so the signal engines' 24 h volume
@@ -137,9 +147,25 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
     const dir = join(cfg.dataDir, `house-${i + 1}`);
     children.push({
       name: `house-${i + 1}`,
-      args: ["run", h.strategy, "-i", h.instrument, "--tick", String(cfg.houseTick), "--network", "paper"],
-      env: { ...common, DATA_DIR: dir },
+      args: [
+        "run",
+        h.strategy,
+        "-i",
+        h.instrument,
+        "--tick",
+        String(cfg.houseTick),
+        "--network",
+        "paper",
+        // BTCSWP trades near 75,000: keep the default 1-contract quotes inside the house risk limits.
+        ...(h.instrument === "BTCSWP-USDYP" ? ["-p", "base_size=0.01", "-p", "max_inventory=0.1"] : []),
+      ],
+      env: {
+        ...common,
+        DATA_DIR: dir,
+        ...(h.builder ? { BUILDER_ADDRESS: h.builder, BUILDER_FEE_TENTHS_BPS: "10" } : {}),
+      },
       walletDir: dir,
+      ...(h.builder ? { builder: h.builder } : {}),
       displayName: `house ${h.strategy} ${h.instrument.replace(/-PERP$/, "")}`,
       stopRound: 0,
       stopTimeoutMs: 15_000,

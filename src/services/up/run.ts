@@ -1,6 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { HlClient } from "../../exchange/index.ts";
 import { writeJsonAtomic } from "../../store/atomic.ts";
+import { approveBuilderFee, builderConfig } from "../../wallet/builder.ts";
 import { Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import type { UpConfig } from "./config.ts";
@@ -64,6 +66,20 @@ async function latestOracle(feedUrl: string): Promise<string | undefined> {
     return typeof body.oracle_px === "string" ? body.oracle_px : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Approve `builder` (0.01 %) for the paper wallet kept in `walletDir` on the sim world at `simUrl`. */
+async function approveHouseBuilder(simUrl: string, walletDir: string, builder: string): Promise<void> {
+  const client = await HlClient.create({ network: "paper", apiUrl: simUrl, env: { DATA_DIR: walletDir } });
+  try {
+    await client.clearinghouseState(); // the sim world opens the account on first sight
+    await approveBuilderFee(
+      client,
+      builderConfig({ BUILDER_ADDRESS: builder, BUILDER_FEE_TENTHS_BPS: "10" }),
+    );
+  } finally {
+    await client.close();
   }
 }
 
@@ -134,6 +150,16 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   sim.healthy = true;
   await anchorBtcswp(u.sim, BTCSWP_BASELINE).catch(() => false);
 
+  // Trading children that route through a builder code approve it first (signed by their paper wallet).
+  await Promise.all(
+    rest
+      .filter((s) => s.builder && s.walletDir)
+      .map((s) =>
+        approveHouseBuilder(u.sim, s.walletDir!, s.builder!).catch((e: Error) =>
+          opts.log(`${s.name}: builder approval failed: ${e.message}`),
+        ),
+      ),
+  );
   for (const spec of rest) spawnChild(spec);
 
   const ready = Promise.all(

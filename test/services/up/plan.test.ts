@@ -9,13 +9,14 @@ describe("hl up plan", () => {
   const children = plan(cfg, { HL_PRIVATE_KEY: "0xsecret", PATH: "/bin" });
   const byName = new Map(children.map((c) => [c.name, c]));
 
-  it("starts the sim world first, then the agent, three house agents and the five services", () => {
+  it("starts the sim world first, then the agent, four house agents and the five services", () => {
     expect(children.map((c) => c.name)).toEqual([
       "sim",
       "agent",
       "house-1",
       "house-2",
       "house-3",
+      "house-4",
       "leaderboard",
       "feeds",
       "isfr",
@@ -32,7 +33,7 @@ describe("hl up plan", () => {
       expect(c.env.PATH).toBe("/bin");
     }
     const dirs = children.filter((c) => c.walletDir).map((c) => c.env.DATA_DIR);
-    expect(dirs).toEqual(["/tmp/d/agent", "/tmp/d/house-1", "/tmp/d/house-2", "/tmp/d/house-3"]);
+    expect(dirs).toEqual(["/tmp/d/agent", "/tmp/d/house-1", "/tmp/d/house-2", "/tmp/d/house-3", "/tmp/d/house-4"]);
     for (const c of children) if (c.walletDir) expect(c.walletDir).toBe(c.env.DATA_DIR);
   });
 

@@ -13,8 +13,8 @@ const chart = LC
       layout: { background: { color: "#161b22" }, textColor: "#8b949e", attributionLogo: false },
       grid: { vertLines: { color: "#21262d" }, horzLines: { color: "#21262d" } },
       timeScale: { timeVisible: true, secondsVisible: true, rightOffset: 4, borderColor: "#30363d" },
-      rightPriceScale: { borderColor: "#30363d" },
-      leftPriceScale: { visible: false, borderColor: "#30363d" },
+      rightPriceScale: { borderColor: "#30363d", scaleMargins: { top: 0.15, bottom: 0.1 } },
+      leftPriceScale: { visible: false, borderColor: "#30363d", scaleMargins: { top: 0.15, bottom: 0.1 } },
     })
   : null;
 // Realized PnL (USD, right scale) and, in WOLF mode, the mean ROE of open slots (%, left scale):

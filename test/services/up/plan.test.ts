@@ -33,7 +33,13 @@ describe("hl up plan", () => {
       expect(c.env.PATH).toBe("/bin");
     }
     const dirs = children.filter((c) => c.walletDir).map((c) => c.env.DATA_DIR);
-    expect(dirs).toEqual(["/tmp/d/agent", "/tmp/d/house-1", "/tmp/d/house-2", "/tmp/d/house-3", "/tmp/d/house-4"]);
+    expect(dirs).toEqual([
+      "/tmp/d/agent",
+      "/tmp/d/house-1",
+      "/tmp/d/house-2",
+      "/tmp/d/house-3",
+      "/tmp/d/house-4",
+    ]);
     for (const c of children) if (c.walletDir) expect(c.walletDir).toBe(c.env.DATA_DIR);
   });
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { portIsFree } from "../../src/services/up/ports.ts";
@@ -163,13 +163,33 @@ export function descendants(pid: number): number[] {
   return out;
 }
 
+/** Running (a zombie awaiting its reaper is not). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The pids still running after up to `graceMs`: helper processes (e.g. esbuild's transform service
+ * under tsx) exit a moment after their parent closes their pipe, so survivors are judged after that.
+ */
+export async function survivors(pids: number[], graceMs = 5_000): Promise<number[]> {
+  const end = Date.now() + graceMs;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < end) {
+    await sleep(100);
+    alive = alive.filter(isAlive);
+  }
+  return alive;
 }
 
 /** SIGINT like Ctrl-C, then wait for exit; SIGKILL the tree if it hangs (so a failing test leaves nothing). */

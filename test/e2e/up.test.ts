@@ -10,11 +10,11 @@ import {
   freeUpPorts,
   getJson,
   HL,
-  isAlive,
   portFlags,
   type RunningUp,
   startUp,
   stopUp,
+  survivors,
   until,
 } from "./up-helpers.ts";
 
@@ -188,8 +188,7 @@ describe("hl up", () => {
     expect(tree.length).toBeGreaterThanOrEqual(10);
     const code = await stopUp(running);
     expect(code).toBe(0);
-    const survivors = tree.filter(isAlive);
-    expect(survivors).toEqual([]);
+    expect(await survivors(tree)).toEqual([]);
     expect(running.output()).toContain("stopped.");
     expect(running.output()).toMatch(
       /agent\s+WOLF agent: dashboard \+ status API\s+http:\/\/127\.0\.0\.1:\d+\//,

@@ -37,11 +37,11 @@ export default async function (r: BenchReporter): Promise<void> {
           await getJson<{ total_agents: number }>(
             `${running.url("leaderboard")}/api/leaderboard?network=testnet`,
           )
-        )?.total_agents === 4,
+        )?.total_agents === 5,
       deadline,
     );
     r.figure({
-      name: "hl up: WOLF ticking and 4 agents ranked",
+      name: "hl up: WOLF ticking and 5 agents ranked",
       value: (Date.now() - t0) / 1000,
       unit: "s",
       target: { op: "<", value: 60 },

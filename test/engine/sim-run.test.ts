@@ -64,26 +64,39 @@ describe("paper runs on the sim world", () => {
     expect(trades).toHaveLength(r.stats.total_filled);
   }, 120_000);
 
-  it("every other strategy runs a few ticks on the sim without error", async () => {
-    for (const id of STRATEGY_IDS.filter((s) => s !== "simple_mm" && s !== "llm_agent")) {
-      const dir = mkdtempSync(join(tmpdir(), `hl-sim-${id}-`));
-      const lines: string[] = [];
-      const r = await runStrategy({
-        strategy: id,
-        instrument: "ETH-PERP",
-        tickSeconds: 0,
-        maxTicks: 4,
-        mock: true,
-        dryRun: false,
-        resume: false,
-        dataDir: join(dir, "cli"),
-        client: await client(dir),
-        log: (l) => lines.push(l),
-      });
-      expect({ id, failed: lines.filter((l) => /failed|error/.test(l)) }).toEqual({ id, failed: [] });
-      expect(r.ticks).toBe(4);
+  it("every other strategy runs 200 ticks on the sim without a failed tick; makers and takers fill", async () => {
+    const { findStrategy } = await import("../../src/strategies/catalog.ts");
+    const ids = STRATEGY_IDS.filter((s) => s !== "simple_mm" && s !== "llm_agent");
+    const results = await Promise.all(
+      ids.map(async (id) => {
+        const dir = mkdtempSync(join(tmpdir(), `hl-sim-${id}-`));
+        const lines: string[] = [];
+        const r = await runStrategy({
+          strategy: id,
+          instrument: "ETH-PERP",
+          tickSeconds: 0,
+          maxTicks: 200,
+          mock: true,
+          dryRun: false,
+          resume: false,
+          dataDir: join(dir, "cli"),
+          client: await client(dir),
+          log: (l) => lines.push(l),
+        });
+        return { id, type: findStrategy(id)!.type, r, failed: lines.filter((l) => /failed|error/.test(l)) };
+      }),
+    );
+    for (const { id, type, r, failed } of results) {
+      expect({ id, failed }).toEqual({ id, failed: [] });
+      expect(r.ticks).toBe(200);
+      // Quoting and taking strategies trade in any market; signal, arb, risk and rfq strategies act
+      // only when their condition appears, which a 200-tick paper run does not force.
+      if (type === "mm" || type === "taker") {
+        expect({ id, placed: r.stats.total_placed > 0 }).toEqual({ id, placed: true });
+        expect({ id, filled: r.stats.total_filled > 0 }).toEqual({ id, filled: true });
+      }
     }
-  }, 120_000);
+  }, 240_000);
 
   it("market data carries funding, open interest and a multi-level book (predecessor's were 0)", async () => {
     const m = new HlMarketData(await client(mkdtempSync(join(tmpdir(), "hl-sim-md-"))), {

@@ -128,7 +128,11 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   }));
 
   app.get("/api/status", async () => reader.status());
-  app.get("/api/strategies", async () => deps.catalog());
+  // The catalog is generated from the strategy files and never changes while the process runs.
+  const catalogJson = JSON.stringify(deps.catalog());
+  app.get("/api/strategies", async (_req, reply) =>
+    reply.type("application/json; charset=utf-8").send(catalogJson),
+  );
   app.get("/status", async (_req, reply) => {
     reply.type("text/plain; charset=utf-8");
     return `${reader.text().trimEnd()}\n`;

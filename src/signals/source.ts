@@ -10,23 +10,7 @@ export interface MarketDataSource {
   candles(coin: string, interval: CandleInterval, startTime: number, endTime: number): Promise<Candle[]>;
 }
 
-/** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
+export { mapLimit } from "../core/concurrency.ts";
 
 /**
  * Candle cache: a series is refetched after `maxAgeMs` (default 5 min). Candle reads are the

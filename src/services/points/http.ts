@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
+import { mapLimit } from "../../core/concurrency.ts";
 import { createService, HttpError, type Service } from "../../http/service.ts";
 import { isWalletAddress } from "./config.ts";
 import type { FillDetail, PointsService, WalletPoints } from "./service.ts";
@@ -28,23 +29,6 @@ async function upstream<T>(work: () => Promise<T>): Promise<T> {
       `Failed to query Hyperliquid: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-}
-
-async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** The points API (interfaces.md F), paths under /points, plus the points page at /points/. */
@@ -74,7 +58,7 @@ export function createPointsApp(points: PointsService): Service {
     const bad = addresses.find((a) => !isWalletAddress(a));
     if (bad !== undefined) throw new HttpError(400, `${INVALID_WALLET}: ${bad}`);
     const wallets = await upstream(() =>
-      mapLimited(addresses, BATCH_CONCURRENCY, async (a) => (await points.wallet(a)).summary),
+      mapLimit(addresses, BATCH_CONCURRENCY, async (a) => (await points.wallet(a)).summary),
     );
     return { wallets };
   });

@@ -1,13 +1,7 @@
 import { z } from "zod";
 import { wire } from "../../core/decimal.ts";
-import {
-  EXCLUSION_REASONS,
-  fillPoints,
-  type ScoringFill,
-  type ScoringRules,
-  scoreWallet,
-  usd,
-} from "./scoring.ts";
+import { fillPoints, type ScoringFill, type ScoringRules, scoreWallet, usd } from "./scoring.ts";
+import { wireTotals } from "./totals.ts";
 
 /**
  * `hl points score`: the formula reachable from outside without an exchange. Input is a JSON array
@@ -91,17 +85,6 @@ export function scoreFillsInput(rules: ScoringRules, eligibleBuilders: readonly 
   });
   return {
     fills: perFill,
-    total_points: wire(score.totalPoints),
-    eligible_volume_usd: wire(score.eligibleVolumeUsd),
-    provisional_points: wire(score.provisionalPoints),
-    fills_total: score.fillsTotal,
-    fills_eligible: score.fillsEligible,
-    by_day: score.byDay.map((d) => ({
-      date: d.date,
-      points: wire(d.points),
-      eligible_volume_usd: wire(d.eligibleVolumeUsd),
-      capped_volume_usd: wire(d.cappedVolumeUsd),
-    })),
-    excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, score.excluded[r]])),
+    ...wireTotals(score),
   };
 }

@@ -3,14 +3,8 @@ import type { BuilderFillRow } from "../../sim/server/builder-fills-file.ts";
 import { attributeFills, fileDay, type WalletFill } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import type { MarkLookup } from "./marks.ts";
-import {
-  EXCLUSION_REASONS,
-  type Exclusion,
-  fillPoints,
-  type ScoringFill,
-  scoreWallet,
-  usd,
-} from "./scoring.ts";
+import { type Exclusion, fillPoints, type ScoringFill, scoreWallet, usd } from "./scoring.ts";
+import { wireTotals } from "./totals.ts";
 
 /** What the points service needs from the exchange. */
 export interface FillSource {
@@ -194,21 +188,7 @@ export class PointsService {
     const summary: WalletPoints = {
       address: user,
       market: this.cfg.market,
-      total_points: wire(score.totalPoints),
-      eligible_volume_usd: wire(score.eligibleVolumeUsd),
-      provisional_points: wire(score.provisionalPoints),
-      fills_total: score.fillsTotal,
-      fills_eligible: score.fillsEligible,
-      by_day: score.byDay.map((d) => ({
-        date: d.date,
-        points: wire(d.points),
-        eligible_volume_usd: wire(d.eligibleVolumeUsd),
-        capped_volume_usd: wire(d.cappedVolumeUsd),
-      })),
-      excluded: Object.fromEntries(EXCLUSION_REASONS.map((r) => [r, score.excluded[r]])) as Record<
-        Exclusion,
-        number
-      >,
+      ...wireTotals(score),
       as_of: new Date(nowMs).toISOString(),
     };
     return { summary, fills: details };

@@ -56,6 +56,7 @@ describe("hl leaderboard CLI", () => {
     ]);
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toContain(`registered ${ALICE} on testnet (initial account value 10000.00)`);
+    expect(b.code, b.stderr).toBe(0);
     expect(JSON.parse(b.stdout)).toEqual({
       registered: true,
       new: true,

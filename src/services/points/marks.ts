@@ -1,8 +1,8 @@
-import type { Db } from "../../store/sqlite.ts";
+import { applySchema, type Db } from "../../store/sqlite.ts";
 import { type SseSubscription, subscribeSse } from "../feeds/sse-client.ts";
 import { historyPageSchema, parseTickData } from "../feeds/tick.ts";
 
-export const MARKS_SCHEMA = [`CREATE TABLE IF NOT EXISTS marks (ts INTEGER PRIMARY KEY, px TEXT NOT NULL)`];
+const MARKS_SCHEMA = [`CREATE TABLE IF NOT EXISTS marks (ts INTEGER PRIMARY KEY, px TEXT NOT NULL)`];
 
 /** Where the scorer finds the oracle mark at a fill's time. */
 export interface MarkLookup {
@@ -17,7 +17,7 @@ export class MarkStore implements MarkLookup {
   private readonly newest;
 
   constructor(db: Db) {
-    for (const s of MARKS_SCHEMA) db.exec(s);
+    applySchema(db, MARKS_SCHEMA);
     this.insert = db.prepare("INSERT OR REPLACE INTO marks (ts, px) VALUES (?, ?)");
     this.before = db.prepare("SELECT ts, px FROM marks WHERE ts <= ? ORDER BY ts DESC LIMIT 1");
     this.newest = db.prepare("SELECT MAX(ts) AS ts FROM marks");

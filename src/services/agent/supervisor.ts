@@ -90,7 +90,8 @@ export class Supervisor extends EventEmitter {
   private spawnChild(): void {
     const child = spawn(process.execPath, [this.o.entry, ...this.o.args], {
       env: this.o.env,
-      stdio: ["ignore", this.o.stdio, this.o.stdio],
+      // The IPC channel only tells the child when we are gone (see core/parent-watch.ts).
+      stdio: ["ignore", this.o.stdio, this.o.stdio, "ipc"],
       detached: true,
     });
     this.child = child;

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { portIsFree } from "../../src/services/up/ports.ts";
+import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { descendants, getJson, HL, isAlive, survivors, until } from "./up-helpers.ts";
 
 /**
@@ -30,7 +30,9 @@ async function freePort(): Promise<number> {
 }
 
 describe("parent death", () => {
-  it("SIGKILL of `hl agent serve` stops its trading child and the child's helpers", { timeout: 90_000 }, async () => {
+  it("SIGKILL of `hl agent serve` stops its trading child and the child's helpers", {
+    timeout: 90_000,
+  }, async () => {
     sim = await startSimWorld({ seed: 9 });
     const port = await freePort();
     const agent = spawn(process.execPath, [HL, "agent", "serve"], {

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import type { Command } from "commander";
-import { dataDir } from "../config/env.ts";
+import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { runStrategy } from "../engine/runner.ts";
+import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 interface RunOptions {
   instrument: string;
@@ -12,6 +13,7 @@ interface RunOptions {
   dryRun?: boolean;
   network?: string;
   mainnet?: boolean;
+  yes?: boolean;
   resume: boolean;
   dataDir?: string;
   param: string[];
@@ -54,6 +56,7 @@ export function register(program: Command): void {
     .option("--dry-run", "real market data, orders filled by a local paper book and never sent")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("--mainnet", "same as --network mainnet")
+    .option("-y, --yes", YES_HELP)
     .option("--resume", "continue from the saved state of the same strategy and instrument (default)", true)
     .option("--fresh", "ignore saved state (also clears a risk hard stop)")
     .option(
@@ -79,6 +82,8 @@ export function register(program: Command): void {
         throw new UserError(`--max-ticks must be a whole number, got "${opts.maxTicks}"`);
       const dir = join(opts.dataDir ?? dataDir(), "cli");
       const network = opts.mainnet ? "mainnet" : opts.network;
+      // A dry run never sends an order, so it needs no consent.
+      if (!opts.mock && !opts.dryRun) requireMainnetConsent(resolveNetwork(network), opts.yes, "hl run");
       const ctl = new AbortController();
       const onSignal = () => ctl.abort();
       process.once("SIGINT", onSignal);

@@ -5,6 +5,7 @@ import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type { OrderResult, Side, TimeInForce } from "../exchange/index.ts";
 import { canonicalInstrument, openClientSession, RoundingError } from "../exchange/index.ts";
+import { requireMainnetConsent } from "./mainnet.ts";
 
 interface TradeOptions {
   price?: string;
@@ -30,7 +31,7 @@ export function register(program: Command): void {
     .option("--price <price>", "limit price; without it the order is a marketable IOC")
     .option("--tif <tif>", "Gtc | Ioc | Alo (default: Gtc with --price, Ioc without)")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
-    .option("-y, --yes", "do not ask for confirmation (always required on mainnet)")
+    .option("-y, --yes", "skip the confirmation prompt (required on mainnet)")
     .option("--json", "print the result as JSON")
     .action(async (instrument: string, sideArg: string, sizeArg: string, opts: TradeOptions) => {
       canonicalInstrument(instrument); // a bad name fails here, before any network call
@@ -39,7 +40,7 @@ export function register(program: Command): void {
       const price = opts.price === undefined ? undefined : parseDecimal(opts.price, "price");
       const tif = parseTif(opts.tif, price !== undefined);
       const network = resolveNetwork(opts.network);
-      if (network === "mainnet" && !opts.yes) throw new UserError("mainnet orders need --yes");
+      requireMainnetConsent(network, opts.yes, "hl trade");
 
       const session = await openClientSession({ network });
       try {

@@ -23,9 +23,11 @@ import { HlWolfPort } from "../wolf/hl-port.ts";
 import { WolfRunner } from "../wolf/runner.ts";
 import { dslDir, loadWolfState } from "../wolf/state.ts";
 import { NO_STATE_TEXT, usd, wolfStatusText } from "../wolf/status.ts";
+import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 interface NetOpts {
   mock?: boolean;
+  yes?: boolean;
   network?: string;
   dataDir?: string;
 }
@@ -105,6 +107,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     o.config ? readConfigFile(o.config) : {},
   );
   const network = networkOf(o);
+  requireMainnetConsent(network, o.yes, once ? "hl wolf once" : "hl wolf run");
   const dir = dataDirOf(o);
   const s = await session(o);
   try {
@@ -170,7 +173,8 @@ function registerWolf(program: Command): void {
       .option("--leverage <x>", "leverage", num("--leverage"))
       .option("--fresh", "start from an empty state (refused while slots are open)")
       .option("--json", "print the state JSON each tick instead of the status text")
-      .option("--no-stream", "run the DSL on ticks only (no WebSocket price stream)");
+      .option("--no-stream", "run the DSL on ticks only (no WebSocket price stream)")
+      .option("-y, --yes", YES_HELP);
   runOpts(wolf.command("run").description("run the orchestrator"))
     .option("--max-ticks <n>", "stop after this many ticks of this run (0 = forever)", num("--max-ticks"), 0)
     .action((o: WolfRunOpts) => runWolf(o, false));

@@ -122,7 +122,9 @@ export function readAgentConfig(env: Env = process.env): AgentConfig {
  * Every producer writes under the same DATA_DIR root the status reader reads.
  */
 export function childArgs(cfg: AgentConfig): string[] | undefined {
-  const common = ["--network", cfg.network, "--data-dir", cfg.dataDir];
+  // The operator chose mainnet in the deployment's environment: that is the child's --yes.
+  const consent = cfg.network === "mainnet" ? ["--yes"] : [];
+  const common = ["--network", cfg.network, ...consent, "--data-dir", cfg.dataDir];
   if (cfg.mode === "wolf") {
     const args = ["wolf", "run", ...common];
     if (cfg.wolf.preset) args.push("--preset", cfg.wolf.preset);

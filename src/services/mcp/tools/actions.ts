@@ -231,7 +231,8 @@ export const runStrategy = defineTool({
     checkTicks(policy, args.max_ticks);
     const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
     // --mock (rather than --network paper) so the run is recorded as a mock run.
-    const where = args.mock ? ["--mock"] : ["--network", network];
+    // chooseNetwork already demanded confirm: true for mainnet; that is the CLI's --yes.
+    const where = args.mock ? ["--mock"] : ["--network", network, ...(network === "mainnet" ? ["--yes"] : [])];
     const cli = ["run", args.strategy, "-i", args.instrument, "--tick", plain(args.tick), ...where];
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.dry_run) cli.push("--dry-run");
@@ -332,6 +333,7 @@ export const wolfRun = defineTool({
       "--data-dir",
       ctx.dataDir,
     ];
+    if (network === "mainnet") cli.push("--yes"); // chooseNetwork demanded confirm: true
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.tick !== undefined) cli.push("--tick", plain(args.tick));
     const timeoutMs = wolfTimeoutMs(args.max_ticks, args.tick);

@@ -23,7 +23,9 @@ async function hl(args: string[], extraEnv: Record<string, string> = {}) {
 }
 
 describe("mainnet consent", () => {
-  it("hl run, hl wolf run, hl wolf once and hl trade need --yes on mainnet", { timeout: 90_000 }, async () => {
+  it("hl run, hl wolf run, hl wolf once and hl trade need --yes on mainnet", {
+    timeout: 90_000,
+  }, async () => {
     const [runFlag, runEnv, runMainnet, wolfRun, wolfOnce, trade] = await Promise.all([
       hl(["run", "simple_mm", "--network", "mainnet"]),
       hl(["run", "simple_mm"], { HL_NETWORK: "mainnet" }),

@@ -232,7 +232,9 @@ export const runStrategy = defineTool({
     const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
     // --mock (rather than --network paper) so the run is recorded as a mock run.
     // chooseNetwork already demanded confirm: true for mainnet; that is the CLI's --yes.
-    const where = args.mock ? ["--mock"] : ["--network", network, ...(network === "mainnet" ? ["--yes"] : [])];
+    const where = args.mock
+      ? ["--mock"]
+      : ["--network", network, ...(network === "mainnet" ? ["--yes"] : [])];
     const cli = ["run", args.strategy, "-i", args.instrument, "--tick", plain(args.tick), ...where];
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.dry_run) cli.push("--dry-run");

@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RateBudget } from "../src/exchange/index.ts";
-import { listen } from "../src/http/service.ts";
 import { hlAccountSource } from "../src/services/leaderboard/account-source.ts";
-import { leaderboardConfig } from "../src/services/leaderboard/config.ts";
 import { Refresher } from "../src/services/leaderboard/refresher.ts";
-import { createLeaderboardService } from "../src/services/leaderboard/service.ts";
 import { AgentStore } from "../src/services/leaderboard/store.ts";
 import { startSimWorld } from "../src/sim/world.ts";
 import { type BenchReporter, percentile } from "./harness.ts";
@@ -18,6 +17,7 @@ import { type BenchReporter, percentile } from "./harness.ts";
  * and its weight budget.
  */
 const AGENTS = 10_000;
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 const address = (i: number) => `0x${(0xa11ce + i).toString(16).padStart(40, "0")}`;
 
@@ -69,50 +69,122 @@ class CountingBudget extends RateBudget {
   }
 }
 
+interface ServerInfo {
+  child: ChildProcess;
+  port: number;
+}
+
+/** A bench/support script in its own process; resolves with its first stdout line (JSON) and the child. */
+async function startChild<T extends { port: number }>(
+  script: string,
+  env: Record<string, string>,
+): Promise<T & { child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(ROOT, "bin/run-ts.mjs"), join(ROOT, "bench/support", script)], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) resolve(out.split("\n")[0]!);
+    });
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+  return { child, ...(JSON.parse(line) as T) };
+}
+
+async function stopChild(s: ServerInfo): Promise<void> {
+  s.child.kill("SIGTERM");
+  await new Promise((res) => s.child.once("exit", res));
+}
+
+/** The raw bytes a GET returns (not decompressed). */
+function fetchBytes(agent: Agent, port: number, path: string, gzip: boolean): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const headers = gzip ? { "accept-encoding": "gzip" } : {};
+    const req = request({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve(Buffer.concat(chunks)));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Sequential latency samples after a warm-up. */
+async function sequential(
+  agent: Agent,
+  port: number,
+  path: string,
+  gzip: boolean,
+  n: number,
+): Promise<number[]> {
+  for (let i = 0; i < 300; i++) await get(agent, port, path, gzip);
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) samples.push(await get(agent, port, path, gzip));
+  return samples;
+}
+
+const READS = [
+  ["full board, gzip", "/api/leaderboard?network=testnet", true],
+  ["full board, identity", "/api/leaderboard?network=testnet", false],
+  ["first 100", "/api/leaderboard?network=testnet&limit=100", false],
+] as const;
+
 async function reads(r: BenchReporter, dir: string): Promise<void> {
-  const config = leaderboardConfig({ LEADERBOARD_DB: join(dir, "reads.db") });
-  const store = new AgentStore(config.dbPath);
+  const dbPath = join(dir, "reads.db");
+  const store = new AgentStore(dbPath);
   seed(store, AGENTS);
   store.close();
-  const svc = createLeaderboardService(config, {
-    source: () => {
-      throw new Error("reads only");
-    },
-  });
-  const port = await listen(svc.app, 0);
-  const t0 = performance.now();
-  const board = svc.refresher.rebuild("testnet");
+  // The service in its own process, as deployed (the client's work here cannot pause it).
+  const server = await startChild<{ port: number; rebuildMs: number; body: number; gzip: number | null }>(
+    "leaderboard-server.ts",
+    { LEADERBOARD_DB: dbPath },
+  );
   r.figure({
     name: `board rebuild, ${AGENTS} agents (rank + serialise)`,
-    value: performance.now() - t0,
+    value: server.rebuildMs,
     unit: "ms",
   });
-  for (let i = 0; i < 200 && !board.gzip; i++) await new Promise((res) => setTimeout(res, 10));
-  r.figure({ name: "full board body", value: board.body.length / 1024, unit: "KiB" });
-  r.figure({ name: "full board body, gzip", value: (board.gzip?.length ?? Number.NaN) / 1024, unit: "KiB" });
+  r.figure({ name: "full board body", value: server.body / 1024, unit: "KiB" });
+  r.figure({ name: "full board body, gzip", value: (server.gzip ?? Number.NaN) / 1024, unit: "KiB" });
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  let baseline: ServerInfo | undefined;
   try {
-    for (const [label, path, gzip] of [
-      ["full board, gzip", "/api/leaderboard?network=testnet", true],
-      ["full board, identity", "/api/leaderboard?network=testnet", false],
-      ["first 100", "/api/leaderboard?network=testnet&limit=100", false],
-    ] as const) {
-      for (let i = 0; i < 200; i++) await get(agent, port, path, gzip);
-      const samples: number[] = [];
-      for (let i = 0; i < 2000; i++) samples.push(await get(agent, port, path, gzip));
+    const manifest: Record<string, string> = {};
+    for (const [label, path, gzip] of READS) {
+      const file = join(dir, `${label.replace(/\W+/g, "-")}.bin`);
+      writeFileSync(file, await fetchBytes(agent, server.port, path, gzip));
+      manifest[`${path} ${gzip ? "gzip" : "identity"}`] = file;
+    }
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+    baseline = await startChild("bytes-server.ts", { MANIFEST: join(dir, "manifest.json") });
+
+    for (const [label, path, gzip] of READS) {
+      const samples = await sequential(agent, server.port, path, gzip, 5000);
+      const bare = await sequential(agent, baseline.port, path, gzip, 5000);
       r.figure({
         name: `read p99, ${label}, ${AGENTS} agents (sequential)`,
         value: percentile(samples, 99),
         unit: "ms",
         target: { op: "<", value: 2 },
+        baseline: { name: "bare node:http, same bytes", value: percentile(bare, 99) },
       });
-      r.figure({ name: `read p50, ${label}`, value: percentile(samples, 50), unit: "ms" });
+      r.figure({
+        name: `read p50, ${label}`,
+        value: percentile(samples, 50),
+        unit: "ms",
+        baseline: { name: "bare node:http, same bytes", value: percentile(bare, 50) },
+      });
       const started = performance.now();
       let done = 0;
       await Promise.all(
         Array.from({ length: 8 }, async () => {
           while (performance.now() - started < 2000) {
-            await get(agent, port, path, gzip);
+            await get(agent, server.port, path, gzip);
             done++;
           }
         }),
@@ -125,7 +197,8 @@ async function reads(r: BenchReporter, dir: string): Promise<void> {
     }
   } finally {
     agent.destroy();
-    await svc.close();
+    await stopChild(server);
+    if (baseline) await stopChild(baseline);
   }
 }
 

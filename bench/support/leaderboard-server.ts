@@ -1,0 +1,26 @@
+import { listen } from "../../src/http/service.ts";
+import { leaderboardConfig } from "../../src/services/leaderboard/config.ts";
+import { createLeaderboardService } from "../../src/services/leaderboard/service.ts";
+
+/**
+ * The leaderboard service in its own process for the benchmark, as deployed, over an already
+ * seeded LEADERBOARD_DB; prints its port once the testnet board (and its gzip copy) is built.
+ */
+const config = leaderboardConfig({ LEADERBOARD_DB: process.env.LEADERBOARD_DB });
+const svc = createLeaderboardService(config, {
+  source: () => {
+    throw new Error("reads only");
+  },
+});
+const t0 = performance.now();
+const board = svc.refresher.rebuild("testnet");
+const rebuildMs = performance.now() - t0;
+for (let i = 0; i < 500 && !board.gzip; i++) await new Promise((res) => setTimeout(res, 10));
+const port = await listen(svc.app, 0, "127.0.0.1");
+process.stdout.write(
+  `${JSON.stringify({ port, rebuildMs, body: board.body.length, gzip: board.gzip?.length ?? null })}\n`,
+);
+process.once("SIGTERM", async () => {
+  await svc.close();
+  process.exit(0);
+});

@@ -10,6 +10,7 @@ import { RateBudget } from "../../src/exchange/budget.ts";
 import { HlClient } from "../../src/exchange/client.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { STRATEGY_IDS } from "../../src/strategies/catalog.ts";
+import { FakeLlm } from "./fake-llm.ts";
 
 /** Paper runs of the real engine, in-process, against the sim world over HTTP (fast tick, own accounts). */
 describe("paper runs on the sim world", () => {
@@ -64,37 +65,95 @@ describe("paper runs on the sim world", () => {
     expect(trades).toHaveLength(r.stats.total_filled);
   }, 120_000);
 
-  it("every other strategy runs 200 ticks on the sim without a failed tick; makers and takers fill", async () => {
+  /**
+   * What each strategy needs to act within 200 ticks. Quoting and taking strategies trade in any
+   * market; signal, arb, risk, rfq and LLM strategies act only when their condition appears, so their
+   * thresholds are lowered to what the sim's market shows (every decision still runs the real rule),
+   * hedge_agent starts with an inventory to hedge, and llm_agent talks to a local fake provider.
+   */
+  const scenarios: Record<
+    string,
+    { params?: Record<string, number>; before?: (c: HlClient) => Promise<void> }
+  > = {
+    // The sim's funding sits near the 0.00125 %/h interest rate, ~1,100 bps a year.
+    basis_arb: { params: { basis_threshold_bps: 100, size: 0.5 } },
+    funding_arb: { params: { divergence_threshold_bps: 0.0001 } },
+    mean_reversion: { params: { window: 5, threshold_bps: 0.5, size: 0.2, max_position: 1 } },
+    momentum_breakout: {
+      params: {
+        lookback: 5,
+        breakout_threshold_bps: 0.1,
+        volume_surge_mult: 0.01,
+        trailing_stop_bps: 2,
+        size: 0.2,
+      },
+    },
+    rfq_agent: { params: { spread_bps: 2, min_size: 0.2 } },
+    hedge_agent: {
+      params: { inventory_threshold: 0, notional_threshold: 0, max_hedge_size: 0.5 },
+      before: async (c) => {
+        await c.clearinghouseState(); // a first look opens the paper account with its starting balance
+        const price = await c.marketablePrice("ETH-PERP", "buy", { reference: "touch", slippage: "0.01" });
+        const r = await c.order({ instrument: "ETH-PERP", side: "buy", size: "2", price, tif: "Ioc" });
+        expect(r).toMatchObject({ status: "filled" });
+      },
+    },
+  };
+
+  it("every other strategy runs 200 ticks on the sim without a failed tick, placing and filling orders", async () => {
     const { findStrategy } = await import("../../src/strategies/catalog.ts");
-    const ids = STRATEGY_IDS.filter((s) => s !== "simple_mm" && s !== "llm_agent");
-    const results = await Promise.all(
-      ids.map(async (id) => {
-        const dir = mkdtempSync(join(tmpdir(), `hl-sim-${id}-`));
-        const lines: string[] = [];
-        const r = await runStrategy({
-          strategy: id,
-          instrument: "ETH-PERP",
-          tickSeconds: 0,
-          maxTicks: 200,
-          mock: true,
-          dryRun: false,
-          resume: false,
-          dataDir: join(dir, "cli"),
-          client: await client(dir),
-          log: (l) => lines.push(l),
-        });
-        return { id, type: findStrategy(id)!.type, r, failed: lines.filter((l) => /failed|error/.test(l)) };
-      }),
-    );
-    for (const { id, type, r, failed } of results) {
-      expect({ id, failed }).toEqual({ id, failed: [] });
-      expect(r.ticks).toBe(200);
-      // Quoting and taking strategies trade in any market; signal, arb, risk and rfq strategies act
-      // only when their condition appears, which a 200-tick paper run does not force.
-      if (type === "mm" || type === "taker") {
+    const llm = await new FakeLlm().start();
+    // A model that trades: a marketable order inside the price band, alternating sides.
+    let calls = 0;
+    llm.reply = () => {
+      const prompt = JSON.stringify(llm.requests.at(-1)?.body ?? {});
+      const band = /Price band: within [\d.]+ bps of mid \(([\d.]+) to ([\d.]+)\)/.exec(prompt);
+      if (!band) return { name: "hold", args: { reasoning: "no band in the prompt" } };
+      const mid = (Number(band[1]) + Number(band[2])) / 2;
+      const side = calls++ % 2 === 0 ? "buy" : "sell";
+      const price = Number((side === "buy" ? mid * 1.004 : mid * 0.996).toFixed(1));
+      return { name: "place_order", args: { side, size: 0.05, price, reasoning: "test flow" } };
+    };
+    try {
+      const ids = STRATEGY_IDS.filter((s) => s !== "simple_mm");
+      const results = await Promise.all(
+        ids.map(async (id) => {
+          const dir = mkdtempSync(join(tmpdir(), `hl-sim-${id}-`));
+          const lines: string[] = [];
+          const c = await client(dir);
+          const scenario = scenarios[id] ?? {};
+          await scenario.before?.(c);
+          const r = await runStrategy({
+            strategy: id,
+            instrument: "ETH-PERP",
+            tickSeconds: 0,
+            maxTicks: 200,
+            mock: true,
+            dryRun: false,
+            resume: false,
+            dataDir: join(dir, "cli"),
+            params: scenario.params ?? {},
+            client: c,
+            log: (l) => lines.push(l),
+            ...(id === "llm_agent"
+              ? { env: { ANTHROPIC_API_KEY: "test-key", LLM_BASE_URL: llm.url, DATA_DIR: dir } }
+              : {}),
+          });
+          return { id, type: findStrategy(id)!.type, r, failed: lines.filter((l) => /failed|error/.test(l)) };
+        }),
+      );
+      expect(results.map((x) => x.id).sort()).toEqual(
+        [...STRATEGY_IDS].filter((s) => s !== "simple_mm").sort(),
+      );
+      for (const { id, r, failed } of results) {
+        expect({ id, failed }).toEqual({ id, failed: [] });
+        expect({ id, ticks: r.ticks }).toEqual({ id, ticks: 200 });
         expect({ id, placed: r.stats.total_placed > 0 }).toEqual({ id, placed: true });
         expect({ id, filled: r.stats.total_filled > 0 }).toEqual({ id, filled: true });
       }
+      expect(calls).toBeGreaterThan(0);
+    } finally {
+      await llm.close();
     }
   }, 240_000);
 

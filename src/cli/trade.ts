@@ -66,9 +66,8 @@ export function register(program: Command): void {
         }
         if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         if (result.status === "error") {
-          if (opts.json) process.exitCode = 1;
-          else throw new UserError(`order refused by the exchange: ${result.message}`);
-          return;
+          // With --json the refusal is also the JSON document on stdout, for programs to read.
+          throw new UserError(`order refused by the exchange: ${result.message}`);
         }
         if (!opts.json) say(describeResult(result));
       } finally {

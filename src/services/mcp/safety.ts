@@ -106,18 +106,51 @@ interface Counters {
   notional_usd: string;
 }
 
-/** Reserve notional against the policy's daily budget (UTC day), persisted under the data dir. */
-export function reserveNotional(policy: Policy, dataDir: string, notional: Dec, nowMs = Date.now()): void {
-  if (policy.daily_notional_usd === undefined) return;
-  const path = join(dataDir, "mcp", "policy-counters.json");
-  const day = new Date(nowMs).toISOString().slice(0, 10);
-  const read = readJson<Counters>(path);
-  const used = read.kind === "ok" && read.value.day === day ? new D(read.value.notional_usd) : new D(0);
+const countersPath = (dataDir: string) => join(dataDir, "mcp", "policy-counters.json");
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function usedToday(dataDir: string, day: string): Dec {
+  const read = readJson<Counters>(countersPath(dataDir));
+  return read.kind === "ok" && read.value.day === day ? new D(read.value.notional_usd) : new D(0);
+}
+
+/**
+ * Reserve notional against the policy's daily budget (UTC day), persisted under the data dir, before
+ * the order is sent — so concurrent calls cannot together exceed it. Returns the reservation, to be
+ * settled with what actually traded.
+ */
+export function reserveNotional(
+  policy: Policy,
+  dataDir: string,
+  notional: Dec,
+  nowMs = Date.now(),
+): NotionalReservation | undefined {
+  if (policy.daily_notional_usd === undefined) return undefined;
+  const day = utcDay(nowMs);
+  const used = usedToday(dataDir, day);
   const next = used.plus(notional);
   if (next.gt(policy.daily_notional_usd)) {
     throw new ToolError(
       `policy: daily notional limit ${policy.daily_notional_usd} USD would be exceeded (used ${used.toFixed(2)}, this order ${notional.toFixed(2)})`,
     );
   }
-  writeJsonAtomic(path, { day, notional_usd: next.toFixed() });
+  writeJsonAtomic(countersPath(dataDir), { day, notional_usd: next.toFixed() });
+  return { day, reserved: notional };
+}
+
+export interface NotionalReservation {
+  day: string;
+  reserved: Dec;
+}
+
+/**
+ * Replace a reservation by the notional that really traded: a refused order gives its reservation
+ * back, a partial fill keeps only what filled. A reservation from an earlier UTC day is left alone
+ * (that day's budget is closed and today's was never charged).
+ */
+export function settleNotional(dataDir: string, r: NotionalReservation, traded: Dec): void {
+  const read = readJson<Counters>(countersPath(dataDir));
+  if (read.kind !== "ok" || read.value.day !== r.day) return;
+  const next = D.max(0, new D(read.value.notional_usd).minus(r.reserved).plus(traded));
+  writeJsonAtomic(countersPath(dataDir), { day: r.day, notional_usd: next.toFixed() });
 }

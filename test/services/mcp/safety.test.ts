@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dec } from "../../../src/core/decimal.ts";
-import { chooseNetwork, loadPolicy, reserveNotional } from "../../../src/services/mcp/safety.ts";
+import {
+  chooseNetwork,
+  loadPolicy,
+  reserveNotional,
+  settleNotional,
+} from "../../../src/services/mcp/safety.ts";
 
 const root = mkdtempSync(join(tmpdir(), "mcp-safety-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -58,5 +63,21 @@ describe("policy", () => {
     );
     reserveNotional(policy, root, dec(400), day1);
     reserveNotional(policy, root, dec(900), day1 + 86_400_000);
+  });
+
+  it("a settled reservation keeps only what traded; yesterday's reservation leaves today alone", () => {
+    const dir = mkdtempSync(join(root, "settle-"));
+    const policy = { daily_notional_usd: 1000 };
+    const day1 = Date.UTC(2026, 0, 2, 12);
+    const refused = reserveNotional(policy, dir, dec(700), day1)!;
+    expect(() => reserveNotional(policy, dir, dec(400), day1)).toThrow(/used 700.00/);
+    settleNotional(dir, refused, dec(0));
+    const partial = reserveNotional(policy, dir, dec(800), day1)!;
+    settleNotional(dir, partial, dec("250.5"));
+    expect(() => reserveNotional(policy, dir, dec(750), day1)).toThrow(/used 250.50, this order 750.00/);
+    const late = reserveNotional(policy, dir, dec(100), day1)!;
+    reserveNotional(policy, dir, dec(50), day1 + 86_400_000);
+    settleNotional(dir, late, dec(0));
+    expect(() => reserveNotional(policy, dir, dec(960), day1 + 86_400_000)).toThrow(/used 50.00/);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dec } from "../../../src/core/decimal.ts";
 import { type McpHttpServer, serveHttp } from "../../../src/services/mcp/transports.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 import { call, connectHttp, serverEnv, tempDirs, text } from "./helpers.ts";
@@ -206,6 +207,25 @@ describe("action tools on the paper network", () => {
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/NOPE/);
     expect(bad.structuredContent).toMatchObject({ exit_code: 1 });
+  });
+
+  it("the daily notional budget is charged what traded: a refusal gives it back, a fill costs its notional", async () => {
+    const policy = join(dirs.root, "notional-policy.json");
+    writeFileSync(policy, JSON.stringify({ daily_notional_usd: 100_000 }));
+    const counters = join(dirs.dataDir, "mcp", "policy-counters.json");
+    const used = () => (JSON.parse(readFileSync(counters, "utf8")) as { notional_usd: string }).notional_usd;
+    await withServer({ HL_MCP_POLICY: policy }, async (c) => {
+      // Below the exchange's $10 minimum: refused, with the exchange's own words.
+      const refused = await call(c, "trade", { instrument: "ETH-PERP", side: "buy", size: 0.001 });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/^order refused by the exchange: Order must have minimum value of \$10/);
+      expect(used()).toBe("0");
+
+      const filled = await call(c, "trade", { instrument: "ETH-PERP", side: "buy", size: 0.05 });
+      expect(filled.isError, text(filled)).toBeFalsy();
+      const fill = (filled.structuredContent as { result: { avgPx: string; totalSz: string } }).result;
+      expect(used()).toBe(dec(fill.avgPx).mul(fill.totalSz).toFixed());
+    });
   });
 
   it("run_strategy reports progress each tick and returns the engine's summary; status then shows it", async () => {

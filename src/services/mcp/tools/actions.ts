@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Network } from "../../../config/defaults.ts";
-import { dec } from "../../../core/decimal.ts";
+import { type Dec, dec } from "../../../core/decimal.ts";
 import { HlClient, instrumentToCoin } from "../../../exchange/index.ts";
 import { type OutputStream, parseJsonOutput, runCli } from "../cli-job.ts";
 import {
@@ -11,6 +11,7 @@ import {
   chooseNetwork,
   loadPolicy,
   reserveNotional,
+  settleNotional,
 } from "../safety.ts";
 import { defineTool, type ToolContext, ToolError, type ToolProgress } from "../tool.ts";
 import { engineSummary, wolfSummary } from "./summaries.ts";
@@ -163,10 +164,14 @@ export const trade = defineTool({
     checkInstrument(policy, args.instrument);
     checkOrderSize(policy, args.size);
     const { network, note } = chooseNetwork(args, ctx.env, true);
-    if (policy.daily_notional_usd !== undefined) {
-      const px = args.price ?? (await referencePrice(args.instrument, network, ctx));
-      reserveNotional(policy, ctx.dataDir, dec(px).mul(args.size));
-    }
+    const reservation =
+      policy.daily_notional_usd === undefined
+        ? undefined
+        : reserveNotional(
+            policy,
+            ctx.dataDir,
+            dec(args.price ?? (await referencePrice(args.instrument, network, ctx))).mul(args.size),
+          );
     const cli = [
       "trade",
       args.instrument,
@@ -178,10 +183,38 @@ export const trade = defineTool({
       network,
     ];
     if (args.price !== undefined) cli.push("--price", plain(args.price));
-    const out = await runCli({ args: cli, env: cliEnv(ctx), signal: ctx.signal, timeoutMs: 30_000 });
-    return { network, ...(note ? { note } : {}), result: parseJsonOutput(out.stdout) };
+    let result: unknown;
+    try {
+      const out = await runCli({ args: cli, env: cliEnv(ctx), signal: ctx.signal, timeoutMs: 30_000 });
+      result = parseJsonOutput(out.stdout);
+    } catch (err) {
+      // Only a refusal the exchange answered gives the budget back; a lost answer may have traded.
+      if (reservation && exchangeRefused(err)) settleNotional(ctx.dataDir, reservation, dec(0));
+      throw err;
+    }
+    if (reservation) settleNotional(ctx.dataDir, reservation, tradedNotional(result, reservation.reserved));
+    return { network, ...(note ? { note } : {}), result };
   },
 });
+
+/** Did the failed `hl trade` job print the exchange's own refusal (so nothing traded)? */
+function exchangeRefused(err: unknown): boolean {
+  if (!(err instanceof ToolError) || err.details?.stopped) return false;
+  try {
+    const printed = parseJsonOutput(String(err.details?.stdout ?? "")) as { status?: unknown };
+    return printed.status === "error";
+  } catch {
+    return false;
+  }
+}
+
+/** What an order result committed: the filled notional; anything else (a resting order) keeps it all. */
+function tradedNotional(result: unknown, reserved: Dec): Dec {
+  const r = result as { status?: unknown; avgPx?: unknown; totalSz?: unknown };
+  if (r.status === "filled" && typeof r.avgPx === "string" && typeof r.totalSz === "string")
+    return dec(r.avgPx).mul(r.totalSz);
+  return reserved;
+}
 
 /** Mid price for the notional budget, read without any key (public info only). */
 async function referencePrice(instrument: string, network: Network, ctx: ToolContext): Promise<string> {

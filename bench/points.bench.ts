@@ -49,6 +49,7 @@ const DAY0 = Date.UTC(2026, 6, 1);
 /** Every wallet: 300 BTCSWP fills over three days, half attributed by the Nunchi day file. */
 function walletFills(w: number) {
   return Array.from({ length: FILLS_PER_WALLET }, (_, i) => ({
+    tid: i + 1,
     time: DAY0 + i * 800_000 + w * 1_000,
     coin: "yex:BTCSWP",
     side: (i % 2 ? "A" : "B") as "A" | "B",
@@ -100,8 +101,8 @@ async function batchLatency(r: BenchReporter): Promise<void> {
     async now() {
       return DAY0 + 10 * 86_400_000;
     },
-    async fills(user) {
-      return byWallet.get(user) ?? [];
+    async fills(user, startMs) {
+      return (byWallet.get(user) ?? []).filter((f) => f.time >= startMs);
     },
     async maxBuilderFee() {
       return 0;
@@ -123,6 +124,7 @@ async function batchLatency(r: BenchReporter): Promise<void> {
       markToleranceMs: 60_000,
       feedUrl: "http://127.0.0.1:9",
       cacheMs: 0,
+      followMs: 0,
       provisionalDays: 1,
     },
     { fills, files, log: () => undefined },

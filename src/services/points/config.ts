@@ -40,6 +40,8 @@ export interface PointsConfig {
   feedUrl: string;
   /** How long a wallet's result is reused. */
   cacheMs: number;
+  /** Every this many ms, sync the fills of every wallet seen so far (0 = never). */
+  followMs: number;
   /** Days (UTC, counting today as 0) whose unpublished files allow provisional attribution. */
   provisionalDays: number;
 }
@@ -78,7 +80,8 @@ export function parseBuilders(raw: string): { name: string; address: string }[] 
  *   long, 300000), POINTS_PROGRAM_START (ISO or ms; default 0 = every reachable fill),
  *   POINTS_MARK_TOLERANCE_MS (60000), BTCSWP_FEED_URL (a feed origin or
  *   `<proxy>/api/feeds/btcswp`; default the local BTCSWP origin, FEEDS_PORT+1), POINTS_CACHE_MS
- *   (15000), POINTS_PROVISIONAL_DAYS (days before today still provisional, 1).
+ *   (15000), POINTS_PROVISIONAL_DAYS (days before today still provisional, 1), POINTS_FOLLOW_MS (how
+ *   often the fills of every wallet seen so far are synced, 600000; 0 = only on request).
  */
 export function pointsConfig(network: Network, apiUrl: string, env: Env = process.env): PointsConfig {
   const statsNetwork = env.POINTS_STATS_NETWORK || (network === "mainnet" ? "Mainnet" : "Testnet");
@@ -105,6 +108,7 @@ export function pointsConfig(network: Network, apiUrl: string, env: Env = proces
     markToleranceMs: intSetting(env, "POINTS_MARK_TOLERANCE_MS", 60_000),
     feedUrl: (env.BTCSWP_FEED_URL || `http://127.0.0.1:${feedsPort + 1}`).replace(/\/+$/, ""),
     cacheMs: intSetting(env, "POINTS_CACHE_MS", 15_000),
+    followMs: intSetting(env, "POINTS_FOLLOW_MS", 600_000),
     provisionalDays: intSetting(env, "POINTS_PROVISIONAL_DAYS", 1),
   };
 }

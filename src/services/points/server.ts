@@ -2,6 +2,7 @@ import { listen } from "../../http/service.ts";
 import { openDb } from "../../store/sqlite.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
+import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
 import { MarkRecorder, MarkStore } from "./marks.ts";
 import { type DayFiles, type FillSource, PointsService } from "./service.ts";
@@ -41,7 +42,24 @@ export async function startPoints(
       coin: cfg.coin,
       missingTtlMs: cfg.missingFileRetryMs,
     });
-  const service = new PointsService(cfg, { fills: deps.fills, files, marks });
+  const history = new FillHistory(db, cfg.coin);
+  const service = new PointsService(cfg, { fills: deps.fills, files, marks, history });
+  let following = false;
+  const follower =
+    cfg.followMs > 0
+      ? setInterval(() => {
+          if (following) return;
+          following = true;
+          service
+            .followAll((user, err) =>
+              log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+            )
+            .finally(() => {
+              following = false;
+            });
+        }, cfg.followMs)
+      : undefined;
+  follower?.unref();
   const { app } = createPointsApp(service);
   try {
     const port = await listen(app, cfg.port, cfg.host);
@@ -51,12 +69,14 @@ export async function startPoints(
       recorder,
       marks,
       async close() {
+        clearInterval(follower);
         recorder.close();
         await app.close();
         db.close();
       },
     };
   } catch (err) {
+    clearInterval(follower);
     recorder.close();
     db.close();
     throw err;

@@ -1,7 +1,9 @@
+import { mapLimit } from "../../core/concurrency.ts";
 import { dec, wire } from "../../core/decimal.ts";
 import type { BuilderFillRow } from "../../sim/server/builder-fills-file.ts";
 import { attributeFills, fileDay, type WalletFill } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
+import type { FillHistory, SourceFill } from "./fill-history.ts";
 import type { MarkLookup } from "./marks.ts";
 import { type Exclusion, fillPoints, type ScoringFill, scoreWallet, usd } from "./scoring.ts";
 import { wireTotals } from "./totals.ts";
@@ -10,8 +12,8 @@ import { wireTotals } from "./totals.ts";
 export interface FillSource {
   /** Exchange time now, ms. */
   now(): Promise<number>;
-  /** Every fill of `user` (any coin) from `startMs`, following pages. */
-  fills(user: string, startMs: number): Promise<(WalletFill & { crossed: boolean })[]>;
+  /** Every fill of `user` (any coin) from `startMs`, following pages (the exchange keeps the last 10,000). */
+  fills(user: string, startMs: number): Promise<SourceFill[]>;
   /** Largest builder fee `user` has approved for `builder` (tenths of a bp; 0 = none). */
   maxBuilderFee(user: string, builder: string): Promise<number>;
 }
@@ -31,6 +33,8 @@ export interface WalletPoints {
   fills_eligible: number;
   by_day: { date: string; points: string; eligible_volume_usd: string; capped_volume_usd: string }[];
   excluded: Record<Exclusion, number>;
+  /** Whether every fill since the program start was seen (see FillHistory). */
+  history: { complete: boolean; missing_before: string | null };
   as_of: string;
 }
 
@@ -59,6 +63,7 @@ export interface WalletResult {
 
 export interface PointsDeps {
   fills: FillSource;
+  history: FillHistory;
   files: DayFiles;
   marks: MarkLookup;
 }
@@ -122,6 +127,28 @@ export class PointsService {
     return pending;
   }
 
+  /**
+   * Sync the fills of every wallet seen so far, a few at a time, so their history stays whole even
+   * when nobody asks about them for a while. Returns how many synced; failures are reported, not thrown.
+   */
+  async followAll(onError: (user: string, err: unknown) => void): Promise<number> {
+    const users = this.deps.history.knownUsers();
+    const done = await mapLimit(users, 4, async (user) => {
+      try {
+        await this.deps.history.sync(
+          user,
+          (u, from) => this.deps.fills.fills(u, from),
+          this.cfg.programStartMs,
+        );
+        return true;
+      } catch (err) {
+        onError(user, err);
+        return false;
+      }
+    });
+    return done.filter(Boolean).length;
+  }
+
   private remember(key: string, result: WalletResult): void {
     const now = Date.now();
     if (this.cache.size > 10_000) {
@@ -131,13 +158,11 @@ export class PointsService {
   }
 
   private async compute(user: string): Promise<WalletResult> {
-    const [nowMs, all] = await Promise.all([
+    const [nowMs, synced] = await Promise.all([
       this.deps.fills.now(),
-      this.deps.fills.fills(user, this.cfg.programStartMs),
+      this.deps.history.sync(user, (u, from) => this.deps.fills.fills(u, from), this.cfg.programStartMs),
     ]);
-    const fills = all
-      .filter((f) => f.coin === this.cfg.coin && f.time >= this.cfg.programStartMs)
-      .sort((a, b) => a.time - b.time);
+    const { fills, coverage } = synced;
 
     const days = [...new Set(fills.map((f) => fileDay(f.time)))];
     const rowsByDay = new Map<string, BuilderFillRow[]>();
@@ -189,6 +214,11 @@ export class PointsService {
       address: user,
       market: this.cfg.market,
       ...wireTotals(score),
+      history: {
+        complete: coverage.complete,
+        missing_before:
+          coverage.missingBeforeMs === null ? null : new Date(coverage.missingBeforeMs).toISOString(),
+      },
       as_of: new Date(nowMs).toISOString(),
     };
     return { summary, fills: details };

@@ -12,6 +12,7 @@ export function exchangeFillSource(info: HlInfo): FillSource {
     async fills(user, startMs) {
       const fills = await info.userFillsSince({ user: user as Address, startTime: startMs });
       return fills.map((f) => ({
+        tid: f.tid,
         time: f.time,
         coin: f.coin,
         side: f.side,

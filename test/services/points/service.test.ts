@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningFeeds, startFeeds } from "../../../src/services/feeds/server.ts";
 import type { FundingSource } from "../../../src/services/feeds/source.ts";
-import type { WalletFill } from "../../../src/services/points/attribution.ts";
 import { DEFAULT_BUILDERS, type PointsConfig } from "../../../src/services/points/config.ts";
+import type { SourceFill } from "../../../src/services/points/fill-history.ts";
 import { MarkRecorder, MarkStore } from "../../../src/services/points/marks.ts";
 import { BTCSWP_RULES } from "../../../src/services/points/scoring.ts";
 import { type RunningPoints, startPoints } from "../../../src/services/points/server.ts";
@@ -29,15 +29,23 @@ class FlatFunding implements FundingSource {
   }
 }
 
-type Fill = WalletFill & { crossed: boolean };
+type Fill = SourceFill;
 const fills: Record<string, Fill[]> = {
   [WALLET]: [
-    { time: T0 + 120_000, coin: "yex:BTCSWP", side: "B", px: "75000", sz: "0.02", crossed: false }, // $1500 maker → 4.5
-    { time: T0 + 150_000, coin: "yex:BTCSWP", side: "A", px: "75100", sz: "0.01", crossed: true }, // $751 taker, 13 bps → 1.68975
-    { time: T0 + 180_000, coin: "yex:BTCSWP", side: "B", px: "75200", sz: "0.01", crossed: false }, // 26.7 bps: out_of_band
-    { time: T0 + 200_000, coin: "yex:BTCSWP", side: "B", px: "75000", sz: "0.03", crossed: false }, // not in any file: no_builder
-    { time: T0 + 2 * 3_600_000, coin: "yex:BTCSWP", side: "B", px: "75000", sz: "0.01", crossed: false }, // no mark then
-    { time: T0 + 130_000, coin: "yex:VXX", side: "B", px: "45", sz: "10", crossed: false }, // another market: ignored
+    { tid: 1, time: T0 + 120_000, coin: "yex:BTCSWP", side: "B", px: "75000", sz: "0.02", crossed: false }, // $1500 maker → 4.5
+    { tid: 2, time: T0 + 150_000, coin: "yex:BTCSWP", side: "A", px: "75100", sz: "0.01", crossed: true }, // $751 taker, 13 bps → 1.68975
+    { tid: 3, time: T0 + 180_000, coin: "yex:BTCSWP", side: "B", px: "75200", sz: "0.01", crossed: false }, // 26.7 bps: out_of_band
+    { tid: 4, time: T0 + 200_000, coin: "yex:BTCSWP", side: "B", px: "75000", sz: "0.03", crossed: false }, // not in any file: no_builder
+    {
+      tid: 5,
+      time: T0 + 2 * 3_600_000,
+      coin: "yex:BTCSWP",
+      side: "B",
+      px: "75000",
+      sz: "0.01",
+      crossed: false,
+    }, // no mark then
+    { tid: 6, time: T0 + 130_000, coin: "yex:VXX", side: "B", px: "45", sz: "10", crossed: false }, // another market: ignored
   ],
   [OTHER]: [],
 };
@@ -103,6 +111,7 @@ function config(feedUrl: string): PointsConfig {
     markToleranceMs: 60_000,
     feedUrl,
     cacheMs: 60_000,
+    followMs: 0,
     provisionalDays: 1,
   };
 }

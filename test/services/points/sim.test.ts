@@ -102,6 +102,7 @@ beforeAll(async () => {
     markToleranceMs: 60_000,
     feedUrl: feeds.origins.btcswp!,
     cacheMs: 0,
+    followMs: 0,
     provisionalDays: 1,
   };
   points = await startPoints(cfg, { fills: exchangeFillSource(reader), log: () => undefined });
@@ -141,6 +142,7 @@ describe("points e2e on the sim world", () => {
       fills_total: 2,
       fills_eligible: 1,
       excluded: { out_of_band: 1, no_builder: 0, capped: 0, no_mark: 0 },
+      history: { complete: true, missing_before: null },
     });
     const t = await score(takerB.address!);
     // 1501 + 2250 = 3751 taker volume · 1.5 · 1.5 / 1000

@@ -17,6 +17,7 @@ export const GROUPS: readonly Group[] = [
   { commands: ["up"], load: () => import("./up.ts") },
   { commands: ["account"], load: () => import("./account.ts") },
   { commands: ["trade"], load: () => import("./trade.ts") },
+  { commands: ["orders", "cancel", "close"], load: () => import("./orders.ts") },
   { commands: ["run"], load: () => import("./run.ts") },
   { commands: ["strategies", "status"], load: () => import("./strategies.ts") },
   { commands: ["wolf", "dsl", "scanner", "movers"], load: () => import("./wolf.ts") },

@@ -23,16 +23,17 @@ async function hl(args: string[], extraEnv: Record<string, string> = {}) {
 }
 
 describe("mainnet consent", () => {
-  it("hl run, hl wolf run, hl wolf once and hl trade need --yes on mainnet", {
+  it("hl run, hl wolf run, hl wolf once, hl trade and hl close need --yes on mainnet", {
     timeout: 90_000,
   }, async () => {
-    const [runFlag, runEnv, runMainnet, wolfRun, wolfOnce, trade] = await Promise.all([
+    const [runFlag, runEnv, runMainnet, wolfRun, wolfOnce, trade, close] = await Promise.all([
       hl(["run", "simple_mm", "--network", "mainnet"]),
       hl(["run", "simple_mm"], { HL_NETWORK: "mainnet" }),
       hl(["run", "simple_mm", "--mainnet"]),
       hl(["wolf", "run"], { HL_NETWORK: "mainnet" }),
       hl(["wolf", "once", "--network", "mainnet"]),
       hl(["trade", "ETH-PERP", "buy", "0.01", "--network", "mainnet"]),
+      hl(["close", "--all"], { HL_NETWORK: "mainnet" }),
     ]);
     for (const r of [runFlag, runEnv, runMainnet]) {
       expect(r.code).toBe(1);
@@ -41,6 +42,7 @@ describe("mainnet consent", () => {
     expect(wolfRun.stderr).toBe("error: hl wolf run on mainnet sends real orders: add --yes to confirm\n");
     expect(wolfOnce.stderr).toBe("error: hl wolf once on mainnet sends real orders: add --yes to confirm\n");
     expect(trade.stderr).toBe("error: hl trade on mainnet sends real orders: add --yes to confirm\n");
-    for (const r of [wolfRun, wolfOnce, trade]) expect(r.code).toBe(1);
+    expect(close.stderr).toBe("error: hl close on mainnet sends real orders: add --yes to confirm\n");
+    for (const r of [wolfRun, wolfOnce, trade, close]) expect(r.code).toBe(1);
   });
 });

@@ -154,4 +154,51 @@ describe("hl trade / hl account against hl sim serve", { timeout: 120_000 }, () 
     expect((err as { stderr: string }).stderr.trim().split("\n")).toHaveLength(1);
     expect((err as { stderr: string }).stderr).toMatch(/^error: /);
   });
+
+  it("orders lists resting orders; cancel takes one by oid; close --all cancels the rest and flattens every dex", async () => {
+    await hl(["trade", "ETH-PERP", "buy", "0.01", "--price", "1000", "--yes"]);
+    await hl(["trade", "VXX-USDYP", "buy", "1", "--price", "10", "--yes"]);
+    await hl(["trade", "BTC-PERP", "sell", "0.002", "--yes"]);
+    const listed = JSON.parse((await hl(["orders", "--json"])).stdout) as {
+      orders: { instrument: string; oid: number; side: string; size: string; price: string }[];
+    };
+    expect(listed.orders.map((o) => [o.instrument, o.side, Number(o.size), Number(o.price)])).toEqual([
+      ["ETH-PERP", "buy", 0.01, 1000],
+      ["VXX-USDYP", "buy", 1, 10],
+    ]);
+    const eth = listed.orders.find((o) => o.instrument === "ETH-PERP")!;
+
+    const one = await hl(["cancel", "ETH-PERP", "--oid", String(eth.oid)]);
+    expect(one.stdout).toContain(`Cancelled: ETH-PERP oid ${eth.oid}`);
+    const missing = await hl(["cancel", "ETH-PERP", "--oid", String(eth.oid)]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(missing).toMatchObject({ code: 1, stderr: `error: no resting order ${eth.oid} on ETH-PERP\n` });
+
+    const closed = JSON.parse((await hl(["close", "--all", "--json"])).stdout) as {
+      cancels: { instrument: string; error?: string }[];
+      closes: { instrument: string; size: string; result: { status: string; totalSz?: string } }[];
+    };
+    expect(closed.cancels).toEqual([{ instrument: "VXX-USDYP", oid: expect.any(Number) }]);
+    expect(closed.closes.map((c) => [c.instrument, c.result.status]).sort()).toEqual([
+      ["BTC-PERP", "filled"],
+      ["ETH-PERP", "filled"],
+    ]);
+    for (const c of closed.closes) expect(c.result.totalSz).toBe(c.size.replace("-", ""));
+
+    const fail = (e: { code: number; stderr: string }) => e;
+    const [account, orders, nothing, bare] = await Promise.all([
+      hl(["account", "--json"]),
+      hl(["orders", "--json"]),
+      hl(["close", "--all"]),
+      hl(["cancel"]).catch(fail),
+    ]);
+    expect(JSON.parse(account.stdout)).toMatchObject({ positions: [] });
+    expect(JSON.parse(orders.stdout)).toMatchObject({ orders: [] });
+    expect(nothing.stdout).toContain("No open positions to close.");
+    expect(bare).toMatchObject({
+      code: 1,
+      stderr: "error: name an instrument, or cancel everything with --all\n",
+    });
+  });
 });

@@ -198,6 +198,31 @@ function registerWolf(program: Command): void {
       );
     });
   wolf
+    .command("config")
+    .description("the effective config (preset < --config file): every key, its value and meaning")
+    .option(
+      "-p, --preset <name>",
+      `preset: ${WOLF_PRESET_NAMES.join(" | ")}`,
+      process.env.WOLF_PRESET || "default",
+    )
+    .option("-c, --config <file>", "JSON file of config fields (default: WOLF_CONFIG)")
+    .option("--json", "print the config as JSON (a file `--config` accepts)")
+    .action(async (o: { preset: string; config?: string; json?: boolean }) => {
+      const file = o.config ?? (process.env.WOLF_CONFIG || undefined);
+      const config = buildWolfConfig(o.preset, {}, file ? readConfigFile(file) : {});
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
+        return;
+      }
+      const { wolfConfigDocs } = await import("../wolf/config-docs.ts");
+      const docs = wolfConfigDocs();
+      const width = Math.max(...docs.map((d) => `${d.key} = ${JSON.stringify(config[d.key])}`.length));
+      for (const d of docs) {
+        const line = `${d.key} = ${JSON.stringify(config[d.key])}`;
+        process.stdout.write(`${line.padEnd(width)}  # ${d.description}\n`);
+      }
+    });
+  wolf
     .command("presets")
     .description("the WOLF presets")
     .action(() => {

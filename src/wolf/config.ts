@@ -2,53 +2,191 @@ import { z } from "zod";
 import { UserError } from "../core/errors.ts";
 import { DSL_PRESET_NAMES } from "../guard/config.ts";
 
-/** Every WOLF setting with its default; the effective config is persisted in state.json. */
+/**
+ * Every WOLF setting with its default and its meaning; the effective config is persisted in
+ * state.json. The descriptions are the documentation: `hl wolf config` and docs/wolf-config.md
+ * print them from here.
+ */
 export const wolfConfigSchema = z.object({
-  total_budget: z.number().positive().default(10_000),
-  max_slots: z.number().int().min(1).max(20).default(3),
-  leverage: z.number().positive().default(10),
-  /** USD margin per slot; 0 = total_budget / max_slots. */
-  margin_per_slot: z.number().min(0).default(0),
-  scanner_score_threshold: z.number().default(170),
-  movers_immediate_auto_entry: z.boolean().default(true),
-  /** IMMEDIATE_MOVER still needs this confidence (an erratic, halved signal does not auto-enter). */
-  movers_immediate_min_confidence: z.number().default(75),
-  movers_confidence_threshold: z.number().default(70),
-  smart_money_confidence_threshold: z.number().default(60),
-  conviction_collapse_minutes: z.number().positive().default(30),
-  stagnation_minutes: z.number().positive().default(60),
-  stagnation_min_roe: z.number().default(3),
-  max_negative_roe: z.number().max(0).default(-5),
-  /** USD; realized today plus unrealized of open slots at or below −limit closes everything. */
-  daily_loss_limit: z.number().positive().default(500),
-  max_same_direction: z.number().int().min(1).default(2),
-  max_correlated: z.number().int().min(1).default(2),
-  dsl_preset: z.enum(DSL_PRESET_NAMES as [string, ...string[]]).default("tight"),
-  dsl_leverage_override: z.number().positive().nullable().default(null),
-  dsl_breach_interval_ms: z.number().int().min(0).default(10_000),
-  tick_interval_s: z.number().positive().default(60),
-  scanner_interval_ticks: z.number().int().min(1).default(15),
-  reconcile_interval_ticks: z.number().int().min(1).default(5),
-  review_interval_ticks: z.number().int().min(1).default(240),
-  review_hour_utc: z.number().int().min(0).max(23).default(4),
-  entry_slippage: z.number().positive().max(0.05).default(0.005),
-  exit_slippage: z.number().positive().max(0.1).default(0.01),
-  /** Candle series are refetched at most this often (request weight: see src/signals/source.ts). */
-  candle_refresh_s: z.number().min(0).default(300),
-  /** Exchange minimum order value (USD). */
-  min_order_usd: z.number().min(0).default(10),
-  closed_history_size: z.number().int().min(5).default(50),
-  smart_money_enabled: z.boolean().default(false),
-  smart_money_addresses: z.array(z.string()).default([]),
-  smart_money_min_position_usd: z.number().default(10_000),
-  smart_money_conviction_threshold: z.number().int().min(1).default(2),
-  smart_money_poll_interval_ticks: z.number().int().min(1).default(5),
-  excluded_instruments: z.array(z.string()).default([]),
-  /** Signal engines WOLF runs: their presets, and the 24 h volume floors (null = the preset's). */
-  scanner_preset: z.string().default("default"),
-  scanner_min_volume_24h: z.number().min(0).nullable().default(null),
-  movers_preset: z.string().default("default"),
-  movers_min_volume_24h: z.number().min(0).nullable().default(null),
+  total_budget: z
+    .number()
+    .positive()
+    .default(10_000)
+    .describe("USD of margin WOLF may commit across all slots."),
+  max_slots: z.number().int().min(1).max(20).default(3).describe("Positions held at once, one per slot."),
+  leverage: z.number().positive().default(10).describe("Leverage set on each entry; ROE is measured at it."),
+  margin_per_slot: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe("USD margin per entry (notional = margin × leverage); 0 = total_budget / max_slots."),
+  scanner_score_threshold: z
+    .number()
+    .default(170)
+    .describe("Scanner opportunities enter only at or above this final score."),
+  movers_immediate_auto_entry: z
+    .boolean()
+    .default(true)
+    .describe("Enter IMMEDIATE_MOVER signals at once (first priority) instead of waiting for a threshold."),
+  movers_immediate_min_confidence: z
+    .number()
+    .default(75)
+    .describe("Confidence an IMMEDIATE_MOVER still needs to auto-enter (an erratic, halved one does not)."),
+  movers_confidence_threshold: z
+    .number()
+    .default(70)
+    .describe("Other movers signals enter at or above this confidence."),
+  smart_money_confidence_threshold: z
+    .number()
+    .default(60)
+    .describe("Smart-money signals enter at or above this confidence."),
+  conviction_collapse_minutes: z
+    .number()
+    .positive()
+    .default(30)
+    .describe("A losing slot whose entry signal has been gone this long is closed."),
+  stagnation_minutes: z
+    .number()
+    .positive()
+    .default(60)
+    .describe("A slot at or above stagnation_min_roe that made no new ROE high for this long takes profit."),
+  stagnation_min_roe: z.number().default(3).describe("ROE % from which the stagnation take-profit applies."),
+  max_negative_roe: z
+    .number()
+    .max(0)
+    .default(-5)
+    .describe("Hard stop: a slot at or below this ROE % is closed."),
+  daily_loss_limit: z
+    .number()
+    .positive()
+    .default(500)
+    .describe(
+      "USD; today's realized plus open unrealized PnL at or below −limit closes everything and stops entries until the next UTC day.",
+    ),
+  max_same_direction: z
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe("At most this many slots long (and as many short) at once."),
+  max_correlated: z
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe(
+      "At most this many slots in one correlation group (large caps, L2s, alt L1s, DeFi, memes, AI).",
+    ),
+  dsl_preset: z
+    .enum(DSL_PRESET_NAMES as [string, ...string[]])
+    .default("tight")
+    .describe("DSL trailing-stop preset guarding every slot (`hl dsl presets`)."),
+  dsl_leverage_override: z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe("Leverage the DSL measures ROE at; null = the slot's own."),
+  dsl_breach_interval_ms: z
+    .number()
+    .int()
+    .min(0)
+    .default(10_000)
+    .describe("At most one DSL floor breach is counted per this many ms."),
+  tick_interval_s: z
+    .number()
+    .positive()
+    .default(60)
+    .describe("Seconds between ticks (flag --tick, WOLF_TICK)."),
+  scanner_interval_ticks: z
+    .number()
+    .int()
+    .min(1)
+    .default(15)
+    .describe("The scanner runs every this many ticks."),
+  reconcile_interval_ticks: z
+    .number()
+    .int()
+    .min(1)
+    .default(5)
+    .describe("Slots are checked against the exchange's positions every this many ticks."),
+  review_interval_ticks: z
+    .number()
+    .int()
+    .min(1)
+    .default(240)
+    .describe("HOWL and the judge review (and retune within bounds) every this many ticks."),
+  review_hour_utc: z
+    .number()
+    .int()
+    .min(0)
+    .max(23)
+    .default(4)
+    .describe("…and once a day, at the first tick from this UTC hour."),
+  entry_slippage: z
+    .number()
+    .positive()
+    .max(0.05)
+    .default(0.005)
+    .describe("Entries are IOC at most this fraction worse than the mid."),
+  exit_slippage: z
+    .number()
+    .positive()
+    .max(0.1)
+    .default(0.01)
+    .describe("Exits are reduce-only IOC at most this fraction worse than the mid."),
+  candle_refresh_s: z
+    .number()
+    .min(0)
+    .default(300)
+    .describe("Candle series are refetched at most this often (request weight: src/signals/source.ts)."),
+  min_order_usd: z
+    .number()
+    .min(0)
+    .default(10)
+    .describe("Exchange minimum order value (USD); smaller entries are skipped."),
+  closed_history_size: z
+    .number()
+    .int()
+    .min(5)
+    .default(50)
+    .describe("Closed slots kept in state.json's closed_slots."),
+  smart_money_enabled: z.boolean().default(false).describe("Follow the wallets in smart_money_addresses."),
+  smart_money_addresses: z.array(z.string()).default([]).describe("Wallets whose new positions are signals."),
+  smart_money_min_position_usd: z
+    .number()
+    .default(10_000)
+    .describe("A followed wallet's position counts from this notional (USD)."),
+  smart_money_conviction_threshold: z
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe("Wallets on the same side that make a HIGH_CONVICTION signal."),
+  smart_money_poll_interval_ticks: z
+    .number()
+    .int()
+    .min(1)
+    .default(5)
+    .describe("Followed wallets are read every this many ticks."),
+  excluded_instruments: z
+    .array(z.string())
+    .default([])
+    .describe('Instruments WOLF never enters (e.g. "DOGE-PERP").'),
+  scanner_preset: z.string().default("default").describe("Scanner preset (`hl scanner presets`)."),
+  scanner_min_volume_24h: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe("Scanner's 24 h USD volume floor; null = the preset's."),
+  movers_preset: z.string().default("default").describe("Movers preset (`hl movers presets`)."),
+  movers_min_volume_24h: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe("Movers' 24 h USD volume floor; null = the preset's."),
 });
 
 export type WolfConfig = z.output<typeof wolfConfigSchema>;
@@ -96,9 +234,14 @@ export function buildWolfConfig(
   if (overrides.slots !== undefined) merged.max_slots = overrides.slots;
   if (overrides.leverage !== undefined) merged.leverage = overrides.leverage;
   if (overrides.tickSeconds !== undefined) merged.tick_interval_s = overrides.tickSeconds;
-  const r = wolfConfigSchema.safeParse(merged);
+  // Strict: a misspelt key must not be ignored while the setting it meant silently keeps its default.
+  const r = wolfConfigSchema.strict().safeParse(merged);
   if (!r.success) {
     const issue = r.error.issues[0];
+    if (issue?.code === "unrecognized_keys")
+      throw new UserError(
+        `unknown WOLF config key${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`,
+      );
     throw new UserError(`invalid WOLF config at ${issue?.path.join(".")}: ${issue?.message}`);
   }
   const cfg = r.data;

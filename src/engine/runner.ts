@@ -4,6 +4,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { acquireRunLock } from "../store/run-lock.ts";
 import { findStrategy, STRATEGY_IDS } from "../strategies/catalog.ts";
 import type { AnyStrategy } from "../strategies/sdk.ts";
 import { type Advisor, Engine, type RunMode, type RunResult } from "./engine.ts";
@@ -102,6 +103,28 @@ export async function runStrategy(o: RunStrategyOptions): Promise<RunResult> {
   if (strategy.adviceRequest) {
     advisor = createLlmAdvisor(resolveLlmConfig({ ...(o.model ? { model: o.model } : {}) }, env));
   }
+  // One trading loop per state directory (a second would trade the wallet twice).
+  const lock = acquireRunLock(o.dataDir, "trading", `hl run ${strategy.id}`);
+  try {
+    return await runWithLock(o, { env, strategy, params, limits, network, mode, advisor });
+  } finally {
+    lock.release();
+  }
+}
+
+async function runWithLock(
+  o: RunStrategyOptions,
+  r: {
+    env: Env;
+    strategy: ReturnType<typeof resolveStrategy>;
+    params: ReturnType<typeof resolveParams>;
+    limits: ReturnType<typeof resolveRiskLimits>;
+    network: Network;
+    mode: RunMode;
+    advisor: Advisor | undefined;
+  },
+): Promise<RunResult> {
+  const { env, strategy, params, limits, network, mode, advisor } = r;
   const session: ClientSession = o.client
     ? { client: o.client, notes: [], close: async () => undefined }
     : await openClientSession({

@@ -7,6 +7,7 @@ import type { Opportunity } from "../signals/scanner.ts";
 import { type ScannerConfig, scannerConfig } from "../signals/scanner-config.ts";
 import { observeSmartMoney, type SmartMoneySignal, type SmartMoneyState } from "../signals/smart-money.ts";
 import { CandleCache } from "../signals/source.ts";
+import { acquireRunLock, type RunLock } from "../store/run-lock.ts";
 import { addExitFill, closeRecord, entrySize, remainingSize, startExit } from "./accounting.ts";
 import type { WolfConfig } from "./config.ts";
 import { type EntryPlan, planTick, type TickInputs, trackSlot } from "./engine.ts";
@@ -22,6 +23,7 @@ import {
   saveWolfState,
   utcDay,
   type WolfState,
+  wolfDir,
 } from "./state.ts";
 import { appendTrade } from "./trades.ts";
 
@@ -81,6 +83,7 @@ export class WolfRunner {
   private constructor(
     private readonly opts: WolfRunnerOptions,
     state: WolfState,
+    private readonly lock: RunLock,
   ) {
     this.state = state;
     this.log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
@@ -100,6 +103,16 @@ export class WolfRunner {
 
   /** Load (or create) the state, restore guards, reconcile with the exchange, start the price stream. */
   static async open(opts: WolfRunnerOptions): Promise<WolfRunner> {
+    const lock = acquireRunLock(wolfDir(opts.dataDir), "trading", "WOLF");
+    try {
+      return await WolfRunner.start(opts, lock);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  private static async start(opts: WolfRunnerOptions, lock: RunLock): Promise<WolfRunner> {
     const now = opts.port.now();
     const loaded = loadWolfState(opts.dataDir);
     let state: WolfState;
@@ -112,7 +125,7 @@ export class WolfRunner {
       }
       state = freshState(opts.preset, opts.config, now);
     }
-    const runner = new WolfRunner(opts, state);
+    const runner = new WolfRunner(opts, state, lock);
     for (const s of state.slots) if (isOpen(s)) runner.guards.restore(s, now);
     await runner.reconcile();
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
@@ -618,6 +631,7 @@ export class WolfRunner {
     await this.streamReady;
     if (this.unsubscribe) await this.unsubscribe().catch(() => undefined);
     this.save();
+    this.lock.release();
   }
 }
 

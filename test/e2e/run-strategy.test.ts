@@ -93,7 +93,7 @@ describe("hl run (e2e)", () => {
     expect(JSON.parse(kv.positions ?? "null").agents.simple_mm["ETH-PERP"]).toHaveProperty("unrealized_pnl");
   }, 120_000);
 
-  it("SIGTERM cancels resting orders, saves state and exits 0", async () => {
+  it("refuses a second run on the same data; SIGTERM cancels resting orders, saves state and exits 0", async () => {
     const env = await envFor();
     const child = spawn("node", [HL, "run", "simple_mm", "--mock", "--tick", "5"], { env });
     let err = "";
@@ -106,6 +106,18 @@ describe("hl run (e2e)", () => {
     });
     const deadline = Date.now() + 60_000;
     while (!err.includes("T1 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+
+    // A second trading loop on the same data is refused while this one runs (it would trade twice).
+    const second = await execFileP("node", [HL, "run", "grid_mm", "--mock", "--max-ticks", "1"], {
+      env,
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(second).toMatchObject({ code: 1 });
+    expect((second as { stderr: string }).stderr).toMatch(
+      new RegExp(
+        `^error: hl run simple_mm \\(pid ${child.pid}\\) is already trading from .*; stop it first\n$`,
+      ),
+    );
+
     const sentAt = Date.now();
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((r) => child.on("exit", r));

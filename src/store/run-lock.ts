@@ -1,0 +1,145 @@
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../core/errors.ts";
+
+/**
+ * One trading loop per state directory. Two `hl run` (or `hl wolf run`) processes on the same data
+ * would trade the same wallet twice and overwrite each other's state, so the second is refused while
+ * the first lives. A lock left by a process that died (even SIGKILLed) is taken over: it names a pid
+ * that no longer runs, or a pid now used by another process (its start time differs).
+ */
+
+interface LockRecord {
+  pid: number;
+  /** Process start time in clock ticks since boot (/proc/<pid>/stat field 22), where /proc exists. */
+  start: string | null;
+  command: string;
+  since: string;
+}
+
+export interface RunLock {
+  path: string;
+  release(): void;
+}
+
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) start after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  } catch {
+    return null;
+  }
+}
+
+/** Is the process that wrote `r` still the one running under its pid? */
+function holderAlive(r: LockRecord): boolean {
+  try {
+    process.kill(r.pid, 0);
+  } catch (err) {
+    // EPERM: alive but someone else's process — still a live holder.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  if (processState(r.pid) === "Z") return false;
+  const now = startTime(r.pid);
+  return r.start === null || now === null || now === r.start;
+}
+
+function readRecord(path: string): LockRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(path, "utf8")) as Partial<LockRecord>;
+    return typeof r.pid === "number" ? (r as LockRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Locks this process holds, released together if it exits without releasing them. */
+const held = new Set<string>();
+let exitHook = false;
+
+function unlinkIfOurs(path: string): void {
+  if (readRecord(path)?.pid !== process.pid) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** Take `<dir>/<name>.lock` for this process, or throw a UserError naming the live holder. */
+export function acquireRunLock(dir: string, name: string, command: string): RunLock {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.lock`);
+  const record: LockRecord = {
+    pid: process.pid,
+    start: startTime(process.pid),
+    command,
+    since: new Date().toISOString(),
+  };
+  // The record is written whole to a private file and then linked into place: link() is atomic and
+  // refuses an existing name, so nobody ever reads a half-written lock.
+  const draft = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(draft, JSON.stringify(record), { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(draft, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        const holder = readRecord(path);
+        if (holder && holderAlive(holder)) {
+          const paused = processState(holder.pid) === "T" ? " (it is stopped: SIGCONT it, or stop it)" : "";
+          throw new UserError(
+            `${holder.command} (pid ${holder.pid}) is already trading from ${dir} since ${holder.since}${paused}; stop it first`,
+          );
+        }
+        // A dead holder's lock (or an unreadable one). Move it aside first and check that what moved is
+        // the lock judged dead — a starter racing us may have just replaced it with its own, live one.
+        const tomb = `${draft}.stale`;
+        try {
+          renameSync(path, tomb);
+        } catch {
+          continue; // another starter moved it first
+        }
+        const moved = readRecord(tomb);
+        if (moved && (moved.pid !== holder?.pid || moved.since !== holder?.since)) {
+          try {
+            linkSync(tomb, path); // not ours to remove: put it back
+          } catch {
+            // the name was taken again meanwhile
+          }
+        }
+        unlinkSync(tomb);
+        continue;
+      }
+      held.add(path);
+      if (!exitHook) {
+        exitHook = true;
+        process.on("exit", () => {
+          for (const p of held) unlinkIfOurs(p);
+        });
+      }
+      return {
+        path,
+        release() {
+          if (!held.delete(path)) return;
+          unlinkIfOurs(path);
+        },
+      };
+    }
+    throw new UserError(`could not take the lock ${path}: another process keeps replacing it`);
+  } finally {
+    unlinkSync(draft);
+  }
+}

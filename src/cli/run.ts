@@ -19,6 +19,7 @@ interface RunOptions {
   param: string[];
   risk: string[];
   requoteBps: string;
+  deadMan?: string;
   model?: string;
 }
 
@@ -40,6 +41,13 @@ function positiveNumber(raw: string, flag: string, allowZero: boolean): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
     throw new UserError(`${flag} must be a ${allowZero ? "non-negative" : "positive"} number, got "${raw}"`);
+  return n;
+}
+
+/** 0 (off) or at least 5 s: the exchange refuses a scheduled cancel sooner than that. */
+function deadManOption(raw: string): number {
+  const n = positiveNumber(raw, "--dead-man", true);
+  if (n > 0 && n < 5) throw new UserError(`--dead-man must be 0 (off) or at least 5 seconds, got "${raw}"`);
   return n;
 }
 
@@ -69,6 +77,10 @@ export function register(program: Command): void {
       "--requote-bps <bps>",
       "leave a resting quote alone while within this distance of the wanted price",
       "2",
+    )
+    .option(
+      "--dead-man <seconds>",
+      "exchange cancels all the account's orders this long after the engine stops renewing (0 = off; default: live max(60, 6 ticks), paper off)",
     )
     .option("--model <name>", "LLM model for llm_agent (default: LLM_MODEL, else the provider's default)")
     .action(async (strategy: string, opts: RunOptions & { fresh?: boolean }) => {
@@ -104,6 +116,7 @@ export function register(program: Command): void {
           params: parsePairs(opts.param, "--param"),
           risk: parsePairs(opts.risk, "--risk"),
           requoteBps: positiveNumber(opts.requoteBps, "--requote-bps", true),
+          ...(opts.deadMan !== undefined ? { deadManSeconds: deadManOption(opts.deadMan) } : {}),
           ...(opts.model ? { model: opts.model } : {}),
           signal: ctl.signal,
           onStart: (info) => {

@@ -50,6 +50,12 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Wall clock (only for heartbeats and timers; market time comes from snapshots). */
   now?: () => number;
+  /**
+   * Dead man's switch window (ms, exchange time; 0 or absent = off): while orders rest, the venue is
+   * told to cancel every order of the account this long after the last renewal, so quotes do not
+   * outlive a process that died without its shutdown (SIGKILL, out of memory, a lost machine).
+   */
+  deadManMs?: number;
 }
 
 export interface OrderStats {
@@ -108,6 +114,9 @@ export class Engine {
   private stopReason: RunResult["stopReason"] = "max_ticks";
   private wake: (() => void) | undefined;
   private lastMode: RiskMode = "ok";
+  /** Exchange time at which the armed dead man's switch fires; null while disarmed. */
+  private deadManAt: number | null = null;
+  private deadManUnavailable = false;
 
   constructor(private readonly o: EngineOptions) {
     this.store = StateStore.inDir(o.dataDir);
@@ -286,6 +295,7 @@ export class Engine {
     }
     let sent = 0;
     let refused = rejected.length;
+    let resting = open.length - plan.cancel.length;
     if (plan.place.length > 0) {
       const outcomes = await this.o.gateway.place(plan.place);
       const reasons = new Set<string>();
@@ -294,6 +304,7 @@ export class Engine {
           refused += 1;
           reasons.add(out.message);
         } else sent += 1;
+        if (out.status === "resting") resting += 1;
       }
       if (reasons.size > 0) this.log(`T${this.tickCount + 1} exchange refused: ${[...reasons].join("; ")}`);
       this.stats.total_placed += sent;
@@ -301,6 +312,7 @@ export class Engine {
     }
     // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
     if (plan.place.some((p) => p.tif === "Ioc")) filled += await this.syncFills();
+    await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), resting);
     this.tickCount += 1;
     this.persist("running");
     this.report({
@@ -409,6 +421,30 @@ export class Engine {
     this.stopRequested = true;
   }
 
+  /**
+   * Keep the dead man's switch armed while our orders rest (renewed once half its window is gone),
+   * and disarmed when none do. A venue that refuses it is reported once and not asked again.
+   */
+  private async keepDeadMan(nowMs: number, resting: number): Promise<void> {
+    const windowMs = this.o.deadManMs ?? 0;
+    const gateway = this.o.gateway;
+    if (windowMs <= 0 || !gateway.scheduleCancelAll || this.deadManUnavailable) return;
+    try {
+      if (resting > 0 && (this.deadManAt === null || this.deadManAt - nowMs < windowMs / 2)) {
+        await gateway.scheduleCancelAll(nowMs + windowMs);
+        this.deadManAt = nowMs + windowMs;
+      } else if (resting === 0 && this.deadManAt !== null) {
+        await gateway.scheduleCancelAll(null);
+        this.deadManAt = null;
+      }
+    } catch (e) {
+      this.deadManUnavailable = true;
+      this.log(
+        `dead man's switch refused (${e instanceof Error ? e.message : String(e)}): resting orders would outlive a crash`,
+      );
+    }
+  }
+
   private async shutdown(): Promise<void> {
     try {
       const open = await this.ourOpenOrders();
@@ -416,6 +452,11 @@ export class Engine {
         await this.o.gateway.cancel(this.o.instrument, open);
         this.stats.total_cancelled += open.length;
         this.log(`cancelled ${open.length} resting order(s)`);
+      }
+      // Nothing of ours rests now: a switch left armed would later cancel orders placed by others.
+      if (this.deadManAt !== null && this.o.gateway.scheduleCancelAll) {
+        await this.o.gateway.scheduleCancelAll(null);
+        this.deadManAt = null;
       }
       await this.syncFills();
     } catch (e) {

@@ -138,6 +138,10 @@ export class HlGateway implements OrderGateway {
     await Promise.allSettled(orders.map((o) => this.client.cancel({ instrument, oid: Number(o.oid) })));
   }
 
+  scheduleCancelAll(atMs: number | null): Promise<void> {
+    return this.client.scheduleCancel(atMs);
+  }
+
   async openOrders(instrument: string): Promise<GatewayOrder[]> {
     const m = await this.market.market(instrument);
     const all = await this.client.openOrders(m.dex ? { dex: m.dex } : {});

@@ -64,4 +64,6 @@ export interface OrderGateway {
   fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
   /** The account's net position on the instrument (signed) and its entry price. */
   position(instrument: string): Promise<{ qty: string; entryPx: string }>;
+  /** Dead man's switch, where the venue has one: cancel all the account's orders at `atMs` (null: disarm). */
+  scheduleCancelAll?(atMs: number | null): Promise<void>;
 }

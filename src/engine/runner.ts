@@ -32,6 +32,11 @@ export interface RunStrategyOptions {
   params?: Record<string, number>;
   risk?: Record<string, number>;
   requoteBps?: number;
+  /**
+   * Dead man's switch window in seconds (0 = off). Default: on live networks max(60, 6 ticks); off
+   * on paper and in dry runs (nothing rests on a real book there).
+   */
+  deadManSeconds?: number;
   model?: string;
   apiUrl?: string;
   /** An already-open client (tests, services); the runner then neither opens nor closes a session. */
@@ -47,6 +52,23 @@ export interface RunStrategyOptions {
     params: Record<string, number>;
     notes: string[];
   }) => void;
+}
+
+/** The dead man's switch window: as asked, else on for live trading only. */
+export function deadManSeconds(
+  o: Pick<RunStrategyOptions, "deadManSeconds" | "tickSeconds">,
+  mode: RunMode,
+): number {
+  if (o.deadManSeconds !== undefined) {
+    // Renewed once per tick when half the window is gone: the window must outlast two ticks.
+    const least = 2 * o.tickSeconds + 5;
+    if (o.deadManSeconds > 0 && o.deadManSeconds < least)
+      throw new UserError(
+        `--dead-man ${o.deadManSeconds} s is too short for ${o.tickSeconds} s ticks: at least ${least} s (2 ticks + 5 s), or 0 for off`,
+      );
+    return o.deadManSeconds;
+  }
+  return mode === "live" ? Math.max(60, 6 * o.tickSeconds) : 0;
 }
 
 export function resolveStrategy(name: string): AnyStrategy {
@@ -160,6 +182,7 @@ async function runWithLock(
       resume: o.resume,
       limits,
       requoteBps: o.requoteBps ?? 2,
+      deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
       mode,
       network,
       ...(advisor ? { advisor } : {}),

@@ -260,6 +260,15 @@ export class HlClient extends HlInfo {
     });
   }
 
+  /**
+   * Dead man's switch: at `atMs` the exchange cancels every open order of the account (all
+   * instruments) unless this is called again later; `null` disarms it. At least 5 s ahead; the
+   * exchange lets it fire at most 10 times a day.
+   */
+  async scheduleCancel(atMs: number | null): Promise<void> {
+    await this.exchange().scheduleCancel(atMs === null ? {} : { time: atMs });
+  }
+
   /** Approve a builder's fee for this account (user-signed). `maxFeeTenthsBps` 10 = 0.01 %. */
   async approveBuilderFee(req: { builder: Address; maxFeeTenthsBps: number }): Promise<void> {
     await this.exchange().approveBuilderFee({

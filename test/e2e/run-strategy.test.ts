@@ -1,10 +1,11 @@
 import { execFile, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { startSimWorld } from "../../src/sim/world.ts";
 
 /** `hl run` as a user runs it: --mock starts its own sim world; state lands in $DATA_DIR/cli/state.db. */
 const execFileP = promisify(execFile);
@@ -127,6 +128,44 @@ describe("hl run (e2e)", () => {
     expect(out).toContain("stopped: signal");
     const { stdout } = await execFileP("node", [HL, "status"], { env });
     expect(stdout).toContain("Run: stopped");
+  }, 120_000);
+
+  it("--dead-man: quotes of a SIGKILLed run are cancelled by the exchange within the window", async () => {
+    const env = await envFor();
+    // The sim world lives in this process, so killing the trader leaves the venue running.
+    const world = await startSimWorld({ port: Number(env.SIM_PORT), seed: 4 });
+    try {
+      const child = spawn("node", [HL, "run", "simple_mm", "--mock", "--tick", "1", "--dead-man", "8"], {
+        env,
+      });
+      let err = "";
+      child.stderr.on("data", (c: Buffer) => {
+        err += c.toString();
+      });
+      const deadline = Date.now() + 60_000;
+      while (!err.includes("T2 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const { address } = JSON.parse(readFileSync(join(env.DATA_DIR!, "paper", "key.json"), "utf8")) as {
+        address: string;
+      };
+      const openOrders = async () => {
+        const res = await fetch(`${world.url}/info`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ type: "openOrders", user: address }),
+        });
+        return ((await res.json()) as unknown[]).length;
+      };
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+      const killedAt = Date.now();
+      expect(await openOrders()).toBeGreaterThan(0); // no shutdown ran: the quotes are still on the book
+      while ((await openOrders()) > 0 && Date.now() - killedAt < 20_000)
+        await new Promise((r) => setTimeout(r, 250));
+      expect(await openOrders()).toBe(0);
+      expect(Date.now() - killedAt).toBeLessThan(12_000); // armed for 8 s, renewed at most 1 tick before
+    } finally {
+      await world.close();
+    }
   }, 120_000);
 
   it("bad input is one readable line and exit 1", async () => {

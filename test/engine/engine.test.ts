@@ -307,3 +307,65 @@ describe("predecessor bugs stay fixed", () => {
     expect(kvJson(dir).risk.limits.max_order_size).toBe(0.5);
   });
 });
+
+/** A paper venue with a dead man's switch that records every arming (null = disarm). */
+class SwitchGateway extends PaperGateway {
+  calls: (number | null)[] = [];
+  refuse = false;
+  async scheduleCancelAll(atMs: number | null): Promise<void> {
+    if (this.refuse) throw new Error("Cannot set scheduled cancel time until enough volume traded");
+    this.calls.push(atMs);
+  }
+}
+
+describe("dead man's switch", () => {
+  it("armed while quotes rest, renewed when half its window is gone, disarmed on the way out", async () => {
+    const market = new FakeMarket({ seed: 7 }); // one second of market time per tick
+    const gw = new SwitchGateway();
+    const { engine } = setup("simple_mm", tmp(), { maxTicks: 40, deadManMs: 20_000 }, market, gw);
+    await engine.run();
+    const armed = gw.calls.filter((c): c is number => c !== null);
+    expect(armed.length).toBeGreaterThanOrEqual(3);
+    // Each renewal comes once at most half of the window was left, and always before it ran out.
+    for (let i = 1; i < armed.length; i++) {
+      const gap = armed[i]! - armed[i - 1]!;
+      expect(gap).toBeGreaterThanOrEqual(10_000);
+      expect(gap).toBeLessThan(20_000);
+    }
+    expect(gw.calls.at(-1)).toBeNull();
+  });
+
+  it("off by default; a venue that refuses it is reported once and trading goes on", async () => {
+    const off = new SwitchGateway();
+    await setup("simple_mm", tmp(), { maxTicks: 5 }, new FakeMarket({ seed: 7 }), off).engine.run();
+    expect(off.calls).toEqual([]);
+
+    const refusing = new SwitchGateway();
+    refusing.refuse = true;
+    const { engine, lines } = setup(
+      "simple_mm",
+      tmp(),
+      { maxTicks: 10, deadManMs: 20_000 },
+      new FakeMarket({ seed: 7 }),
+      refusing,
+    );
+    const r = await engine.run();
+    expect(r.ticks).toBe(10);
+    expect(lines.filter((l) => l.includes("dead man's switch refused"))).toHaveLength(1);
+  });
+});
+
+describe("dead man's switch window", () => {
+  it("defaults on for live trading only, and must outlast two ticks", async () => {
+    const { deadManSeconds } = await import("../../src/engine/runner.ts");
+    expect(deadManSeconds({ tickSeconds: 10 }, "live")).toBe(60);
+    expect(deadManSeconds({ tickSeconds: 30 }, "live")).toBe(180);
+    expect(deadManSeconds({ tickSeconds: 10 }, "mock")).toBe(0);
+    expect(deadManSeconds({ tickSeconds: 10 }, "dry-run")).toBe(0);
+    expect(deadManSeconds({ tickSeconds: 10, deadManSeconds: 0 }, "live")).toBe(0);
+    expect(deadManSeconds({ tickSeconds: 1, deadManSeconds: 8 }, "mock")).toBe(8);
+    expect(() => deadManSeconds({ tickSeconds: 10, deadManSeconds: 20 }, "live")).toThrow(
+      "--dead-man 20 s is too short for 10 s ticks: at least 25 s (2 ticks + 5 s), or 0 for off",
+    );
+  });
+});

@@ -2,9 +2,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { dataDir } from "../config/env.ts";
+import { UserError } from "../core/errors.ts";
 import { readKvFile } from "../engine/state-store.ts";
 import { statusFromKv } from "../engine/status.ts";
-import { strategyCatalog } from "../strategies/catalog.ts";
+import { findStrategy, STRATEGY_IDS, strategyCatalog } from "../strategies/catalog.ts";
+import { type StrategyParamDocs, strategyParamDocs } from "../strategies/params-docs.ts";
 
 const pad = (s: string, n: number) => (s.length >= n ? `${s.slice(0, n - 1)} ` : s.padEnd(n));
 
@@ -14,7 +16,18 @@ export function register(program: Command): void {
     .command("strategies")
     .description("List the strategies with their type and default params, and the YEX markets")
     .option("--json", "print the catalog as JSON (same as GET /api/strategies)")
-    .action((opts: { json?: boolean }) => {
+    .option(
+      "--params [id]",
+      "each param of strategy ID (or of all) with its default and meaning, as `name = default  # meaning` lines (JSON with --json)",
+    )
+    .action((opts: { json?: boolean; params?: string | boolean }) => {
+      if (opts.params !== undefined) {
+        const docs = paramDocsFor(opts.params);
+        process.stdout.write(
+          opts.json ? `${JSON.stringify(docs, null, 2)}\n` : `${docs.map(paramLines).join("\n\n")}\n`,
+        );
+        return;
+      }
       const catalog = strategyCatalog();
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(catalog, null, 2)}\n`);
@@ -82,6 +95,26 @@ export function register(program: Command): void {
       ];
       process.stdout.write(`${lines.join("\n")}\n`);
     });
+}
+
+/** The param docs of the strategy `id` (an alias works too), or of every strategy when none is given. */
+function paramDocsFor(id: string | boolean): StrategyParamDocs[] {
+  const all = strategyParamDocs();
+  if (typeof id !== "string") return all;
+  const s = findStrategy(id);
+  if (!s) throw new UserError(`unknown strategy "${id}" (strategies: ${STRATEGY_IDS.join(", ")})`);
+  return all.filter((d) => d.id === s.id);
+}
+
+/** One strategy's params as `name = default  # meaning` lines under a `# id (type): description` header. */
+function paramLines(d: StrategyParamDocs): string {
+  const alias = d.aliases.length > 0 ? ` (also: ${d.aliases.join(", ")})` : "";
+  const assigns = d.params.map((p) => `${p.name} = ${JSON.stringify(p.default)}`);
+  const width = Math.max(...assigns.map((a) => a.length));
+  return [
+    `# ${d.id}${alias} [${d.type}]: ${d.description}`,
+    ...d.params.map((p, i) => `${assigns[i]!.padEnd(width)}  # ${p.description}`),
+  ].join("\n");
 }
 
 function parseJson(raw: string | undefined): unknown {

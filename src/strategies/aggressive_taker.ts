@@ -3,14 +3,51 @@ import { defineStrategy } from "./sdk.ts";
 import { hasMarket, limitExposure, take, takePrice } from "./util.ts";
 
 export const aggressiveTakerParams = z.object({
-  size: z.number().positive().default(2),
-  /** Trade only every (skip_ticks + 1)-th tick. */
-  skip_ticks: z.number().int().min(0).default(0),
-  bias_amplitude: z.number().min(0).max(0.49).default(0.35),
-  bias_period: z.number().int().min(1).default(4),
-  /** How far beyond the touch the IOC limit goes, bps (relative, so it scales with price). */
-  cross_bps: z.number().min(0).default(5),
-  max_position: z.number().positive().default(10),
+  size: z
+    .number()
+    .positive()
+    .default(2)
+    .describe(
+      "Combined size of the buy and the sell IOC sent each active tick, base units: buy = size·(0.5 + b), sell = size·(0.5 − b), each at least 1 % of size.",
+    ),
+  skip_ticks: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "Ticks skipped between trades: it trades only every (skip_ticks + 1)-th tick (0 = every tick).",
+    ),
+  bias_amplitude: z
+    .number()
+    .min(0)
+    .max(0.49)
+    .default(0.35)
+    .describe(
+      "Peak of the directional bias b = bias_amplitude·sin(2π·n / bias_period), the fraction of size moved from one side to the other (n counts ticks, skipped ones included).",
+    ),
+  bias_period: z
+    .number()
+    .int()
+    .min(1)
+    .default(4)
+    .describe(
+      "Period of the bias sine, ticks; a period dividing 2·(skip_ticks + 1), e.g. 1 or 2, leaves the bias at 0 on every traded tick.",
+    ),
+  cross_bps: z
+    .number()
+    .min(0)
+    .default(5)
+    .describe(
+      "How far beyond the touch the IOC limit goes, bps of the touch price (best ask for the buy, best bid for the sell).",
+    ),
+  max_position: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Net position limit, base units: each IOC is trimmed so the position cannot pass ±max_position.",
+    ),
 });
 export type AggressiveTakerParams = z.infer<typeof aggressiveTakerParams>;
 

@@ -13,13 +13,56 @@ import {
 } from "./util.ts";
 
 export const avellanedaMmParams = z.object({
-  gamma: z.number().positive().default(0.1),
-  k: z.number().positive().default(1.5),
-  base_size: z.number().positive().default(1),
-  max_inventory: z.number().positive().default(10),
-  min_spread_bps: z.number().positive().default(5),
-  max_spread_bps: z.number().positive().default(200),
-  vol_window: z.number().int().min(4).default(30),
+  gamma: z
+    .number()
+    .positive()
+    .default(0.1)
+    .describe(
+      "Risk aversion γ: the reservation price is mid − position·γ·σ² and the model spread γσ² + (2/γ)·ln(1 + γ/k), both in price units, σ being the per-tick volatility of mid in price units.",
+    ),
+  k: z
+    .number()
+    .positive()
+    .default(1.5)
+    .describe(
+      "Order-arrival decay k of the Avellaneda–Stoikov model: enters the spread only through (2/γ)·ln(1 + γ/k), price units, so a larger k tightens the spread before the min/max clamp.",
+    ),
+  base_size: z
+    .number()
+    .positive()
+    .default(1)
+    .describe(
+      "Quote size per side at zero inventory, base units; it shrinks linearly with |position| / max_inventory, down to 10 % of base_size.",
+    ),
+  max_inventory: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Net position limit, base units: quote size shrinks as it is approached, and the adding side is trimmed so the position cannot pass ±max_inventory (the unwinding side keeps quoting).",
+    ),
+  min_spread_bps: z
+    .number()
+    .positive()
+    .default(5)
+    .describe(
+      "Lower bound of the full quoted spread, bps of mid; until 3 returns exist σ is also taken as this many bps of mid.",
+    ),
+  max_spread_bps: z
+    .number()
+    .positive()
+    .default(200)
+    .describe(
+      "Upper bound of the full quoted spread, bps of mid; the reservation price's inventory shift is capped at half of it.",
+    ),
+  vol_window: z
+    .number()
+    .int()
+    .min(4)
+    .default(30)
+    .describe(
+      "Per-tick log returns of mid (from the last vol_window + 1 mids) whose standard deviation, times mid, is σ.",
+    ),
 });
 export type AvellanedaMmParams = z.infer<typeof avellanedaMmParams>;
 

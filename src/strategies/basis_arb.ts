@@ -3,11 +3,28 @@ import { defineStrategy, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
 
 export const basisArbParams = z.object({
-  /** Annualised basis (bps) beyond which a position is opened; it is closed inside half of it. */
-  basis_threshold_bps: z.number().positive().default(1500),
-  /** Target absolute position while the basis is beyond the threshold (never pyramids past it). */
-  size: z.number().positive().default(1),
-  funding_window: z.number().int().min(3).default(10),
+  basis_threshold_bps: z
+    .number()
+    .positive()
+    .default(1500)
+    .describe(
+      "Annualised basis, bps (mean hourly funding × 24 × 365 × 10,000), beyond which a position of `size` is held (short when positive, long when negative); it goes flat inside half of it.",
+    ),
+  size: z
+    .number()
+    .positive()
+    .default(1)
+    .describe(
+      "Target absolute position, base units, while the basis is beyond the threshold; only the difference to the current position is traded (IOC at the touch), so it never pyramids.",
+    ),
+  funding_window: z
+    .number()
+    .int()
+    .min(3)
+    .default(10)
+    .describe(
+      "Funding-rate samples, one per tick, averaged into the basis; nothing is traded before 3 samples exist.",
+    ),
 });
 export type BasisArbParams = z.infer<typeof basisArbParams>;
 

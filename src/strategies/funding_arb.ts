@@ -5,13 +5,42 @@ import { defineStrategy } from "./sdk.ts";
 import { BPS, clamp, hasMarket, mean, pushWindow } from "./util.ts";
 
 export const fundingArbParams = quotingParams.extend({
-  divergence_threshold_bps: z.number().min(0).default(2),
-  max_bias_bps: z.number().positive().default(5),
-  /** Fraction of the funding divergence (bps) turned into a fair-value bias (bps). */
-  funding_weight: z.number().min(0).default(0.4),
-  /** Ticks of own funding history used as the reference when no other venue is known. */
-  funding_window: z.number().int().min(2).default(24),
-  w_external: z.number().min(0).default(0.3),
+  divergence_threshold_bps: z
+    .number()
+    .min(0)
+    .default(2)
+    .describe(
+      "Funding divergence (this venue's hourly rate minus the reference, bps per hour) that must be exceeded in absolute value before fair value and sizes are biased.",
+    ),
+  max_bias_bps: z
+    .number()
+    .positive()
+    .default(5)
+    .describe(
+      "Cap on the fair-value bias, bps of mid; the size tilt is 30 % × |bias| / max_bias_bps (bigger asks and smaller bids when funding is rich, the reverse when cheap).",
+    ),
+  funding_weight: z
+    .number()
+    .min(0)
+    .default(0.4)
+    .describe(
+      "Fraction of the funding divergence (bps per hour) turned into the fair-value bias (bps of mid), before the max_bias_bps cap.",
+    ),
+  funding_window: z
+    .number()
+    .int()
+    .min(2)
+    .default(24)
+    .describe(
+      "Ticks of this venue's own funding rate averaged into the reference when the snapshot carries no other venue's funding.",
+    ),
+  w_external: z
+    .number()
+    .min(0)
+    .default(0.3)
+    .describe(
+      "Weight in fair value of the funding-biased reference mid·(1 − bias_bps/10,000), so fair value moves by bias × w_external / (w_mid + w_micro + w_external); 0 leaves only the size tilt.",
+    ),
 });
 export type FundingArbParams = z.infer<typeof fundingArbParams>;
 

@@ -3,11 +3,30 @@ import { defineStrategy, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, quote } from "./util.ts";
 
 export const gridMmParams = z.object({
-  grid_spacing_bps: z.number().positive().default(10),
-  num_levels: z.number().int().min(1).max(50).default(5),
-  size_per_level: z.number().positive().default(0.5),
-  /** Cumulative limit: all resting bids together never take the position beyond it (same for asks). */
-  max_position: z.number().positive().default(5),
+  grid_spacing_bps: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Distance between grid prices, bps of the anchor (the first mid the strategy saw); the lattice never moves with mid.",
+    ),
+  num_levels: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(5)
+    .describe(
+      "Grid prices quoted per side: Gtc bids at the num_levels lattice prices strictly below mid and asks at the num_levels strictly above.",
+    ),
+  size_per_level: z.number().positive().default(0.5).describe("Order size at each grid price, base units."),
+  max_position: z
+    .number()
+    .positive()
+    .default(5)
+    .describe(
+      "Cumulative net position limit, base units: all resting bids together never take the position beyond +max_position, nor all asks beyond −max_position (the farthest levels are trimmed or dropped).",
+    ),
 });
 export type GridMmParams = z.infer<typeof gridMmParams>;
 

@@ -3,13 +3,34 @@ import { defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, take } from "./util.ts";
 
 export const hedgeAgentParams = z.object({
-  /** Hedge the part of |position| above this quantity… */
-  inventory_threshold: z.number().min(0).default(3),
-  /** …or above this notional (USD), whichever leaves more to hedge. */
-  notional_threshold: z.number().min(0).default(15000),
-  urgency_factor: z.number().positive().max(1).default(0.5),
-  max_hedge_size: z.number().positive().default(5),
-  slippage_bps: z.number().min(0).default(10),
+  inventory_threshold: z
+    .number()
+    .min(0)
+    .default(3)
+    .describe(
+      "Position tolerated unhedged, base units: the excess is |position| − inventory_threshold, or the notional excess when that is larger.",
+    ),
+  notional_threshold: z
+    .number()
+    .min(0)
+    .default(15000)
+    .describe(
+      "Position value tolerated unhedged, USD: the excess is |position| − notional_threshold / mid base units when that is larger than the quantity excess.",
+    ),
+  urgency_factor: z
+    .number()
+    .positive()
+    .max(1)
+    .default(0.5)
+    .describe("Fraction of the excess hedged per tick (1 = all of it at once)."),
+  max_hedge_size: z.number().positive().default(5).describe("Largest hedge order per tick, base units."),
+  slippage_bps: z
+    .number()
+    .min(0)
+    .default(10)
+    .describe(
+      "Limit price of the reduce-only hedge IOC, bps of mid through mid (mid − slippage to sell, mid + slippage to buy); it does not fill if the touch is further away.",
+    ),
 });
 export type HedgeAgentParams = z.infer<typeof hedgeAgentParams>;
 

@@ -5,12 +5,34 @@ import { defineStrategy } from "./sdk.ts";
 import { hasMarket } from "./util.ts";
 
 export const liquidationMmParams = quotingParams.extend({
-  /** A fall of open interest by at least this percent in one tick marks a liquidation cascade. */
-  oi_drop_threshold_pct: z.number().positive().default(5),
-  cascade_spread_mult: z.number().min(1).default(2.5),
-  /** Size multiplier for the with-trend side during a cascade (applied once). */
-  cascade_size_mult: z.number().min(0).max(1).default(0.4),
-  cooldown_ticks: z.number().int().min(1).default(15),
+  oi_drop_threshold_pct: z
+    .number()
+    .positive()
+    .default(5)
+    .describe(
+      "Fall of open interest from the previous reading, percent, that marks a liquidation cascade (5 = a drop of 5 % or more in one tick).",
+    ),
+  cascade_spread_mult: z
+    .number()
+    .min(1)
+    .default(2.5)
+    .describe(
+      "Multiplier on the half-spread during a cascade, applied after the spread bounds (so it may exceed max_spread_bps).",
+    ),
+  cascade_size_mult: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.4)
+    .describe(
+      "Size multiplier, fraction, for the with-trend side during a cascade (asks when mid fell on the trigger tick, bids when it rose); the side absorbing the forced flow keeps full size.",
+    ),
+  cooldown_ticks: z
+    .number()
+    .int()
+    .min(1)
+    .default(15)
+    .describe("Ticks a cascade lasts, counting the trigger tick; a new trigger restarts the count."),
 });
 export type LiquidationMmParams = z.infer<typeof liquidationMmParams>;
 

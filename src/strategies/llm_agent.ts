@@ -3,15 +3,34 @@ import { type Advice, type DecisionContext, defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, pushWindow, take } from "./util.ts";
 
 export const llmAgentParams = z.object({
-  /** Largest order the model may place. */
-  base_size: z.number().positive().default(0.5),
-  /** Largest absolute position the model's orders may lead to. */
-  max_position: z.number().positive().default(5),
-  /** Orders priced further than this from mid are refused (held). */
-  price_band_bps: z.number().positive().default(100),
-  /** The model call is abandoned (hold) after this many seconds. */
-  timeout_s: z.number().positive().default(15),
-  price_history_len: z.number().int().min(1).default(20),
+  base_size: z
+    .number()
+    .positive()
+    .default(0.5)
+    .describe("Largest order the model may place, base units; a bigger size in its answer is cut to this."),
+  max_position: z
+    .number()
+    .positive()
+    .default(5)
+    .describe(
+      "Largest absolute position the model's orders may lead to, base units; an order is trimmed (or dropped) to stay within it.",
+    ),
+  price_band_bps: z
+    .number()
+    .positive()
+    .default(100)
+    .describe("An order priced further than this from mid, bps of mid, is refused and the tick holds."),
+  timeout_s: z
+    .number()
+    .positive()
+    .default(15)
+    .describe("Seconds the model call may take; after that it is abandoned and the tick holds."),
+  price_history_len: z
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe("Recent mids, one per tick, listed newest first in the prompt."),
 });
 export type LlmAgentParams = z.infer<typeof llmAgentParams>;
 

@@ -3,10 +3,33 @@ import { defineStrategy, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
 
 export const meanReversionParams = z.object({
-  window: z.number().int().min(2).default(20),
-  threshold_bps: z.number().positive().default(30),
-  size: z.number().positive().default(1),
-  max_position: z.number().positive().default(5),
+  window: z
+    .number()
+    .int()
+    .min(2)
+    .default(20)
+    .describe(
+      "Ticks of mid in the simple moving average, the current one included; nothing is traded until the window is full.",
+    ),
+  threshold_bps: z
+    .number()
+    .positive()
+    .default(30)
+    .describe(
+      "Deviation of mid from the SMA, bps of the SMA, beyond which it sells (above) or buys (below) `size` by IOC at the touch, again on every tick it stays beyond.",
+    ),
+  size: z
+    .number()
+    .positive()
+    .default(1)
+    .describe(
+      "Size of each entry order, base units; exits (mid back at or through the SMA) close the whole position.",
+    ),
+  max_position: z
+    .number()
+    .positive()
+    .default(5)
+    .describe("Net position limit, base units: entries are trimmed so |position| never exceeds it."),
 });
 export type MeanReversionParams = z.infer<typeof meanReversionParams>;
 

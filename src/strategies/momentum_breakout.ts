@@ -3,11 +3,40 @@ import { defineStrategy, type MarketSnapshot, type OrderIntent } from "./sdk.ts"
 import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
 
 export const momentumBreakoutParams = z.object({
-  lookback: z.number().int().min(2).default(20),
-  breakout_threshold_bps: z.number().positive().default(50),
-  volume_surge_mult: z.number().positive().default(2),
-  trailing_stop_bps: z.number().positive().default(30),
-  size: z.number().positive().default(1),
+  lookback: z
+    .number()
+    .int()
+    .min(2)
+    .default(20)
+    .describe(
+      "Ticks behind the breakout range (highest ask and lowest bid of the previous lookback ticks) and the average activity; no entry before lookback ticks of history.",
+    ),
+  breakout_threshold_bps: z
+    .number()
+    .positive()
+    .default(50)
+    .describe(
+      "How far mid must be above the range high (bps of the high) or below the range low (bps of the low) to enter in that direction.",
+    ),
+  volume_surge_mult: z
+    .number()
+    .positive()
+    .default(2)
+    .describe(
+      "Entry also needs this tick's activity (last 1-minute candle volume, else 24 h volume, else open interest) above volume_surge_mult × its lookback average.",
+    ),
+  trailing_stop_bps: z
+    .number()
+    .positive()
+    .default(30)
+    .describe(
+      "Trailing stop, bps: the position is closed by a reduce-only IOC once mid is this far back from the best mid since entry (highest for a long, lowest for a short).",
+    ),
+  size: z
+    .number()
+    .positive()
+    .default(1)
+    .describe("Entry size, base units (IOC at the touch, only when flat); also the largest position taken."),
 });
 export type MomentumBreakoutParams = z.infer<typeof momentumBreakoutParams>;
 

@@ -3,10 +3,25 @@ import { defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, passive, quote } from "./util.ts";
 
 export const rfqAgentParams = z.object({
-  /** Block size quoted on each side. */
-  min_size: z.number().positive().default(0.5),
-  spread_bps: z.number().positive().default(15),
-  max_position: z.number().positive().default(15),
+  min_size: z
+    .number()
+    .positive()
+    .default(0.5)
+    .describe("Block size quoted on each side, base units (a fixed size despite the name, not a minimum)."),
+  spread_bps: z
+    .number()
+    .positive()
+    .default(15)
+    .describe(
+      "Full spread of the block quotes, bps of mid: Gtc bid at mid − spread/2 and ask at mid + spread/2, each kept short of the opposite best price.",
+    ),
+  max_position: z
+    .number()
+    .positive()
+    .default(15)
+    .describe(
+      "Net position limit, base units: the adding side is trimmed so the position cannot pass ±max_position, while the unwinding side keeps quoting.",
+    ),
 });
 export type RfqAgentParams = z.infer<typeof rfqAgentParams>;
 

@@ -3,10 +3,25 @@ import { defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, passive, quote } from "./util.ts";
 
 export const simpleMmParams = z.object({
-  spread_bps: z.number().positive().default(10),
-  base_size: z.number().positive().default(1),
-  /** Beyond this net position the adding side stops quoting; the unwinding side keeps quoting. */
-  max_inventory: z.number().positive().default(10),
+  spread_bps: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Full quoted spread, bps of mid: post-only bid at mid − spread/2 and ask at mid + spread/2, each kept short of the opposite best price.",
+    ),
+  base_size: z
+    .number()
+    .positive()
+    .default(1)
+    .describe("Size of each of the two quotes, base units (the adding side is trimmed at max_inventory)."),
+  max_inventory: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Net position limit, base units: the adding side's quote is trimmed so the position cannot pass ±max_inventory and stops at it, while the unwinding side keeps quoting.",
+    ),
 });
 export type SimpleMmParams = z.infer<typeof simpleMmParams>;
 

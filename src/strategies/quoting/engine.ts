@@ -12,27 +12,113 @@ import { BPS, clamp, logReturns, pushWindow, stdev } from "../util.ts";
  * weight and quoted 80 % of mid).
  */
 export const quotingParams = z.object({
-  base_size: z.number().positive().default(1),
-  num_levels: z.number().int().min(1).max(10).default(3),
-  /** Extra offset per ladder level, bps of mid. */
-  delta_bps: z.number().min(0).default(1.5),
-  /** Size decay per level: size_i = base·e^(−lam·i), floored at 10 % of base. */
-  lam: z.number().min(0).default(0.5),
-  /** Full-spread bounds, bps of mid. */
-  min_spread_bps: z.number().positive().default(2),
-  max_spread_bps: z.number().positive().default(50),
-  /** Fee component of the half-spread, bps of mid. */
-  h_fee_bps: z.number().min(0).default(1),
-  vol_scale: z.number().min(0).default(1),
-  w_mid: z.number().min(0).default(0.5),
-  w_micro: z.number().min(0).default(0.3),
-  w_external: z.number().min(0).default(0),
-  /** Fair-value skew against inventory, in units of sigma at |q| = inv_limit. */
-  k_inv: z.number().min(0).default(0.5),
-  /** At |q| ≥ inv_limit only the unwinding side is quoted. */
-  inv_limit: z.number().positive().default(10),
-  size_skew: z.number().min(0).max(1).default(0.3),
-  vol_window: z.number().int().min(4).default(30),
+  base_size: z
+    .number()
+    .positive()
+    .default(1)
+    .describe(
+      "Quote size per side at ladder level 0, base units, before the inventory size skew (regime_mm scales it by its regime: ×1.5 low, ×1 normal, ×0.5 high, ×0.2 extreme volatility).",
+    ),
+  num_levels: z
+    .number()
+    .int()
+    .min(1)
+    .max(10)
+    .default(3)
+    .describe(
+      "Ladder levels quoted per side, level i sitting i·delta_bps further from fair value than level 0; regime_mm ignores it and quotes 4/3/2/1 levels by regime.",
+    ),
+  delta_bps: z
+    .number()
+    .min(0)
+    .default(1.5)
+    .describe("Extra distance of each successive ladder level from fair value, bps of mid."),
+  lam: z
+    .number()
+    .min(0)
+    .default(0.5)
+    .describe(
+      "Size decay per ladder level: level i quotes base_size·e^(−lam·i), floored at 10 % of base_size.",
+    ),
+  min_spread_bps: z
+    .number()
+    .positive()
+    .default(2)
+    .describe(
+      "Lower bound of the level-0 full spread, bps of mid; regime_mm ignores it and uses 2/5/15/30 bps by regime (low/normal/high/extreme volatility).",
+    ),
+  max_spread_bps: z
+    .number()
+    .positive()
+    .default(50)
+    .describe(
+      "Upper bound of the level-0 full spread, bps of mid (liquidation_mm's cascade multiplier applies on top); half of it also caps the inventory skew of fair value; regime_mm ignores it and uses 8/20/40/80 bps by regime.",
+    ),
+  h_fee_bps: z
+    .number()
+    .min(0)
+    .default(1)
+    .describe(
+      "Fee component of the half-spread, bps of mid: half-spread = (h_fee_bps bps of mid + vol_scale·σ) × √(volatility-regime multiplier 1/1.5/2.5/5) × drawdown multiplier (1/1.5/2), then clamped to the spread bounds.",
+    ),
+  vol_scale: z
+    .number()
+    .min(0)
+    .default(1)
+    .describe(
+      "Multiplier on σ, the per-tick standard deviation of mid's log returns in price units, in the half-spread.",
+    ),
+  w_mid: z
+    .number()
+    .min(0)
+    .default(0.5)
+    .describe(
+      "Weight of mid in fair value = (w_mid·mid + w_micro·microprice + w_external·external) / (w_mid + w_micro + w_external); fair value is mid when all three are 0.",
+    ),
+  w_micro: z
+    .number()
+    .min(0)
+    .default(0.3)
+    .describe(
+      "Weight in fair value of the microprice, the top-of-book price weighted by the opposite side's size (mid when the book is one-sided).",
+    ),
+  w_external: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe(
+      "Weight of the external reference price in fair value; engine_mm, regime_mm and liquidation_mm have no external reference and put mid in its place, so there it only adds weight to mid.",
+    ),
+  k_inv: z
+    .number()
+    .min(0)
+    .default(0.5)
+    .describe(
+      "Fair-value skew against inventory: fair value is lowered by k_inv·σ·(position / inv_limit), i.e. k_inv per-tick σ (price units) at |position| = inv_limit, capped at half of max_spread_bps.",
+    ),
+  inv_limit: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Net position limit, base units: position / inv_limit drives both skews, at |position| ≥ inv_limit only the unwinding side is quoted, and the adding side is trimmed so the position cannot pass it.",
+    ),
+  size_skew: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.3)
+    .describe(
+      "Size skew against inventory, fraction: bid sizes × (1 − size_skew·u) and ask sizes × (1 + size_skew·u), u = position / inv_limit clamped to [−1, 1].",
+    ),
+  vol_window: z
+    .number()
+    .int()
+    .min(4)
+    .default(30)
+    .describe(
+      "Per-tick log returns of mid (from the last vol_window + 1 mids) behind σ and the volatility regime (annualised σ < 15 % low, < 40 % normal, < 80 % high, else extreme; 30 % assumed until 3 returns exist).",
+    ),
 });
 export type QuotingParams = z.infer<typeof quotingParams>;
 

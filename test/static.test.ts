@@ -25,14 +25,14 @@ async function check(bin: string, args: string[]): Promise<{ code: number; outpu
 }
 
 describe("static checks", () => {
-  it("the TypeScript compiler finds no error (src, test, bench)", { timeout: 150_000 }, async () => {
+  it("the TypeScript compiler finds no error (src, test, bench, scripts)", { timeout: 150_000 }, async () => {
     const r = await check("tsc", ["-p", "tsconfig.json", "--noEmit"]);
     expect(r.output.trim(), r.output).toBe("");
     expect(r.code).toBe(0);
   });
 
   it("biome finds nothing to fix", { timeout: 60_000 }, async () => {
-    const r = await check("biome", ["check", "--error-on-warnings", "src", "test", "bench"]);
+    const r = await check("biome", ["check", "--error-on-warnings", "src", "test", "bench", "scripts"]);
     expect(r.code, r.output).toBe(0);
   });
 });

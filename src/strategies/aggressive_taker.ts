@@ -24,15 +24,15 @@ export const aggressiveTakerParams = z.object({
     .max(0.49)
     .default(0.35)
     .describe(
-      "Peak of the directional bias b = bias_amplitude·sin(2π·n / bias_period), the fraction of size moved from one side to the other (n counts ticks, skipped ones included).",
+      "Peak of the directional bias b = bias_amplitude·sin(2π·m / bias_period), the fraction of size moved from one side to the other (m counts the ticks that trade).",
     ),
   bias_period: z
     .number()
     .int()
-    .min(1)
+    .min(3)
     .default(4)
     .describe(
-      "Period of the bias sine, ticks; a period dividing 2·(skip_ticks + 1), e.g. 1 or 2, leaves the bias at 0 on every traded tick.",
+      "Period of the bias sine, in trading ticks (at least 3: a sine sampled twice a period or less is always 0).",
     ),
   cross_bps: z
     .number()
@@ -57,7 +57,9 @@ export interface TakerState {
 
 /**
  * Crosses the spread on both sides every active tick with a sinusoidal bias between them:
- * buy = size·(0.5 + b), sell = size·(0.5 − b), b = amplitude·sin(2πn/period), each at least 1 %.
+ * buy = size·(0.5 + b), sell = size·(0.5 − b), b = amplitude·sin(2πm/period), each at least 1 %.
+ * The phase m counts trading ticks, not all ticks: counted over all ticks, a skip interval that
+ * shares a factor with the period would sample the sine only at its zeros and erase the bias.
  */
 export const aggressiveTaker = defineStrategy<AggressiveTakerParams, TakerState>({
   id: "aggressive_taker",
@@ -70,7 +72,8 @@ export const aggressiveTaker = defineStrategy<AggressiveTakerParams, TakerState>
     if (!hasMarket(s)) return { orders: [], state };
     const n = state.n + 1;
     if (p.skip_ticks > 0 && n % (p.skip_ticks + 1) !== 0) return { orders: [], state: { n } };
-    const bias = p.bias_amplitude * Math.sin((2 * Math.PI * n) / p.bias_period);
+    const m = n / (p.skip_ticks + 1);
+    const bias = p.bias_amplitude * Math.sin((2 * Math.PI * m) / p.bias_period);
     const buySize = Math.max(0.01 * p.size, p.size * (0.5 + bias));
     const sellSize = Math.max(0.01 * p.size, p.size * (0.5 - bias));
     const orders = limitExposure(

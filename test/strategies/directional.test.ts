@@ -184,6 +184,22 @@ describe("aggressive_taker", () => {
     const ds = run(aggressiveTaker, { skip_ticks: 2 }, [at(2500), at(2500), at(2500)]);
     expect(ds.map((d) => d.orders.length)).toEqual([0, 0, 2]);
   });
+
+  it("the bias survives skipping: its phase counts trading ticks (every other tick with period 4 kept it at 0)", () => {
+    const ds = run(
+      aggressiveTaker,
+      { skip_ticks: 1 },
+      Array.from({ length: 8 }, () => at(2500)),
+    );
+    const traded = ds.filter((d) => d.orders.length > 0);
+    expect(traded.map((d) => d.orders.map((o) => Number(o.size.toFixed(6))))).toEqual([
+      [1.7, 0.3],
+      [1, 1],
+      [0.3, 1.7],
+      [1, 1],
+    ]);
+    expect(() => aggressiveTaker.params.parse({ bias_period: 2 })).toThrow();
+  });
 });
 
 describe("hedge_agent", () => {

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import {
   buildQuotes,
   initVolState,
@@ -20,14 +21,25 @@ export const REGIMES: Record<VolBin, { minBps: number; maxBps: number; sizeMult:
 };
 
 /**
+ * The quoting engine's params less the three the regime table sets (spread bounds and ladder depth):
+ * offering them would accept overrides that change nothing.
+ */
+export const regimeMmParams = quotingParams.omit({
+  min_spread_bps: true,
+  max_spread_bps: true,
+  num_levels: true,
+});
+export type RegimeMmParams = z.infer<typeof regimeMmParams>;
+
+/**
  * The quoting engine with its spread bounds, size and depth set by the current volatility regime
  * (applied on the tick the regime is detected). In IV_extreme it only unwinds.
  */
-export const regimeMm = defineStrategy<QuotingParams, VolState>({
+export const regimeMm = defineStrategy<RegimeMmParams, VolState>({
   id: "regime_mm",
   description: "Vol-regime adaptive MM — switches behavior by volatility regime",
   type: "mm",
-  params: quotingParams,
+  params: regimeMmParams,
   init: () => initVolState(),
   decide(ctx, p, state) {
     const s = ctx.snapshot;

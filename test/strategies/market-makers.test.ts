@@ -182,6 +182,15 @@ describe("quoting engine (engine_mm family)", () => {
     expect(last.orders).toEqual([]); // flat in IV_extreme: nothing to unwind, nothing opened
   });
 
+  it("regime_mm offers no spread-bound or depth params: its regime table sets them, an override would do nothing", async () => {
+    const { resolveParams } = await import("../../src/engine/runner.ts");
+    const params = Object.keys(regimeMm.params.parse({}));
+    for (const gone of ["min_spread_bps", "max_spread_bps", "num_levels"]) expect(params).not.toContain(gone);
+    expect(() => resolveParams(regimeMm as unknown as AnyStrategy, { num_levels: 5 })).toThrow(
+      /^regime_mm has no param num_levels/,
+    );
+  });
+
   it("liquidation_mm: an OI drop widens the spread and keeps full size on the absorbing side once", () => {
     const s = liquidationMm;
     const p0 = s.params.parse({});

@@ -26,7 +26,7 @@ export const quotingParams = z.object({
     .max(10)
     .default(3)
     .describe(
-      "Ladder levels quoted per side, level i sitting i·delta_bps further from fair value than level 0; regime_mm ignores it and quotes 4/3/2/1 levels by regime.",
+      "Ladder levels quoted per side, level i sitting i·delta_bps further from fair value than level 0.",
     ),
   delta_bps: z
     .number()
@@ -44,15 +44,13 @@ export const quotingParams = z.object({
     .number()
     .positive()
     .default(2)
-    .describe(
-      "Lower bound of the level-0 full spread, bps of mid; regime_mm ignores it and uses 2/5/15/30 bps by regime (low/normal/high/extreme volatility).",
-    ),
+    .describe("Lower bound of the level-0 full spread, bps of mid."),
   max_spread_bps: z
     .number()
     .positive()
     .default(50)
     .describe(
-      "Upper bound of the level-0 full spread, bps of mid (liquidation_mm's cascade multiplier applies on top); half of it also caps the inventory skew of fair value; regime_mm ignores it and uses 8/20/40/80 bps by regime.",
+      "Upper bound of the level-0 full spread, bps of mid (liquidation_mm's cascade multiplier applies on top); half of it also caps the inventory skew of fair value.",
     ),
   h_fee_bps: z
     .number()

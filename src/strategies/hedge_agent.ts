@@ -29,7 +29,7 @@ export const hedgeAgentParams = z.object({
     .min(0)
     .default(10)
     .describe(
-      "Limit price of the reduce-only hedge IOC, bps of mid through mid (mid − slippage to sell, mid + slippage to buy); it does not fill if the touch is further away.",
+      "How far through mid the reduce-only hedge IOC may trade, bps of mid (mid − slippage to sell, mid + slippage to buy); when the spread is wider than that the limit is the touch itself, so the hedge still fills.",
     ),
 });
 export type HedgeAgentParams = z.infer<typeof hedgeAgentParams>;
@@ -37,7 +37,8 @@ export type HedgeAgentParams = z.infer<typeof hedgeAgentParams>;
 /**
  * Reduces the account's exposure on the instrument, whoever opened it (the engine reconciles the
  * position with the exchange, so manual trades and other agents' fills count): each tick it sends a
- * reduce-only IOC for urgency × excess, capped at max_hedge_size, priced slippage_bps through mid.
+ * reduce-only IOC for urgency × excess, capped at max_hedge_size, priced slippage_bps through mid
+ * (or at the touch, when the spread is wider than that).
  */
 export const hedgeAgent = defineStrategy<HedgeAgentParams, null>({
   id: "hedge_agent",
@@ -54,10 +55,11 @@ export const hedgeAgent = defineStrategy<HedgeAgentParams, null>({
     const hedge = Math.min(excess * p.urgency_factor, p.max_hedge_size, abs);
     if (hedge <= 1e-3) return { orders: [], state };
     const slip = (s.mid * p.slippage_bps) / BPS;
+    // Never short of the touch: a spread wider than the slippage must not leave the hedge unfilled.
     const order =
       q > 0
-        ? take("sell", s.mid - slip, hedge, "hedge_sell", true)
-        : take("buy", s.mid + slip, hedge, "hedge_buy", true);
+        ? take("sell", s.bid > 0 ? Math.min(s.mid - slip, s.bid) : s.mid - slip, hedge, "hedge_sell", true)
+        : take("buy", s.ask > 0 ? Math.max(s.mid + slip, s.ask) : s.mid + slip, hedge, "hedge_buy", true);
     return { orders: [order], state, meta: { inventory: q, excess } };
   },
 });

@@ -214,6 +214,11 @@ describe("hedge_agent", () => {
     ]);
     expect(h(-5).orders[0]).toMatchObject({ side: "buy", price: 2502.5, size: 1, tag: "hedge_buy" });
     expect(h(100, { inventory_threshold: 1, urgency_factor: 1, max_hedge_size: 2 }).orders[0]!.size).toBe(2);
+    // A spread wider than the slippage: the limit is the touch, so the hedge still crosses.
+    const wide = (q: number) =>
+      run(hedgeAgent, {}, [ctx({ positionQty: q, snapshot: snap({ mid: 2500, bid: 2490, ask: 2510 }) })])[0]!;
+    expect(wide(7).orders[0]).toMatchObject({ side: "sell", price: 2490 });
+    expect(wide(-7).orders[0]).toMatchObject({ side: "buy", price: 2510 });
   });
   it("the notional threshold (a real param now) also triggers a hedge", () => {
     // 3 @ 2500 = 7,500 notional > 5,000: excess 1 → hedge 0.5

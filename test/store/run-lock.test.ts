@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UserError } from "../../src/core/errors.ts";
 import { acquireRunLock } from "../../src/store/run-lock.ts";
+import { startTogether } from "../fixtures/start-together.ts";
 
 const HOLDER = join(import.meta.dirname, "../fixtures/hold-run-lock.mjs");
 const root = mkdtempSync(join(tmpdir(), "run-lock-"));
@@ -15,8 +16,8 @@ afterAll(() => {
 });
 
 /** Start a holder process; resolves with it and its first stdout line. */
-function holder(dir: string, at?: number): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [HOLDER, dir, "trading", ...(at ? [String(at)] : [])], {
+function holder(dir: string): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [HOLDER, dir, "trading"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
@@ -85,9 +86,8 @@ describe("run lock", () => {
       join(dir, "trading.lock"),
       JSON.stringify({ pid: 4_194_999, start: "1", command: "dead", since: "then" }),
     );
-    const at = Date.now() + 6_000;
-    const results = await Promise.all([holder(dir, at), holder(dir, at)]);
-    const lines = results.map((r) => r.line).sort();
+    const outputs = await startTogether(HOLDER, [dir, "trading", "--race"], 2);
+    const lines = outputs.map((o) => o.trim()).sort();
     expect(lines[0]).toBe("held");
     expect(lines[1]).toMatch(/^refused: test holder \(pid \d+\) is already trading/);
   });

@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/store/sqlite.ts";
+import { startTogether } from "../fixtures/start-together.ts";
 
-const run = promisify(execFile);
 const RACER = join(import.meta.dirname, "../fixtures/open-db-race.mjs");
 const dir = mkdtempSync(join(tmpdir(), "sqlite-open-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,14 +16,8 @@ describe("openDb", () => {
     const processes = 2;
     const rounds = 15;
     // Two processes: more would only take turns on a two-core machine instead of colliding.
-    // Far enough ahead that every process has loaded before the first round.
-    const start = Date.now() + 8_000;
-    const results = await Promise.all(
-      Array.from({ length: processes }, () =>
-        run(process.execPath, [RACER, dir, String(start), "100", String(rounds)], { timeout: 60_000 }),
-      ),
-    );
-    const failures = results.flatMap((r) => (JSON.parse(r.stdout) as string[]).filter((o) => o !== "ok"));
+    const outputs = await startTogether(RACER, [dir, "100", String(rounds)], processes);
+    const failures = outputs.flatMap((out) => (JSON.parse(out) as string[]).filter((o) => o !== "ok"));
     expect(failures).toEqual([]);
     for (let r = 0; r < rounds; r++) {
       const db = openDb(join(dir, `race-${r}.db`));

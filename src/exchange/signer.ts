@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
-import { readJson, writeJsonAtomic } from "../store/atomic.ts";
+import { createFileExclusive, readJson } from "../store/atomic.ts";
 import { resolvePrivateKeyIfAny } from "../wallet/resolve-key.ts";
 import type { Address, Hex } from "./config.ts";
 
@@ -79,6 +79,19 @@ export function paperKeyPath(env: Record<string, string | undefined> = process.e
  */
 export function loadOrCreatePaperWallet(env: Record<string, string | undefined> = process.env): PaperWallet {
   const path = paperKeyPath(env);
+  const existing = loadPaperWallet(path);
+  if (existing) return existing;
+  const privateKey = generatePrivateKey();
+  const account = privateKeyToAccount(privateKey);
+  const record = { privateKey, address: account.address, note: "paper-network wallet; no real funds" };
+  // Two first runs at once (e.g. `hl up` starting its services) must end up on one account: only one
+  // creation wins, the other adopts the winner's key.
+  if (!createFileExclusive(path, `${JSON.stringify(record, null, 2)}\n`, 0o600))
+    return loadPaperWallet(path)!;
+  return { wallet: account, address: account.address, source: `paper wallet ${path}`, path, created: true };
+}
+
+function loadPaperWallet(path: string): PaperWallet | undefined {
   const read = readJson<unknown>(path);
   if (read.kind === "corrupt")
     throw new UserError(`paper wallet file ${path} is corrupt (${read.error}); move it aside`);
@@ -88,12 +101,5 @@ export function loadOrCreatePaperWallet(env: Record<string, string | undefined> 
       throw new UserError(`paper wallet file ${path} has an unexpected shape; move it aside`);
     return { ...accountFromPrivateKey(parsed.data.privateKey, `paper wallet ${path}`), path, created: false };
   }
-  const privateKey = generatePrivateKey();
-  const account = privateKeyToAccount(privateKey);
-  writeJsonAtomic(
-    path,
-    { privateKey, address: account.address, note: "paper-network wallet; no real funds" },
-    0o600,
-  );
-  return { wallet: account, address: account.address, source: `paper wallet ${path}`, path, created: true };
+  return undefined;
 }

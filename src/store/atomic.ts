@@ -1,10 +1,20 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
-/** Write a file atomically: temp file in the same directory, fsync, rename. */
-export function writeFileAtomic(path: string, data: string, mode = 0o644): void {
+/** A complete, fsynced temp file beside `path`, for renaming or linking into place. */
+function writeTemp(path: string, data: string, mode: number): string {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  const tmp = `${path}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   const fd = openSync(tmp, "w", mode);
   try {
     writeSync(fd, data);
@@ -12,7 +22,30 @@ export function writeFileAtomic(path: string, data: string, mode = 0o644): void 
   } finally {
     closeSync(fd);
   }
-  renameSync(tmp, path);
+  return tmp;
+}
+
+/** Write a file atomically: temp file in the same directory, fsync, rename. */
+export function writeFileAtomic(path: string, data: string, mode = 0o644): void {
+  renameSync(writeTemp(path, data, mode), path);
+}
+
+/**
+ * Create `path` with `data` only if it does not exist, atomically: the content is written whole to a
+ * temp file and linked into place (link() refuses an existing name), so a reader never sees a partial
+ * file and of two creators exactly one wins. Returns false when the file already existed.
+ */
+export function createFileExclusive(path: string, data: string, mode = 0o644): boolean {
+  const tmp = writeTemp(path, data, mode);
+  try {
+    linkSync(tmp, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
 }
 
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o644): void {

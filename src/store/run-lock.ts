@@ -1,6 +1,7 @@
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../core/errors.ts";
+import { createFileExclusive } from "./atomic.ts";
 
 /**
  * One trading loop per state directory. Two `hl run` (or `hl wolf run`) processes on the same data
@@ -87,59 +88,49 @@ export function acquireRunLock(dir: string, name: string, command: string): RunL
     command,
     since: new Date().toISOString(),
   };
-  // The record is written whole to a private file and then linked into place: link() is atomic and
-  // refuses an existing name, so nobody ever reads a half-written lock.
-  const draft = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  writeFileSync(draft, JSON.stringify(record), { mode: 0o600 });
-  try {
-    for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    // Linked into place whole: nobody ever reads a half-written lock, and of two starters one wins.
+    if (!createFileExclusive(path, JSON.stringify(record), 0o600)) {
+      const holder = readRecord(path);
+      if (holder && holderAlive(holder)) {
+        const paused = processState(holder.pid) === "T" ? " (it is stopped: SIGCONT it, or stop it)" : "";
+        throw new UserError(
+          `${holder.command} (pid ${holder.pid}) is already trading from ${dir} since ${holder.since}${paused}; stop it first`,
+        );
+      }
+      // A dead holder's lock (or an unreadable one). Move it aside first and check that what moved is
+      // the lock judged dead — a starter racing us may have just replaced it with its own, live one.
+      const tomb = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.stale`;
       try {
-        linkSync(draft, path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-        const holder = readRecord(path);
-        if (holder && holderAlive(holder)) {
-          const paused = processState(holder.pid) === "T" ? " (it is stopped: SIGCONT it, or stop it)" : "";
-          throw new UserError(
-            `${holder.command} (pid ${holder.pid}) is already trading from ${dir} since ${holder.since}${paused}; stop it first`,
-          );
-        }
-        // A dead holder's lock (or an unreadable one). Move it aside first and check that what moved is
-        // the lock judged dead — a starter racing us may have just replaced it with its own, live one.
-        const tomb = `${draft}.stale`;
+        renameSync(path, tomb);
+      } catch {
+        continue; // another starter moved it first
+      }
+      const moved = readRecord(tomb);
+      if (moved && (moved.pid !== holder?.pid || moved.since !== holder?.since)) {
         try {
-          renameSync(path, tomb);
+          linkSync(tomb, path); // not ours to remove: put it back
         } catch {
-          continue; // another starter moved it first
+          // the name was taken again meanwhile
         }
-        const moved = readRecord(tomb);
-        if (moved && (moved.pid !== holder?.pid || moved.since !== holder?.since)) {
-          try {
-            linkSync(tomb, path); // not ours to remove: put it back
-          } catch {
-            // the name was taken again meanwhile
-          }
-        }
-        unlinkSync(tomb);
-        continue;
       }
-      held.add(path);
-      if (!exitHook) {
-        exitHook = true;
-        process.on("exit", () => {
-          for (const p of held) unlinkIfOurs(p);
-        });
-      }
-      return {
-        path,
-        release() {
-          if (!held.delete(path)) return;
-          unlinkIfOurs(path);
-        },
-      };
+      unlinkSync(tomb);
+      continue;
     }
-    throw new UserError(`could not take the lock ${path}: another process keeps replacing it`);
-  } finally {
-    unlinkSync(draft);
+    held.add(path);
+    if (!exitHook) {
+      exitHook = true;
+      process.on("exit", () => {
+        for (const p of held) unlinkIfOurs(p);
+      });
+    }
+    return {
+      path,
+      release() {
+        if (!held.delete(path)) return;
+        unlinkIfOurs(path);
+      },
+    };
   }
+  throw new UserError(`could not take the lock ${path}: another process keeps replacing it`);
 }

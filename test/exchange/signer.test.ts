@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HlClient } from "../../src/exchange/client.ts";
 import { ExchangeError, RejectedError, redactSecrets } from "../../src/exchange/errors.ts";
 import { loadOrCreatePaperWallet, paperKeyPath, resolveSigner } from "../../src/exchange/signer.ts";
+import { startTogether } from "../fixtures/start-together.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -84,6 +85,22 @@ describe("paper wallet", () => {
     const second = loadOrCreatePaperWallet(env);
     expect(second.created).toBe(false);
     expect(second.address).toBe(first.address);
+  });
+
+  it("two first runs at once end up on one account (one creates, the other adopts it)", {
+    timeout: 60_000,
+  }, async () => {
+    const dir = tempDataDir();
+    const outputs = await startTogether(
+      join(import.meta.dirname, "../fixtures/paper-wallet-race.mjs"),
+      [dir],
+      2,
+      300,
+    );
+    const results = outputs.map((o) => o.trim().split(" "));
+    expect(results[0]![0]).toBe(results[1]![0]);
+    expect(results.map((r) => r[1]).sort()).toEqual(["false", "true"]);
+    expect(loadOrCreatePaperWallet({ DATA_DIR: dir }).address).toBe(results[0]![0]);
   });
 
   it("reports a corrupt key file instead of silently replacing the account", () => {

@@ -1,5 +1,6 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { appendLines } from "../store/append.ts";
 import { type Db, openDb } from "../store/sqlite.ts";
 
 /**
@@ -87,7 +88,9 @@ export class TradeLog {
   }
 
   append(records: readonly TradeRecord[]): void {
-    if (records.length === 0) return;
-    appendFileSync(this.path, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    appendLines(
+      this.path,
+      records.map((r) => JSON.stringify(r)),
+    );
   }
 }

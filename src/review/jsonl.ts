@@ -1,11 +1,10 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import type { z } from "zod";
+import { appendLines } from "../store/append.ts";
 
 /** Append one JSON object as one line (one write call, so concurrent appenders do not interleave lines). */
 export function appendJsonLine(path: string, value: unknown): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, `${JSON.stringify(value)}\n`);
+  appendLines(path, [JSON.stringify(value)]);
 }
 
 export interface JsonLines<T> {

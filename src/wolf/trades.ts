@@ -1,5 +1,5 @@
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
+import { appendLines } from "../store/append.ts";
 import { tradesPath } from "./state.ts";
 
 /** One executed fill, as the contract's `wolf/trades.jsonl` line (money as decimal strings). */
@@ -21,9 +21,7 @@ export interface TradeRecord {
 }
 
 export function appendTrade(dataDir: string, t: TradeRecord): void {
-  const path = tradesPath(dataDir);
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, `${JSON.stringify(t)}\n`);
+  appendLines(tradesPath(dataDir), [JSON.stringify(t)]);
 }
 
 /** Every readable line of trades.jsonl (a torn last line is skipped, not fatal). */

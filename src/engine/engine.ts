@@ -117,6 +117,8 @@ export class Engine {
   /** Exchange time at which the armed dead man's switch fires; null while disarmed. */
   private deadManAt: number | null = null;
   private deadManUnavailable = false;
+  /** Fills already in trades.jsonl past the saved cursor (a crash came between the two); not logged again. */
+  private journaled = new Set<string>();
 
   constructor(private readonly o: EngineOptions) {
     this.store = StateStore.inDir(o.dataDir);
@@ -207,6 +209,7 @@ export class Engine {
       // Fresh state: earlier fills on the account are not ours to replay; the position is adopted below.
       this.stats.fill_cursor = { time_ms: snap.timestampMs > 0 ? snap.timestampMs : this.now(), ids: [] };
     } else {
+      this.journaled = this.trades.fillIdsSince(this.stats.fill_cursor.time_ms);
       const applied = await this.syncFills();
       if (applied > 0) this.log(`reconciled ${applied} fill(s) made while the engine was down`);
     }
@@ -381,7 +384,7 @@ export class Engine {
     const records: TradeRecord[] = [];
     for (const f of fresh) {
       this.position.applyFill(f.side, f.price, f.size, f.fee);
-      records.push(this.record(f));
+      if (!this.journaled.delete(f.id)) records.push(this.record(f));
       this.recentFills = [
         { side: f.side, price: Number(f.price), size: Number(f.size), timestampMs: f.timeMs },
         ...this.recentFills,
@@ -410,6 +413,7 @@ export class Engine {
       fee: wire(f.fee),
       strategy: this.o.strategy.id,
       ...(f.cloid ? { cloid: f.cloid } : {}),
+      fill_id: f.id,
     };
   }
 

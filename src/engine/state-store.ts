@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { appendLines } from "../store/append.ts";
 import { type Db, openDb } from "../store/sqlite.ts";
@@ -80,11 +80,47 @@ export interface TradeRecord {
   fee: string;
   strategy: string;
   cloid?: string;
+  /** The exchange's trade id of the fill: lets a restart tell which fills the log already holds. */
+  fill_id?: string;
 }
 
 export class TradeLog {
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
+  }
+
+  /**
+   * Fill ids of the records at or after `sinceMs` in the log's tail. After a crash between appending
+   * fills and saving the fill cursor, the restarted engine fetches those fills again: these ids keep
+   * them from being logged twice.
+   */
+  fillIdsSince(sinceMs: number, tailBytes = 4 * 1024 * 1024): Set<string> {
+    const ids = new Set<string>();
+    let text: string;
+    try {
+      const fd = openSync(this.path, "r");
+      try {
+        const size = fstatSync(fd).size;
+        const start = Math.max(0, size - tailBytes);
+        const buf = Buffer.alloc(size - start);
+        readSync(fd, buf, 0, buf.length, start);
+        text = buf.toString("utf8");
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return ids; // no log yet
+    }
+    for (const line of text.split("\n")) {
+      if (!line.includes("fill_id")) continue;
+      try {
+        const r = JSON.parse(line) as Partial<TradeRecord>;
+        if (typeof r.fill_id === "string" && (r.timestamp_ms ?? 0) >= sinceMs) ids.add(r.fill_id);
+      } catch {
+        // a torn line or the cut at the start of the tail
+      }
+    }
+    return ids;
   }
 
   append(records: readonly TradeRecord[]): void {

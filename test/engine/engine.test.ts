@@ -7,7 +7,7 @@ import { Engine, type EngineOptions, type OrderStats } from "../../src/engine/en
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
 import type { PositionJson } from "../../src/engine/position.ts";
 import { DEFAULT_RISK_LIMITS, type RiskLimits, type RiskState } from "../../src/engine/risk.ts";
-import { readKvFile } from "../../src/engine/state-store.ts";
+import { readKvFile, StateStore } from "../../src/engine/state-store.ts";
 import { statusFromKv } from "../../src/engine/status.ts";
 import { defaultParams, findStrategy } from "../../src/strategies/catalog.ts";
 import { type AnyStrategy, type DecisionContext, defineStrategy } from "../../src/strategies/sdk.ts";
@@ -141,6 +141,28 @@ describe("predecessor bugs stay fixed", () => {
     // a different strategy on the same state starts fresh
     const other = await setup("grid_mm", dir, { maxTicks: 1 }).engine.run();
     expect(other.tickCount).toBe(1);
+  });
+
+  it("a crash between logging fills and saving the cursor does not log those fills twice", async () => {
+    const dir = tmp();
+    const market = new FakeMarket({ seed: 7 });
+    const paper = new PaperGateway();
+    await setup("simple_mm", dir, { maxTicks: 10 }, market, paper).engine.run();
+    const before = readKvFile(join(dir, "state.db"));
+    await setup("simple_mm", dir, { maxTicks: 10 }, market, paper).engine.run();
+    // The crash: trades.jsonl holds the second run's fills, state.db is back to before them.
+    const store = StateStore.inDir(dir);
+    store.save(Object.fromEntries(Object.entries(before).map(([k, v]) => [k, JSON.parse(v)])));
+    store.close();
+    await setup("simple_mm", dir, { maxTicks: 1 }, market, paper).engine.run();
+    const lines = readFileSync(join(dir, "trades.jsonl"), "utf8").trim().split("\n");
+    const ids = lines.map((l) => (JSON.parse(l) as { fill_id: string }).fill_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const venueFills = await paper.fills("ETH-PERP", 0);
+    expect(ids.sort()).toEqual(venueFills.map((f) => f.id).sort());
+    expect(kvJson(dir).positions.agents.simple_mm!["ETH-PERP"]!.net_qty).toBe(
+      (await paper.position("ETH-PERP")).qty,
+    );
   });
 
   it("unrealized PnL is marked every tick, persisted and reported; drawdown reaches the strategy", async () => {

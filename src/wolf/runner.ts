@@ -25,7 +25,7 @@ import {
   type WolfState,
   wolfDir,
 } from "./state.ts";
-import { appendTrade } from "./trades.ts";
+import { appendTrade, readTrades } from "./trades.ts";
 
 /** What the review engine (src/review/) gets: called every review_interval_ticks and daily at review_hour_utc. */
 export interface ReviewContext {
@@ -505,12 +505,17 @@ export class WolfRunner {
     exit.reason = `${exit.reason} (${note})`;
     try {
       const fills = await this.opts.port.fillsSince(slot.coin, slot.opened_at_ms);
+      // Fills of our own exit orders are in trades.jsonl already; others (a liquidation, a close by
+      // hand) are logged here, so reviews see every way a position ended.
+      const logged = new Set(readTrades(this.opts.dataDir).map((t) => t.oid));
       let left = dec(slot.entry_size);
       for (const f of fills) {
         if (f.side !== closeSide || left.lte(0)) continue;
         const sz = D.min(dec(f.size), left);
         exit = addExitFill(exit, wire(sz), f.price, f.fee);
         left = left.minus(sz);
+        if (!logged.has(f.oid))
+          this.recordTrade(slot, closeSide, f.oid, f.price, wire(sz), f.fee, exit.reason, "", f.time);
       }
     } catch (e) {
       this.log(`fills for ${slot.instrument} unavailable: ${(e as Error).message}`);

@@ -132,7 +132,7 @@ describe("WOLF runner on a fake exchange", () => {
   });
 
   it("an exit that finds the position already gone books it from the exchange's fills", async () => {
-    const { port, runner } = await setup();
+    const { port, runner, dataDir } = await setup();
     await enterEth(runner, port);
     const size = runner.state.slots[0]!.entry_size;
     port.pos.delete("ETH"); // liquidated or closed by hand
@@ -151,6 +151,10 @@ describe("WOLF runner on a fake exchange", () => {
     expect(c.exit_price).toBe("2400");
     expect(c.close_reason).toContain("position already closed on the exchange");
     expect(Number(c.realized_pnl)).toBeLessThan(0);
+    // The liquidation's fill is in trades.jsonl (once), so HOWL sees how the position ended.
+    const liq = readTrades(dataDir).filter((t) => t.oid === "liq");
+    expect(liq).toHaveLength(1);
+    expect(liq[0]).toMatchObject({ side: "sell", price: "2400", quantity: size, fee: "2", slot_id: 0 });
     await runner.close();
   });
 

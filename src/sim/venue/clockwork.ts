@@ -46,6 +46,9 @@ export interface PremiumNow {
   impactAsk: number | undefined;
 }
 
+/** Window of the mark price's premium EMA (Hyperliquid: 150 s). */
+const MARK_EMA_MS = 150_000;
+
 export function premiumNow(m: Market): PremiumNow {
   const impactBid = impactPx(m.book.bids, m.impactNtl);
   const impactAsk = impactPx(m.book.asks, m.impactNtl);
@@ -94,6 +97,7 @@ export class Clockwork {
     start: number,
   ) {
     this.sampledUntil = Math.floor(start / SAMPLE_MS) * SAMPLE_MS;
+    for (const m of core.markets) m.markEmaAt = start;
     this.nextFunding = Math.floor(start / HOUR) * HOUR + HOUR;
     this.last = start;
   }
@@ -120,6 +124,7 @@ export class Clockwork {
       this.settleFunding(this.nextFunding);
       this.nextFunding += HOUR;
     }
+    this.smoothPremiums(now);
     this.runScheduledCancels(now);
     this.liquidate(now);
     this.rollCandles(now);
@@ -231,6 +236,19 @@ export class Clockwork {
       leverageType: kind,
       liquidatedPositions: listed,
     });
+  }
+
+  /** Advance each market's 150 s EMA of (mid − oracle), the smoothed part of the mark price. */
+  private smoothPremiums(now: number): void {
+    for (const m of this.core.markets) {
+      const dt = now - m.markEmaAt;
+      m.markEmaAt = now;
+      const bid = m.book.bids.bestPx();
+      const ask = m.book.asks.bestPx();
+      if (dt <= 0 || bid === undefined || ask === undefined) continue;
+      const alpha = 1 - Math.exp(-dt / MARK_EMA_MS);
+      m.markEma += alpha * ((bid + ask) / 2 - m.oracle - m.markEma);
+    }
   }
 
   private runScheduledCancels(now: number): void {

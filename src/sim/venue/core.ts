@@ -111,6 +111,8 @@ export class VenueCore {
         oracle: start.scaled,
         startPx: start.scaled,
         lastPx: undefined,
+        markEma: 0,
+        markEmaAt: 0,
         openInterest: 0,
         hours: [],
         premiumSum: 0,
@@ -228,13 +230,20 @@ export class VenueCore {
 
   // ---------------------------------------------------------------- prices
 
-  /** Mark price: median of oracle, best bid and best ask (the oracle alone when a side is empty). */
+  /**
+   * Mark price as Hyperliquid forms it: the median of (oracle + 150 s EMA of mid − oracle), the median
+   * of best bid, best ask and last trade, and an external reference — here the oracle, which in the sim
+   * is the index the external venues would track. A book pushed away from the index moves the mark
+   * only as far as the smoothed premium follows it.
+   */
   markPx(m: Market): number {
+    const o = m.oracle;
     const bid = m.book.bids.bestPx();
     const ask = m.book.asks.bestPx();
-    const o = m.oracle;
-    if (bid === undefined || ask === undefined) return o;
-    return Math.max(Math.min(bid, ask), Math.min(Math.max(bid, ask), o));
+    // Prices live on an integer scale: the smoothed premium is rounded onto it.
+    const local =
+      bid === undefined || ask === undefined ? o : median3(bid, ask, m.lastPx ?? Math.round((bid + ask) / 2));
+    return median3(o + Math.round(m.markEma), local, o);
   }
 
   /** Sums over the account's cross positions at mark, micro-USDC. */
@@ -863,4 +872,8 @@ export function avgPx(ntl: number, sz: number, pxDec: number): string {
 
 export function utcDay(t: number): string {
   return new Date(t).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+function median3(a: number, b: number, c: number): number {
+  return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
 }

@@ -33,6 +33,10 @@ export interface Market {
   oracle: number;
   startPx: number;
   lastPx: number | undefined;
+  /** 150 s EMA of (mid − oracle), price scale: the smoothed book premium in the mark price. */
+  markEma: number;
+  /** Sim time the EMA was last advanced to. */
+  markEmaAt: number;
   /** Sum of long position sizes (lots). */
   openInterest: number;
   hours: HourSlot[];

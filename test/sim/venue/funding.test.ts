@@ -19,7 +19,9 @@ describe("funding", () => {
       funding: "0.00877835",
       impactPxs: ["97900", "98000"],
       midPx: "97950",
-      markPx: "97900",
+      // Quotes just placed 950 above the oracle do not move the mark yet: its smoothed premium is a
+      // 150 s EMA, and the external reference (the oracle, in the sim) holds the median down.
+      markPx: "97000",
       oraclePx: "97000",
       openInterest: "0.1",
       dayNtlVlm: "9700",
@@ -28,6 +30,9 @@ describe("funding", () => {
     t.clock.now = T0 + HOUR - 1;
     t.venue.advance(t.clock.now);
     expect(t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: T0 })).toEqual([]);
+    // An hour later the EMA has caught up: the mark is the book's median (bid, ask, last trade).
+    const [, later] = t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, Record<string, unknown>[]];
+    expect(later[0]).toMatchObject({ markPx: "97900", oraclePx: "97000" });
     t.clock.now = T0 + HOUR + 10;
     t.venue.advance(t.clock.now);
     expect(t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: T0 })).toEqual([
@@ -143,6 +148,24 @@ describe("liquidation", () => {
     expect(t.state(LIQUIDATOR).assetPositions[0]!.position.szi).toBe("0.2");
   });
 
+  it("the mark follows a book pushed off the index only as its 150 s premium EMA does", () => {
+    const t = testVenue({ balance: "100000" });
+    t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.1" });
+    t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.1" });
+    // Someone lifts the book 3 % over the 97000 index.
+    t.order(CAROL, { a: BTC, b: true, p: "99900", s: "1" });
+    t.order(CAROL, { a: BTC, b: false, p: "100000", s: "1" });
+    const mark = () =>
+      Number((t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, { markPx: string }[]])[1][0]!.markPx);
+    expect(mark()).toBe(97000);
+    t.clock.now = T0 + 150_000; // one time constant: 1 − 1/e of the 2950 premium
+    t.venue.advance(t.clock.now);
+    expect(mark()).toBeCloseTo(97000 + 2950 * (1 - Math.exp(-1)), 0);
+    t.clock.now = T0 + 3_600_000;
+    t.venue.advance(t.clock.now);
+    expect(mark()).toBe(99900); // caught up: the median of bid, ask and last trade
+  });
+
   it("liquidates into the book first (method market), leaving the backstop flat", () => {
     const t = testVenue({ balance: "1000" });
     t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.2" });
@@ -158,7 +181,8 @@ describe("liquidation", () => {
       px: "93150",
       closedPnl: "-770",
       fee: "8.3835",
-      liquidation: { liquidatedUser: ALICE, markPx: "93200", method: "market" },
+      // oracle 93200 + 1 s of the 150 s EMA of a +25 premium (0.17), on the 0.1 tick
+      liquidation: { liquidatedUser: ALICE, markPx: "93200.2", method: "market" },
     });
     const [carol] = t.venue.info({ type: "userFills", user: CAROL }) as Record<string, unknown>[];
     expect(carol).toMatchObject({ px: "93150", side: "B", liquidation: { method: "market" } });

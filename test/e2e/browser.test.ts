@@ -115,8 +115,21 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
 
     await page.locator("#pause").click();
     await expectStateText(page, "paused");
-    await sleep(1500); // a status event already in flight may still land
-    const paused = await tickOf(page);
+    // A tick written just before the pause still reaches the page with the feed's next check (≤ 2 s,
+    // longer on a loaded machine): wait until the tick has held for 2.5 s — a running WOLF (2 s
+    // ticks) never does — then it must hold for 5 s more.
+    let paused = await tickOf(page);
+    let heldSince = Date.now();
+    const settleBy = Date.now() + 15_000;
+    while (Date.now() - heldSince < 2_500) {
+      expect(Date.now(), "the tick never stopped advancing after Pause").toBeLessThan(settleBy);
+      await sleep(250);
+      const now = await tickOf(page);
+      if (now !== paused) {
+        paused = now;
+        heldSince = Date.now();
+      }
+    }
     await sleep(5000); // more than two WOLF ticks of 2 s
     expect(await tickOf(page)).toBe(paused);
 

@@ -95,7 +95,6 @@ describe("paper wallet", () => {
       join(import.meta.dirname, "../fixtures/paper-wallet-race.mjs"),
       [dir],
       2,
-      300,
     );
     const results = outputs.map((o) => o.trim().split(" "));
     expect(results[0]![0]).toBe(results[1]![0]);

@@ -86,7 +86,9 @@ describe("run lock", () => {
       join(dir, "trading.lock"),
       JSON.stringify({ pid: 4_194_999, start: "1", command: "dead", since: "then" }),
     );
-    const outputs = await startTogether(HOLDER, [dir, "trading", "--race"], 2);
+    const outputs = await startTogether(HOLDER, [dir, "trading", "--race"], 2, {
+      settled: (o) => o.includes("\n"),
+    });
     const lines = outputs.map((o) => o.trim()).sort();
     expect(lines[0]).toBe("held");
     expect(lines[1]).toMatch(/^refused: test holder \(pid \d+\) is already trading/);

@@ -1,6 +1,5 @@
 import { Command, CommanderError } from "commander";
 import { UserError } from "../core/errors.ts";
-import { stopWhenParentDies } from "../core/parent-watch.ts";
 import { groupsFor } from "./groups.ts";
 
 const program = new Command("hl")
@@ -25,8 +24,6 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code === "EPIPE") process.exit(0);
   throw err;
 });
-
-stopWhenParentDies();
 
 try {
   for (const group of groupsFor(process.argv)) (await group.load()).register(program);

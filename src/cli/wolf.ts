@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Command } from "commander";
+import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
 import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
@@ -116,6 +117,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
       `Mode: ${network === "paper" ? "PAPER (sim world)" : `LIVE (${network})`}\nBudget: $${config.total_budget.toLocaleString("en-US")}  |  Slots: ${config.max_slots}  |  Leverage: ${config.leverage.toFixed(1)}x  |  Margin/slot: $${Math.round(config.margin_per_slot).toLocaleString("en-US")}  |  Tick: ${config.tick_interval_s}s\n`,
     );
     const runner = await WolfRunner.open({
+      alerter: alerterFromEnv(`WOLF (${network})`),
       port: new HlWolfPort(s.client),
       dataDir: dir,
       preset: o.preset,

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type {
@@ -56,6 +57,8 @@ export interface EngineOptions {
    * outlive a process that died without its shutdown (SIGKILL, out of memory, a lost machine).
    */
   deadManMs?: number;
+  /** Operator alerts (risk hard stop, reduce-only); default: none. */
+  alerter?: Alerter;
 }
 
 export interface OrderStats {
@@ -162,6 +165,7 @@ export class Engine {
       }
     } finally {
       await this.shutdown();
+      await this.o.alerter?.flush();
     }
     return {
       ticks,
@@ -253,6 +257,11 @@ export class Engine {
       nowMs: snap.timestampMs > 0 ? snap.timestampMs : this.now(),
     });
     this.risk = state;
+    if (mode === "reduce_only" && this.lastMode !== "reduce_only")
+      this.o.alerter?.send(
+        "reduce_only",
+        `risk limit reached: reduce-only until it clears (net PnL ${wire(this.position.netPnl())}, position ${wire(this.position.qty)})`,
+      );
     this.lastMode = mode;
     if (mode === "halt") {
       this.tickCount += 1;
@@ -421,6 +430,7 @@ export class Engine {
 
   private halt(reason: string): void {
     this.log(`risk hard stop: ${reason} — cancelling all orders and stopping (start with --fresh to reset)`);
+    this.o.alerter?.send("halt", `risk hard stop: ${reason}; cancelling all orders and stopping`);
     this.stopReason = "halted";
     this.stopRequested = true;
   }

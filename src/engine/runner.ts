@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
 import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
@@ -183,6 +184,7 @@ async function runWithLock(
       limits,
       requoteBps: o.requoteBps ?? 2,
       deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
+      alerter: alerterFromEnv(`hl run ${strategy.id} ${spec.instrument} (${network})`, env),
       mode,
       network,
       ...(advisor ? { advisor } : {}),

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Alerter } from "../alerts/webhook.ts";
 import { D, dec, wire } from "../core/decimal.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
@@ -50,6 +51,8 @@ export interface WolfRunnerOptions {
   stream?: boolean;
   scanner?: ScannerConfig;
   movers?: MoversConfig;
+  /** Operator alerts (daily loss limit, entries, exits); default: none. */
+  alerter?: Alerter;
 }
 
 const newCloid = (): `0x${string}` => `0x${randomBytes(16).toString("hex")}`;
@@ -263,9 +266,9 @@ export class WolfRunner {
     st.slots = plan.slots;
     if (plan.daily_loss_triggered && !st.daily_loss_triggered) {
       st.daily_loss_triggered = true;
-      this.log(
-        `daily loss limit reached (realized ${st.daily_pnl}, unrealized ${plan.unrealized_pnl}): closing all slots`,
-      );
+      const line = `daily loss limit reached (realized ${st.daily_pnl}, unrealized ${plan.unrealized_pnl}): closing all slots`;
+      this.log(line);
+      this.opts.alerter?.send("daily_loss", `WOLF ${line}; no entries until the next UTC day`);
     }
 
     // Exits first: retries of unfinished closes, then this tick's decisions; then entries.
@@ -388,9 +391,9 @@ export class WolfRunner {
       this.guards.create(slot, now);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, `entry:${e.source}`, cloid, now);
       this.save();
-      this.log(
-        `opened slot ${e.slot_id}: ${info.instrument} ${e.direction} ${res.size} @ ${res.price} (${e.reason})`,
-      );
+      const opened = `opened slot ${e.slot_id}: ${info.instrument} ${e.direction} ${res.size} @ ${res.price} (${e.reason})`;
+      this.log(opened);
+      this.opts.alerter?.send("entry", `WOLF ${opened}`, { instrument: info.instrument });
     } catch (err) {
       this.log(`entry ${e.coin} failed: ${(err as Error).message}`);
     }
@@ -488,9 +491,12 @@ export class WolfRunner {
     if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
     this.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
     this.setSlot(emptySlot(slot.slot_id));
-    this.log(
-      `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`,
-    );
+    const line = `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`;
+    this.log(line);
+    this.opts.alerter?.send("exit", `WOLF ${line}, ROE ${record.roe_pct.toFixed(2)}%`, {
+      instrument: slot.instrument,
+      realized_pnl: record.realized_pnl,
+    });
   }
 
   /** The position vanished outside our orders (liquidation, manual close): rebuild the exit from the fills. */
@@ -637,6 +643,7 @@ export class WolfRunner {
     if (this.unsubscribe) await this.unsubscribe().catch(() => undefined);
     this.save();
     this.lock.release();
+    await this.opts.alerter?.flush();
   }
 }
 

@@ -302,8 +302,26 @@ describe("predecessor bugs stay fixed", () => {
     const limits = { ...DEFAULT_RISK_LIMITS, max_drawdown_usd: 5, daily_loss_usd: 5 };
     const falling = () => new FakeMarket({ script: (n) => 2500 - n * 10 });
     const seen: DecisionContext[] = [];
-    const r = await setup(buyOnce(1, seen), dir, { maxTicks: 20, limits }, falling()).engine.run();
+    const alerts: [string, string][] = [];
+    const alerter = {
+      send: (e: string, t: string) => void alerts.push([e, t]),
+      flush: async () => undefined,
+    };
+    const r = await setup(buyOnce(1, seen), dir, { maxTicks: 20, limits, alerter }, falling()).engine.run();
     expect(r.stopReason).toBe("halted");
+    // The operator hears of the hard stop.
+    expect(alerts.map(([e]) => e)).toEqual(["halt"]);
+    expect(alerts[0]![1]).toMatch(/^risk hard stop: .*; cancelling all orders and stopping$/);
+    // A breach short of the hard stop: one reduce-only alert for the whole episode, not one a tick.
+    const soft: string[] = [];
+    const softAlerter = { send: (e: string) => void soft.push(e), flush: async () => undefined };
+    await setup(
+      buyOnce(1, []),
+      tmp(),
+      { maxTicks: 10, limits: { ...limits, hard_stop_mult: 1000 }, alerter: softAlerter },
+      falling(),
+    ).engine.run();
+    expect(soft).toEqual(["reduce_only"]);
     expect(r.ticks).toBeLessThan(20);
     expect(kvJson(dir).risk.state.halted).toBe(true);
     expect(kvJson(dir).run.status).toBe("halted");

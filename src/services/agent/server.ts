@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { Gauge } from "prom-client";
+import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { CORS_HEADERS, CORS_METHODS, createService, HttpError, listen } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import { checkControlAccess } from "./auth.ts";
@@ -26,6 +27,8 @@ export interface AgentDeps {
   mountMcp?: (app: FastifyInstance) => Promise<void> | void;
   supervisor?: Partial<SupervisorOptions>;
   feedIntervalMs?: number;
+  /** Operator alerts about the trading job (crash, gave up); default: from HL_ALERT_WEBHOOK. */
+  alerter?: Alerter;
 }
 
 export interface AgentService {
@@ -65,6 +68,18 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
 
   const args = childArgs(cfg);
   const supervisor = args ? new Supervisor({ args, ...deps.supervisor }) : undefined;
+  const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
+  supervisor?.on(
+    "crash",
+    (c: { code: number | null; signal: string | null; crashes: number; restartInMs: number }) =>
+      alerter.send(
+        "crash",
+        `trading job crashed (${c.signal ?? `exit ${c.code}`}); restart ${c.crashes} in ${Math.round(c.restartInMs / 1000)} s`,
+      ),
+  );
+  supervisor?.on("gave_up", () =>
+    alerter.send("gave_up", "trading job keeps crashing: gave up restarting it; nothing is trading now"),
+  );
   const isAlive = () => supervisor?.alive ?? false;
   const reader = new StatusReader(cfg.dataDir, cfg.mode, deps.mappers, isAlive);
   const feed = new StatusFeed(() => reader.status(), {
@@ -200,6 +215,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       await supervisor?.stop();
       reader.close();
       await app.close();
+      await alerter.flush();
     },
   };
 }

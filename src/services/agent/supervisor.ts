@@ -90,7 +90,7 @@ export class Supervisor extends EventEmitter {
   private spawnChild(): void {
     const child = spawn(process.execPath, [this.o.entry, ...this.o.args], {
       env: this.o.env,
-      // The IPC channel only tells the child when we are gone (see core/parent-watch.ts).
+      // The IPC channel only tells the child when we are gone (see bin/hl.mjs).
       stdio: ["ignore", this.o.stdio, this.o.stdio, "ipc"],
       detached: true,
     });
@@ -122,6 +122,7 @@ export class Supervisor extends EventEmitter {
       return;
     }
     const delay = Math.min(this.o.maxBackoffMs, this.o.baseBackoffMs * 2 ** (this.crashes - 1));
+    this.emit("crash", { code, signal, crashes: this.crashes, restartInMs: delay });
     this.state = "backoff";
     this.timer = setTimeout(() => {
       this.timer = undefined;

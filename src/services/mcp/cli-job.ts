@@ -79,7 +79,7 @@ export function runCli(opts: CliJobOptions): Promise<CliJobResult> {
     if (opts.signal.aborted) return reject(new ToolError("Cancelled before start"));
     const child: ChildProcess = spawn(process.execPath, [HL_BIN, ...opts.args], {
       env: opts.env,
-      stdio: ["ignore", "pipe", "pipe", "ipc"], // the job stops if this server dies (core/parent-watch.ts)
+      stdio: ["ignore", "pipe", "pipe", "ipc"], // the job stops if this server dies (bin/hl.mjs)
       detached: true,
     });
     let stdout = "";

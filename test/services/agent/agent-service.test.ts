@@ -112,11 +112,29 @@ describe("agent service", () => {
     expect(typeof nf.body.error).toBe("string");
   });
 
-  it("restarts a crashed child with back-off and keeps /health at 200", async () => {
-    const { base, svc } = await start({}, {}, { EXIT_AFTER: "2", EXIT_CODE: "3" });
+  it("restarts a crashed child with back-off and keeps /health at 200; the operator is alerted", async () => {
+    const alerts: [string, string][] = [];
+    const alerter = {
+      send: (e: string, t: string) => void alerts.push([e, t]),
+      flush: async () => undefined,
+    };
+    const { base, svc } = await start({}, { alerter }, { EXIT_AFTER: "2", EXIT_CODE: "3" });
     await waitFor(() => (svc.supervisor!.restartCount >= 1 ? true : undefined), 8000);
     const h = await json(`${base}/health`);
     expect(h.res.status).toBe(200);
+    expect(alerts[0]).toEqual(["crash", "trading job crashed (exit 3); restart 1 in 0 s"]);
+  });
+
+  it("alerts when it gives up on a child that keeps crashing", async () => {
+    const alerts: string[] = [];
+    const alerter = { send: (e: string) => void alerts.push(e), flush: async () => undefined };
+    const { svc } = await start(
+      {},
+      { alerter, supervisor: { maxRestarts: 1 } },
+      { EXIT_AFTER: "1", EXIT_CODE: "3" },
+    );
+    await waitFor(() => (svc.supervisor!.status === "gave_up" ? true : undefined), 15_000);
+    expect(alerts).toEqual(["crash", "gave_up"]);
   });
 
   it("does not restart a child that finished cleanly; status becomes stopped", async () => {

@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { riskLimitsMarkdown } from "../src/engine/risk.ts";
 import { strategyParamsMarkdown } from "../src/strategies/params-docs.ts";
 import { wolfConfigTable } from "../src/wolf/config-docs.ts";
 
 /**
  * `npm run docs`: rewrite the generated parts of the docs from the code (the tests fail until they
- * agree): strategy params in docs/strategies.md, WOLF settings in docs/wolf-config.md.
+ * agree): risk limits and strategy params in docs/strategies.md, WOLF settings in docs/wolf-config.md.
  */
 const root = join(import.meta.dirname, "..");
 
@@ -22,5 +23,6 @@ function replaceBetween(file: string, marker: string, content: string): void {
   process.stdout.write(`${file}: ${next === text ? "up to date" : "updated"}\n`);
 }
 
+replaceBetween("docs/strategies.md", "risk-limits", riskLimitsMarkdown());
 replaceBetween("docs/strategies.md", "strategy-params", strategyParamsMarkdown());
 replaceBetween("docs/wolf-config.md", "wolf-config", wolfConfigTable());

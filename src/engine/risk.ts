@@ -3,29 +3,64 @@ import { D, type Dec, dec, wire } from "../core/decimal.ts";
 import type { OrderIntent } from "../strategies/sdk.ts";
 
 /**
- * Risk manager (pure). Defaults, all overridable with `hl run --risk key=value`:
- *   max_position_qty 10       — |position| after every order of the tick, assumed all filled
- *   max_notional_usd 25000    — |position| × mark, same projection
- *   max_order_size 5          — a larger order is rejected
- *   price_band_bps 500        — an order priced further than this from mid is rejected
- *   max_drawdown_usd 2500     — net PnL this far below its high-water mark → reduce-only
- *   daily_loss_usd 1000       — net PnL since 00:00 UTC this far below zero → reduce-only
- *   hard_stop_mult 2          — drawdown or daily loss at this multiple of its limit → cancel all, stop
- *   capital_usd 100000        — reference capital for the drawdown percent strategies see
+ * Risk manager (pure). Every limit is overridable with `hl run --risk key=value`; the meanings below
+ * are the documentation (docs/strategies.md prints them, `npm run docs`).
  * Reduce-only is recomputed every tick from the current numbers (it lifts when they recover);
  * a hard stop is sticky and persisted until the operator starts with --fresh.
  */
 export const riskLimitsSchema = z.object({
-  max_position_qty: z.number().positive().default(10),
-  max_notional_usd: z.number().positive().default(25_000),
-  max_order_size: z.number().positive().default(5),
-  price_band_bps: z.number().positive().default(500),
-  max_drawdown_usd: z.number().positive().default(2_500),
-  daily_loss_usd: z.number().positive().default(1_000),
-  hard_stop_mult: z.number().min(1).default(2),
-  capital_usd: z.number().positive().default(100_000),
+  max_position_qty: z
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Largest |position|, base units: orders are trimmed to fit, projected as if every order of the tick filled; at the limit the engine turns reduce-only.",
+    ),
+  max_notional_usd: z
+    .number()
+    .positive()
+    .default(25_000)
+    .describe("Largest |position| × mark, USD, with the same trimming and reduce-only at the limit."),
+  max_order_size: z.number().positive().default(5).describe("A larger order (base units) is rejected."),
+  price_band_bps: z
+    .number()
+    .positive()
+    .default(500)
+    .describe("An order priced further than this from mid (bps) is rejected."),
+  max_drawdown_usd: z
+    .number()
+    .positive()
+    .default(2_500)
+    .describe("Net PnL this far (USD) below its high-water mark → reduce-only."),
+  daily_loss_usd: z
+    .number()
+    .positive()
+    .default(1_000)
+    .describe("Net PnL since 00:00 UTC this far (USD) below zero → reduce-only."),
+  hard_stop_mult: z
+    .number()
+    .min(1)
+    .default(2)
+    .describe(
+      "Drawdown or daily loss at this multiple of its limit → cancel every order and stop, until --fresh.",
+    ),
+  capital_usd: z
+    .number()
+    .positive()
+    .default(100_000)
+    .describe("Reference capital (USD) for the drawdown percent strategies see."),
 });
 export type RiskLimits = z.infer<typeof riskLimitsSchema>;
+
+/** The risk limits as a markdown table (docs/strategies.md): name, default, meaning. */
+export function riskLimitsMarkdown(): string {
+  const defaults = riskLimitsSchema.parse({});
+  const rows = (Object.keys(riskLimitsSchema.shape) as (keyof RiskLimits)[]).map(
+    (k) =>
+      `| \`${k}\` | \`${JSON.stringify(defaults[k])}\` | ${(riskLimitsSchema.shape[k].description ?? "").replaceAll("|", "\\|")} |`,
+  );
+  return ["| limit | default | meaning |", "|---|---|---|", ...rows].join("\n");
+}
 
 export const DEFAULT_RISK_LIMITS: RiskLimits = riskLimitsSchema.parse({});
 

@@ -51,4 +51,13 @@ describe("strategy params documentation", () => {
     expect(line).toMatch(/^spread_bps = 10 +# Full quoted spread, bps of mid/);
     expect(stdout).not.toContain("max_position");
   }, 60_000);
+
+  it("docs/strategies.md shows every risk limit with its default and meaning, as the code has them", async () => {
+    const { riskLimitsMarkdown, riskLimitsSchema } = await import("../../src/engine/risk.ts");
+    for (const [k, v] of Object.entries(riskLimitsSchema.shape))
+      expect({ k, described: (v.description ?? "").length > 10 }).toEqual({ k, described: true });
+    const page = readFileSync(join(import.meta.dirname, "../../docs/strategies.md"), "utf8");
+    const between = /<!-- risk-limits:start -->\n([\s\S]*?)\n<!-- risk-limits:end -->/.exec(page)?.[1];
+    expect(between).toBe(riskLimitsMarkdown());
+  });
 });

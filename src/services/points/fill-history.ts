@@ -15,6 +15,9 @@ export interface HistoryCoverage {
   missingBeforeMs: number | null;
 }
 
+/** Wallets whose stored fills are kept in memory between syncs. */
+const RECENT_WALLETS = 2_000;
+
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS wallet_fills (
      user TEXT NOT NULL,
@@ -62,6 +65,8 @@ export class FillHistory {
   private readonly syncOf;
   private readonly saveSync;
   private readonly users;
+  /** Recently scored wallets' stored fills, reused while a sync adds nothing (most requests). */
+  private readonly recent = new Map<string, { fromMs: number; fills: SourceFill[] }>();
 
   constructor(
     private readonly db: Db,
@@ -105,10 +110,21 @@ export class FillHistory {
     }
     // A full window that starts after `fromMs` means older fills fell out of the exchange's reach.
     const gap = fetched.length >= EXCHANGE_FILL_WINDOW && oldest > fromMs ? oldest : null;
+    let added = 0;
     this.db.transaction(() => {
       for (const f of fetched) {
         if (f.coin !== this.coin) continue;
-        this.insert.run(key, f.tid, f.time, f.side, f.px, f.sz, f.crossed ? 1 : 0, f.builderFee ?? null);
+        const r = this.insert.run(
+          key,
+          f.tid,
+          f.time,
+          f.side,
+          f.px,
+          f.sz,
+          f.crossed ? 1 : 0,
+          f.builderFee ?? null,
+        );
+        added += r.changes;
       }
       this.saveSync.run(key, newest, gap);
     })();
@@ -116,9 +132,22 @@ export class FillHistory {
     const missingBeforeMs =
       after.missing_before_ms && after.missing_before_ms > 0 ? after.missing_before_ms : null;
     return {
-      fills: this.stored(key, programStartMs),
+      fills: this.fillsOf(key, programStartMs, added > 0),
       coverage: { complete: missingBeforeMs === null, missingBeforeMs },
     };
+  }
+
+  /** The stored fills of `user` since `fromMs`: from memory when nothing was added since the last read. */
+  private fillsOf(user: string, fromMs: number, changed: boolean): SourceFill[] {
+    const hit = this.recent.get(user);
+    this.recent.delete(user); // set again below: the map's first key is the least recently used
+    const fills = hit && hit.fromMs === fromMs && !changed ? hit.fills : this.stored(user, fromMs);
+    this.recent.set(user, { fromMs, fills });
+    if (this.recent.size > RECENT_WALLETS) {
+      const oldest = this.recent.keys().next().value;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
+    return fills;
   }
 
   /** Wallets synced at least once (the ones worth following). */

@@ -76,6 +76,42 @@ async function withSummary<T>(job: Promise<T>, summary: () => unknown): Promise<
 
 const plain = (n: number) => dec(n).toFixed();
 
+/**
+ * A trading loop (`hl run`, `hl wolf run`) as a supervised job: progress per tick, the run's summary
+ * with the result — and with the error when it was stopped. chooseNetwork has already demanded
+ * `confirm: true` for mainnet, which is what the CLI's --yes stands for.
+ */
+async function runTradingJob(
+  ctx: ToolContext,
+  chosen: { network: Network; note?: string },
+  job: {
+    cli: string[];
+    timeoutMs: number | undefined;
+    onLine: (line: string, stream: OutputStream) => ToolProgress | undefined;
+    summary: () => unknown;
+    tail: (out: { stdout: string; stderr: string }) => string[];
+  },
+): Promise<Record<string, unknown>> {
+  const args = chosen.network === "mainnet" ? [...job.cli, "--yes"] : job.cli;
+  const out = await withSummary(
+    runCli({
+      args,
+      env: cliEnv(ctx),
+      signal: ctx.signal,
+      ...(job.timeoutMs !== undefined ? { timeoutMs: job.timeoutMs } : {}),
+      onLine: job.onLine,
+      progress: ctx.progress,
+    }),
+    job.summary,
+  );
+  return {
+    network: chosen.network,
+    ...(chosen.note ? { note: chosen.note } : {}),
+    summary: job.summary(),
+    output_tail: job.tail(out),
+  };
+}
+
 /** `run_strategy`'s hard limit: max(60, max_ticks·tick + 30) s; none without max_ticks (runs until cancelled). */
 export function strategyTimeoutMs(maxTicks: number | null, tick: number): number | undefined {
   return maxTicks === null ? undefined : Math.max(60, maxTicks * tick + 30) * 1000;
@@ -262,31 +298,19 @@ export const runStrategy = defineTool({
     checkStrategy(policy, args.strategy);
     checkInstrument(policy, args.instrument);
     checkTicks(policy, args.max_ticks);
-    const { network, note } = chooseNetwork(args, ctx.env, !args.dry_run);
+    const chosen = chooseNetwork(args, ctx.env, !args.dry_run);
     // --mock (rather than --network paper) so the run is recorded as a mock run.
-    // chooseNetwork already demanded confirm: true for mainnet; that is the CLI's --yes.
-    const where = args.mock
-      ? ["--mock"]
-      : ["--network", network, ...(network === "mainnet" ? ["--yes"] : [])];
+    const where = args.mock ? ["--mock"] : ["--network", chosen.network];
     const cli = ["run", args.strategy, "-i", args.instrument, "--tick", plain(args.tick), ...where];
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.dry_run) cli.push("--dry-run");
-    const timeoutMs = strategyTimeoutMs(args.max_ticks, args.tick);
-    const job = runCli({
-      args: cli,
-      env: cliEnv(ctx),
-      signal: ctx.signal,
-      timeoutMs,
+    return runTradingJob(ctx, chosen, {
+      cli,
+      timeoutMs: strategyTimeoutMs(args.max_ticks, args.tick),
       onLine: engineTickProgress(args.max_ticks ?? undefined),
-      progress: ctx.progress,
+      summary: () => engineSummary(ctx.dataDir),
+      tail: (out) => out.stdout.trim().split("\n").slice(-6),
     });
-    const out = await withSummary(job, () => engineSummary(ctx.dataDir));
-    return {
-      network,
-      ...(note ? { note } : {}),
-      summary: engineSummary(ctx.dataDir),
-      output_tail: out.stdout.trim().split("\n").slice(-6),
-    };
   },
 });
 
@@ -355,38 +379,19 @@ export const wolfRun = defineTool({
   async run(args, ctx) {
     const policy = loadPolicy(ctx.env);
     checkTicks(policy, args.max_ticks);
-    const { network, note } = chooseNetwork(args, ctx.env, true);
+    const chosen = chooseNetwork(args, ctx.env, true);
     // --json: one state line per tick on stdout, which is what progress is read from.
-    const cli = [
-      "wolf",
-      "run",
-      "--json",
-      "--preset",
-      args.preset,
-      "--network",
-      network,
-      "--data-dir",
-      ctx.dataDir,
-    ];
-    if (network === "mainnet") cli.push("--yes"); // chooseNetwork demanded confirm: true
+    const cli = ["wolf", "run", "--json", "--preset", args.preset, "--network", chosen.network];
+    cli.push("--data-dir", ctx.dataDir);
     if (args.max_ticks !== null) cli.push("--max-ticks", String(args.max_ticks));
     if (args.tick !== undefined) cli.push("--tick", plain(args.tick));
-    const timeoutMs = wolfTimeoutMs(args.max_ticks, args.tick);
-    const job = runCli({
-      args: cli,
-      env: cliEnv(ctx),
-      signal: ctx.signal,
-      timeoutMs,
+    return runTradingJob(ctx, chosen, {
+      cli,
+      timeoutMs: wolfTimeoutMs(args.max_ticks, args.tick),
       onLine: wolfTickProgress(args.max_ticks ?? undefined),
-      progress: ctx.progress,
+      summary: () => wolfSummary(ctx.dataDir),
+      tail: (out) => out.stderr.trim().split("\n").slice(-3),
     });
-    const out = await withSummary(job, () => wolfSummary(ctx.dataDir));
-    return {
-      network,
-      ...(note ? { note } : {}),
-      summary: wolfSummary(ctx.dataDir),
-      output_tail: out.stderr.trim().split("\n").slice(-3),
-    };
   },
 });
 

@@ -10,7 +10,12 @@ import { type AgentConfig, childArgs, tickSeconds } from "./config.ts";
 import { StatusFeed } from "./feed.ts";
 import { gatewayProxy } from "./gateway-proxy.ts";
 import { type StatusMappers, StatusReader } from "./status-reader.ts";
-import { Supervisor, type SupervisorOptions } from "./supervisor.ts";
+import {
+  Supervisor,
+  type SupervisorCrash,
+  type SupervisorGaveUp,
+  type SupervisorOptions,
+} from "./supervisor.ts";
 
 export interface SkillInstallResult {
   installed: boolean;
@@ -69,16 +74,19 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   const args = childArgs(cfg);
   const supervisor = args ? new Supervisor({ args, ...deps.supervisor }) : undefined;
   const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
-  supervisor?.on(
-    "crash",
-    (c: { code: number | null; signal: string | null; crashes: number; restartInMs: number }) =>
-      alerter.send(
-        "crash",
-        `trading job crashed (${c.signal ?? `exit ${c.code}`}); restart ${c.crashes} in ${Math.round(c.restartInMs / 1000)} s`,
-      ),
+  supervisor?.on("crash", (c: SupervisorCrash) =>
+    alerter.send(
+      "crash",
+      `trading job crashed (${c.reason}); ${
+        c.restartInMs === 0 ? "restarted at once" : `restart in ${Math.round(c.restartInMs / 1000)} s`
+      } (crash ${c.crashes} in a row)`,
+    ),
   );
-  supervisor?.on("gave_up", () =>
-    alerter.send("gave_up", "trading job keeps crashing: gave up restarting it; nothing is trading now"),
+  supervisor?.on("gave_up", (g: SupervisorGaveUp) =>
+    alerter.send(
+      "gave_up",
+      `trading job gave up after ${g.crashes} crashes in a row (last: ${g.reason}); nothing is trading now`,
+    ),
   );
   const isAlive = () => supervisor?.alive ?? false;
   const reader = new StatusReader(cfg.dataDir, cfg.mode, deps.mappers, isAlive);
@@ -139,6 +147,8 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     pid: supervisor?.pid ?? null,
     alive: isAlive(),
     paused: supervisor?.paused ?? false,
+    supervisor: supervisor?.status ?? "none",
+    restart_in_s: supervisor?.restartInS ?? null,
     last_tick_age_s: reader.lastTickAgeS(),
   }));
 

@@ -10,8 +10,9 @@ export interface SupervisorOptions {
   /** Script run by node; the `hl` launcher unless a test substitutes a fake job. */
   entry?: string;
   env?: NodeJS.ProcessEnv;
-  /** Back-off before restart n (1-based): min(maxBackoffMs, baseBackoffMs·2^(n−1)). */
+  /** Back-off before the restart after quick crash n: none for n = 1, then baseBackoffMs doubling. */
   baseBackoffMs?: number;
+  /** The longest wait before a restart (30 s). */
   maxBackoffMs?: number;
   /** Consecutive crashes after which the supervisor gives up. */
   maxRestarts?: number;
@@ -32,9 +33,35 @@ export type SupervisorState =
   | "gave_up"
   | "stopped";
 
+/** A crash of the job: "exit 3", "SIGKILL" or "could not start: …"; the n-th in a row; the wait. */
+export interface SupervisorCrash {
+  reason: string;
+  crashes: number;
+  restartInMs: number;
+}
+
+export interface SupervisorGaveUp {
+  reason: string;
+  crashes: number;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Wait before restarting after the n-th crash in a row (1-based). An isolated crash is restarted at
+ * once: an unguarded position must not wait on a timer. Only a crash loop backs off — 1 s, 2 s, 4 s …
+ * up to `maxMs` — so a job that cannot start does not spin.
+ */
+export function restartDelayMs(crashes: number, baseMs: number, maxMs: number): number {
+  if (crashes <= 1) return 0;
+  return Math.min(maxMs, baseMs * 2 ** (crashes - 2));
+}
+
 /**
  * Runs the trading job as a child process in its own process group and keeps it alive: restarts
- * with exponential back-off after a crash, stops on a clean exit (e.g. max ticks reached), and
+ * after a crash (at once, then with exponential back-off while it keeps crashing), stops on a clean exit (e.g. max ticks reached), and
  * pauses/resumes the whole group with SIGSTOP/SIGCONT so no grandchild keeps trading.
  */
 export class Supervisor extends EventEmitter {
@@ -44,6 +71,8 @@ export class Supervisor extends EventEmitter {
   private restarts = 0;
   private startedAt = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** When the pending restart is due (Date.now() clock), while backing off. */
+  private restartAt: number | undefined;
   private stopping = false;
   private readonly o: Required<Omit<SupervisorOptions, "env">> & { env: NodeJS.ProcessEnv };
 
@@ -54,7 +83,7 @@ export class Supervisor extends EventEmitter {
       entry: opts.entry ?? HL_BIN,
       env: opts.env ?? process.env,
       baseBackoffMs: opts.baseBackoffMs ?? 1000,
-      maxBackoffMs: opts.maxBackoffMs ?? 60_000,
+      maxBackoffMs: opts.maxBackoffMs ?? 30_000,
       maxRestarts: opts.maxRestarts ?? 10,
       healthyAfterMs: opts.healthyAfterMs ?? 60_000,
       stopTimeoutMs: opts.stopTimeoutMs ?? 15_000,
@@ -82,23 +111,43 @@ export class Supervisor extends EventEmitter {
     return this.restarts;
   }
 
+  /** Seconds until the pending restart (0.1 s resolution), or null when none is pending. */
+  get restartInS(): number | null {
+    if (this.restartAt === undefined) return null;
+    return Math.max(0, Math.ceil((this.restartAt - Date.now()) / 100) / 10);
+  }
+
   start(): void {
     this.stopping = false;
     this.spawnChild();
   }
 
   private spawnChild(): void {
-    const child = spawn(process.execPath, [this.o.entry, ...this.o.args], {
-      env: this.o.env,
-      // The IPC channel only tells the child when we are gone (see bin/hl.mjs).
-      stdio: ["ignore", this.o.stdio, this.o.stdio, "ipc"],
-      detached: true,
-    });
-    this.child = child;
+    let child: ChildProcess;
     this.startedAt = Date.now();
+    try {
+      child = spawn(process.execPath, [this.o.entry, ...this.o.args], {
+        env: this.o.env,
+        // The IPC channel only tells the child when we are gone (see bin/hl.mjs).
+        stdio: ["ignore", this.o.stdio, this.o.stdio, "ipc"],
+        detached: true,
+      });
+    } catch (err) {
+      // e.g. E2BIG, EAGAIN: counted like a crash, so it is retried, backed off and given up on loudly
+      this.child = undefined;
+      this.onFailure(`could not start: ${errorText(err)}`);
+      return;
+    }
+    this.child = child;
     this.state = "running";
     this.emit("spawn", child.pid);
-    child.on("error", (err) => this.emit("error", err));
+    child.on("error", (err) => {
+      // A child that never started emits "error" and no "exit".
+      if (child.pid === undefined && this.child === child) {
+        this.child = undefined;
+        this.onFailure(`could not start: ${errorText(err)}`);
+      }
+    });
     child.on("exit", (code, signal) => this.onExit(child, code, signal));
   }
 
@@ -114,23 +163,37 @@ export class Supervisor extends EventEmitter {
       this.state = "exited";
       return;
     }
+    this.onFailure(signal ?? `exit ${code}`);
+  }
+
+  private onFailure(reason: string): void {
+    if (this.stopping) {
+      this.state = "stopped";
+      return;
+    }
     if (Date.now() - this.startedAt >= this.o.healthyAfterMs) this.crashes = 0;
     this.crashes += 1;
     if (this.crashes > this.o.maxRestarts) {
       this.state = "gave_up";
-      this.emit("gave_up");
+      const gaveUp: SupervisorGaveUp = { reason, crashes: this.crashes };
+      this.emit("gave_up", gaveUp);
       return;
     }
-    const delay = Math.min(this.o.maxBackoffMs, this.o.baseBackoffMs * 2 ** (this.crashes - 1));
-    this.emit("crash", { code, signal, crashes: this.crashes, restartInMs: delay });
+    const delay = restartDelayMs(this.crashes, this.o.baseBackoffMs, this.o.maxBackoffMs);
     this.state = "backoff";
-    this.timer = setTimeout(() => {
+    this.restartAt = Date.now() + delay;
+    const crash: SupervisorCrash = { reason, crashes: this.crashes, restartInMs: delay };
+    this.emit("crash", crash);
+    const restart = () => {
       this.timer = undefined;
+      this.restartAt = undefined;
       if (this.stopping) return;
       this.restarts += 1;
       this.emit("restart", this.restarts);
       this.spawnChild();
-    }, delay);
+    };
+    if (delay === 0) restart();
+    else this.timer = setTimeout(restart, delay);
   }
 
   private signalGroup(sig: NodeJS.Signals): boolean {
@@ -169,6 +232,8 @@ export class Supervisor extends EventEmitter {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.restartAt = undefined;
     const child = this.child;
     if (!child || child.exitCode !== null) {
       this.state = "stopped";

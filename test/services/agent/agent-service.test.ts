@@ -122,7 +122,27 @@ describe("agent service", () => {
     await waitFor(() => (svc.supervisor!.restartCount >= 1 ? true : undefined), 8000);
     const h = await json(`${base}/health`);
     expect(h.res.status).toBe(200);
-    expect(alerts[0]).toEqual(["crash", "trading job crashed (exit 3); restart 1 in 0 s"]);
+    expect(alerts[0]).toEqual([
+      "crash",
+      "trading job crashed (exit 3); restarted at once (crash 1 in a row)",
+    ]);
+  });
+
+  it("/health shows the wait before the next restart while backing off, null otherwise", async () => {
+    const { base } = await start(
+      {},
+      { supervisor: { baseBackoffMs: 4000 } },
+      { EXIT_AFTER: "1", EXIT_CODE: "3", TICK_MS: "20" },
+    );
+    expect((await json(`${base}/health`)).body.restart_in_s).toBeNull();
+    // crash 1 restarts at once, crash 2 waits 4 s
+    const waiting = await waitFor(async () => {
+      const h = (await json(`${base}/health`)).body;
+      return typeof h.restart_in_s === "number" && h.restart_in_s > 0 ? h : undefined;
+    });
+    expect(waiting.restart_in_s as number).toBeLessThanOrEqual(4);
+    expect(waiting.restart_in_s as number).toBeGreaterThan(2);
+    expect(waiting).toMatchObject({ alive: false, supervisor: "backoff" });
   });
 
   it("alerts when it gives up on a child that keeps crashing", async () => {
@@ -135,6 +155,26 @@ describe("agent service", () => {
     );
     await waitFor(() => (svc.supervisor!.status === "gave_up" ? true : undefined), 15_000);
     expect(alerts).toEqual(["crash", "gave_up"]);
+  });
+
+  it("a job that cannot even be started is retried, given up on and alerted; the service stays up", async () => {
+    const alerts: [string, string][] = [];
+    const alerter = {
+      send: (e: string, t: string) => void alerts.push([e, t]),
+      flush: async () => undefined,
+    };
+    // An environment over the kernel's per-string limit: spawn itself fails (E2BIG).
+    const { base, svc } = await start(
+      {},
+      { alerter, supervisor: { maxRestarts: 2, baseBackoffMs: 50 } },
+      { HUGE: "x".repeat(200_000) },
+    );
+    await waitFor(() => (svc.supervisor!.status === "gave_up" ? true : undefined), 5000);
+    expect(alerts.map(([e]) => e)).toEqual(["crash", "crash", "gave_up"]);
+    expect(alerts[2]![1]).toMatch(/gave up .*after 3 crashes in a row \(last: could not start: .*E2BIG/);
+    const h = await json(`${base}/health`);
+    expect(h.res.status).toBe(200);
+    expect(h.body).toMatchObject({ alive: false, supervisor: "gave_up", restart_in_s: null });
   });
 
   it("does not restart a child that finished cleanly; status becomes stopped", async () => {

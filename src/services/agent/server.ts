@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Gauge } from "prom-client";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { CORS_HEADERS, CORS_METHODS, createService, HttpError, listen } from "../../http/service.ts";
@@ -176,17 +176,15 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     return { trades: recentTrades(cfg, raw) };
   });
 
-  app.post("/api/skill/install", async (req) => {
-    checkControlAccess(req, cfg.apiToken);
-    return deps.skillInstall();
-  });
-  app.post("/api/pause", async (req, reply) => {
-    checkControlAccess(req, cfg.apiToken);
+  // Checked before the body is read: a refused request never reaches a handler.
+  const control = { token: cfg.apiToken, corsOrigin: cfg.corsOrigin };
+  const guarded = { onRequest: async (req: FastifyRequest) => checkControlAccess(req, control) };
+  app.post("/api/skill/install", guarded, async () => deps.skillInstall());
+  app.post("/api/pause", guarded, async (_req, reply) => {
     if (!supervisor?.pause()) return reply.code(409).send({ error: "No running agent to pause" });
     return { status: "paused" };
   });
-  app.post("/api/resume", async (req, reply) => {
-    checkControlAccess(req, cfg.apiToken);
+  app.post("/api/resume", guarded, async (_req, reply) => {
     if (!supervisor?.resume()) return reply.code(409).send({ error: "No paused agent to resume" });
     return { status: "resumed" };
   });

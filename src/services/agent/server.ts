@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Gauge } from "prom-client";
@@ -16,6 +15,7 @@ import {
   type SupervisorGaveUp,
   type SupervisorOptions,
 } from "./supervisor.ts";
+import { lastJsonLines } from "./trades-tail.ts";
 
 export interface SkillInstallResult {
   installed: boolean;
@@ -43,22 +43,6 @@ export interface AgentService {
   reader: StatusReader;
   feed: StatusFeed;
   close(): Promise<void>;
-}
-
-/** Last `limit` JSON lines of the mode's trades file, newest last. */
-function recentTrades(cfg: AgentConfig, limit: number): unknown[] {
-  const file = join(cfg.dataDir, cfg.mode === "strategy" ? "cli" : "wolf", "trades.jsonl");
-  if (!existsSync(file)) return [];
-  const lines = readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean).slice(-limit);
-  const out: unknown[] = [];
-  for (const line of lines) {
-    try {
-      out.push(JSON.parse(line));
-    } catch {
-      // a line cut by a crash mid-append is skipped, the rest is served
-    }
-  }
-  return out;
 }
 
 export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Promise<AgentService> {
@@ -152,16 +136,17 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     last_tick_age_s: reader.lastTickAgeS(),
   }));
 
-  app.get("/api/status", async () => reader.status());
+  app.get("/api/status", async (_req, reply) =>
+    reply.type("application/json; charset=utf-8").send(reader.statusJson()),
+  );
   // The catalog is generated from the strategy files and never changes while the process runs.
   const catalogJson = JSON.stringify(deps.catalog());
   app.get("/api/strategies", async (_req, reply) =>
     reply.type("application/json; charset=utf-8").send(catalogJson),
   );
-  app.get("/status", async (_req, reply) => {
-    reply.type("text/plain; charset=utf-8");
-    return `${reader.text().trimEnd()}\n`;
-  });
+  app.get("/status", async (_req, reply) =>
+    reply.type("text/plain; charset=utf-8").send(`${reader.text().trimEnd()}\n`),
+  );
   app.get("/api/info", async () => ({
     mode: cfg.mode,
     network: cfg.network,
@@ -169,11 +154,12 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     control_token_required: cfg.apiToken !== undefined,
     supervisor: supervisor?.status ?? "none",
   }));
+  const tradesPath = join(cfg.dataDir, cfg.mode === "strategy" ? "cli" : "wolf", "trades.jsonl");
   app.get("/api/trades", async (req) => {
     const raw = Number((req.query as { limit?: string }).limit ?? 50);
     if (!Number.isInteger(raw) || raw < 1 || raw > 1000)
       throw new HttpError(400, "limit must be an integer 1-1000");
-    return { trades: recentTrades(cfg, raw) };
+    return { trades: lastJsonLines(tradesPath, raw) };
   });
 
   // Checked before the body is read: a refused request never reaches a handler.

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { type FSWatcher, statSync, watch } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { readJson } from "../../store/atomic.ts";
@@ -17,13 +17,17 @@ export interface StatusMappers {
   engineText(status: StatusObject): string;
 }
 
-interface Cached<T> {
-  stamp: string;
-  value: T;
-}
-
 const STOPPED: StatusObject = { status: "stopped" };
+const STOPPED_JSON = Buffer.from(JSON.stringify(STOPPED));
 
+/**
+ * Without a change notice the state files are still stat'ed at most this often, so a missed or
+ * unsupported fs.watch event (network filesystems, a directory created later) delays a new state by
+ * at most this much.
+ */
+const STAT_INTERVAL_MS = 250;
+
+/** What the state files looked like when last read: inode (each atomic rename makes a new one), size, mtime. */
 function stampOf(paths: string[]): { stamp: string; mtimeMs: number } | undefined {
   let stamp = "";
   let mtimeMs = 0;
@@ -31,24 +35,39 @@ function stampOf(paths: string[]): { stamp: string; mtimeMs: number } | undefine
   for (const p of paths) {
     try {
       const s = statSync(p);
-      stamp += `${p}:${s.mtimeMs}:${s.size};`;
+      stamp += `${s.ino}:${s.mtimeMs}:${s.size};`;
       mtimeMs = Math.max(mtimeMs, s.mtimeMs);
       any = true;
     } catch {
-      stamp += `${p}:-;`;
+      stamp += "-;";
     }
   }
   return any ? { stamp, mtimeMs } : undefined;
 }
 
+/** Everything served from one version of the state, each built on first use and kept until it changes. */
+interface Views {
+  status?: StatusObject;
+  json?: Buffer;
+  text?: string;
+}
+
 /**
- * Reads the child's state in-process, re-reading only when the file changed (mtime/size), so a
- * request never spawns a process and a burst of requests costs one read.
+ * Reads the child's state in-process and keeps the responses built from it: `/api/status` and
+ * `/status` are served from bytes serialised once per state change. A change is noticed through
+ * fs.watch on the state directory, with a stat at most every 250 ms as the backstop, so a request
+ * costs neither a stat nor a serialisation while nothing changes.
  */
 export class StatusReader {
-  private wolfCache: Cached<unknown> | undefined;
-  private engineCache: Cached<Record<string, string>> | undefined;
+  private raw: unknown;
+  private stamp: string | undefined;
+  private mtimeMs: number | null = null;
+  private views: Views = {};
+  private dirty = true;
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  private watcher: FSWatcher | undefined;
   private db: Database.Database | undefined;
+  private closed = false;
   readonly wolfPath: string;
   readonly enginePath: string;
 
@@ -68,75 +87,121 @@ export class StatusReader {
     return [];
   }
 
-  /** The raw wolf state (last good parse), or undefined. */
-  private wolfState(): unknown {
-    const st = stampOf([this.wolfPath]);
-    if (!st) return undefined;
-    if (this.wolfCache?.stamp === st.stamp) return this.wolfCache.value;
-    const read = readJson<unknown>(this.wolfPath);
-    if (read.kind !== "ok") return this.wolfCache?.value;
-    this.wolfCache = { stamp: st.stamp, value: read.value };
-    return read.value;
+  private stateDir(): string | undefined {
+    if (this.mode === "wolf") return join(this.wolfPath, "..");
+    if (this.mode === "strategy") return join(this.enginePath, "..");
+    return undefined;
   }
 
-  private engineKv(): Record<string, string> | undefined {
-    const st = stampOf([this.enginePath, `${this.enginePath}-wal`]);
-    if (!st) return undefined;
-    if (this.engineCache?.stamp === st.stamp) return this.engineCache.value;
+  /** Watch the state directory (it may appear only once the child first writes). */
+  private ensureWatcher(): void {
+    if (this.watcher || this.closed) return;
+    const dir = this.stateDir();
+    if (!dir) return;
+    try {
+      this.watcher = watch(dir, { persistent: false }, (_event, name) => {
+        if (name === null || name.startsWith("state.")) this.dirty = true;
+      });
+      this.watcher.on("error", () => {
+        this.watcher?.close();
+        this.watcher = undefined;
+        this.dirty = true;
+      });
+    } catch {
+      // not there yet: the stat interval covers it, and the next check tries again
+    }
+  }
+
+  /** Re-read the state if it may have changed (notice from the watcher, or the interval ran out). */
+  private refresh(): void {
+    if (this.mode === "mcp") return;
+    const now = performance.now();
+    if (!this.dirty && now - this.checkedAt < STAT_INTERVAL_MS) return;
+    this.dirty = false;
+    this.checkedAt = now;
+    this.ensureWatcher();
+    const st = stampOf(this.statePaths());
+    if (!st) return; // never written (or removed): keep what was last read
+    this.mtimeMs = st.mtimeMs;
+    if (st.stamp === this.stamp) return;
+    const read = this.mode === "wolf" ? this.readWolf() : this.readEngine();
+    // Unreadable right now (e.g. the database busy): the last good state stays, and the stamp is
+    // left as it was so the next check tries again.
+    if (read === undefined) return;
+    this.raw = read;
+    this.stamp = st.stamp;
+    this.views = {};
+  }
+
+  private readWolf(): unknown {
+    const read = readJson<unknown>(this.wolfPath);
+    return read.kind === "ok" ? read.value : undefined;
+  }
+
+  private readEngine(): Record<string, string> | undefined {
     try {
       this.db ??= new Database(this.enginePath, { readonly: true, fileMustExist: true });
       const rows = this.db.prepare("SELECT key, value FROM kv").all() as { key: string; value: string }[];
       const kv: Record<string, string> = {};
       for (const r of rows) kv[r.key] = r.value;
-      this.engineCache = { stamp: st.stamp, value: kv };
       return kv;
     } catch {
       this.db?.close();
       this.db = undefined;
-      return this.engineCache?.value;
+      return undefined;
     }
+  }
+
+  /** The state mapped to the contract's running shape, or undefined before the first state. */
+  private running(): StatusObject | undefined {
+    this.refresh();
+    if (this.raw === undefined) return undefined;
+    this.views.status ??=
+      this.mode === "wolf"
+        ? this.mappers.wolf(this.raw)
+        : this.mappers.engine(this.raw as Record<string, string>);
+    return this.views.status;
   }
 
   /** Status for `/api/status` and the SSE feed: stopped whenever no trading child is alive. */
   status(): StatusObject {
     if (!this.isAlive()) return STOPPED;
-    if (this.mode === "wolf") {
-      const state = this.wolfState();
-      return state === undefined ? STOPPED : this.mappers.wolf(state);
-    }
-    if (this.mode === "strategy") {
-      const kv = this.engineKv();
-      return kv === undefined ? STOPPED : this.mappers.engine(kv);
-    }
-    return STOPPED;
+    return this.running() ?? STOPPED;
+  }
+
+  /** `status()` as JSON bytes, serialised once per state change. */
+  statusJson(): Buffer {
+    if (!this.isAlive()) return STOPPED_JSON;
+    const status = this.running();
+    if (status === undefined) return STOPPED_JSON;
+    this.views.json ??= Buffer.from(JSON.stringify(status));
+    return this.views.json;
   }
 
   /** Plain-text status for humans (`GET /status`). */
   text(): string {
-    if (this.mode === "wolf") {
-      const state = this.wolfState();
-      const body =
-        state === undefined ? "No WOLF state found. Run 'hl wolf run' first." : this.mappers.wolfText(state);
-      return this.isAlive() ? body : `Agent stopped.\n${body}`;
-    }
-    if (this.mode === "strategy") {
-      const kv = this.engineKv();
-      if (kv === undefined) return "No strategy state found. Run 'hl run STRATEGY' first.";
-      const running = this.mappers.engine(kv);
-      return this.isAlive()
-        ? this.mappers.engineText(running)
-        : `Agent stopped.\n${this.mappers.engineText(running)}`;
-    }
-    return "MCP mode: no trading agent runs in this service.";
+    if (this.mode === "mcp") return "MCP mode: no trading agent runs in this service.";
+    const running = this.running();
+    if (running === undefined && this.mode === "strategy")
+      return "No strategy state found. Run 'hl run STRATEGY' first.";
+    if (running === undefined) this.views.text = "No WOLF state found. Run 'hl wolf run' first.";
+    this.views.text ??=
+      this.mode === "wolf"
+        ? this.mappers.wolfText(this.raw)
+        : this.mappers.engineText(running as StatusObject);
+    return this.isAlive() ? this.views.text : `Agent stopped.\n${this.views.text}`;
   }
 
   /** Seconds since the child last wrote its state, or null before the first write. */
   lastTickAgeS(nowMs = Date.now()): number | null {
-    const st = stampOf(this.statePaths());
-    return st ? Math.max(0, Math.round((nowMs - st.mtimeMs) / 100) / 10) : null;
+    this.refresh();
+    return this.mtimeMs === null ? null : Math.max(0, Math.round((nowMs - this.mtimeMs) / 100) / 10);
   }
 
   close(): void {
+    this.closed = true;
+    this.watcher?.close();
+    this.watcher = undefined;
     this.db?.close();
     this.db = undefined;
   }

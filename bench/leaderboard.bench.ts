@@ -42,11 +42,12 @@ function seed(store: AgentStore, n: number): void {
   }
 }
 
+type Headers = Record<string, string>;
+
 /** GET a path and drain the body; resolves with the elapsed milliseconds. */
-function get(agent: Agent, port: number, path: string, gzip: boolean): Promise<number> {
+function get(agent: Agent, port: number, path: string, headers: Headers): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const headers = gzip ? { "accept-encoding": "gzip" } : {};
     const req = request({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
       res.on("data", () => undefined);
       res.on("end", () => resolve(performance.now() - t0));
@@ -100,9 +101,8 @@ async function stopChild(s: ServerInfo): Promise<void> {
 }
 
 /** The raw bytes a GET returns (not decompressed). */
-function fetchBytes(agent: Agent, port: number, path: string, gzip: boolean): Promise<Buffer> {
+function fetchBytes(agent: Agent, port: number, path: string, headers: Headers): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const headers = gzip ? { "accept-encoding": "gzip" } : {};
     const req = request({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
@@ -119,20 +119,29 @@ async function sequential(
   agent: Agent,
   port: number,
   path: string,
-  gzip: boolean,
+  headers: Headers,
   n: number,
 ): Promise<number[]> {
-  for (let i = 0; i < 300; i++) await get(agent, port, path, gzip);
+  for (let i = 0; i < 300; i++) await get(agent, port, path, headers);
   const samples: number[] = [];
-  for (let i = 0; i < n; i++) samples.push(await get(agent, port, path, gzip));
+  for (let i = 0; i < n; i++) samples.push(await get(agent, port, path, headers));
   return samples;
 }
 
+const FULL = "/api/leaderboard?network=testnet";
+/** Label, path, the encoding asked for ("revalidate": If-None-Match with the board's ETag → 304). */
 const READS = [
-  ["full board, gzip", "/api/leaderboard?network=testnet", true],
-  ["full board, identity", "/api/leaderboard?network=testnet", false],
-  ["first 100", "/api/leaderboard?network=testnet&limit=100", false],
+  ["full board, brotli", FULL, "br"],
+  ["full board, gzip", FULL, "gzip"],
+  ["full board, identity", FULL, "identity"],
+  ["full board, revalidated (304)", FULL, "revalidate"],
+  ["first 100", "/api/leaderboard?network=testnet&limit=100", "identity"],
 ] as const;
+
+function readHeaders(encoding: (typeof READS)[number][2], etag: string): Headers {
+  if (encoding === "revalidate") return { "if-none-match": etag, "accept-encoding": "br, gzip" };
+  return encoding === "identity" ? {} : { "accept-encoding": encoding };
+}
 
 async function reads(r: BenchReporter, dir: string): Promise<void> {
   const dbPath = join(dir, "reads.db");
@@ -140,10 +149,15 @@ async function reads(r: BenchReporter, dir: string): Promise<void> {
   seed(store, AGENTS);
   store.close();
   // The service in its own process, as deployed (the client's work here cannot pause it).
-  const server = await startChild<{ port: number; rebuildMs: number; body: number; gzip: number | null }>(
-    "leaderboard-server.ts",
-    { LEADERBOARD_DB: dbPath },
-  );
+  const server = await startChild<{
+    port: number;
+    rebuildMs: number;
+    compressMs: number;
+    body: number;
+    gzip: number | null;
+    brotli: number | null;
+    etag: string;
+  }>("leaderboard-server.ts", { LEADERBOARD_DB: dbPath });
   r.figure({
     name: `board rebuild, ${AGENTS} agents (rank + serialise)`,
     value: server.rebuildMs,
@@ -151,40 +165,47 @@ async function reads(r: BenchReporter, dir: string): Promise<void> {
   });
   r.figure({ name: "full board body", value: server.body / 1024, unit: "KiB" });
   r.figure({ name: "full board body, gzip", value: (server.gzip ?? Number.NaN) / 1024, unit: "KiB" });
+  r.figure({ name: "full board body, brotli", value: (server.brotli ?? Number.NaN) / 1024, unit: "KiB" });
+  r.figure({
+    name: "full board: gzip + brotli once per refresh (thread pool)",
+    value: server.compressMs,
+    unit: "ms",
+  });
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   let baseline: ServerInfo | undefined;
   try {
     const manifest: Record<string, string> = {};
-    for (const [label, path, gzip] of READS) {
+    for (const [label, path, encoding] of READS) {
+      if (encoding === "revalidate") continue;
       const file = join(dir, `${label.replace(/\W+/g, "-")}.bin`);
-      writeFileSync(file, await fetchBytes(agent, server.port, path, gzip));
-      manifest[`${path} ${gzip ? "gzip" : "identity"}`] = file;
+      writeFileSync(file, await fetchBytes(agent, server.port, path, readHeaders(encoding, server.etag)));
+      manifest[`${path} ${encoding}`] = file;
     }
     writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
     baseline = await startChild("bytes-server.ts", { MANIFEST: join(dir, "manifest.json") });
 
-    for (const [label, path, gzip] of READS) {
-      const samples = await sequential(agent, server.port, path, gzip, 5000);
-      const bare = await sequential(agent, baseline.port, path, gzip, 5000);
+    for (const [label, path, encoding] of READS) {
+      const headers = readHeaders(encoding, server.etag);
+      const samples = await sequential(agent, server.port, path, headers, 5000);
+      // bare node:http has no 304: a revalidation stands alone
+      const bare =
+        encoding === "revalidate" ? undefined : await sequential(agent, baseline.port, path, headers, 5000);
+      const vsBare = (p: number) =>
+        bare ? { baseline: { name: "bare node:http, same bytes", value: percentile(bare, p) } } : {};
       r.figure({
         name: `read p99, ${label}, ${AGENTS} agents (sequential)`,
         value: percentile(samples, 99),
         unit: "ms",
         target: { op: "<", value: 2 },
-        baseline: { name: "bare node:http, same bytes", value: percentile(bare, 99) },
+        ...vsBare(99),
       });
-      r.figure({
-        name: `read p50, ${label}`,
-        value: percentile(samples, 50),
-        unit: "ms",
-        baseline: { name: "bare node:http, same bytes", value: percentile(bare, 50) },
-      });
+      r.figure({ name: `read p50, ${label}`, value: percentile(samples, 50), unit: "ms", ...vsBare(50) });
       const started = performance.now();
       let done = 0;
       await Promise.all(
         Array.from({ length: 8 }, async () => {
           while (performance.now() - started < 2000) {
-            await get(agent, server.port, path, gzip);
+            await get(agent, server.port, path, headers);
             done++;
           }
         }),

@@ -1,5 +1,6 @@
 import { D, type Dec, num } from "../../core/decimal.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
+import { weakEtag } from "./encodings.ts";
 import type { AgentRow } from "./store.ts";
 
 export interface BoardEntry {
@@ -27,8 +28,13 @@ export interface Board {
   entries: BoardEntry[];
   entryJson: string[];
   body: Buffer;
-  /** `body` gzip-compressed, once ready (compressed off the event loop after the build). */
+  /** Validator of `body`, the same for each of its encodings. */
+  etag: string;
+  /** `body` gzip- and brotli-compressed, once ready (compressed off the event loop after the build). */
   gzip?: Buffer;
+  brotli?: Buffer;
+  /** Settles when the compressed copies are in place (or will not be made). */
+  compressed: Promise<void>;
 }
 
 /** What an agent contributes to a board apart from its rank, kept while its values are unchanged. */
@@ -103,16 +109,9 @@ export class BoardBuilder {
     );
     const entries = scored.map((s, i): BoardEntry => ({ rank: i + 1, ...s.entry }));
     const entryJson = scored.map((s, i) => `{"rank":${i + 1},${s.json}}`);
-    const board = {
-      network,
-      lastUpdated: nowMs,
-      total: entries.length,
-      entries,
-      entryJson,
-      body: Buffer.alloc(0),
-    };
-    board.body = Buffer.from(boardJson(board, 0, entries.length));
-    return board;
+    const listing = { network, lastUpdated: nowMs, total: entries.length, entries, entryJson };
+    const body = Buffer.from(boardJson(listing, 0, entries.length));
+    return { ...listing, body, etag: weakEtag(body), compressed: Promise.resolve() };
   }
 }
 
@@ -122,7 +121,11 @@ export function buildBoard(rows: readonly AgentRow[], network: LeaderboardNetwor
 }
 
 /** The response body for agents [offset, offset+limit) of the board. */
-export function boardJson(board: Omit<Board, "body">, offset: number, limit: number): string {
+export function boardJson(
+  board: Pick<Board, "network" | "lastUpdated" | "total" | "entryJson">,
+  offset: number,
+  limit: number,
+): string {
   const slice = board.entryJson.slice(offset, offset + limit).join(",");
   return `{"agents":[${slice}],"total_agents":${board.total},"last_updated":${board.lastUpdated},"network":"${board.network}"}`;
 }

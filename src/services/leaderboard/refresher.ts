@@ -1,8 +1,8 @@
-import { gzip } from "node:zlib";
 import { wire } from "../../core/decimal.ts";
 import type { Address } from "../../exchange/index.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
 import { type Board, BoardBuilder } from "./board.ts";
+import { compressBoth } from "./encodings.ts";
 import { netDepositsSince } from "./ledger.ts";
 import type { AgentRow, AgentStore } from "./store.ts";
 
@@ -36,8 +36,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Bodies from this size on are also kept gzip-compressed (a large board is ~8× smaller). */
-const GZIP_FROM_BYTES = 64 * 1024;
+/** Bodies from this size on are also kept gzip- and brotli-compressed (a large board is ~8× smaller). */
+const COMPRESS_FROM_BYTES = 1024;
 
 /** Boards smaller than this are rebuilt on every registration. */
 const SMALL_BOARD = 1000;
@@ -81,10 +81,15 @@ export class Refresher {
     const board = this.builder.build(this.opts.store.list(network), network, this.now());
     this.boards.set(network, board);
     this.lastBuild.set(network, { at: performance.now(), ms: performance.now() - started });
-    if (board.body.length >= GZIP_FROM_BYTES) {
-      gzip(board.body, (err, zipped) => {
-        if (!err) board.gzip = zipped;
-      });
+    // Compressed once per build; until then the identity body is served.
+    if (board.body.length >= COMPRESS_FROM_BYTES) {
+      board.compressed = compressBoth(board.body).then(
+        ({ gzip, brotli }) => {
+          board.gzip = gzip;
+          board.brotli = brotli;
+        },
+        () => undefined,
+      );
     }
     return board;
   }

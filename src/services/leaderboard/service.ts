@@ -5,6 +5,7 @@ import { serveWebFolder } from "../../http/static.ts";
 import { type AccountSource, LEADERBOARD_NETWORKS, type LeaderboardNetwork } from "./account-source.ts";
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
+import { etagMatches, pickEncoding } from "./encodings.ts";
 import { ClientRateLimiter } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
@@ -115,12 +116,19 @@ export function createLeaderboardService(
       const board = refresher.board(networkParam(req.query.network));
       reply.type("application/json; charset=utf-8");
       if (req.query.limit === undefined && req.query.offset === undefined) {
-        reply.header("Vary", "Accept-Encoding");
-        if (board.gzip && /\bgzip\b/.test(req.headers["accept-encoding"] ?? "")) {
-          reply.header("Content-Encoding", "gzip");
-          return board.gzip;
-        }
-        return board.body;
+        // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
+        reply
+          .header("Vary", "Accept-Encoding")
+          .header("ETag", board.etag)
+          .header("Cache-Control", "no-cache");
+        if (etagMatches(req.headers["if-none-match"], board.etag)) return reply.code(304).send();
+        const encoding = pickEncoding(req.headers["accept-encoding"], {
+          br: board.brotli !== undefined,
+          gzip: board.gzip !== undefined,
+        });
+        if (encoding === "identity") return board.body;
+        reply.header("Content-Encoding", encoding);
+        return encoding === "br" ? board.brotli : board.gzip;
       }
       const offset = countParam(req.query.offset, "offset", 0);
       const limit = countParam(req.query.limit, "limit", board.total);

@@ -380,7 +380,7 @@ describe("leaderboard service against the sim world", () => {
       });
     }
     const big = lb.svc.refresher.rebuild("mainnet");
-    for (let i = 0; i < 100 && !big.gzip; i++) await new Promise((r) => setTimeout(r, 10));
+    await big.compressed;
     const zipped = await fetch(`${lb.base}/api/leaderboard?network=mainnet`, {
       headers: { "accept-encoding": "gzip" },
     });

@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import { brotliCompress, constants, gzip } from "node:zlib";
+
+export type Encoding = "br" | "gzip" | "identity";
+
+/**
+ * The validator of a board body. Weak, because one board is served in three content-codings that
+ * mean the same thing: a client revalidates with whichever it holds.
+ */
+export function weakEtag(body: Buffer): string {
+  return `W/"${createHash("sha1").update(body).digest("base64url")}"`;
+}
+
+/** If-None-Match (a list, `*`, weak or strong tags) against the current tag, compared weakly. */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const opaque = etag.replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === opaque);
+}
+
+/**
+ * The encoding to answer with: the client's most preferred (q) of those available, brotli before
+ * gzip on a tie; q=0 refuses one, `*` stands for any not named; identity when none fits.
+ */
+export function pickEncoding(
+  acceptEncoding: string | undefined,
+  available: { br: boolean; gzip: boolean },
+): Encoding {
+  if (!acceptEncoding) return "identity";
+  const q = new Map<string, number>();
+  for (const part of acceptEncoding.split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    if (!name) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const value = qParam === undefined ? 1 : Number(qParam.slice(2));
+    q.set(name, Number.isFinite(value) ? value : 0);
+  }
+  const weight = (name: string) => q.get(name) ?? q.get("*") ?? 0;
+  let best: Encoding = "identity";
+  let bestQ = 0;
+  for (const name of ["br", "gzip"] as const) {
+    if (!available[name]) continue;
+    const w = weight(name);
+    if (w > bestQ) {
+      best = name;
+      bestQ = w;
+    }
+  }
+  return best;
+}
+
+/** Both compressed copies of a body, made on the thread pool (never on the event loop). */
+export async function compressBoth(body: Buffer): Promise<{ gzip: Buffer; brotli: Buffer }> {
+  const [gz, br] = await Promise.all([
+    new Promise<Buffer>((resolve, reject) =>
+      gzip(body, { level: 9 }, (err, out) => (err ? reject(err) : resolve(out))),
+    ),
+    new Promise<Buffer>((resolve, reject) =>
+      brotliCompress(
+        body,
+        {
+          params: {
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            [constants.BROTLI_PARAM_QUALITY]: 9,
+            [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          },
+        },
+        (err, out) => (err ? reject(err) : resolve(out)),
+      ),
+    ),
+  ]);
+  return { gzip: gz, brotli: br };
+}

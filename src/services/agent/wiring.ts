@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { statusFromKv } from "../../engine/status.ts";
-import { STRATEGY_IDS, strategyCatalog } from "../../strategies/catalog.ts";
+import { skillInventory } from "../../skill/inventory.ts";
+import { strategyCatalog } from "../../strategies/catalog.ts";
 import { wolfStateSchema } from "../../wolf/state.ts";
 import { wolfStatus, wolfStatusText } from "../../wolf/status.ts";
 import type { SkillInstallResult } from "./server.ts";
@@ -30,16 +31,13 @@ export const agentMappers: StatusMappers = {
 };
 
 /**
- * `/api/skill/install`: verifies that the `hl` command and its modules load, and reports the real
- * strategy and MCP tool counts (from the catalog and the tool registry, never a constant).
+ * `/api/skill/install`: verifies that the `hl` launcher is in place and that the trading modules
+ * load, and reports the real strategy and MCP tool counts.
  */
 export async function skillInstall(): Promise<SkillInstallResult> {
   try {
     if (!existsSync(HL_BIN)) throw new Error(`hl launcher missing at ${HL_BIN}`);
-    const { GROUPS } = await import("../../cli/groups.ts");
-    await Promise.all(GROUPS.map((g) => g.load()));
-    const { TOOLS } = await import("../mcp/registry.ts");
-    return { installed: true, strategies: STRATEGY_IDS.length, tools: TOOLS.length };
+    return { installed: true, ...(await skillInventory()) };
   } catch (err) {
     return { installed: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -4,6 +4,7 @@
  * Everything is driven by the caller's clock values: no Date.now, no Math.random.
  */
 import type { Address, VenueEvent, WireOrder } from "../venue.ts";
+import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
 import { CandleSeries, INTERVALS } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
@@ -60,10 +61,11 @@ export class VenueCore {
   readonly byCoin = new Map<string, Market>();
   readonly dexes: DexSpec[] = [MAIN_DEX, ...HIP3_DEXES];
   readonly accounts = new Map<string, Account>();
-  readonly agents = new Map<string, Address>();
+  readonly agents = new AgentRegistry();
   /** Dead man's switch: user → time at which all their orders are cancelled. */
   readonly scheduledCancels = new Map<string, number>();
-  readonly agentNames = new Map<string, string>();
+  /** Dead man's switch firings per user in one UTC day (the exchange allows 10 a day). */
+  readonly scheduledCancelsFired = new Map<string, { day: number; n: number }>();
   readonly listeners: ((e: VenueEvent) => void)[] = [];
   /** Builder → UTC day (YYYYMMDD) → rows of the per-builder fill file. */
   readonly builderRows = new Map<string, Map<string, BuilderFillRow[]>>();
@@ -868,6 +870,10 @@ export function avgPx(ntl: number, sz: number, pxDec: number): string {
   // ntl / sz is the price at scale 10^pxDec; render with up to 6 extra digits, trimmed.
   const scaled = mulDiv(ntl, 1_000_000, sz, "round");
   return fmtScaled(scaled, pxDec + 6);
+}
+
+export function utcDayNumber(t: number): number {
+  return Math.floor(t / 86_400_000);
 }
 
 export function utcDay(t: number): string {

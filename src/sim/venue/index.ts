@@ -176,7 +176,7 @@ export function createVenue(opts: VenueOptions): SimVenue {
       }));
     },
     masterOf(agent) {
-      return core.agents.get(agent.toLowerCase());
+      return core.agents.masterOf(agent.toLowerCase() as Address, opts.clock());
     },
     feesCollected() {
       return fmtScaled(core.feesCollected, 6);

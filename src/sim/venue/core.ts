@@ -17,6 +17,17 @@ import {
   MAIN_DEX,
   type MarketSpec,
 } from "./markets.ts";
+import {
+  defaultLimits,
+  type MarketLimits,
+  maxPositionRefusal,
+  noLiquidityRefusal,
+  openInterestRefusal,
+  openOrdersRefusal,
+  positionAfter,
+  positionIncrease,
+  priceBandRefusal,
+} from "./order-rules.ts";
 import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
 import type {
   Account,
@@ -53,6 +64,8 @@ export interface CoreOptions {
   seed: number;
   startingBalance: number;
   markets: MarketSpec[];
+  /** Open-interest cap and upper margin tier per coin (defaults in order-rules.ts). */
+  limits?: Record<string, MarketLimits>;
 }
 
 export class VenueCore {
@@ -85,10 +98,12 @@ export class VenueCore {
   private touchedBooks = new Set<Market>();
   readonly seed: number;
   readonly startingBalance: number;
+  private readonly limits: Record<string, MarketLimits>;
 
   constructor(opts: CoreOptions) {
     this.seed = opts.seed;
     this.startingBalance = opts.startingBalance;
+    this.limits = opts.limits ?? {};
     const perDexIndex = new Map<string, number>();
     for (const spec of opts.markets) {
       const dexIndex = this.dexes.findIndex((d) => d.name === spec.dex);
@@ -338,6 +353,13 @@ export class VenueCore {
     const pos = a.positions.get(m.idx);
     const szi = pos ? pos.szi : 0;
     const asset = m.asset;
+    const tooMany = openOrdersRefusal(a, w.r === true || trigger !== null);
+    if (tooMany) return { error: tooMany };
+    const mark = this.markPx(m);
+    if (!trigger) {
+      const far = priceBandRefusal(px, mark);
+      if (far) return { error: far };
+    }
     if (w.r && !trigger) {
       if (szi === 0 || szi > 0 === isBuy)
         return { error: `Reduce only order would increase position. asset=${asset}` };
@@ -354,8 +376,21 @@ export class VenueCore {
         return { error: `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}` };
       }
     }
+    if (!trigger && tif === "FrontendMarket") {
+      const empty = noLiquidityRefusal(m, isBuy);
+      if (empty) return { error: empty };
+    }
     if (!w.r && !trigger && !this.affordable(a, m, isBuy, px, sz)) {
       return { error: `Insufficient margin to place order. asset=${asset}` };
+    }
+    if (!w.r && !trigger) {
+      const limits = this.limits[m.coin] ?? defaultLimits(m);
+      const increase = positionIncrease(szi, isBuy, sz);
+      const lev = this.levSetting(a, m).lev;
+      const refusal =
+        maxPositionRefusal(m, limits, positionAfter(szi, isBuy, sz), increase, lev, mark) ??
+        openInterestRefusal(m, limits, increase, mark);
+      if (refusal) return { error: refusal };
     }
 
     const o: Order = {

@@ -1,4 +1,4 @@
-import { D, type Dec, dec, wire } from "../core/decimal.ts";
+import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
   Cloid,
@@ -40,8 +40,9 @@ interface Taken {
  *   (a level that still shows the same size is taken to be the same, already used, liquidity).
  * - Alo orders that would cross are rejected like the exchange does.
  * - Resting orders join the back of their price level: they fill, at their own price and as a maker,
- *   only from trades on the market's tape at or through that price, after the size displayed ahead
- *   of them when they were placed has traded (or left the book).
+ *   from trades on the market's tape at or through that price, after the size displayed ahead of
+ *   them when they were placed has traded (or left the book); and when the book moves through them,
+ *   from the size then displayed at or through their price (never more).
  * Wrap the live market data with `watch()` so every snapshot the engine reads also advances the
  * paper book (and its trades, where the market data offers them).
  */
@@ -74,7 +75,7 @@ export class PaperGateway implements OrderGateway {
         ]);
         if (prints) this.observeTrades(s.instrument, prints);
         this.observe(s);
-        return s;
+        return this.withOwnOrders(s);
       },
       ...(trades ? { trades } : {}),
     };
@@ -97,6 +98,61 @@ export class PaperGateway implements OrderGateway {
       const shown = displayedAt(bids ? s.book.bids : s.book.asks, Number(o.price), bids);
       if (shown !== undefined) o.queueAhead = D.min(o.queueAhead, dec(shown));
     }
+    for (const o of [...this.resting]) if (o.instrument === s.instrument) this.crossedByBook(o, s);
+  }
+
+  /**
+   * The book as the strategy would read it on the venue: its own resting orders are in it (they
+   * set the touch and the mid it quotes around, as they do live).
+   */
+  withOwnOrders(s: MarketSnapshot): MarketSnapshot {
+    const own = this.resting.filter((o) => o.instrument === s.instrument);
+    if (own.length === 0 || !(s.mid > 0)) return s;
+    const merge = (levels: readonly BookLevel[], side: Side): BookLevel[] => {
+      const byPx = new Map(levels.map((l) => [l.px, l.sz]));
+      for (const o of own) {
+        if (o.side !== side) continue;
+        const px = Number(o.price);
+        byPx.set(px, num(dec(byPx.get(px) ?? 0).plus(o.size)));
+      }
+      const out = [...byPx].map(([px, sz]) => ({ px, sz }));
+      return out
+        .sort((a, b) => (side === "buy" ? b.px - a.px : a.px - b.px))
+        .slice(0, Math.max(levels.length, 1));
+    };
+    const bids = merge(s.book.bids, "buy");
+    const asks = merge(s.book.asks, "sell");
+    const bid = bids[0]?.px ?? 0;
+    const ask = asks[0]?.px ?? 0;
+    // A crossed merge cannot happen: orders through the touch were filled by observe() first.
+    const mid = bid > 0 && ask > 0 ? num(dec(bid).plus(ask).div(2)) : s.mid;
+    return { ...s, bid, ask, mid, book: { bids, asks } };
+  }
+
+  /**
+   * The book moved through a resting order: on the venue the orders now displayed at or through its
+   * price would have traded with it (it would be the best price there), so it fills — at its own
+   * price, as a maker — from that displayed size, which is then used up like a taker's.
+   */
+  private crossedByBook(o: Resting, s: MarketSnapshot): void {
+    const limit = Number(o.price);
+    const buy = o.side === "buy";
+    const opposite = buy ? s.book.asks : s.book.bids;
+    const taken = this.takenOf(o.instrument);
+    let left = dec(o.size);
+    for (const l of opposite) {
+      if (left.lte(0) || (buy ? l.px > limit : l.px < limit)) break;
+      const key = `${buy ? "a" : "b"}:${l.px}`;
+      const t = taken.get(key) ?? { shown: l.sz, used: new D(0) };
+      const available = dec(l.sz).minus(t.used);
+      if (available.lte(0)) continue;
+      const q = D.min(left, available);
+      taken.set(key, { shown: l.sz, used: t.used.plus(q) });
+      left = left.minus(q);
+      this.fill(o.instrument, o.oid, o.cloid, o.side, dec(o.price), q, this.maker, s.timestampMs);
+    }
+    if (left.lte(0)) this.resting.splice(this.resting.indexOf(o), 1);
+    else o.size = wire(left);
   }
 
   /**

@@ -55,9 +55,7 @@ describe("dry-run paper book", () => {
     g.observeTrades("ETH-PERP", []); // where the tape starts
     g.observe(book(100.2, 2));
     expect(await g.fills("ETH-PERP", 0)).toEqual([]);
-    g.observe(book(98.4, 3)); // ask 99.4 ≤ 99.5: the touch alone fills nothing
-    expect(await g.fills("ETH-PERP", 0)).toEqual([]);
-    g.observeTrades("ETH-PERP", [{ id: "x", side: "sell", px: 99.4, sz: 3, timeMs: 3 }]);
+    g.observe(book(98.4, 3)); // ask 99.4×1 ≤ 99.5: that displayed lot trades with us
     const [f] = await g.fills("ETH-PERP", 0);
     expect(f).toMatchObject({ side: "buy", price: "99.5", size: "1", timeMs: 3 });
     expect(await g.openOrders("ETH-PERP")).toEqual([]);
@@ -100,17 +98,29 @@ describe("dry-run fills no better than the market allows", () => {
     ]);
   });
 
-  it("a resting order is not filled by the touch moving through it, only by trades", async () => {
+  it("a resting order the book moves through fills only the size displayed through its price", async () => {
     const g = new PaperGateway();
     g.observe(book(100, 10)); // bids 99×1, 98×2; asks 101×1, 102×2
     g.observeTrades("ETH-PERP", []);
     expect((await g.place([req("sell", "102", "50", "Gtc")]))[0]!.status).toBe("resting");
-    g.observe(book(103, 11)); // bid 102 ≥ our 102, and nothing traded
-    g.observeTrades("ETH-PERP", []);
-    expect(await g.fills("ETH-PERP", 0)).toEqual([]);
-    g.observeTrades("ETH-PERP", [print("buy", 102, 0.01, 12, "t1")]);
-    const fills = await g.fills("ETH-PERP", 0);
-    expect(fills.map((f) => [f.side, f.price, f.size])).toEqual([["sell", "102", "0.01"]]);
+    const through = book(103, 11);
+    through.book.bids = [
+      { px: 102.01, sz: 0.01 },
+      { px: 101, sz: 3 },
+    ];
+    g.observe(through); // only 0.01 is displayed at or above our 102
+    let fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size, f.timeMs])).toEqual([["sell", "102", "0.01", 11]]);
+    // The same book again: that 0.01 is used up.
+    g.observe({ ...through, timestampMs: 12 });
+    expect(await g.fills("ETH-PERP", 0)).toHaveLength(1);
+    g.observeTrades("ETH-PERP", [print("buy", 102, 0.5, 13, "t1")]);
+    fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size])).toEqual([
+      ["sell", "102", "0.01"],
+      ["sell", "102", "0.5"],
+    ]);
+    expect(await g.openOrders("ETH-PERP")).toMatchObject([{ size: "49.49" }]);
   });
 
   it("a resting order fills only from volume traded at or through its price, after the size queued ahead", async () => {
@@ -150,5 +160,26 @@ describe("dry-run fills no better than the market allows", () => {
     await market.snapshot("ETH-PERP");
     const fills = await g.fills("ETH-PERP", 0);
     expect(fills.map((f) => [f.side, f.price, f.size])).toEqual([["buy", "99", "1"]]);
+  });
+});
+
+describe("the book a dry-run strategy reads", () => {
+  it("shows its own resting orders, as the venue's book would", async () => {
+    const g = new PaperGateway();
+    const market = g.watch({
+      spec: async (instrument) => ({ instrument, szDecimals: 2 }),
+      snapshot: async () => book(100, 30), // bids 99×1, 98×2; asks 101×1, 102×2
+    });
+    await market.snapshot("ETH-PERP");
+    await g.place([req("buy", "99.5", "2", "Gtc"), req("sell", "101", "0.5", "Gtc")]);
+    const s = await market.snapshot("ETH-PERP");
+    expect(s.bid).toBe(99.5);
+    expect(s.ask).toBe(101);
+    expect(s.mid).toBe(100.25);
+    expect(s.book.bids.slice(0, 2)).toEqual([
+      { px: 99.5, sz: 2 },
+      { px: 99, sz: 1 },
+    ]);
+    expect(s.book.asks[0]).toEqual({ px: 101, sz: 1.5 });
   });
 });

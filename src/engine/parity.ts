@@ -8,6 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { D, type Dec, dec, wire } from "../core/decimal.ts";
+import { UserError } from "../core/errors.ts";
 import { createRng, type Rng } from "../sim/model/prng.ts";
 import { createVenue, type SimVenue } from "../sim/venue/index.ts";
 import type { Address, WireOrder } from "../sim/venue.ts";
@@ -238,6 +239,8 @@ export interface ParityReport {
   ticks: number;
   sim: RunSummary;
   dryRun: RunSummary;
+  /** dry-run − sim. */
+  difference: { fills: number; volume: string; fees: string; pnl: string };
 }
 
 export interface ParityOptions {
@@ -252,7 +255,7 @@ export interface ParityOptions {
 /** Run the strategy on the replayed sim venue and as --dry-run beside an identical one. */
 export async function runParity(o: ParityOptions): Promise<ParityReport> {
   const strategy = findStrategy(o.strategy);
-  if (!strategy) throw new Error(`unknown strategy: ${o.strategy}`);
+  if (!strategy) throw new UserError(`unknown strategy "${o.strategy}"; list them with hl strategies`);
   const params = { ...defaultParams(strategy), ...(o.params ?? {}) };
   const run = async (mode: "mock" | "dry-run"): Promise<RunSummary> => {
     const market = new ReplayedMarket(o.seed);
@@ -279,12 +282,21 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
     await engine.run();
     return summarize(await gateway.fills(INSTRUMENT, 0), market.mid());
   };
+  const sim = await run("mock");
+  const dryRun = await run("dry-run");
+  const minus = (a: string, b: string) => wire(dec(a).minus(b));
   return {
     strategy: o.strategy,
     seed: o.seed,
     ticks: o.ticks,
-    sim: await run("mock"),
-    dryRun: await run("dry-run"),
+    sim,
+    dryRun,
+    difference: {
+      fills: dryRun.fills - sim.fills,
+      volume: minus(dryRun.volume, sim.volume),
+      fees: minus(dryRun.fees, sim.fees),
+      pnl: minus(dryRun.pnl, sim.pnl),
+    },
   };
 }
 

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { simPort } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { runParity } from "../engine/parity.ts";
 import { startSimWorld } from "../sim/world.ts";
 
 interface ServeOptions {
@@ -16,6 +20,11 @@ function intOption(name: string, raw: string, min: number, max: number): number 
   if (!Number.isInteger(n) || n < min || n > max)
     throw new UserError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
+}
+
+interface ParityCliOptions {
+  seed: string;
+  ticks: string;
 }
 
 /** `hl sim serve`: the simulated Hyperliquid (exchange API, WebSocket, admin, rates, builder fill files). */
@@ -64,5 +73,25 @@ export function register(program: Command): void {
       // A second signal while closing means "now".
       process.once(signal, () => process.exit(130));
       await world.close();
+    });
+
+  sim
+    .command("parity")
+    .argument("<strategy>", "strategy id (hl strategies)")
+    .description(
+      "Run a strategy on an in-process sim venue and as --dry-run beside an identical one (same seed and price path); print fills, volume, fees and PnL of both (docs/paper-parity.md)",
+    )
+    .option("--seed <n>", "market seed", "1")
+    .option("--ticks <n>", "engine ticks per run", "300")
+    .action(async (strategy: string, opts: ParityCliOptions) => {
+      const seed = intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
+      const ticks = intOption("--ticks", opts.ticks, 1, 100_000);
+      const dataDir = mkdtempSync(join(tmpdir(), "hl-parity-"));
+      try {
+        const report = await runParity({ strategy, seed, ticks, dataDir });
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
 }

@@ -11,6 +11,7 @@ import type {
   OrderGateway,
   PlaceOutcome,
   PlaceRequest,
+  TradePrint,
 } from "./ports.ts";
 
 const CANDLE_WINDOW_MS = 30 * 60_000;
@@ -78,6 +79,18 @@ export class HlMarketData implements MarketDataPort {
       candles,
       referenceFunding: reference,
     };
+  }
+
+  async trades(instrument: string): Promise<TradePrint[]> {
+    const m = await this.market(instrument);
+    const raw = await this.client.recentTrades(m.coin);
+    return raw.map((t) => ({
+      id: String(t.tid),
+      side: t.side === "B" ? "buy" : "sell",
+      px: Number(t.px),
+      sz: Number(t.sz),
+      timeMs: t.time,
+    }));
   }
 
   private async candles(coin: string): Promise<Candle[]> {

@@ -1,5 +1,5 @@
-import { D, type Dec, dec, wire } from "../core/decimal.ts";
-import type { MarketSnapshot, Side } from "../strategies/sdk.ts";
+import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
+import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
   Cloid,
   GatewayFill,
@@ -9,6 +9,7 @@ import type {
   OrderGateway,
   PlaceOutcome,
   PlaceRequest,
+  TradePrint,
 } from "./ports.ts";
 
 export interface PaperOptions {
@@ -19,20 +20,40 @@ export interface PaperOptions {
 
 interface Resting extends GatewayOrder {
   instrument: string;
+  /** Displayed size at our price that was there before us and has not traded or left since. */
+  queueAhead: Dec;
+  /** Prints before this time happened before the order existed. */
+  sinceMs: number;
+}
+
+/** What our takers have used of one displayed level, and the size the level showed then. */
+interface Taken {
+  shown: number;
+  used: Dec;
 }
 
 /**
- * The --dry-run order book: orders never leave the process. IOC orders (and the crossing part of a
- * Gtc) fill against the real book's levels up to their limit, as a taker; Alo orders that would cross
- * are rejected like the exchange does; resting orders fill at their own price, as a maker, once a
- * later snapshot shows the opposite touch at or through them. Wrap the live market data with
- * `watch()` so every snapshot the engine reads also advances the paper book.
+ * The --dry-run order book: orders never leave the process, and fill no better than the market
+ * allows.
+ * - Takers (IOC, and the crossing part of a Gtc) walk the real book's levels up to their limit and use
+ *   that liquidity up: a later order sees only what is left, until the book refreshes that level
+ *   (a level that still shows the same size is taken to be the same, already used, liquidity).
+ * - Alo orders that would cross are rejected like the exchange does.
+ * - Resting orders join the back of their price level: they fill, at their own price and as a maker,
+ *   from trades on the market's tape at or through that price, after the size displayed ahead of
+ *   them when they were placed has traded (or left the book); and when the book moves through them,
+ *   from the size then displayed at or through their price (never more).
+ * Wrap the live market data with `watch()` so every snapshot the engine reads also advances the
+ * paper book (and its trades, where the market data offers them).
  */
 export class PaperGateway implements OrderGateway {
   private readonly resting: Resting[] = [];
   private readonly fillLog: (GatewayFill & { instrument: string })[] = [];
   private readonly positions = new Map<string, { qty: Dec; entry: Dec }>();
   private readonly last = new Map<string, MarketSnapshot>();
+  private readonly taken = new Map<string, Map<string, Taken>>();
+  /** Trade ids already applied, per instrument (the latest tape window). */
+  private readonly seen = new Map<string, Set<string>>();
   private seq = 0;
   private readonly taker: number;
   private readonly maker: number;
@@ -42,29 +63,138 @@ export class PaperGateway implements OrderGateway {
     this.maker = opts.makerFeeBps ?? 1.5;
   }
 
-  /** Market data that also feeds this book. */
+  /** Market data that also feeds this book: each snapshot, and the trades since the last one. */
   watch(market: MarketDataPort): MarketDataPort {
+    const trades = market.trades?.bind(market);
     return {
       spec: (instrument: string): Promise<InstrumentSpec> => market.spec(instrument),
       snapshot: async (instrument: string) => {
-        const s = await market.snapshot(instrument);
+        const [s, prints] = await Promise.all([
+          market.snapshot(instrument),
+          trades ? trades(instrument) : Promise.resolve(undefined),
+        ]);
+        if (prints) this.observeTrades(s.instrument, prints);
         this.observe(s);
-        return s;
+        return this.withOwnOrders(s);
       },
+      ...(trades ? { trades } : {}),
     };
   }
 
-  /** A new market state: resting orders the market traded through are filled. */
+  /** A new book: what our takers used is forgotten where a level changed; queues ahead only shrink. */
   observe(s: MarketSnapshot): void {
     this.last.set(s.instrument, s);
-    if (!(s.mid > 0)) return;
-    for (const o of [...this.resting]) {
-      if (o.instrument !== s.instrument) continue;
-      const px = Number(o.price);
-      const through = o.side === "buy" ? s.ask > 0 && s.ask <= px : s.bid > 0 && s.bid >= px;
-      if (!through) continue;
-      this.resting.splice(this.resting.indexOf(o), 1);
-      this.fill(o.instrument, o.oid, o.cloid, o.side, dec(o.price), dec(o.size), this.maker, s.timestampMs);
+    const taken = this.taken.get(s.instrument);
+    if (taken) {
+      for (const [key, t] of taken) {
+        const [sideKey, px] = key.split(":") as ["b" | "a", string];
+        const level = (sideKey === "b" ? s.book.bids : s.book.asks).find((l) => l.px === Number(px));
+        if (!level || level.sz !== t.shown) taken.delete(key);
+      }
+    }
+    for (const o of this.resting) {
+      if (o.instrument !== s.instrument || o.queueAhead.isZero()) continue;
+      const bids = o.side === "buy";
+      const shown = displayedAt(bids ? s.book.bids : s.book.asks, Number(o.price), bids);
+      if (shown !== undefined) o.queueAhead = D.min(o.queueAhead, dec(shown));
+    }
+    for (const o of [...this.resting]) if (o.instrument === s.instrument) this.crossedByBook(o, s);
+  }
+
+  /**
+   * The book as the strategy would read it on the venue: its own resting orders are in it (they
+   * set the touch and the mid it quotes around, as they do live).
+   */
+  withOwnOrders(s: MarketSnapshot): MarketSnapshot {
+    const own = this.resting.filter((o) => o.instrument === s.instrument);
+    if (own.length === 0 || !(s.mid > 0)) return s;
+    const merge = (levels: readonly BookLevel[], side: Side): BookLevel[] => {
+      const byPx = new Map(levels.map((l) => [l.px, l.sz]));
+      for (const o of own) {
+        if (o.side !== side) continue;
+        const px = Number(o.price);
+        byPx.set(px, num(dec(byPx.get(px) ?? 0).plus(o.size)));
+      }
+      const out = [...byPx].map(([px, sz]) => ({ px, sz }));
+      return out
+        .sort((a, b) => (side === "buy" ? b.px - a.px : a.px - b.px))
+        .slice(0, Math.max(levels.length, 1));
+    };
+    const bids = merge(s.book.bids, "buy");
+    const asks = merge(s.book.asks, "sell");
+    const bid = bids[0]?.px ?? 0;
+    const ask = asks[0]?.px ?? 0;
+    // A crossed merge cannot happen: orders through the touch were filled by observe() first.
+    const mid = bid > 0 && ask > 0 ? num(dec(bid).plus(ask).div(2)) : s.mid;
+    return { ...s, bid, ask, mid, book: { bids, asks } };
+  }
+
+  /**
+   * The book moved through a resting order: on the venue the orders now displayed at or through its
+   * price would have traded with it (it would be the best price there), so it fills — at its own
+   * price, as a maker — from that displayed size, which is then used up like a taker's.
+   */
+  private crossedByBook(o: Resting, s: MarketSnapshot): void {
+    const limit = Number(o.price);
+    const buy = o.side === "buy";
+    const opposite = buy ? s.book.asks : s.book.bids;
+    const taken = this.takenOf(o.instrument);
+    let left = dec(o.size);
+    for (const l of opposite) {
+      if (left.lte(0) || (buy ? l.px > limit : l.px < limit)) break;
+      const key = `${buy ? "a" : "b"}:${l.px}`;
+      const t = taken.get(key) ?? { shown: l.sz, used: new D(0) };
+      const available = dec(l.sz).minus(t.used);
+      if (available.lte(0)) continue;
+      const q = D.min(left, available);
+      taken.set(key, { shown: l.sz, used: t.used.plus(q) });
+      left = left.minus(q);
+      this.fill(o.instrument, o.oid, o.cloid, o.side, dec(o.price), q, this.maker, s.timestampMs);
+    }
+    if (left.lte(0)) this.resting.splice(this.resting.indexOf(o), 1);
+    else o.size = wire(left);
+  }
+
+  /**
+   * The market's recent trades (a window of the tape; ids already seen are skipped). A print at or
+   * through a resting order's price first uses up the size queued ahead of it, then fills it.
+   */
+  observeTrades(instrument: string, prints: readonly TradePrint[]): void {
+    const seen = this.seen.get(instrument);
+    this.seen.set(instrument, new Set(prints.map((p) => p.id)));
+    // The first window only marks where the tape starts: no order existed before it.
+    if (!seen) return;
+    const fresh = prints.filter((p) => !seen.has(p.id)).sort((a, b) => a.timeMs - b.timeMs);
+    for (const p of fresh) this.applyPrint(instrument, p);
+  }
+
+  private applyPrint(instrument: string, p: TradePrint): void {
+    // Our orders the print reaches, best price first, then oldest.
+    const reached = this.resting
+      .filter(
+        (o) =>
+          o.instrument === instrument &&
+          p.timeMs >= o.sinceMs &&
+          (o.side === "buy"
+            ? p.side === "sell" && p.px <= Number(o.price)
+            : p.side === "buy" && p.px >= Number(o.price)),
+      )
+      .sort((a, b) =>
+        a.side === "buy" ? Number(b.price) - Number(a.price) : Number(a.price) - Number(b.price),
+      );
+    let volume = dec(p.sz);
+    for (const o of reached) {
+      if (volume.lte(0)) break;
+      const queued = D.min(o.queueAhead, volume);
+      o.queueAhead = o.queueAhead.minus(queued);
+      volume = volume.minus(queued);
+      const q = D.min(volume, dec(o.size));
+      if (q.lte(0)) continue;
+      volume = volume.minus(q);
+      const left = dec(o.size).minus(q);
+      this.fill(o.instrument, o.oid, o.cloid, o.side, dec(o.price), q, this.maker, p.timeMs);
+      if (left.lte(0)) this.resting.splice(this.resting.indexOf(o), 1);
+      else o.size = wire(left);
     }
   }
 
@@ -86,14 +216,21 @@ export class PaperGateway implements OrderGateway {
     let left = dec(o.size);
     if (o.reduceOnly) left = D.min(left, this.reducible(o.instrument, o.side));
     if (left.lte(0)) return { status: "rejected", message: "Reduce only order would increase position" };
+    const taken = this.takenOf(o.instrument);
     for (const l of levels) {
       if (left.lte(0) || !crosses(l.px)) break;
-      const take = D.min(left, dec(l.sz));
+      const key = `${o.side === "buy" ? "a" : "b"}:${l.px}`;
+      const t = taken.get(key) ?? { shown: l.sz, used: new D(0) };
+      const available = dec(l.sz).minus(t.used);
+      if (available.lte(0)) continue;
+      const take = D.min(left, available);
       this.fill(o.instrument, oid, o.cloid, o.side, dec(l.px), take, this.taker, s.timestampMs);
+      taken.set(key, { shown: l.sz, used: t.used.plus(take) });
       left = left.minus(take);
     }
     const filledAny = !left.eq(o.size);
     if (left.gt(0) && o.tif !== "Ioc") {
+      const own = o.side === "buy" ? s.book.bids : s.book.asks;
       this.resting.push({
         instrument: o.instrument,
         oid,
@@ -101,6 +238,8 @@ export class PaperGateway implements OrderGateway {
         side: o.side,
         price: o.price,
         size: wire(left),
+        queueAhead: dec(displayedAt(own, Number(o.price), o.side === "buy") ?? 0),
+        sinceMs: s.timestampMs,
       });
       return { status: "resting", oid };
     }
@@ -133,6 +272,15 @@ export class PaperGateway implements OrderGateway {
   async position(instrument: string): Promise<{ qty: string; entryPx: string }> {
     const p = this.positions.get(instrument);
     return p ? { qty: wire(p.qty), entryPx: wire(p.entry) } : { qty: "0", entryPx: "0" };
+  }
+
+  private takenOf(instrument: string): Map<string, Taken> {
+    let t = this.taken.get(instrument);
+    if (!t) {
+      t = new Map();
+      this.taken.set(instrument, t);
+    }
+    return t;
   }
 
   private reducible(instrument: string, side: Side): Dec {
@@ -178,4 +326,16 @@ export class PaperGateway implements OrderGateway {
     this.seq += 1;
     return `paper-${this.seq}`;
   }
+}
+
+/**
+ * Size displayed at `px` on one side (bids best-first descending, asks ascending); 0 when the price
+ * lies inside the shown depth without a level there, undefined when beyond the deepest level shown.
+ */
+function displayedAt(levels: readonly BookLevel[], px: number, bids: boolean): number | undefined {
+  const at = levels.find((l) => l.px === px);
+  if (at) return at.sz;
+  const deepest = levels.at(-1);
+  if (!deepest) return 0;
+  return (bids ? px < deepest.px : px > deepest.px) ? undefined : 0;
 }

@@ -15,6 +15,17 @@ export interface MarketDataPort {
   spec(instrument: string): Promise<InstrumentSpec>;
   /** mid ≤ 0 when the market has no two-sided book. */
   snapshot(instrument: string): Promise<MarketSnapshot>;
+  /** The market's most recent trades (any order); the --dry-run book fills resting orders from them. */
+  trades?(instrument: string): Promise<TradePrint[]>;
+}
+
+/** One trade on the venue as its public tape shows it. `side` is the taker's; `id` is unique. */
+export interface TradePrint {
+  id: string;
+  side: Side;
+  px: number;
+  sz: number;
+  timeMs: number;
 }
 
 /** A client order id: "0x" + 32 hex digits. */

@@ -11,6 +11,7 @@ import type {
   OrderStatusResponse,
   PerpDexsResponse,
   PredictedFundingsResponse,
+  RecentTradesResponse,
   SpotClearinghouseStateResponse,
   UserFillsResponse,
   UserFundingResponse,
@@ -196,6 +197,11 @@ export class HlInfo {
     opts: { nSigFigs?: 2 | 3 | 4 | 5; mantissa?: 2 | 5 } = {},
   ): Promise<L2BookResponse> {
     return this.infoClient.l2Book({ coin: instrumentToCoin(instrumentOrCoin), ...opts });
+  }
+
+  /** The most recent trades of an instrument or coin (the public tape). */
+  recentTrades(instrumentOrCoin: string): Promise<RecentTradesResponse> {
+    return this.infoClient.recentTrades({ coin: instrumentToCoin(instrumentOrCoin) });
   }
 
   /** Candles (the most recent 5000 at most). */

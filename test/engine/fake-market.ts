@@ -1,4 +1,4 @@
-import type { InstrumentSpec, MarketDataPort } from "../../src/engine/ports.ts";
+import type { InstrumentSpec, MarketDataPort, TradePrint } from "../../src/engine/ports.ts";
 import type { MarketSnapshot } from "../../src/strategies/sdk.ts";
 
 /** Deterministic PRNG (mulberry32). */
@@ -15,12 +15,15 @@ export function prng(seed: number): () => number {
 
 /**
  * An in-memory market for engine tests: a seeded random walk with a 5-level book 1 bp either side
- * of mid, advancing one step per snapshot. `script` pins mids for chosen steps.
+ * of mid, advancing one step per snapshot. `script` pins mids for chosen steps. Each move of the mid
+ * prints a trade at the new mid (a taker sell when it fell, a buy when it rose) on the tape.
  */
 export class FakeMarket implements MarketDataPort {
   step = 0;
   mid: number;
   private readonly rand: () => number;
+  private readonly tape: TradePrint[] = [];
+  private lastMid: number | undefined;
 
   constructor(
     private readonly opts: {
@@ -53,9 +56,16 @@ export class FakeMarket implements MarketDataPort {
       }));
     const bids = mid > 0 ? levels(-1) : [];
     const asks = mid > 0 ? levels(1) : [];
+    const timestampMs = (this.opts.t0 ?? 1_800_000_000_000) + this.step * 1000;
+    if (mid > 0 && this.lastMid !== undefined && mid !== this.lastMid) {
+      const side = mid < this.lastMid ? "sell" : "buy";
+      this.tape.push({ id: `t${this.step}`, side, px: mid, sz: 50, timeMs: timestampMs });
+      if (this.tape.length > 50) this.tape.shift();
+    }
+    if (mid > 0) this.lastMid = mid;
     return {
       instrument,
-      timestampMs: (this.opts.t0 ?? 1_800_000_000_000) + this.step * 1000,
+      timestampMs,
       mid: Math.max(mid, 0),
       bid: bids[0]?.px ?? 0,
       ask: asks[0]?.px ?? 0,
@@ -66,5 +76,9 @@ export class FakeMarket implements MarketDataPort {
       candles: [],
       referenceFunding: {},
     };
+  }
+
+  async trades(): Promise<TradePrint[]> {
+    return [...this.tape];
   }
 }

@@ -52,11 +52,134 @@ describe("dry-run paper book", () => {
     g.observe(book(100));
     expect((await g.place([req("buy", "101", "1", "Alo")]))[0]!.status).toBe("rejected");
     expect((await g.place([req("buy", "99.5", "1", "Alo")]))[0]!.status).toBe("resting");
+    g.observeTrades("ETH-PERP", []); // where the tape starts
     g.observe(book(100.2, 2));
     expect(await g.fills("ETH-PERP", 0)).toEqual([]);
-    g.observe(book(98.4, 3)); // ask 99.4 ≤ 99.5
+    g.observe(book(98.4, 3)); // ask 99.4×1 ≤ 99.5: that displayed lot trades with us
     const [f] = await g.fills("ETH-PERP", 0);
     expect(f).toMatchObject({ side: "buy", price: "99.5", size: "1", timeMs: 3 });
     expect(await g.openOrders("ETH-PERP")).toEqual([]);
+  });
+});
+
+describe("dry-run fills no better than the market allows", () => {
+  const print = (side: "buy" | "sell", px: number, sz: number, timeMs: number, id: string) => ({
+    id,
+    side,
+    px,
+    sz,
+    timeMs,
+  });
+
+  it("takers consume the displayed liquidity until the book refreshes", async () => {
+    const g = new PaperGateway();
+    g.observe(book(100)); // asks 101×1, 102×2
+    const buy = () => g.place([req("buy", "101", "1", "Ioc")]);
+    expect((await buy())[0]!.status).toBe("filled");
+    expect((await buy())[0]!.status).toBe("rejected");
+    expect((await buy())[0]!.status).toBe("rejected");
+    let fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.price, f.size])).toEqual([["101", "1"]]);
+    // The same book again (nothing changed at 101): what we took is still gone.
+    g.observe(book(100, 2));
+    expect((await buy())[0]!.status).toBe("rejected");
+    // A refreshed level shows new liquidity.
+    const refreshed = book(100, 3);
+    refreshed.book.asks[0] = { px: 101, sz: 0.5 };
+    g.observe(refreshed);
+    expect(await g.place([req("buy", "102", "3", "Ioc")])).toEqual([
+      { status: "filled", oid: expect.any(String) },
+    ]);
+    fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.price, f.size])).toEqual([
+      ["101", "1"],
+      ["101", "0.5"],
+      ["102", "2"],
+    ]);
+  });
+
+  it("a resting order the book moves through fills only the size displayed through its price", async () => {
+    const g = new PaperGateway();
+    g.observe(book(100, 10)); // bids 99×1, 98×2; asks 101×1, 102×2
+    g.observeTrades("ETH-PERP", []);
+    expect((await g.place([req("sell", "102", "50", "Gtc")]))[0]!.status).toBe("resting");
+    const through = book(103, 11);
+    through.book.bids = [
+      { px: 102.01, sz: 0.01 },
+      { px: 101, sz: 3 },
+    ];
+    g.observe(through); // only 0.01 is displayed at or above our 102
+    let fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size, f.timeMs])).toEqual([["sell", "102", "0.01", 11]]);
+    // The same book again: that 0.01 is used up.
+    g.observe({ ...through, timestampMs: 12 });
+    expect(await g.fills("ETH-PERP", 0)).toHaveLength(1);
+    g.observeTrades("ETH-PERP", [print("buy", 102, 0.5, 13, "t1")]);
+    fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size])).toEqual([
+      ["sell", "102", "0.01"],
+      ["sell", "102", "0.5"],
+    ]);
+    expect(await g.openOrders("ETH-PERP")).toMatchObject([{ size: "49.49" }]);
+  });
+
+  it("a resting order fills only from volume traded at or through its price, after the size queued ahead", async () => {
+    const g = new PaperGateway();
+    g.observe(book(100, 10)); // asks 101×1, 102×2
+    g.observeTrades("ETH-PERP", []);
+    expect((await g.place([req("sell", "102", "50", "Gtc")]))[0]!.status).toBe("resting");
+    // A print from before the order was placed never fills it; 1.5 at our price goes to the 2 ahead.
+    g.observeTrades("ETH-PERP", [print("buy", 102, 5, 9, "t0"), print("buy", 102, 1.5, 12, "t1")]);
+    expect(await g.fills("ETH-PERP", 0)).toEqual([]);
+    // 1 more: 0.5 finishes the queue, 0.5 fills us at our price; a sell print never fills a sell.
+    g.observeTrades("ETH-PERP", [
+      print("buy", 102, 1.5, 12, "t1"),
+      print("buy", 102.5, 1, 13, "t2"),
+      print("sell", 102, 7, 14, "t3"),
+    ]);
+    const fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size, f.timeMs])).toEqual([["sell", "102", "0.5", 13]]);
+    expect(await g.openOrders("ETH-PERP")).toMatchObject([{ side: "sell", price: "102", size: "49.5" }]);
+    // Prints below a sell's price do not reach it.
+    g.observeTrades("ETH-PERP", [print("buy", 101.5, 10, 15, "t4")]);
+    expect(await g.fills("ETH-PERP", 0)).toHaveLength(1);
+  });
+
+  it("watch() feeds the market's trade prints to the paper book", async () => {
+    const g = new PaperGateway();
+    let prints = [print("sell", 99, 1, 1, "a")];
+    const market = g.watch({
+      spec: async (instrument) => ({ instrument, szDecimals: 2 }),
+      snapshot: async () => book(100, 20),
+      trades: async () => prints,
+    });
+    await market.snapshot("ETH-PERP");
+    // 1 lot is displayed at 99 ahead of us.
+    expect((await g.place([req("buy", "99", "1", "Gtc")]))[0]!.status).toBe("resting");
+    prints = [...prints, print("sell", 98.5, 10, 21, "b")];
+    await market.snapshot("ETH-PERP");
+    const fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size])).toEqual([["buy", "99", "1"]]);
+  });
+});
+
+describe("the book a dry-run strategy reads", () => {
+  it("shows its own resting orders, as the venue's book would", async () => {
+    const g = new PaperGateway();
+    const market = g.watch({
+      spec: async (instrument) => ({ instrument, szDecimals: 2 }),
+      snapshot: async () => book(100, 30), // bids 99×1, 98×2; asks 101×1, 102×2
+    });
+    await market.snapshot("ETH-PERP");
+    await g.place([req("buy", "99.5", "2", "Gtc"), req("sell", "101", "0.5", "Gtc")]);
+    const s = await market.snapshot("ETH-PERP");
+    expect(s.bid).toBe(99.5);
+    expect(s.ask).toBe(101);
+    expect(s.mid).toBe(100.25);
+    expect(s.book.bids.slice(0, 2)).toEqual([
+      { px: 99.5, sz: 2 },
+      { px: 99, sz: 1 },
+    ]);
+    expect(s.book.asks[0]).toEqual({ px: 101, sz: 1.5 });
   });
 });

@@ -3,6 +3,7 @@ import type { Address } from "../venue.ts";
 import type { NonceBook } from "./nonce-book.ts";
 import {
   isUserSignedAction,
+  isUserSignedType,
   recoverL1Signer,
   recoverUserSigner,
   type SigningChain,
@@ -47,6 +48,7 @@ export type AuthResult =
     }
   | { ok: false; error: string };
 
+const DESERIALIZE = "Failed to deserialize the JSON body into the target type";
 const unknownSigner = (a: Address) => `User or API Wallet ${a} does not exist.`;
 
 /**
@@ -70,6 +72,11 @@ export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthR
     return { ok: false, error: `Action expired: expiresAfter ${expiresAfter} is before ${now}` };
   }
 
+  // A fund-moving or approval action is never an L1 action, whoever signs it: taking it the L1
+  // way would let an agent, whose L1 signature maps to its master, move the master's funds.
+  if (isUserSignedType(action.type) && !isUserSignedAction(action))
+    return { ok: false, error: `${DESERIALIZE}: action: missing field \`signatureChainId\`` };
+
   let signer: Address;
   let user: Address | undefined;
   try {
@@ -83,12 +90,9 @@ export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthR
         return { ok: false, error: "Invalid nonce: action nonce differs from request nonce" };
       signer = await recoverUserSigner(action, signature as WireSignature);
       user = deps.masterOf(signer);
-      if (user && user !== signer) {
-        return {
-          ok: false,
-          error: `${action.type} must be signed by the account itself, not by API wallet ${signer}`,
-        };
-      }
+      // The exchange takes the signer of a user-signed action as the account; an agent holds nothing.
+      if (user && user !== signer)
+        return { ok: false, error: `Must deposit before performing actions. User: ${signer}` };
     } else {
       const candidates: Address[] = [];
       for (const chain of deps.chains) {

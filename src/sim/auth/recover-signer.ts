@@ -1,6 +1,7 @@
 import {
   ApproveAgentTypes,
   ApproveBuilderFeeTypes,
+  SendAssetTypes,
   SpotSendTypes,
   UsdClassTransferTypes,
   UsdSendTypes,
@@ -29,12 +30,18 @@ const USER_SIGNED_TYPES: Record<string, TypeMap> = {
   withdraw3: Withdraw3Types,
   spotSend: SpotSendTypes,
   usdClassTransfer: UsdClassTransferTypes,
+  sendAsset: SendAssetTypes,
 };
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
 
+/** Actions that move funds or grant approvals: only the account's own EIP-712 signature may carry them. */
+export function isUserSignedType(type: unknown): boolean {
+  return typeof type === "string" && Object.hasOwn(USER_SIGNED_TYPES, type);
+}
+
 export function isUserSignedAction(action: Record<string, unknown>): boolean {
-  return typeof action.type === "string" && action.type in USER_SIGNED_TYPES && "signatureChainId" in action;
+  return isUserSignedType(action.type) && "signatureChainId" in action;
 }
 
 /** A 65-byte hex signature from the wire's {r, s, v} (r and s may have lost leading zeros). */

@@ -1,11 +1,15 @@
 /** POST /exchange: one authenticated action applied to the venue, answered in the exchange's shapes. */
 import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
-import { MAX_PERP_BUILDER_FEE, type OrderResult, VenueCore } from "./core.ts";
+import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
 import type { Account, Order } from "./types.ts";
 
 /** Approvals above 1% (spot's ceiling) are refused; perps further cap the charged fee at 0.1%. */
 const MAX_APPROVAL = 1000;
+/** The dead man's switch: at least 5 s ahead, and it may fire at most 10 times per UTC day. */
+const SCHEDULE_CANCEL_MIN_DELAY_MS = 5_000;
+export const SCHEDULE_CANCEL_DAILY_LIMIT = 10;
+
 /** Hyperliquid charges 1 USDC per withdrawal. */
 const WITHDRAW_FEE = 1_000_000;
 
@@ -46,13 +50,13 @@ export function applyAction(
     }
     case "approveAgent": {
       if (!isAddress(act.agentAddress)) return err("Invalid agent address.");
-      const agent = act.agentAddress.toLowerCase() as Address;
-      if (agent === a.addr) return err("Cannot approve own address as agent.");
-      const current = core.agents.get(agent);
-      if (current && current !== a.addr) return err("Agent address is already used by another account.");
-      core.agents.set(agent, a.addr);
-      core.agentNames.set(agent, typeof act.agentName === "string" ? act.agentName : "");
-      return ok("default");
+      const refusal = core.agents.approve(
+        a.addr,
+        act.agentAddress.toLowerCase() as Address,
+        act.agentName,
+        now,
+      );
+      return refusal ? err(refusal) : ok("default");
     }
     case "usdSend": {
       if (!isAddress(act.destination)) return err("Invalid destination address.");
@@ -91,8 +95,13 @@ export function applyAction(
         core.scheduledCancels.delete(a.addr);
         return ok("default");
       }
-      if (typeof act.time !== "number" || act.time < now + 5000)
+      if (typeof act.time !== "number" || act.time < now + SCHEDULE_CANCEL_MIN_DELAY_MS)
         return err("Scheduled cancel time too early, must be at least 5 seconds from now.");
+      const fired = core.scheduledCancelsFired.get(a.addr);
+      if (fired && fired.day === utcDayNumber(now) && fired.n >= SCHEDULE_CANCEL_DAILY_LIMIT)
+        return err(
+          `Too many scheduled cancels triggered for the day. Limit is ${SCHEDULE_CANCEL_DAILY_LIMIT}.`,
+        );
       core.scheduledCancels.set(a.addr, act.time);
       return ok("default");
     }

@@ -10,7 +10,7 @@
  */
 import { D } from "../../core/decimal.ts";
 import type { BookSide } from "./book.ts";
-import { LIQUIDATOR, type VenueCore } from "./core.ts";
+import { LIQUIDATOR, utcDayNumber, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv } from "./fixed.ts";
 import { renderCandle } from "./render.ts";
 import type { Account, Market, Order, Position } from "./types.ts";
@@ -256,6 +256,9 @@ export class Clockwork {
     for (const [addr, at] of core.scheduledCancels) {
       if (at > now) continue;
       core.scheduledCancels.delete(addr);
+      const day = utcDayNumber(at);
+      const fired = core.scheduledCancelsFired.get(addr);
+      core.scheduledCancelsFired.set(addr, { day, n: fired?.day === day ? fired.n + 1 : 1 });
       const a = core.account(addr);
       for (const o of [...a.open.values()]) core.finish(o, "scheduledCancel", at);
     }

@@ -4,6 +4,7 @@
  * Everything is driven by the caller's clock values: no Date.now, no Math.random.
  */
 import type { Address, VenueEvent, WireOrder } from "../venue.ts";
+import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
 import { CandleSeries, INTERVALS } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
@@ -16,6 +17,17 @@ import {
   MAIN_DEX,
   type MarketSpec,
 } from "./markets.ts";
+import {
+  defaultLimits,
+  type MarketLimits,
+  maxPositionRefusal,
+  noLiquidityRefusal,
+  openInterestRefusal,
+  openOrdersRefusal,
+  positionAfter,
+  positionIncrease,
+  priceBandRefusal,
+} from "./order-rules.ts";
 import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
 import type {
   Account,
@@ -52,6 +64,8 @@ export interface CoreOptions {
   seed: number;
   startingBalance: number;
   markets: MarketSpec[];
+  /** Open-interest cap and upper margin tier per coin (defaults in order-rules.ts). */
+  limits?: Record<string, MarketLimits>;
 }
 
 export class VenueCore {
@@ -60,10 +74,11 @@ export class VenueCore {
   readonly byCoin = new Map<string, Market>();
   readonly dexes: DexSpec[] = [MAIN_DEX, ...HIP3_DEXES];
   readonly accounts = new Map<string, Account>();
-  readonly agents = new Map<string, Address>();
+  readonly agents = new AgentRegistry();
   /** Dead man's switch: user → time at which all their orders are cancelled. */
   readonly scheduledCancels = new Map<string, number>();
-  readonly agentNames = new Map<string, string>();
+  /** Dead man's switch firings per user in one UTC day (the exchange allows 10 a day). */
+  readonly scheduledCancelsFired = new Map<string, { day: number; n: number }>();
   readonly listeners: ((e: VenueEvent) => void)[] = [];
   /** Builder → UTC day (YYYYMMDD) → rows of the per-builder fill file. */
   readonly builderRows = new Map<string, Map<string, BuilderFillRow[]>>();
@@ -83,10 +98,12 @@ export class VenueCore {
   private touchedBooks = new Set<Market>();
   readonly seed: number;
   readonly startingBalance: number;
+  private readonly limits: Record<string, MarketLimits>;
 
   constructor(opts: CoreOptions) {
     this.seed = opts.seed;
     this.startingBalance = opts.startingBalance;
+    this.limits = opts.limits ?? {};
     const perDexIndex = new Map<string, number>();
     for (const spec of opts.markets) {
       const dexIndex = this.dexes.findIndex((d) => d.name === spec.dex);
@@ -336,6 +353,13 @@ export class VenueCore {
     const pos = a.positions.get(m.idx);
     const szi = pos ? pos.szi : 0;
     const asset = m.asset;
+    const tooMany = openOrdersRefusal(a, w.r === true || trigger !== null);
+    if (tooMany) return { error: tooMany };
+    const mark = this.markPx(m);
+    if (!trigger) {
+      const far = priceBandRefusal(px, mark);
+      if (far) return { error: far };
+    }
     if (w.r && !trigger) {
       if (szi === 0 || szi > 0 === isBuy)
         return { error: `Reduce only order would increase position. asset=${asset}` };
@@ -352,8 +376,21 @@ export class VenueCore {
         return { error: `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}` };
       }
     }
+    if (!trigger && tif === "FrontendMarket") {
+      const empty = noLiquidityRefusal(m, isBuy);
+      if (empty) return { error: empty };
+    }
     if (!w.r && !trigger && !this.affordable(a, m, isBuy, px, sz)) {
       return { error: `Insufficient margin to place order. asset=${asset}` };
+    }
+    if (!w.r && !trigger) {
+      const limits = this.limits[m.coin] ?? defaultLimits(m);
+      const increase = positionIncrease(szi, isBuy, sz);
+      const lev = this.levSetting(a, m).lev;
+      const refusal =
+        maxPositionRefusal(m, limits, positionAfter(szi, isBuy, sz), increase, lev, mark) ??
+        openInterestRefusal(m, limits, increase, mark);
+      if (refusal) return { error: refusal };
     }
 
     const o: Order = {
@@ -868,6 +905,10 @@ export function avgPx(ntl: number, sz: number, pxDec: number): string {
   // ntl / sz is the price at scale 10^pxDec; render with up to 6 extra digits, trimmed.
   const scaled = mulDiv(ntl, 1_000_000, sz, "round");
   return fmtScaled(scaled, pxDec + 6);
+}
+
+export function utcDayNumber(t: number): number {
+  return Math.floor(t / 86_400_000);
 }
 
 export function utcDay(t: number): string {

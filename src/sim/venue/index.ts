@@ -55,6 +55,7 @@ import { LIQUIDATOR, VenueCore } from "./core.ts";
 import { fmtScaled, parseScaled } from "./fixed.ts";
 import { answerInfo, type InfoRequest } from "./info.ts";
 import { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
+import type { MarketLimits } from "./order-rules.ts";
 import type { BuilderFillRow } from "./types.ts";
 
 export { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
@@ -67,6 +68,8 @@ export interface VenueOptions {
   /** USDC credited to every new address (decimal string); default "0". */
   startingBalance?: string;
   markets?: MarketSpec[];
+  /** Open-interest cap and upper margin tier per coin (order-rules.ts has the defaults). */
+  limits?: Record<string, MarketLimits>;
 }
 
 export interface MarketInfo {
@@ -99,6 +102,7 @@ export function createVenue(opts: VenueOptions): SimVenue {
     seed: opts.seed ?? 0,
     startingBalance: start ? start.scaled : 0,
     markets: opts.markets ?? DEFAULT_MARKETS,
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   const clock = new Clockwork(core, opts.clock());
   const usdc = (amount: string): number => {
@@ -176,7 +180,7 @@ export function createVenue(opts: VenueOptions): SimVenue {
       }));
     },
     masterOf(agent) {
-      return core.agents.get(agent.toLowerCase());
+      return core.agents.masterOf(agent.toLowerCase() as Address, opts.clock());
     },
     feesCollected() {
       return fmtScaled(core.feesCollected, 6);

@@ -258,17 +258,11 @@ const handlers: Record<string, Handler> = {
   },
   extraAgents: (c, r) => {
     const a = account(c, r.user);
-    return [...c.core.agents]
-      .filter(([, master]) => master === a.addr)
-      .map(([address]) => ({
-        address,
-        name: c.core.agentNames.get(address) ?? "",
-        validUntil: 4_102_444_800_000,
-      }));
+    return c.core.agents.list(a.addr, c.now);
   },
   userRole: (c, r) => {
     const user = address(r.user, "user");
-    const master = c.core.agents.get(user);
+    const master = c.core.agents.masterOf(user, c.now);
     if (master) return { role: "agent", data: { user: master } };
     return { role: c.core.accounts.has(user) ? "user" : "missing" };
   },

@@ -165,7 +165,7 @@ describe("signature verification through the SDK", () => {
     expect(open[0]).toMatchObject({ coin: "ETH", limitPx: "1000", sz: "0.01" });
     // An agent may not sign user-signed actions for its master.
     await expect(asAgent.approveBuilderFee({ maxFeeRate: "0.01%", builder: BUILDER })).rejects.toThrow(
-      /must be signed by the account itself|does not exist/,
+      `Must deposit before performing actions. User: ${agent.address.toLowerCase()}`,
     );
   });
 

@@ -1,4 +1,9 @@
-import { createVenue, type MarketSpec, type SimVenue } from "../../../src/sim/venue/index.ts";
+import {
+  createVenue,
+  type MarketSpec,
+  type SimVenue,
+  type VenueOptions,
+} from "../../../src/sim/venue/index.ts";
 import type { Address, ExchangeResponse, WireOrder } from "../../../src/sim/venue.ts";
 
 export const ALICE: Address = "0x1111111111111111111111111111111111111111";
@@ -28,13 +33,16 @@ export interface ClearinghouseState {
   assetPositions: { position: Record<string, unknown> & { coin: string; szi: string; entryPx: string } }[];
 }
 
-export function testVenue(opts: { seed?: number; markets?: MarketSpec[]; balance?: string } = {}): TestVenue {
+export function testVenue(
+  opts: { seed?: number; markets?: MarketSpec[]; balance?: string; limits?: VenueOptions["limits"] } = {},
+): TestVenue {
   const clock = { now: T0 };
   const venue = createVenue({
     seed: opts.seed ?? 1,
     clock: () => clock.now,
     markets: opts.markets,
     startingBalance: opts.balance ?? "100000",
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   const ex = (user: Address, action: Record<string, unknown>) =>
     venue.exchange(action as never, user, clock.now);

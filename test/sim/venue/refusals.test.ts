@@ -19,7 +19,11 @@ describe("order refusals", () => {
     expect(t.order(ALICE, { a: BTC, b: true, p: "9700.55", s: "0.01" })).toEqual({
       error: "Order has invalid price.",
     });
-    expect(t.order(ALICE, { a: BTC, b: true, p: "9700.5", s: "0.01" })).toMatchObject({ resting: {} });
+    // A 5-significant-figure decimal inside the 80% band rests (ETH: 2 decimals).
+    expect(t.order(ALICE, { a: ETH, b: true, p: "3400.55", s: "0.01" })).toEqual({
+      error: "Order has invalid price.",
+    });
+    expect(t.order(ALICE, { a: ETH, b: true, p: "3400.5", s: "0.01" })).toMatchObject({ resting: {} });
     // An integer price is always allowed, whatever its significant figures.
     expect(t.order(ALICE, { a: BTC, b: true, p: "96999", s: "0.001" })).toMatchObject({ resting: {} });
     expect(t.order(ALICE, { a: BTC, b: false, p: "123456", s: "0.001" })).toMatchObject({ resting: {} });

@@ -1,0 +1,47 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type ParityReport, runParity } from "../../src/engine/parity.ts";
+
+/** The bounds of docs/paper-parity.md, per run of 250 ticks. */
+const run = (strategy: string, seed: number): Promise<ParityReport> =>
+  runParity({ strategy, seed, ticks: 250, dataDir: mkdtempSync(join(tmpdir(), "hl-parity-")) });
+
+const n = (s: string) => Number(s);
+
+describe("paper against the sim, measured", () => {
+  it("a taker fills the same on paper as on the sim: same fills, volume and PnL, fees to the cent", async () => {
+    const r = await run("aggressive_taker", 1);
+    expect(r.sim.fills).toBeGreaterThan(50);
+    expect(r.dryRun.fills).toBe(r.sim.fills);
+    expect(r.dryRun.volume).toBe(r.sim.volume);
+    expect(Math.abs(n(r.dryRun.fees) - n(r.sim.fees))).toBeLessThan(0.01);
+    expect(Math.abs(n(r.dryRun.pnl) - n(r.sim.pnl))).toBeLessThan(0.01);
+  }, 60_000);
+
+  it("market makers: volume and fees within 15 %, PnL within the fees paid, and paper not systematically better", async () => {
+    const reports: ParityReport[] = [];
+    for (const [strategy, seed] of [
+      ["simple_mm", 1],
+      ["simple_mm", 2],
+      ["simple_mm", 3],
+      ["avellaneda_mm", 1],
+      ["avellaneda_mm", 2],
+    ] as const)
+      reports.push(await run(strategy, seed));
+    let edge = 0;
+    let fees = 0;
+    for (const { strategy, seed, sim, dryRun } of reports) {
+      const label = `${strategy} seed ${seed}: sim ${JSON.stringify(sim)} dry-run ${JSON.stringify(dryRun)}`;
+      expect(sim.fills, label).toBeGreaterThan(20);
+      expect(Math.abs(n(dryRun.volume) - n(sim.volume)) / n(sim.volume), label).toBeLessThan(0.15);
+      expect(Math.abs(n(dryRun.fees) - n(sim.fees)) / n(sim.fees), label).toBeLessThan(0.15);
+      expect(Math.abs(n(dryRun.pnl) - n(sim.pnl)), label).toBeLessThan(n(sim.fees));
+      edge += n(dryRun.pnl) - n(sim.pnl);
+      fees += n(sim.fees);
+    }
+    // Averaged over the runs, paper may not beat the sim by more than a quarter of the fees paid.
+    expect(edge / reports.length).toBeLessThan((0.25 * fees) / reports.length);
+  }, 120_000);
+});

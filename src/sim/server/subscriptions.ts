@@ -18,6 +18,10 @@ export const subscriptionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("candle"), coin: z.string().min(1), interval: z.string().min(1) }),
   z.object({ type: z.literal("userFills"), user: address, aggregateByTime: z.boolean().optional() }),
   z.object({ type: z.literal("orderUpdates"), user: address }),
+  z.object({ type: z.literal("clearinghouseState"), user: address, dex: z.string().optional() }),
+  z.object({ type: z.literal("openOrders"), user: address, dex: z.string().optional() }),
+  z.object({ type: z.literal("userEvents"), user: address }),
+  z.object({ type: z.literal("userFundings"), user: address }),
 ]);
 
 export type Subscription = z.infer<typeof subscriptionSchema>;
@@ -40,6 +44,12 @@ export function topicOf(s: Subscription): string {
       return `candle:${s.coin}:${s.interval}`;
     case "userFills":
     case "orderUpdates":
+    case "userEvents":
+    case "userFundings":
+      return `${s.type}:${s.user.toLowerCase()}`;
+    // An account's state and orders change with its own events; every dex's view rides on one topic.
+    case "clearinghouseState":
+    case "openOrders":
       return `${s.type}:${s.user.toLowerCase()}`;
   }
 }

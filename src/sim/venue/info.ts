@@ -250,6 +250,11 @@ const handlers: Record<string, Handler> = {
   ...moreInfoHandlers,
 };
 
+/** Every request type /info answers. */
+export function infoTypes(): string[] {
+  return Object.keys(handlers);
+}
+
 export function answerInfo(core: VenueCore, clock: Clockwork, now: number, req: InfoRequest): unknown {
   if (!req || typeof req !== "object" || typeof req.type !== "string")
     throw new VenueError("Missing request type");

@@ -327,6 +327,7 @@ describe("/info answers match the SDK's response types", () => {
       subAccounts: [{ user }],
       twapHistory: [{ user }],
       userVaultEquities: [{ user }],
+      userAbstraction: [{ user }],
     };
   };
 

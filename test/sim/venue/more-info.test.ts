@@ -157,6 +157,11 @@ describe("info types the exchange serves beyond the basics", () => {
     expect(bob.dailyUserVlm.at(-1)).toMatchObject({ userCross: "0", userAdd: "10000" });
   });
 
+  it("userAbstraction: one USDC balance backs every dex, as under Hyperliquid's dex abstraction", () => {
+    const t = testVenue();
+    expect(t.venue.info({ type: "userAbstraction", user: ALICE })).toBe("dexAbstraction");
+  });
+
   it("l2Book of a coin the venue does not list is null, as on the exchange", () => {
     const t = testVenue();
     expect(t.venue.info({ type: "l2Book", coin: "NOPE" })).toBeNull();

@@ -9,6 +9,7 @@ import { perpDexLimits } from "./perp-dex-limits.ts";
 import { perpDexStatus } from "./perp-dex-status.ts";
 import { perpsAtOpenInterestCap } from "./perps-at-oi-cap.ts";
 import { portfolio } from "./portfolio.ts";
+import { userAbstraction } from "./user-abstraction.ts";
 import { userFees } from "./user-fees.ts";
 import { webData2 } from "./web-data2.ts";
 
@@ -26,4 +27,5 @@ export const moreInfoHandlers: Record<string, InfoHandler> = {
   twapHistory,
   userVaultEquities,
   userFees,
+  userAbstraction,
 };

@@ -49,7 +49,8 @@ const EMPTY_AS_ON_EXCHANGE: Record<string, string[]> = {
   "info/frontendOpenOrders": ["$[*].children"],
   "info/historicalOrders": ["$[*].order.children"],
   "info/orderStatus": ["$.order.order.children"],
-  "subscription/openOrders": ["$.orders[*].children"],
+  // The last push follows the scheduled cancel of every open order.
+  "subscription/openOrders": ["$.orders[*].children", "$.orders"],
 };
 const usedAllowances = new Set<string>();
 
@@ -402,6 +403,8 @@ describe("WebSocket pushes match the SDK's event types", () => {
       ],
       grouping: "na",
     });
+    // The dead man's switch cancels the resting ETH orders: userEvents reports a nonUserCancel.
+    await ex.scheduleCancel({ time: world.clock.now() + 10_000 });
     world.advance(3_600_000);
     const channelOf: Record<string, string> = { user: "userEvents" };
     const want = new Set(subs.map((s) => s.type as string));
@@ -418,5 +421,9 @@ describe("WebSocket pushes match the SDK's event types", () => {
       found.push(...problems(`subscription/${channelOf[m.channel] ?? m.channel}`, m.data));
     }
     expect([...new Set(found)]).toEqual([]);
+    const userEvents = messages
+      .filter((m) => m.channel === "user")
+      .map((m) => Object.keys(m.data as object)[0]);
+    expect(new Set(userEvents)).toEqual(new Set(["fills", "funding", "nonUserCancel"]));
   });
 });

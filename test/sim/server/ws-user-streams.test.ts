@@ -1,8 +1,11 @@
+import { readFileSync } from "node:fs";
 import { ExchangeClient, InfoClient, SubscriptionClient, WebSocketTransport } from "@nktkas/hyperliquid";
+import { Ajv } from "ajv";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+import { SCHEMA_CACHE, type SchemaCache } from "../../conformance/sdk-schema-source.ts";
 
 /** The account streams (clearinghouseState, openOrders, userEvents, userFundings) through the SDK. */
 
@@ -97,5 +100,48 @@ describe("account streams", () => {
     expect(paid.fundings[0]!.coin).toBe("BTC");
     const viaEvents = (await waitFor(events, (e) => "funding" in e)) as { funding: { coin: string } };
     expect(viaEvents.funding.coin).toBe("BTC");
+  });
+
+  it("userEvents reports a liquidation and the orders it cancelled", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const subs = new SubscriptionClient({ transport });
+    const events: Record<string, unknown>[] = [];
+    await subs.userEvents({ user: wallet.address }, (e) => events.push(e));
+    await new InfoClient({ transport }).clearinghouseState({ user: wallet.address });
+    const exchange = new ExchangeClient({ transport, wallet });
+    await exchange.updateLeverage({ asset: 0, isCross: true, leverage: 40 });
+    const book = (await new InfoClient({ transport }).l2Book({ coin: "BTC" }))!;
+    const ask = Number(book.levels[1][0]!.px);
+    const bid = Number(book.levels[0][0]!.px);
+    const res = await exchange.order({
+      orders: [
+        { a: 0, b: true, p: String(Math.round(ask * 1.01)), s: "3", r: false, t: { limit: { tif: "Ioc" } } },
+        {
+          a: 0,
+          b: true,
+          p: String(Math.round(bid * 0.8)),
+          s: "0.001",
+          r: false,
+          t: { limit: { tif: "Gtc" } },
+        },
+      ],
+      grouping: "na",
+    });
+    expect(res.response.data.statuses[0]).toHaveProperty("filled");
+    world.setPrice("BTC", String(Math.round(ask * 0.9)));
+    world.advance(300_000);
+    const liq = (await waitFor(events, (e) => "liquidation" in e)) as {
+      liquidation: { liquidated_user: string; liquidated_ntl_pos: string };
+    };
+    expect(liq.liquidation.liquidated_user).toBe(wallet.address.toLowerCase());
+    expect(Number(liq.liquidation.liquidated_ntl_pos)).toBeGreaterThan(0);
+    const cancel = (await waitFor(events, (e) => "nonUserCancel" in e)) as {
+      nonUserCancel: { coin: string }[];
+    };
+    expect(cancel.nonUserCancel[0]!.coin).toBe("BTC");
+    // Both in the SDK's shape of the event.
+    const cache = JSON.parse(readFileSync(SCHEMA_CACHE, "utf8")) as SchemaCache;
+    const valid = new Ajv({ strict: false }).compile(cache.schemas["subscription/userEvents"]!);
+    for (const e of [liq, cancel]) expect(valid(e), JSON.stringify(valid.errors)).toBe(true);
   });
 });

@@ -48,8 +48,10 @@ export const userFees: InfoHandler = (c, r) => {
   const a = userAccount(c, r.user);
   const main = c.core.dexes[0]!;
   const rate = (tenthsBp: number) => new D(tenthsBp).div(100_000).toFixed();
-  const days: string[] = [];
-  for (let k = DAYS_LISTED - 1; k >= 0; k--) days.push(utcDate(c.now - k * DAY));
+  const today = Math.floor(c.now / DAY);
+  const dayNumbers: number[] = [];
+  for (let k = DAYS_LISTED - 1; k >= 0; k--) dayNumbers.push(today - k);
+  const days = dayNumbers.map((d) => utcDate(d * DAY));
   const cross = new Map<string, number>();
   const add = new Map<string, number>();
   const since = Date.parse(`${days[0]}T00:00:00Z`);
@@ -61,11 +63,11 @@ export const userFees: InfoHandler = (c, r) => {
     into.set(day, (into.get(day) ?? 0) + f.px * f.sz);
   }
   return {
-    dailyUserVlm: days.map((date) => ({
+    dailyUserVlm: days.map((date, i) => ({
       date,
       userCross: fmtScaled(cross.get(date) ?? 0, 6),
       userAdd: fmtScaled(add.get(date) ?? 0, 6),
-      exchange: fmtScaled(c.core.dailyVolume.get(date) ?? 0, 6),
+      exchange: fmtScaled(c.core.dailyVolume.get(dayNumbers[i]!) ?? 0, 6),
     })),
     feeSchedule: {
       cross: rate(main.takerFee),

@@ -42,12 +42,11 @@ export function topicOf(s: Subscription): string {
       return `${s.type}:${s.coin}`;
     case "candle":
       return `candle:${s.coin}:${s.interval}`;
+    // Account streams; clearinghouseState and openOrders carry every dex's view on one topic per user.
     case "userFills":
     case "orderUpdates":
     case "userEvents":
     case "userFundings":
-      return `${s.type}:${s.user.toLowerCase()}`;
-    // An account's state and orders change with its own events; every dex's view rides on one topic.
     case "clearinghouseState":
     case "openOrders":
       return `${s.type}:${s.user.toLowerCase()}`;

@@ -383,6 +383,7 @@ export class SimWebSocket {
 
   /** The account streams an event touches; true when something is waiting to be sent. */
   private onAccountEvent(e: VenueEvent): boolean {
+    if (this.topics.size === 0) return false;
     if (e.kind === "allMids") {
       const now = Date.now();
       if (now - this.lastAccountReprice < ACCOUNT_REPRICE_MS) return false;

@@ -1,6 +1,7 @@
 import {
   ApproveAgentTypes,
   ApproveBuilderFeeTypes,
+  SendAssetTypes,
   SpotSendTypes,
   UsdClassTransferTypes,
   UsdSendTypes,
@@ -29,6 +30,7 @@ const USER_SIGNED_TYPES: Record<string, TypeMap> = {
   withdraw3: Withdraw3Types,
   spotSend: SpotSendTypes,
   usdClassTransfer: UsdClassTransferTypes,
+  sendAsset: SendAssetTypes,
 };
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;

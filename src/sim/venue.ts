@@ -79,7 +79,9 @@ export type VenueEvent =
   | { kind: "userFills"; user: Address; fills: unknown[] } // channel "userFills": {user, fills, isSnapshot?}
   | { kind: "orderUpdates"; user: Address; updates: unknown[] } // channel "orderUpdates": [{order, status, statusTimestamp}]
   | { kind: "candle"; coin: string; interval: string; candle: unknown }
-  | { kind: "ledger"; user: Address; update: unknown };
+  | { kind: "ledger"; user: Address; update: unknown }
+  // A funding payment: {time, coin, usdc, szi, fundingRate, nSamples}
+  | { kind: "funding"; user: Address; funding: Record<string, unknown> };
 
 export interface Venue {
   /** Answer one POST /info body ({type, ...}); throws VenueError for a bad request. */

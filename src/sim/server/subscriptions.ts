@@ -18,6 +18,10 @@ export const subscriptionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("candle"), coin: z.string().min(1), interval: z.string().min(1) }),
   z.object({ type: z.literal("userFills"), user: address, aggregateByTime: z.boolean().optional() }),
   z.object({ type: z.literal("orderUpdates"), user: address }),
+  z.object({ type: z.literal("clearinghouseState"), user: address, dex: z.string().optional() }),
+  z.object({ type: z.literal("openOrders"), user: address, dex: z.string().optional() }),
+  z.object({ type: z.literal("userEvents"), user: address }),
+  z.object({ type: z.literal("userFundings"), user: address }),
 ]);
 
 export type Subscription = z.infer<typeof subscriptionSchema>;
@@ -38,8 +42,13 @@ export function topicOf(s: Subscription): string {
       return `${s.type}:${s.coin}`;
     case "candle":
       return `candle:${s.coin}:${s.interval}`;
+    // Account streams; clearinghouseState and openOrders carry every dex's view on one topic per user.
     case "userFills":
     case "orderUpdates":
+    case "userEvents":
+    case "userFundings":
+    case "clearinghouseState":
+    case "openOrders":
       return `${s.type}:${s.user.toLowerCase()}`;
   }
 }

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AuthDeps } from "../auth/authenticate.ts";
+import { LIQUIDATOR } from "../venue/index.ts";
 import type { Address, Venue, VenueEvent } from "../venue.ts";
 import { answerExchange, answerInfo, type EndpointResult } from "./endpoints.ts";
 import { dexOf, type Subscription, subscriptionId, subscriptionSchema, topicOf } from "./subscriptions.ts";
@@ -26,11 +27,22 @@ interface TopicSub {
 
 /** A client that lets this much pile up unread is dropped rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** Price moves alone re-send a subscribed account's state at most this often. */
+const ACCOUNT_REPRICE_MS = 1000;
+/** Order endings the user did not ask for, reported to userEvents as `nonUserCancel`. */
+const NON_USER_CANCELS = new Set([
+  "marginCanceled",
+  "selfTradeCanceled",
+  "reduceOnlyCanceled",
+  "liquidatedCanceled",
+  "scheduledCancel",
+]);
 
 /**
  * The sim world's WebSocket (paths `/ws` and `/`): Hyperliquid's `post`, `subscribe`, `unsubscribe`
- * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills, orderUpdates, assetCtxs and
- * activeAssetCtx, driven by the venue's events and coalesced per stream.
+ * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills, orderUpdates, assetCtxs,
+ * activeAssetCtx, clearinghouseState, openOrders, userEvents and userFundings, driven by the venue's
+ * events and coalesced per stream.
  */
 export class SimWebSocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1_048_576 });
@@ -43,6 +55,13 @@ export class SimWebSocket {
   private readonly fills = new Map<string, unknown[]>();
   private readonly orderUpdates = new Map<string, unknown[]>();
   private readonly candles = new Map<string, unknown>();
+  /** Users whose clearinghouseState / openOrders streams changed. */
+  private readonly dirtyAccounts = new Set<string>();
+  private readonly dirtyOrders = new Set<string>();
+  /** user → userEvents messages (each one variant: fills, funding, liquidation, nonUserCancel). */
+  private readonly userEvents = new Map<string, unknown[]>();
+  private readonly fundings = new Map<string, unknown[]>();
+  private lastAccountReprice = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribeVenue: () => void;
   private readonly flushEveryMs: number;
@@ -241,7 +260,7 @@ export class SimWebSocket {
           nSigFigs: sub.nSigFigs ?? null,
           mantissa: sub.mantissa ?? null,
         });
-        return book === undefined ? undefined : { channel: "l2Book", data: book };
+        return book === undefined || book === null ? undefined : { channel: "l2Book", data: book };
       }
       case "bbo": {
         const book = this.info({ type: "l2Book", coin: sub.coin }) as
@@ -272,6 +291,32 @@ export class SimWebSocket {
         const i = both ? both[0].universe.findIndex((u) => u.name === sub.coin) : -1;
         return i >= 0 ? { channel: "activeAssetCtx", data: { coin: sub.coin, ctx: both![1][i] } } : undefined;
       }
+      case "clearinghouseState": {
+        const user = sub.user.toLowerCase() as Address;
+        const dex = sub.dex ?? "";
+        if (snapshot) this.deps.seeUser(user);
+        const state = this.info({ type: "clearinghouseState", user, dex });
+        return state === undefined
+          ? undefined
+          : { channel: "clearinghouseState", data: { dex, user, clearinghouseState: state } };
+      }
+      case "openOrders": {
+        const user = sub.user.toLowerCase() as Address;
+        const dex = sub.dex ?? "";
+        if (snapshot) this.deps.seeUser(user);
+        const orders = this.info({ type: "frontendOpenOrders", user, dex });
+        return orders === undefined ? undefined : { channel: "openOrders", data: { dex, user, orders } };
+      }
+      case "userFundings": {
+        if (!snapshot) return undefined;
+        const user = sub.user.toLowerCase() as Address;
+        this.deps.seeUser(user);
+        const rows = this.info({ type: "userFunding", user }) as
+          | { time: number; delta: Record<string, unknown> }[]
+          | undefined;
+        const fundings = (rows ?? []).map(({ time, delta: { type: _type, ...f } }) => ({ time, ...f }));
+        return { channel: "userFundings", data: { isSnapshot: true, user, fundings } };
+      }
       case "userFills": {
         if (!snapshot) return undefined;
         const user = sub.user.toLowerCase() as Address;
@@ -292,6 +337,7 @@ export class SimWebSocket {
   }
 
   private onVenueEvent(e: VenueEvent): void {
+    if (this.onAccountEvent(e)) this.flushTimer ??= setTimeout(() => this.flush(), this.flushEveryMs);
     switch (e.kind) {
       case "allMids":
         if (
@@ -335,9 +381,91 @@ export class SimWebSocket {
     this.flushTimer ??= setTimeout(() => this.flush(), this.flushEveryMs);
   }
 
+  /** The account streams an event touches; true when something is waiting to be sent. */
+  private onAccountEvent(e: VenueEvent): boolean {
+    if (this.topics.size === 0) return false;
+    if (e.kind === "allMids") {
+      const now = Date.now();
+      if (now - this.lastAccountReprice < ACCOUNT_REPRICE_MS) return false;
+      let any = false;
+      for (const topic of this.topics.keys()) {
+        if (!topic.startsWith("clearinghouseState:")) continue;
+        this.dirtyAccounts.add(topic.slice("clearinghouseState:".length));
+        any = true;
+      }
+      if (any) this.lastAccountReprice = now;
+      return any;
+    }
+    if (!("user" in e)) return false;
+    const user = e.user.toLowerCase();
+    let any = false;
+    const mark = (topic: string, set: Set<string>) => {
+      if (!this.hasTopic(`${topic}:${user}`)) return;
+      set.add(user);
+      any = true;
+    };
+    const event = (msg: unknown) => {
+      if (!this.hasTopic(`userEvents:${user}`)) return;
+      append(this.userEvents, user, [msg]);
+      any = true;
+    };
+    mark("clearinghouseState", this.dirtyAccounts);
+    switch (e.kind) {
+      case "userFills":
+        event({ fills: e.fills });
+        break;
+      case "orderUpdates": {
+        mark("openOrders", this.dirtyOrders);
+        const cancels = (e.updates as { order: { coin: string; oid: number }; status: string }[])
+          .filter((u) => NON_USER_CANCELS.has(u.status))
+          .map((u) => ({ coin: u.order.coin, oid: u.order.oid }));
+        if (cancels.length > 0) event({ nonUserCancel: cancels });
+        break;
+      }
+      case "funding": {
+        const { time: _time, ...funding } = e.funding;
+        event({ funding });
+        if (this.hasTopic(`userFundings:${user}`)) {
+          append(this.fundings, user, [e.funding]);
+          any = true;
+        }
+        break;
+      }
+      case "ledger": {
+        const update = e.update as { hash: string; delta: Record<string, unknown> };
+        if (update.delta.type === "liquidation") {
+          const value = String(update.delta.accountValue ?? "0");
+          event({
+            liquidation: {
+              lid: Number.parseInt(update.hash.slice(2, 14), 16),
+              liquidator: LIQUIDATOR,
+              liquidated_user: user,
+              liquidated_ntl_pos: String(update.delta.liquidatedNtlPos ?? "0"),
+              liquidated_account_value: value.startsWith("-") ? "0" : value,
+            },
+          });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return any;
+  }
+
   /** Send every stream that changed since the last flush, one message per subscription. */
   private flush(): void {
     this.flushTimer = undefined;
+    for (const user of this.dirtyAccounts) this.publishState(`clearinghouseState:${user}`);
+    for (const user of this.dirtyOrders) this.publishState(`openOrders:${user}`);
+    for (const [user, list] of this.userEvents)
+      for (const data of list) this.publish(`userEvents:${user}`, { channel: "user", data });
+    for (const [user, fundings] of this.fundings)
+      this.publish(`userFundings:${user}`, { channel: "userFundings", data: { user, fundings } });
+    this.dirtyAccounts.clear();
+    this.dirtyOrders.clear();
+    this.userEvents.clear();
+    this.fundings.clear();
     for (const dex of this.dirtyMids) {
       this.publishState(`allMids:${dex}`);
       this.publishState(`assetCtxs:${dex}`);

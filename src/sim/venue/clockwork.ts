@@ -152,6 +152,17 @@ export class Clockwork {
         p.fundChange -= usdc;
         a.fundAllTime.set(m.idx, (a.fundAllTime.get(m.idx) ?? 0) - usdc);
         a.fundings.push({ time: t, hashSeq, m, usdc, szi: p.szi, fundingRate: rateStr, nSamples });
+        if (core.observed) {
+          const funding = {
+            time: t,
+            coin: m.coin,
+            usdc: fmtScaled(usdc, 6),
+            szi: fmtScaled(p.szi, m.szDec),
+            fundingRate: rateStr,
+            nSamples,
+          };
+          core.emit({ kind: "funding", user: a.addr, funding });
+        }
       }
     }
   }

@@ -84,6 +84,8 @@ export class VenueCore {
   readonly builderRows = new Map<string, Map<string, BuilderFillRow[]>>();
   /** Subscriber callbacks that threw (they are isolated from the venue and from each other). */
   listenerErrors = 0;
+  /** Notional traded on the whole venue per UTC day (days since the epoch), micro-USDC. */
+  readonly dailyVolume = new Map<number, number>();
   /** Exchange fees collected (not counting builder fees, which go to builders), micro-USDC. */
   feesCollected = 0;
   nextOid = 1;
@@ -719,6 +721,8 @@ export class VenueCore {
     const slot = this.hourSlot(m, now);
     slot.ntl += px * q;
     slot.base += q;
+    const day = Math.floor(now / 86_400_000);
+    this.dailyVolume.set(day, (this.dailyVolume.get(day) ?? 0) + px * q);
     m.lastPx = px;
     m.candles.trade(now, px, q);
     if (this.observed) {

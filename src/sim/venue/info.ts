@@ -7,6 +7,8 @@ import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import { SPOT_META } from "./markets.ts";
+import type { InfoCtx as Ctx, InfoHandler as Handler, InfoRequest } from "./queries/context.ts";
+import { moreInfoHandlers } from "./queries/index.ts";
 import {
   ratio,
   renderCandle,
@@ -17,19 +19,11 @@ import {
 } from "./render.ts";
 import type { Account, Market } from "./types.ts";
 
-export type InfoRequest = { type: string; [k: string]: unknown };
+export type { InfoRequest } from "./queries/context.ts";
 
 const MAX_FILLS_PER_RESPONSE = 2000;
 const MAX_FUNDING_PER_PAGE = 500;
 const MAX_L2_LEVELS = 20;
-
-interface Ctx {
-  core: VenueCore;
-  clock: Clockwork;
-  now: number;
-}
-
-type Handler = (ctx: Ctx, req: InfoRequest) => unknown;
 
 const handlers: Record<string, Handler> = {
   meta: (c, r) => meta(c.core, dexIndex(c.core, r)),
@@ -212,33 +206,6 @@ const handlers: Record<string, Handler> = {
       markPx: px(m, mark),
     };
   },
-  userFees: (c, r) => {
-    account(c, r.user);
-    const main = c.core.dexes[0]!;
-    const rate = (tenthsBp: number) => new D(tenthsBp).div(100_000).toFixed();
-    return {
-      dailyUserVlm: [],
-      feeSchedule: {
-        cross: rate(main.takerFee),
-        add: rate(main.makerFee),
-        spotCross: "0.0007",
-        spotAdd: "0.0004",
-        tiers: { vip: [], mm: [] },
-        referralDiscount: "0",
-        stakingDiscountTiers: [],
-      },
-      userCrossRate: rate(main.takerFee),
-      userAddRate: rate(main.makerFee),
-      userSpotCrossRate: "0.0007",
-      userSpotAddRate: "0.0004",
-      activeReferralDiscount: "0",
-      trial: null,
-      feeTrialEscrow: "0",
-      nextTrialAvailableTimestamp: null,
-      stakingLink: null,
-      activeStakingDiscount: { bpsOfMaxSupply: "0", discount: "0" },
-    };
-  },
   referral: (c, r) => {
     const a = account(c, r.user);
     const vlm = fmtScaled(a.volume, 6);
@@ -274,14 +241,21 @@ const handlers: Record<string, Handler> = {
     const a = account(c, r.user);
     return [...a.builderApprovals].filter(([, f]) => f > 0).map(([b]) => b);
   },
+  ...moreInfoHandlers,
 };
+
+/** Every request type /info answers. */
+export function infoTypes(): string[] {
+  return Object.keys(handlers);
+}
 
 export function answerInfo(core: VenueCore, clock: Clockwork, now: number, req: InfoRequest): unknown {
   if (!req || typeof req !== "object" || typeof req.type !== "string")
     throw new VenueError("Missing request type");
+  const ctx: Ctx = { core, clock, now, ask: (r) => answerInfo(core, clock, now, r) };
   const h = handlers[req.type];
   if (!h) throw new VenueError(`Unknown info request type: ${req.type}`);
-  return h({ core, clock, now }, req);
+  return h(ctx, req);
 }
 
 // ---------------------------------------------------------------- parameters
@@ -398,7 +372,9 @@ function assetCtx(core: VenueCore, m: Market, now: number) {
 }
 
 function l2Book(c: Ctx, r: InfoRequest) {
-  const m = market(c.core, r.coin);
+  // The exchange answers `null` for a coin it does not list.
+  const m = typeof r.coin === "string" ? c.core.byCoin.get(r.coin) : undefined;
+  if (!m) return null;
   const sig = r.nSigFigs === undefined || r.nSigFigs === null ? null : int(r.nSigFigs, "nSigFigs");
   if (sig !== null && (sig < 2 || sig > 5)) throw new VenueError("nSigFigs must be 2–5 or null");
   const side = (isBid: boolean) => {

@@ -37,7 +37,8 @@ async function loadedBy(
   name: string,
   args: string[],
   env: Record<string, string>,
-  ready: () => Promise<boolean>,
+  /** Stop the command once this holds; without it the command ends by itself. */
+  ready?: () => Promise<boolean>,
 ) {
   const trace = join(dir, `${name}.trace`);
   const child = spawn(process.execPath, [HL, ...args], {
@@ -53,9 +54,11 @@ async function loadedBy(
     stdio: "ignore",
   });
   children.push(child);
-  await until(`${name} ready`, ready, Date.now() + 25_000);
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
+  if (ready) {
+    await until(`${name} ready`, ready, Date.now() + 25_000);
+    child.kill("SIGTERM");
+  }
   await exited;
   const own = `${child.pid} `;
   return readFileSync(trace, "utf8")
@@ -100,5 +103,16 @@ describe("lazy imports", () => {
     );
     expect(modules.some((m) => /services\/feeds\/server\.(ts|js)$/.test(m))).toBe(true);
     expect(heavyIn(modules)).toEqual({});
+  });
+
+  it("a trading run of a strategy without an LLM loads neither the LLM SDKs nor the MCP SDK", async () => {
+    const modules = await loadedBy(
+      "run",
+      ["run", "simple_mm", "-i", "ETH-PERP", "--tick", "1", "--max-ticks", "2", "--network", "paper"],
+      {},
+    );
+    expect(modules.some((m) => /engine\/runner\.(ts|js)$/.test(m))).toBe(true);
+    const { "LLM SDKs": llm, "MCP SDK": mcp, "sim world": simWorld } = heavyIn(modules);
+    expect({ llm, mcp, simWorld }).toEqual({ llm: undefined, mcp: undefined, simWorld: undefined });
   });
 });

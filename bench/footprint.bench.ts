@@ -63,15 +63,16 @@ async function agentRestMb(env: Record<string, string>, simUrl: string): Promise
   }
 }
 
-function helpColdStartMs(env: Record<string, string>): number {
+/** Median wall time of `node args…` over 7 runs. */
+function coldStartMs(args: string[], env: Record<string, string> = {}): number {
   const samples: number[] = [];
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [HL, "--help"], {
+    const r = spawnSync(process.execPath, args, {
       env: { ...process.env, ...env },
       stdio: "ignore",
     });
-    if (r.status !== 0) throw new Error("hl --help failed");
+    if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed`);
     samples.push(performance.now() - t0);
   }
   return median(samples);
@@ -103,10 +104,12 @@ async function upTree(
 export default async function (r: BenchReporter): Promise<void> {
   ensureBuilt();
 
-  const tsxHelp = helpColdStartMs(SOURCES);
+  // The floor on this machine right now: node itself, doing nothing.
+  r.figure({ name: "node -e 0 cold start (the floor)", value: coldStartMs(["-e", "0"]), unit: "ms" });
+  const tsxHelp = coldStartMs([HL, "--help"], SOURCES);
   r.figure({
     name: "hl --help cold start",
-    value: helpColdStartMs(COMPILED),
+    value: coldStartMs([HL, "--help"], COMPILED),
     unit: "ms",
     target: { op: "<=", value: 150 },
     baseline: { name: "sources via tsx", value: tsxHelp },

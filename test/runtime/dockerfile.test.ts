@@ -73,7 +73,13 @@ async function runStage(stage: Stage, env: Record<string, string>): Promise<void
         const target = dest.endsWith("/") ? join(dir, dest, path.split("/").at(-1)!) : join(dir, dest);
         mkdirSync(dirname(target), { recursive: true });
         // Hard links where the files come from the build stage: node_modules is large.
-        await run("cp", [from ? "-al" : "-a", source, target]);
+        // (Plain copies when /tmp is another file system than the build stage's.)
+        await run("sh", [
+          "-c",
+          `cp ${from ? "-al" : "-a"} "$0" "$1" 2>/dev/null || { rm -rf "$1" && cp -a "$0" "$1"; }`,
+          source,
+          target,
+        ]);
       }
     }
     if (op === "RUN" && stage !== final) {
@@ -81,7 +87,7 @@ async function runStage(stage: Stage, env: Record<string, string>): Promise<void
       // the `prepare` build `npm ci` runs. The lockfile npm rewrites is a copy of its own.
       const script = args.replace(
         /npm ci\b[^&;]*/,
-        `cp -al ${ROOT}/node_modules node_modules && cp --remove-destination ${ROOT}/node_modules/.package-lock.json node_modules/ && npm run prepare `,
+        `{ cp -al ${ROOT}/node_modules node_modules 2>/dev/null || { rm -rf node_modules && cp -a ${ROOT}/node_modules node_modules; }; } && cp --remove-destination ${ROOT}/node_modules/.package-lock.json node_modules/ && npm run prepare `,
       );
       await run("sh", ["-c", script], {
         cwd: dir,

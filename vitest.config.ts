@@ -7,5 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Every `hl` a test starts runs the current TypeScript sources, never a build of older ones.
+    env: { HL_FROM_SOURCE: "1" },
   },
 });

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 /**
- * The code runs through tsx, which strips types without checking them: a type error would reach
+ * Tests and development run the sources through tsx, which strips types without checking them: a type error would reach
  * users silently. The same goes for lint findings. Both are part of the test suite.
  */
 const run = promisify(execFile);

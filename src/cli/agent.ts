@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { readAgentConfig } from "../services/agent/config.ts";
 import { startAgentService } from "../services/agent/server.ts";
 import { agentMappers, skillInstall, strategyCatalog } from "../services/agent/wiring.ts";
-import { mountMcpHttp } from "../services/mcp/mount.ts";
 
 export function register(program: Command): void {
   const agent = program
@@ -21,7 +20,9 @@ export function register(program: Command): void {
         mappers: agentMappers,
         catalog: strategyCatalog,
         skillInstall,
-        mountMcp: (app) => mountMcpHttp(app, { dataDir: cfg.dataDir }),
+        // The MCP SDK and the trading tools load only under RUN_MODE=mcp.
+        mountMcp: async (app) =>
+          (await import("../services/mcp/mount.ts")).mountMcpHttp(app, { dataDir: cfg.dataDir }),
       });
       console.log(`agent service (${cfg.mode}, ${cfg.network}) listening on http://${cfg.host}:${svc.port}`);
       const shutdown = async () => {

@@ -1,6 +1,6 @@
-import Anthropic from "@anthropic-ai/sdk";
-import { FunctionCallingConfigMode, GoogleGenAI } from "@google/genai";
-import OpenAI from "openai";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { GoogleGenAI } from "@google/genai";
+import type OpenAI from "openai";
 import { UserError } from "../core/errors.ts";
 import { adviceFromToolCalls, LLM_TOOLS } from "../strategies/llm_agent.ts";
 import type { Advice, AdviceRequest } from "../strategies/sdk.ts";
@@ -71,6 +71,18 @@ export function resolveLlmConfig(
   };
 }
 
+/**
+ * Each provider's SDK loads on the advisor's first call: a process that never asks an LLM (every
+ * other strategy, the services) does not carry three SDKs.
+ */
+function onFirstCall<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => {
+    loaded ??= load();
+    return loaded;
+  };
+}
+
 export function createLlmAdvisor(cfg: LlmConfig): Advisor {
   switch (cfg.provider) {
     case "anthropic":
@@ -83,13 +95,16 @@ export function createLlmAdvisor(cfg: LlmConfig): Advisor {
 }
 
 function anthropicAdvisor(cfg: LlmConfig): Advisor {
-  const client = new Anthropic({
-    apiKey: cfg.apiKey,
-    maxRetries: 0,
-    ...(cfg.baseUrl ? { baseURL: cfg.baseUrl } : {}),
-  });
+  const client = onFirstCall(
+    async (): Promise<Anthropic> =>
+      new (await import("@anthropic-ai/sdk")).default({
+        apiKey: cfg.apiKey,
+        maxRetries: 0,
+        ...(cfg.baseUrl ? { baseURL: cfg.baseUrl } : {}),
+      }),
+  );
   return async (req: AdviceRequest, signal: AbortSignal): Promise<Advice> => {
-    const msg = await client.messages.create(
+    const msg = await (await client()).messages.create(
       {
         model: cfg.model,
         max_tokens: cfg.maxTokens,
@@ -111,13 +126,16 @@ function anthropicAdvisor(cfg: LlmConfig): Advisor {
 }
 
 function openaiAdvisor(cfg: LlmConfig): Advisor {
-  const client = new OpenAI({
-    apiKey: cfg.apiKey,
-    maxRetries: 0,
-    ...(cfg.baseUrl ? { baseURL: cfg.baseUrl } : {}),
-  });
+  const client = onFirstCall(
+    async (): Promise<OpenAI> =>
+      new (await import("openai")).default({
+        apiKey: cfg.apiKey,
+        maxRetries: 0,
+        ...(cfg.baseUrl ? { baseURL: cfg.baseUrl } : {}),
+      }),
+  );
   return async (req: AdviceRequest, signal: AbortSignal): Promise<Advice> => {
-    const r = await client.chat.completions.create(
+    const r = await (await client()).chat.completions.create(
       {
         model: cfg.model,
         max_completion_tokens: cfg.maxTokens,
@@ -147,11 +165,16 @@ function openaiAdvisor(cfg: LlmConfig): Advisor {
 }
 
 function googleAdvisor(cfg: LlmConfig): Advisor {
-  const ai = new GoogleGenAI({
-    apiKey: cfg.apiKey,
-    ...(cfg.baseUrl ? { httpOptions: { baseUrl: cfg.baseUrl } } : {}),
+  const sdk = onFirstCall(async () => {
+    const genai = await import("@google/genai");
+    const ai: GoogleGenAI = new genai.GoogleGenAI({
+      apiKey: cfg.apiKey,
+      ...(cfg.baseUrl ? { httpOptions: { baseUrl: cfg.baseUrl } } : {}),
+    });
+    return { ai, anyFunction: genai.FunctionCallingConfigMode.ANY };
   });
   return async (req: AdviceRequest, signal: AbortSignal): Promise<Advice> => {
+    const { ai, anyFunction } = await sdk();
     const r = await ai.models.generateContent({
       model: cfg.model,
       contents: req.user,
@@ -167,7 +190,7 @@ function googleAdvisor(cfg: LlmConfig): Advisor {
             })),
           },
         ],
-        toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } },
+        toolConfig: { functionCallingConfig: { mode: anyFunction } },
         abortSignal: signal,
       },
     });

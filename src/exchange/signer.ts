@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import type { AbstractWallet } from "@nktkas/hyperliquid/signing";
 import { getWalletAddress } from "@nktkas/hyperliquid/signing";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { createFileExclusive, readJson } from "../store/atomic.ts";
 import { resolvePrivateKeyIfAny } from "../wallet/resolve-key.ts";
+import { viemAccounts } from "../wallet/viem-accounts.ts";
 import type { Address, Hex } from "./config.ts";
 
 /** Anything the SDK can sign with: a viem account (local or JSON-RPC) or an ethers v5/v6 signer. */
@@ -29,7 +29,7 @@ export function accountFromPrivateKey(key: string, source: string): ResolvedSign
   }
   const hex = (trimmed.startsWith("0x") ? trimmed : `0x${trimmed}`) as Hex;
   try {
-    const account = privateKeyToAccount(hex);
+    const account = viemAccounts().privateKeyToAccount(hex);
     return { wallet: account, address: account.address, source };
   } catch {
     throw new UserError(`${source} is not a valid secp256k1 private key`);
@@ -81,8 +81,8 @@ export function loadOrCreatePaperWallet(env: Record<string, string | undefined> 
   const path = paperKeyPath(env);
   const existing = loadPaperWallet(path);
   if (existing) return existing;
-  const privateKey = generatePrivateKey();
-  const account = privateKeyToAccount(privateKey);
+  const privateKey = viemAccounts().generatePrivateKey();
+  const account = viemAccounts().privateKeyToAccount(privateKey);
   const record = { privateKey, address: account.address, note: "paper-network wallet; no real funds" };
   // Two first runs at once (e.g. `hl up` starting its services) must end up on one account: only one
   // creation wins, the other adopts the winner's key.

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { collectDefaultMetrics, Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { serviceMetrics } from "./metrics.ts";
 
 export interface ServiceOptions {
   /** Service name, used in logs and metrics. */
@@ -44,9 +45,16 @@ export function createService(opts: ServiceOptions): Service {
   const origin = opts.corsOrigin ?? process.env.CORS_ORIGIN ?? "*";
   const corsPaths = opts.corsPaths ?? (() => true);
   const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 1_048_576, forceCloseConnections: true });
-  const metrics = new Registry();
-  metrics.setDefaultLabels({ service: opts.name });
-  collectDefaultMetrics({ register: metrics });
+  const meter = serviceMetrics(opts.name);
+  const metrics = meter.registry;
+  app.addHook("onResponse", async (req: FastifyRequest, reply: FastifyReply) => {
+    meter.observe(
+      req.method,
+      req.routeOptions.url ?? "unmatched",
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
 
   app.addHook("onRequest", async (req: FastifyRequest, reply: FastifyReply) => {
     if (req.method === "OPTIONS") {

@@ -10,9 +10,9 @@ import {
 import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { UserError } from "../core/errors.ts";
+import { viemAccounts } from "./viem-accounts.ts";
 
 /** A wallet-file problem the user can act on (wrong password, unsupported or damaged file). Never holds a key. */
 export class KeystoreError extends UserError {
@@ -180,7 +180,7 @@ export async function decryptKeystore(json: unknown, password: string): Promise<
   const privateKey = `0x${key.toString("hex")}` as Hex;
   let address: Hex;
   try {
-    address = privateKeyToAddress(privateKey).toLowerCase() as Hex;
+    address = viemAccounts().privateKeyToAddress(privateKey).toLowerCase() as Hex;
   } catch {
     throw new KeystoreError("keystore holds an invalid secp256k1 key");
   }
@@ -207,7 +207,7 @@ export async function encryptKeystore(
     throw new KeystoreError("not a private key (expected 0x + 64 hex)");
   let address: string;
   try {
-    address = privateKeyToAddress(privateKey).toLowerCase().slice(2);
+    address = viemAccounts().privateKeyToAddress(privateKey).toLowerCase().slice(2);
   } catch {
     throw new KeystoreError("not a valid secp256k1 private key");
   }

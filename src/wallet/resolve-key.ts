@@ -1,9 +1,9 @@
-import { privateKeyToAddress } from "viem/accounts";
 import { UserError } from "../core/errors.ts";
 import { readEnvFile } from "./env-file.ts";
 import { type Env, envFilePath, keystoreDir } from "./home.ts";
 import { listWallets, loadKeystore, normalizeAddress } from "./keystore-store.ts";
 import { decryptKeystore, type Hex } from "./keystore-v3.ts";
+import { viemAccounts } from "./viem-accounts.ts";
 
 /** Env names: the generic password, a per-wallet password, and the wallet selector. */
 export const PASSWORD_VAR = "HL_KEYSTORE_PASSWORD";
@@ -52,7 +52,11 @@ function keyFromEnv(raw: string): ResolvedKey {
     throw new UserError("HL_PRIVATE_KEY is not a private key (expected 0x followed by 64 hex digits)");
   const key = (trimmed.startsWith("0x") ? trimmed : `0x${trimmed}`).toLowerCase() as Hex;
   try {
-    return new ResolvedKey(privateKeyToAddress(key).toLowerCase() as Hex, "HL_PRIVATE_KEY", key);
+    return new ResolvedKey(
+      viemAccounts().privateKeyToAddress(key).toLowerCase() as Hex,
+      "HL_PRIVATE_KEY",
+      key,
+    );
   } catch {
     throw new UserError("HL_PRIVATE_KEY is not a valid secp256k1 private key");
   }

@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { checkMetrics } from "./metrics-check.ts";
 import { readmeCurls, retarget, runCurl } from "./readme-curl.ts";
 import {
   cleanEnv,
@@ -180,6 +181,18 @@ describe("hl up", () => {
       if (streaming) expect(r.body, example).toMatch(/^(event: price\n)?data: /m);
       else expect(r.body.length, example).toBeGreaterThan(0);
     }
+
+    // Every service has /metrics under the common names; the Grafana dashboard reads only those.
+    await checkMetrics({
+      sim: url("sim"),
+      agent: url("agent"),
+      leaderboard: url("leaderboard"),
+      mcp: url("mcp"),
+      "feeds-proxy": url("feeds"),
+      "feed-btcswp": `http://127.0.0.1:${running.ports.feeds + 1}`,
+      isfr: url("isfr"),
+      points: url("points"),
+    });
 
     // Ctrl-C: every process of the tree (services, agents, the WOLF grandchild) is gone.
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);

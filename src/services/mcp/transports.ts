@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { meterRequest, serviceMetrics } from "../../http/metrics.ts";
 import { checkMcpHttpAccess } from "./http-guard.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
@@ -72,6 +73,9 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
+/** The routes the MCP server's metrics count requests under (any other path is "unmatched"). */
+const MCP_ROUTES = ["/health", "/metrics", "/mcp", "/sse", "/messages"];
+
 /** `--transport http` (Streamable HTTP at /mcp) or `--transport sse` (GET /sse + POST /messages). */
 export async function serveHttp(
   transport: "http" | "sse",
@@ -82,8 +86,10 @@ export async function serveHttp(
   const streamable = streamableHttpHandler(opts);
   const sseSessions = new Map<string, SSEServerTransport>();
 
+  const metrics = serviceMetrics("mcp");
   const server = createServer(async (req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (meterRequest(metrics, req, res, MCP_ROUTES.includes(path) ? path : "unmatched")) return;
     try {
       if (path === "/health") return sendJson(res, 200, { status: "ok", transport });
       const refusal = checkMcpHttpAccess(req, opts.env ?? process.env);

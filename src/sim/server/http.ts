@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { meterRequest, serviceMetrics } from "../../http/metrics.ts";
 import type { AuthDeps } from "../auth/authenticate.ts";
 import type { Address, Venue } from "../venue.ts";
 import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
@@ -36,7 +37,9 @@ const ACCESS_DENIED = new TextEncoder().encode(
 
 /** The sim world's HTTP face: /info, /exchange, /sim/* admin, /yields/pools and builder fill files. */
 export function createSimHttpServer(deps: SimHttpDeps): Server {
+  const metrics = serviceMetrics("sim");
   const server = createServer((req, res) => {
+    if (meterRequest(metrics, req, res, simRoute((req.url ?? "/").split("?")[0]!))) return;
     handle(req, res, deps).catch((err: unknown) => {
       process.stderr.write(`sim server: ${err instanceof Error ? err.message : String(err)}\n`);
       if (!res.headersSent) sendJson(res, 500, { error: "Internal server error" });
@@ -45,6 +48,14 @@ export function createSimHttpServer(deps: SimHttpDeps): Server {
   });
   server.keepAliveTimeout = 65_000;
   return server;
+}
+
+/** The route a path counts under in the metrics: a fixed set, whatever the path. */
+function simRoute(path: string): string {
+  if (["/info", "/exchange", "/yields/pools", "/metrics"].includes(path)) return path;
+  if (path.startsWith("/sim/")) return "/sim/*";
+  if (path.startsWith("/stats/")) return "/stats/*";
+  return "unmatched";
 }
 
 async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {

@@ -1,0 +1,148 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSimWorld } from "../src/sim/world.ts";
+import {
+  descendants,
+  freeUpPorts,
+  getJson,
+  HL,
+  sleep,
+  startUp,
+  stopUp,
+  until,
+} from "../test/e2e/up-helpers.ts";
+import type { BenchReporter } from "./harness.ts";
+import { ensureBuilt, median, rssMb } from "./support/footprint.ts";
+
+/**
+ * What the platform costs to run: memory of the agent service and of the whole `hl up` tree, the
+ * cold start of `hl --help`, and how fast `hl up` stops. Each figure runs the compiled code (dist/),
+ * beside the same measurement of the sources run through tsx (how everything ran before the build).
+ */
+const SOURCES = { HL_FROM_SOURCE: "1" };
+const COMPILED = { HL_FROM_SOURCE: "0" };
+
+async function agentRestMb(env: Record<string, string>, simUrl: string): Promise<number> {
+  const { agent: port } = await freeUpPorts();
+  const dir = mkdtempSync(join(tmpdir(), "hl-footprint-agent-"));
+  const child = spawn(
+    process.execPath,
+    [HL, "agent", "serve", "--port", String(port), "--host", "127.0.0.1"],
+    {
+      env: {
+        ...process.env,
+        ...env,
+        RUN_MODE: "strategy",
+        STRATEGY: "simple_mm",
+        INSTRUMENT: "ETH-PERP",
+        HL_NETWORK: "paper",
+        HL_API_URL: simUrl,
+        HL_PRIVATE_KEY: "",
+        DATA_DIR: dir,
+      },
+      stdio: "ignore",
+    },
+  );
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await until(
+      "agent service",
+      async () => (await getJson(`${base}/api/status`)) !== undefined,
+      Date.now() + 60_000,
+    );
+    for (let i = 0; i < 50; i++) await getJson(`${base}/api/status`); // served, then left at rest
+    await sleep(5_000);
+    return rssMb(child.pid!);
+  } finally {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Median wall time of `node args…` over 7 runs. */
+function coldStartMs(args: string[], env: Record<string, string> = {}): number {
+  const samples: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: "ignore",
+    });
+    if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed`);
+    samples.push(performance.now() - t0);
+  }
+  return median(samples);
+}
+
+/** `hl up` started, every service healthy, left to run 20 s; the tree's RSS, then Ctrl-C to exit. */
+async function upTree(
+  env: Record<string, string>,
+): Promise<{ rssMb: number; processes: number; stopS: number }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  const up = await startUp();
+  Object.assign(process.env, saved);
+  try {
+    const deadline = Date.now() + 120_000;
+    await until("hl up ready", async () => up.output().includes("all services healthy"), deadline);
+    await sleep(20_000);
+    const tree = [up.child.pid!, ...descendants(up.child.pid!)];
+    const rss = tree.reduce((sum, pid) => sum + rssMb(pid), 0);
+    const t0 = Date.now();
+    await stopUp(up);
+    return { rssMb: rss, processes: tree.length, stopS: (Date.now() - t0) / 1000 };
+  } finally {
+    await stopUp(up);
+    rmSync(up.dataDir, { recursive: true, force: true });
+  }
+}
+
+export default async function (r: BenchReporter): Promise<void> {
+  ensureBuilt();
+
+  // The floor on this machine right now: node itself, doing nothing.
+  r.figure({ name: "node -e 0 cold start (the floor)", value: coldStartMs(["-e", "0"]), unit: "ms" });
+  const tsxHelp = coldStartMs([HL, "--help"], SOURCES);
+  r.figure({
+    name: "hl --help cold start",
+    value: coldStartMs([HL, "--help"], COMPILED),
+    unit: "ms",
+    target: { op: "<=", value: 150 },
+    baseline: { name: "sources via tsx", value: tsxHelp },
+  });
+
+  const sim = await startSimWorld({ seed: 1 });
+  try {
+    const tsxAgent = await agentRestMb(SOURCES, sim.url);
+    r.figure({
+      name: "agent service RSS at rest",
+      value: await agentRestMb(COMPILED, sim.url),
+      unit: "MB",
+      target: { op: "<=", value: 60 },
+      baseline: { name: "sources via tsx", value: tsxAgent },
+    });
+  } finally {
+    await sim.close();
+  }
+
+  const tsxUp = await upTree(SOURCES);
+  const up = await upTree(COMPILED);
+  r.figure({
+    name: `hl up whole tree RSS (${up.processes} processes)`,
+    value: up.rssMb,
+    unit: "MB",
+    target: { op: "<=", value: 700 },
+    baseline: { name: `sources via tsx, ${tsxUp.processes} processes`, value: tsxUp.rssMb },
+  });
+  r.figure({
+    name: "hl up shutdown (Ctrl-C to exit)",
+    value: up.stopS,
+    unit: "s",
+    target: { op: "<", value: 1 },
+    baseline: { name: "sources via tsx", value: tsxUp.stopS },
+  });
+}

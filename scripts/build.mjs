@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// `npm run build` (also run by `npm ci` through `prepare`): compiles src/ into dist/ with tsc (emit
+// only: type errors are the business of `npm test` and `npm run typecheck`), renders
+// the top-level help from the compiled command tree, and writes dist/BUILD_STAMP last. bin/hl.mjs runs
+// dist/ only when the stamp exists and no source file is newer than the time the build started.
+import { execFileSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const started = Date.now();
+rmSync(`${root}dist`, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+execFileSync(process.execPath, [tsc, "-p", `${root}tsconfig.build.json`, "--noCheck"], { stdio: "inherit" });
+const help = execFileSync(process.execPath, [`${root}dist/cli/main.js`, "--help"], {
+  encoding: "utf8",
+  env: { ...process.env, COLUMNS: "100" },
+});
+writeFileSync(`${root}dist/help.txt`, help);
+writeFileSync(`${root}dist/BUILD_STAMP`, String(started));

@@ -1,5 +1,7 @@
 import { dec, num } from "../core/decimal.ts";
+import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
+import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
 import type { Market } from "../exchange/symbols.ts";
 import type { BookLevel, Candle, MarketNeeds, MarketSnapshot } from "../strategies/sdk.ts";
 import type {
@@ -107,30 +109,55 @@ export class HlMarketData implements MarketDataPort {
   }
 }
 
-/** Orders, fills and positions over HlClient; every order carries our cloid. */
+/**
+ * Orders, fills and positions over HlClient; every order carries our cloid. An order batch whose answer
+ * was lost is resolved by cloid before this gateway sends anything else: `place` waits for the
+ * resolution and returns what really happened, and while it cannot be resolved, every later `place`
+ * throws without sending.
+ */
 export class HlGateway implements OrderGateway {
+  private unresolved: PendingOrder[] = [];
+
   constructor(
     private readonly client: HlClient,
     private readonly market: HlMarketData,
   ) {}
 
   async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
-    const results = await this.client.orders(
-      orders.map((o) => ({
-        instrument: o.instrument,
-        side: o.side,
-        price: o.price,
-        size: o.size,
-        tif: o.tif,
-        reduceOnly: o.reduceOnly,
-        cloid: o.cloid,
-      })),
-    );
+    await this.resolvePending();
+    let results: OrderResult[];
+    try {
+      results = await this.client.orders(
+        orders.map((o) => ({
+          instrument: o.instrument,
+          side: o.side,
+          price: o.price,
+          size: o.size,
+          tif: o.tif,
+          reduceOnly: o.reduceOnly,
+          cloid: o.cloid,
+        })),
+      );
+    } catch (err) {
+      if (!(err instanceof OrderOutcomeUnknownError)) throw err;
+      this.unresolved = [...err.pending];
+      results = await this.resolvePending();
+    }
     return results.map((r): PlaceOutcome => {
       if (r.status === "resting") return { status: "resting", oid: String(r.oid) };
       if (r.status === "filled") return { status: "filled", oid: String(r.oid) };
       return { status: "rejected", message: r.message };
     });
+  }
+
+  /** Resolve the orders of a lost answer, oldest first; what stays unknown stays pending (and throws). */
+  private async resolvePending(): Promise<OrderResult[]> {
+    const out: OrderResult[] = [];
+    while (this.unresolved.length > 0) {
+      out.push(await this.client.resolveOrder(this.unresolved[0]!));
+      this.unresolved.shift();
+    }
+    return out;
   }
 
   /** Cancels each order; one that is already gone (filled meanwhile) is not an error. */

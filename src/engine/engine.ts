@@ -11,7 +11,14 @@ import type {
   MarketSnapshot,
 } from "../strategies/sdk.ts";
 import { CloidFactory, engineTag, planOrders } from "./order-manager.ts";
-import type { GatewayFill, GatewayOrder, InstrumentSpec, MarketDataPort, OrderGateway } from "./ports.ts";
+import type {
+  CancelResult,
+  GatewayFill,
+  GatewayOrder,
+  InstrumentSpec,
+  MarketDataPort,
+  OrderGateway,
+} from "./ports.ts";
 import { Position, type PositionJson } from "./position.ts";
 import {
   drawdownPct,
@@ -301,10 +308,14 @@ export class Engine {
       requoteBps: this.o.requoteBps,
       cloids: this.cloids,
     });
+    let stuck = 0;
     if (plan.cancel.length > 0) {
-      await this.o.gateway.cancel(this.o.instrument, plan.cancel);
-      this.stats.total_cancelled += plan.cancel.length;
+      const { failed } = await this.o.gateway.cancel(this.o.instrument, plan.cancel);
+      this.stats.total_cancelled += plan.cancel.length - failed.length;
+      if (failed.length > 0) stuck = await this.stillResting(failed);
     }
+    // A quote that could not be cancelled may still rest: new quotes now could double it.
+    if (stuck > 0) plan.place = [];
     let sent = 0;
     let refused = rejected.length;
     let resting = open.length - plan.cancel.length;
@@ -376,6 +387,20 @@ export class Engine {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** After refused cancels: how many of those orders still rest (gone ones were filled or cancelled meanwhile). */
+  private async stillResting(failed: CancelResult["failed"]): Promise<number> {
+    const open = new Set((await this.ourOpenOrders()).map((o) => o.oid));
+    const stuck = failed.filter((f) => open.has(f.order.oid));
+    // An order that filled just before its cancel is the usual case, and no harm.
+    if (stuck.length > 0) {
+      const reasons = [...new Set(stuck.map((f) => f.message))].join("; ");
+      this.log(
+        `T${this.tickCount + 1} cancel failed for ${stuck.length} order(s) still resting (${reasons}); no new quotes this tick`,
+      );
+    }
+    return stuck.length;
   }
 
   private async ourOpenOrders(): Promise<GatewayOrder[]> {

@@ -5,6 +5,7 @@ import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-o
 import type { Market } from "../exchange/symbols.ts";
 import type { BookLevel, Candle, MarketNeeds, MarketSnapshot } from "../strategies/sdk.ts";
 import type {
+  CancelResult,
   Cloid,
   GatewayFill,
   GatewayOrder,
@@ -160,9 +161,25 @@ export class HlGateway implements OrderGateway {
     return out;
   }
 
-  /** Cancels each order; one that is already gone (filled meanwhile) is not an error. */
-  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void> {
-    await Promise.allSettled(orders.map((o) => this.client.cancel({ instrument, oid: Number(o.oid) })));
+  /** Cancels the batch in one exchange call and reports each order the exchange did not cancel. */
+  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
+    if (orders.length === 0) return { failed: [] };
+    try {
+      const refusals = await this.client.cancelMany(
+        orders.map((o) =>
+          o.oid ? { instrument, oid: Number(o.oid) } : { instrument, ...(o.cloid ? { cloid: o.cloid } : {}) },
+        ),
+      );
+      return {
+        failed: orders.flatMap((order, i) => {
+          const message = refusals[i];
+          return message === undefined ? [] : [{ order, message }];
+        }),
+      };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { failed: orders.map((order) => ({ order, message })) };
+    }
   }
 
   scheduleCancelAll(atMs: number | null): Promise<void> {
@@ -180,6 +197,7 @@ export class HlGateway implements OrderGateway {
         side: o.side === "B" ? "buy" : "sell",
         price: o.limitPx,
         size: o.sz,
+        ...(o.reduceOnly ? { reduceOnly: true } : {}),
       }));
   }
 

@@ -42,6 +42,7 @@ export interface GatewayOrder {
   side: Side;
   price: string;
   size: string;
+  reduceOnly?: boolean;
 }
 
 /** One execution of ours as the exchange reports it. `id` is unique per fill (trade id). */
@@ -56,9 +57,15 @@ export interface GatewayFill {
   timeMs: number;
 }
 
+/** The orders a cancel could not remove, each with the venue's reason (it may still rest). */
+export interface CancelResult {
+  failed: { order: GatewayOrder; message: string }[];
+}
+
 export interface OrderGateway {
   place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]>;
-  cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void>;
+  /** Cancel a batch (one venue call); every refusal is reported, none is thrown. */
+  cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult>;
   openOrders(instrument: string): Promise<GatewayOrder[]>;
   /** Fills on the instrument with time ≥ sinceMs, oldest first. */
   fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;

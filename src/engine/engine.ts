@@ -20,6 +20,7 @@ import type {
   OrderGateway,
 } from "./ports.ts";
 import { Position, type PositionJson } from "./position.ts";
+import { RejectionPolicy } from "./rejection-policy.ts";
 import {
   drawdownPct,
   evaluateRisk,
@@ -114,6 +115,7 @@ export class Engine {
   private readonly cloids: CloidFactory;
   private position: Position;
   private risk: RiskState = initialRiskState();
+  private readonly refusals = new RejectionPolicy();
   private stats: OrderStats = emptyStats();
   private strategyState: unknown;
   private tickCount = 0;
@@ -297,6 +299,10 @@ export class Engine {
     } catch (e) {
       this.log(`T${this.tickCount + 1} strategy error: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const gated = this.refusals.gate(intents, this.now());
+    if (gated.held)
+      this.log(`T${this.tickCount + 1} holding orders back after the exchange refused: ${gated.held}`);
+    intents = gated.intents;
     const { approved, rejected } = filterIntents(this.o.limits, intents, {
       positionQty: this.position.qty.toNumber(),
       mid: snap.mid,
@@ -330,6 +336,17 @@ export class Engine {
         if (out.status === "resting") resting += 1;
       }
       if (reasons.size > 0) this.log(`T${this.tickCount + 1} exchange refused: ${[...reasons].join("; ")}`);
+      this.refusals.learn(
+        outcomes.flatMap((o) => (o.status === "rejected" ? [o.message] : [])),
+        this.now(),
+      );
+      const fatal = this.refusals.stopFor;
+      if (fatal) {
+        this.log(`stopping: the exchange refused with "${fatal.message}", which no retry can fix`);
+        this.o.alerter?.send("halt", `stopping: the exchange refused: ${fatal.message}`);
+        this.stopReason = "halted";
+        this.stopRequested = true;
+      }
       this.stats.total_placed += sent;
       this.stats.total_rejected += outcomes.length - sent;
     }

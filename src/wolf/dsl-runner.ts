@@ -21,12 +21,21 @@ export interface StandaloneGuardOptions {
   autoFloor?: boolean;
   slippage?: number;
   log?: (line: string) => void;
+  /** Operator alert for a failed close (default: none). */
+  alert?: (text: string) => void;
 }
+
+/** Back-off between failed close attempts: 1 s doubling to 30 s. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 export class StandaloneGuard {
   guard: DslGuardFile;
   private busy = false;
   done = false;
+  /** After a failed close (network, exchange), no new attempt before this time. */
+  private retryAtMs = 0;
+  private retryDelayMs = RETRY_MIN_MS;
 
   private constructor(
     private readonly opts: StandaloneGuardOptions,
@@ -62,22 +71,35 @@ export class StandaloneGuard {
     return new StandaloneGuard(opts, guard);
   }
 
-  /** Evaluate one price; on a close verdict, send the close (at most one in flight). */
+  /**
+   * Evaluate one price; on a close verdict, send the close (at most one in flight). Never rejects: a
+   * failed close (or a failed save) is logged, alerted and retried with back-off on a later price, so
+   * the position stays guarded.
+   */
   async onPrice(price: number): Promise<DslResult | undefined> {
     if (this.done || this.busy) return undefined;
-    const now = this.opts.port.now();
-    const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
-    this.guard = { ...this.guard, state: r.state };
-    saveGuard(this.opts.dir, this.guard);
-    if (r.action === "close") {
-      this.busy = true;
-      try {
+    this.busy = true;
+    try {
+      const now = this.opts.port.now();
+      const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
+      this.guard = { ...this.guard, state: r.state };
+      saveGuard(this.opts.dir, this.guard);
+      if (r.action === "close" && now >= this.retryAtMs) {
         await this.close(r.reason, price);
-      } finally {
-        this.busy = false;
+        this.retryDelayMs = RETRY_MIN_MS;
       }
+      return r;
+    } catch (err) {
+      const now = this.opts.port.now();
+      this.retryAtMs = now + this.retryDelayMs;
+      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${Math.round(this.retryDelayMs / 1000)} s`;
+      this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
+      this.opts.log?.(text);
+      this.opts.alert?.(text);
+      return undefined;
+    } finally {
+      this.busy = false;
     }
-    return r;
   }
 
   private async close(reason: string, price: number): Promise<void> {

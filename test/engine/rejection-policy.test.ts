@@ -72,3 +72,16 @@ describe("the engine reacts to the exchange's reason", () => {
     expect(lines.join("\n")).toMatch(/does not exist/);
   });
 });
+
+describe("RejectionPolicy", () => {
+  it("while a coin is left alone, reduce-only orders still go out", async () => {
+    const { RejectionPolicy } = await import("../../src/engine/rejection-policy.ts");
+    const p = new RejectionPolicy();
+    p.learn(["Order would increase open interest while open interest is capped"], 0);
+    const o = { side: "sell" as const, price: 1, size: 1, tif: "Ioc" as const, tag: "t" };
+    const g = p.gate([o, { ...o, reduceOnly: true }], 1_000);
+    expect(g.intents).toEqual([{ ...o, reduceOnly: true }]);
+    expect(g.held).toBe("open_interest_cap");
+    expect(p.gate([o], 61_000).intents).toEqual([o]);
+  });
+});

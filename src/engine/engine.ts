@@ -431,7 +431,12 @@ export class Engine {
     const fresh = (await this.o.gateway.fills(this.o.instrument, cursor.time_ms))
       .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen.has(f.id)))
       .sort((a, b) => a.timeMs - b.timeMs);
-    if (fresh.length === 0) return 0;
+    // Other instruments' fills move the cursor too, or every tick would fetch them all again.
+    const through = this.o.gateway.accountFillsThroughMs?.() ?? 0;
+    if (fresh.length === 0) {
+      if (through > cursor.time_ms) this.stats.fill_cursor = { time_ms: through, ids: [] };
+      return 0;
+    }
     const records: TradeRecord[] = [];
     for (const f of fresh) {
       this.position.applyFill(f.side, f.price, f.size, f.fee);
@@ -441,7 +446,7 @@ export class Engine {
         ...this.recentFills,
       ].slice(0, RECENT_FILLS);
     }
-    const last = fresh[fresh.length - 1]!.timeMs;
+    const last = Math.max(fresh[fresh.length - 1]!.timeMs, through);
     const idsAtLast = fresh.filter((f) => f.timeMs === last).map((f) => f.id);
     this.stats.fill_cursor = {
       time_ms: last,

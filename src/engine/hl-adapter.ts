@@ -118,6 +118,8 @@ export class HlMarketData implements MarketDataPort {
  */
 export class HlGateway implements OrderGateway {
   private unresolved: PendingOrder[] = [];
+  /** Newest account fill (any coin) the last fills read saw. */
+  private throughMs: number | undefined;
 
   constructor(
     private readonly client: HlClient,
@@ -204,6 +206,7 @@ export class HlGateway implements OrderGateway {
   async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
     const m = await this.market.market(instrument);
     const all = await this.client.userFillsSince({ startTime: sinceMs });
+    this.throughMs = all.reduce((t, f) => Math.max(t, f.time), this.throughMs ?? 0);
     return all
       .filter((f) => f.coin === m.coin)
       .map((f) => ({
@@ -216,6 +219,10 @@ export class HlGateway implements OrderGateway {
         fee: f.fee,
         timeMs: f.time,
       }));
+  }
+
+  accountFillsThroughMs(): number | undefined {
+    return this.throughMs;
   }
 
   async position(instrument: string): Promise<{ qty: string; entryPx: string }> {

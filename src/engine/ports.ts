@@ -69,6 +69,11 @@ export interface OrderGateway {
   openOrders(instrument: string): Promise<GatewayOrder[]>;
   /** Fills on the instrument with time ≥ sinceMs, oldest first. */
   fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
+  /**
+   * Time of the account's newest fill (any instrument) seen by the last `fills` call, where the venue
+   * reads the whole account's fills: the cursor may move past them so the next read skips them.
+   */
+  accountFillsThroughMs?(): number | undefined;
   /** The account's net position on the instrument (signed) and its entry price. */
   position(instrument: string): Promise<{ qty: string; entryPx: string }>;
   /** Dead man's switch, where the venue has one: cancel all the account's orders at `atMs` (null: disarm). */

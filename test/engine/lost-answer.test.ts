@@ -74,3 +74,47 @@ describe("hl run: an order whose answer is lost", () => {
     expect(r.stats.total_filled).toBe(1);
   }, 20_000);
 });
+
+describe("HlGateway with an unresolved order", () => {
+  it("sends nothing more until the lost order is resolved", async () => {
+    const { OrderOutcomeUnknownError, OrderUnresolvedError } = await import(
+      "../../src/exchange/order-outcome.ts"
+    );
+    const pending = {
+      order: {
+        instrument: "ETH-PERP",
+        coin: "ETH",
+        assetId: 1,
+        side: "buy" as const,
+        price: "1",
+        size: "1",
+        tif: "Ioc" as const,
+        reduceOnly: false,
+        cloid: "0x000000000000000000000000000000ab" as const,
+      },
+      sentAtMs: 0,
+      expiresAfterMs: 0,
+    };
+    let sent = 0;
+    let reachable = false;
+    const client = {
+      orders: async () => {
+        sent += 1;
+        if (sent === 1) throw new OrderOutcomeUnknownError("timeout", [pending]);
+        return [{ status: "resting", oid: 2, order: pending.order }];
+      },
+      resolveOrder: async () => {
+        if (!reachable) throw new OrderUnresolvedError("exchange unreachable");
+        return { status: "filled", oid: 1, totalSz: "1", avgPx: "1", order: pending.order };
+      },
+    } as unknown as HlClient;
+    const gw = new HlGateway(client, {} as HlMarketData);
+    const req = { ...pending.order, price: "1", size: "1", cloid: pending.order.cloid };
+    await expect(gw.place([req])).rejects.toBeInstanceOf(OrderUnresolvedError);
+    await expect(gw.place([req])).rejects.toBeInstanceOf(OrderUnresolvedError);
+    expect(sent).toBe(1);
+    reachable = true;
+    expect(await gw.place([req])).toEqual([{ status: "resting", oid: "2" }]);
+    expect(sent).toBe(2);
+  });
+});

@@ -80,9 +80,10 @@ export function listGuards(dir: string): { guards: DslGuardFile[]; corrupt: stri
   const guards: DslGuardFile[] = [];
   const corrupt: string[] = [];
   for (const name of names.sort()) {
-    const r = readJson<unknown>(join(dir, name));
-    const parsed = r.kind === "ok" ? fileSchema.safeParse(r.value) : null;
-    if (parsed?.success) guards.push(parsed.data);
+    const file = join(dir, name);
+    let r = readGuardFile(file);
+    if (r.kind !== "ok") r = readGuardFile(backupOf(file));
+    if (r.kind === "ok") guards.push(r.guard);
     else corrupt.push(name);
   }
   return { guards, corrupt };

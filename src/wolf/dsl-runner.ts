@@ -3,7 +3,7 @@ import { dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
 import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
-import { type DslGuardFile, saveGuard } from "../guard/store.ts";
+import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
 
 /**
@@ -49,6 +49,19 @@ export class StandaloneGuard {
     if (!pos) throw new UserError(`no open ${opts.port.instrumentOf(opts.coin)} position to guard`);
     const direction = dec(pos.szi).gt(0) ? "long" : "short";
     const entry = Number(pos.entryPx);
+    // A restart resumes the open guard of the same position (same side and entry): the ratchet survives.
+    const instrument = opts.port.instrumentOf(opts.coin);
+    const saved = listGuards(opts.dir).guards.find(
+      (g) =>
+        !g.state.closed &&
+        g.state.instrument === instrument &&
+        g.config.direction === direction &&
+        g.state.entry_price === entry,
+    );
+    if (saved) {
+      opts.log?.(`resuming the saved guard ${saved.state.position_id}`);
+      return new StandaloneGuard(opts, saved);
+    }
     const floor =
       opts.autoFloor === false
         ? 0

@@ -84,3 +84,21 @@ describe("hl dsl start keeps guarding through errors", () => {
     expect(await port.positions()).toEqual([]);
   });
 });
+
+describe("hl dsl start after a restart", () => {
+  it("resumes the saved guard of the same position, ratchet intact, instead of starting over at entry", async () => {
+    const port = new FakePort({ ETH: 2000 });
+    port.pos.set("ETH", { szi: dec(1), entry: dec(2000) });
+    const dir = mkdtempSync(join(tmpdir(), "dsl-"));
+    const first = await StandaloneGuard.open({ port, coin: "ETH", dir, preset: "tight", leverage: 10 });
+    port.clock += 60_000;
+    await first.onPrice(2100);
+    const hw = first.guard.state.high_water;
+    expect(hw).toBe(2100);
+    port.clock += 60_000;
+    const again = await StandaloneGuard.open({ port, coin: "ETH", dir, preset: "tight", leverage: 10 });
+    expect(again.guard.state.position_id).toBe(first.guard.state.position_id);
+    expect(again.guard.state.high_water).toBe(hw);
+    expect(listGuards(dir).guards).toHaveLength(1);
+  });
+});

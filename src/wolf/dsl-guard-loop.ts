@@ -4,7 +4,8 @@ import type { WolfPort } from "./port.ts";
 /**
  * The loop of `hl dsl start`: every streamed mid of the coin, plus a poll each tick, goes to the guard
  * until it has closed the position, the signal aborts or `maxTicks` polls ran. No path of it throws:
- * a failed subscription leaves the polls, a failed poll waits (1 s doubling to 30 s) and tries again.
+ * polls never wait for the stream's subscription, a failed subscription leaves the polls, and a failed
+ * poll waits (1 s doubling to 30 s) and tries again.
  */
 export interface GuardLoopOptions {
   guard: StandaloneGuard;
@@ -35,7 +36,8 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 export async function runGuardLoop(o: GuardLoopOptions): Promise<void> {
   const sleep = o.sleep ?? abortableSleep;
-  const unsubscribe = await o.port
+  // Polling starts at once; the stream joins when (and if) its subscription is acknowledged.
+  const subscribed = o.port
     .subscribeMids((mids) => {
       const px = mids[o.coin];
       // onPrice never rejects; the catch is the loop's own guarantee.
@@ -63,6 +65,7 @@ export async function runGuardLoop(o: GuardLoopOptions): Promise<void> {
       await sleep(Math.max(o.tickMs, backoffMs), o.signal);
     }
   } finally {
+    const unsubscribe = await subscribed;
     await unsubscribe?.().catch(() => undefined);
   }
 }

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import type { Command } from "commander";
+import { alerterFromEnv } from "../alerts/webhook.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { runStrategy } from "../engine/runner.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
@@ -101,6 +103,11 @@ export function register(program: Command): void {
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
       const out = (line: string) => process.stdout.write(`${line}\n`);
+      const strays = alerterFromEnv(`hl run ${strategy} (${network ?? resolveNetwork(undefined)})`);
+      const release = keepRunningOnStrayErrors({
+        log: (line) => process.stderr.write(`${line}\n`),
+        alert: (text) => strays.send("crash", text),
+      });
       try {
         const started = Date.now();
         const r = await runStrategy({
@@ -147,6 +154,8 @@ export function register(program: Command): void {
         if (r.stopReason === "halted")
           throw new UserError(`risk hard stop: ${r.haltReason ?? "limit breached"}`);
       } finally {
+        release();
+        await strays.flush();
         process.removeListener("SIGINT", onSignal);
         process.removeListener("SIGTERM", onSignal);
       }

@@ -4,6 +4,7 @@ import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
 import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
 import { evaluateDsl, newDslState } from "../guard/dsl.ts";
@@ -19,6 +20,7 @@ import { SCANNER_PRESETS, scannerConfig } from "../signals/scanner-config.ts";
 import { CandleCache } from "../signals/source.ts";
 import { readJson } from "../store/atomic.ts";
 import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES, type WolfConfigInput } from "../wolf/config.ts";
+import { runGuardLoop } from "../wolf/dsl-guard-loop.ts";
 import { StandaloneGuard } from "../wolf/dsl-runner.ts";
 import { HlWolfPort } from "../wolf/hl-port.ts";
 import { WolfRunner } from "../wolf/runner.ts";
@@ -304,10 +306,13 @@ function registerDsl(program: Command): void {
         o: NetOpts & { preset: string; leverage: number; tick: number; maxTicks: number },
       ) => {
         const s = await session(o);
+        const say = (l: string) => process.stdout.write(`${l}\n`);
+        const alerter = alerterFromEnv(`hl dsl start (${networkOf(o)})`);
+        const alert = (text: string) => alerter.send("crash", text);
+        const release = keepRunningOnStrayErrors({ log: (l) => process.stderr.write(`${l}\n`), alert });
         try {
           const market = await s.client.market(instrument);
           const port = new HlWolfPort(s.client);
-          const say = (l: string) => process.stdout.write(`${l}\n`);
           const guard = await StandaloneGuard.open({
             port,
             coin: market.coin,
@@ -315,27 +320,24 @@ function registerDsl(program: Command): void {
             preset: o.preset,
             leverage: o.leverage,
             log: say,
+            alert,
           });
           const g = guard.guard;
           say(
             `Guarding ${g.state.instrument} ${g.config.direction} ${g.state.position_size} @ ${g.state.entry_price} | ${o.preset} | ${o.leverage}x | state ${join(dataDirOf(o), "dsl", `${g.state.position_id}.json`)}`,
           );
-          const unsubscribe = await port
-            .subscribeMids((mids) => {
-              const px = mids[market.coin];
-              if (px !== undefined) void guard.onPrice(Number(px));
-            })
-            .catch(() => undefined);
-          const ac = stopSignal();
-          for (let n = 0; !guard.done && !ac.signal.aborted && (o.maxTicks === 0 || n < o.maxTicks); n++) {
-            const px = (await port.mids())[market.coin];
-            const r = px === undefined ? undefined : await guard.onPrice(Number(px));
-            if (r) say(`${px}  ${r.action}  floor=${r.effective_floor.toFixed(4)}  ${r.reason}`);
-            if (guard.done) break;
-            await new Promise((res) => setTimeout(res, o.tick * 1000));
-          }
-          await unsubscribe?.();
+          await runGuardLoop({
+            guard,
+            port,
+            coin: market.coin,
+            tickMs: o.tick * 1000,
+            maxTicks: o.maxTicks,
+            signal: stopSignal().signal,
+            log: say,
+          });
         } finally {
+          release();
+          await alerter.flush();
           await s.close();
         }
       },

@@ -1,6 +1,7 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
+  CancelResult,
   Cloid,
   GatewayFill,
   GatewayOrder,
@@ -240,6 +241,7 @@ export class PaperGateway implements OrderGateway {
         size: wire(left),
         queueAhead: dec(displayedAt(own, Number(o.price), o.side === "buy") ?? 0),
         sinceMs: s.timestampMs,
+        ...(o.reduceOnly ? { reduceOnly: true } : {}),
       });
       return { status: "resting", oid };
     }
@@ -248,19 +250,18 @@ export class PaperGateway implements OrderGateway {
       : { status: "rejected", message: "IOC order could not match" };
   }
 
-  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void> {
+  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
     for (const c of orders) {
       const i = this.resting.findIndex((r) => r.instrument === instrument && r.oid === c.oid);
       if (i >= 0) this.resting.splice(i, 1);
     }
+    return { failed: [] };
   }
 
   async openOrders(instrument: string): Promise<GatewayOrder[]> {
     return this.resting
       .filter((r) => r.instrument === instrument)
-      .map(({ oid, cloid, side, price, size }) =>
-        cloid ? { oid, cloid, side, price, size } : { oid, side, price, size },
-      );
+      .map(({ instrument: _i, ...order }) => order);
   }
 
   async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {

@@ -3,7 +3,7 @@ import { dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
 import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
-import { type DslGuardFile, saveGuard } from "../guard/store.ts";
+import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
 
 /**
@@ -21,12 +21,21 @@ export interface StandaloneGuardOptions {
   autoFloor?: boolean;
   slippage?: number;
   log?: (line: string) => void;
+  /** Operator alert for a failed close (default: none). */
+  alert?: (text: string) => void;
 }
+
+/** Back-off between failed close attempts: 1 s doubling to 30 s. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 export class StandaloneGuard {
   guard: DslGuardFile;
   private busy = false;
   done = false;
+  /** After a failed close (network, exchange), no new attempt before this time. */
+  private retryAtMs = 0;
+  private retryDelayMs = RETRY_MIN_MS;
 
   private constructor(
     private readonly opts: StandaloneGuardOptions,
@@ -40,6 +49,19 @@ export class StandaloneGuard {
     if (!pos) throw new UserError(`no open ${opts.port.instrumentOf(opts.coin)} position to guard`);
     const direction = dec(pos.szi).gt(0) ? "long" : "short";
     const entry = Number(pos.entryPx);
+    // A restart resumes the open guard of the same position (same side and entry): the ratchet survives.
+    const instrument = opts.port.instrumentOf(opts.coin);
+    const saved = listGuards(opts.dir).guards.find(
+      (g) =>
+        !g.state.closed &&
+        g.state.instrument === instrument &&
+        g.config.direction === direction &&
+        g.state.entry_price === entry,
+    );
+    if (saved) {
+      opts.log?.(`resuming the saved guard ${saved.state.position_id}`);
+      return new StandaloneGuard(opts, saved);
+    }
     const floor =
       opts.autoFloor === false
         ? 0
@@ -62,22 +84,35 @@ export class StandaloneGuard {
     return new StandaloneGuard(opts, guard);
   }
 
-  /** Evaluate one price; on a close verdict, send the close (at most one in flight). */
+  /**
+   * Evaluate one price; on a close verdict, send the close (at most one in flight). Never rejects: a
+   * failed close (or a failed save) is logged, alerted and retried with back-off on a later price, so
+   * the position stays guarded.
+   */
   async onPrice(price: number): Promise<DslResult | undefined> {
     if (this.done || this.busy) return undefined;
-    const now = this.opts.port.now();
-    const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
-    this.guard = { ...this.guard, state: r.state };
-    saveGuard(this.opts.dir, this.guard);
-    if (r.action === "close") {
-      this.busy = true;
-      try {
+    this.busy = true;
+    try {
+      const now = this.opts.port.now();
+      const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
+      this.guard = { ...this.guard, state: r.state };
+      saveGuard(this.opts.dir, this.guard);
+      if (r.action === "close" && now >= this.retryAtMs) {
         await this.close(r.reason, price);
-      } finally {
-        this.busy = false;
+        this.retryDelayMs = RETRY_MIN_MS;
       }
+      return r;
+    } catch (err) {
+      const now = this.opts.port.now();
+      this.retryAtMs = now + this.retryDelayMs;
+      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${Math.round(this.retryDelayMs / 1000)} s`;
+      this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
+      this.opts.log?.(text);
+      this.opts.alert?.(text);
+      return undefined;
+    } finally {
+      this.busy = false;
     }
-    return r;
   }
 
   private async close(reason: string, price: number): Promise<void> {

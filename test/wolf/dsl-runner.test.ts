@@ -48,3 +48,57 @@ describe("standalone DSL guard (hl dsl start)", () => {
     ).rejects.toThrow(/no open ETH-PERP position/);
   });
 });
+
+describe("hl dsl start keeps guarding through errors", () => {
+  it("a transient network error during a close is logged and retried with back-off, not thrown", async () => {
+    const port = new FakePort({ ETH: 2000 });
+    port.pos.set("ETH", { szi: dec(1), entry: dec(2000) });
+    let failures = 1;
+    const ioc = port.ioc.bind(port);
+    port.ioc = async (req) => {
+      if (failures-- > 0) throw new Error("fetch failed: ECONNRESET");
+      return ioc(req);
+    };
+    const lines: string[] = [];
+    const alerts: string[] = [];
+    const g = await StandaloneGuard.open({
+      port,
+      coin: "ETH",
+      dir: mkdtempSync(join(tmpdir(), "dsl-")),
+      preset: "tight",
+      leverage: 10,
+      log: (l) => lines.push(l),
+      alert: (t) => alerts.push(t),
+    });
+    let attempts = 0;
+    for (let i = 0; i < 4 && !g.done; i++) {
+      port.clock += 11_000;
+      port.prices.set("ETH", 1990);
+      await expect(g.onPrice(1990)).resolves.not.toThrow();
+      attempts += 1;
+    }
+    expect(g.done).toBe(true);
+    expect(attempts).toBeGreaterThan(1);
+    expect(lines.join("\n")).toMatch(/ECONNRESET.*retrying/);
+    expect(alerts).toHaveLength(1);
+    expect(await port.positions()).toEqual([]);
+  });
+});
+
+describe("hl dsl start after a restart", () => {
+  it("resumes the saved guard of the same position, ratchet intact, instead of starting over at entry", async () => {
+    const port = new FakePort({ ETH: 2000 });
+    port.pos.set("ETH", { szi: dec(1), entry: dec(2000) });
+    const dir = mkdtempSync(join(tmpdir(), "dsl-"));
+    const first = await StandaloneGuard.open({ port, coin: "ETH", dir, preset: "tight", leverage: 10 });
+    port.clock += 60_000;
+    await first.onPrice(2100);
+    const hw = first.guard.state.high_water;
+    expect(hw).toBe(2100);
+    port.clock += 60_000;
+    const again = await StandaloneGuard.open({ port, coin: "ETH", dir, preset: "tight", leverage: 10 });
+    expect(again.guard.state.position_id).toBe(first.guard.state.position_id);
+    expect(again.guard.state.high_water).toBe(hw);
+    expect(listGuards(dir).guards).toHaveLength(1);
+  });
+});

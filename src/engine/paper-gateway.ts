@@ -13,6 +13,9 @@ import type {
   TradePrint,
 } from "./ports.ts";
 
+/** The exchange refuses an order worth less than this unless it only reduces (its text is kept). */
+const MIN_ORDER_VALUE_USD = 10;
+
 export interface PaperOptions {
   /** Fee rates in bps of notional (Hyperliquid base tier: taker 4.5, maker 1.5). */
   takerFeeBps?: number;
@@ -212,6 +215,9 @@ export class PaperGateway implements OrderGateway {
     const best = levels[0];
     if (o.tif === "Alo" && best && crosses(best.px)) {
       return { status: "rejected", message: "Post only order would have immediately matched" };
+    }
+    if (!o.reduceOnly && limit.times(o.size).lt(MIN_ORDER_VALUE_USD)) {
+      return { status: "rejected", message: "Order must have minimum value of $10." };
     }
     const oid = this.nextOid();
     let left = dec(o.size);

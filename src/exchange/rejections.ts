@@ -52,7 +52,9 @@ interface Rule {
 
 const RULES: readonly Rule[] = [
   { pattern: /divisible by tick size/i, reason: "tick_size", reaction: "retry_next_tick" },
-  { pattern: /minimum value of \$?10/i, reason: "min_value", reaction: "skip_coin" },
+  // One plan's small order (a skewed quote, a remainder) says nothing about the next plan; skipping the
+  // coin would silence a market maker's other quotes too.
+  { pattern: /minimum value of \$?10/i, reason: "min_value", reaction: "retry_next_tick" },
   { pattern: /insufficient margin/i, reason: "insufficient_margin", reaction: "shrink" },
   {
     pattern: /reduce only order would increase/i,

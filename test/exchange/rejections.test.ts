@@ -5,7 +5,7 @@ import { CoinCooldowns, classifyRejection, rejectionOf } from "../../src/exchang
 // Hyperliquid's documented order errors (api/error-responses), as the exchange sends them (with `asset=`).
 const REAL: [string, string, string][] = [
   ["Price must be divisible by tick size. asset=0", "tick_size", "retry_next_tick"],
-  ["Order must have minimum value of $10. asset=4", "min_value", "skip_coin"],
+  ["Order must have minimum value of $10. asset=4", "min_value", "retry_next_tick"],
   ["Insufficient margin to place order. asset=173", "insufficient_margin", "shrink"],
   ["Reduce only order would increase position. asset=173", "reduce_only_increase", "retry_next_tick"],
   [

@@ -3,9 +3,18 @@ import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
+import { backfill } from "./model/backfill.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
-import { HOUSE_ADDRESSES, HouseDriver, type HouseMarket } from "./model/house-driver.ts";
+import {
+  HOUSE_ADDRESSES,
+  HOUSE_MAKER,
+  HOUSE_TAKER,
+  HouseDriver,
+  type HouseMarket,
+} from "./model/house-driver.ts";
 import { MarketModel } from "./model/market-model.ts";
+import { marketParams } from "./model/market-params.ts";
+import type { PriceState } from "./model/price-process.ts";
 import { SimScheduler } from "./model/scheduler.ts";
 import { yieldPools } from "./rates/yield-pools.ts";
 import type { SimControl } from "./server/admin.ts";
@@ -36,6 +45,8 @@ export interface SimWorldOptions {
   chains?: SigningChain[];
   /** Sim time at start (default: wall time now). */
   startMs?: number;
+  /** Days of market history backfilled before start (default 30; 0 = a market with no past). */
+  historyDays?: number;
   /** Coins forced to trend from the start (e.g. a demo "mover"): drift per hour for a while. */
   movers?: { coin: string; driftPerHour: number; durationMs: number }[];
 }
@@ -57,6 +68,8 @@ export interface SimWorld {
 }
 
 const DAY_MS = 86_400_000;
+/** A fresh world opens with this many days of past. */
+const HISTORY_DAYS = 30;
 
 /** Start a complete sim world: venue, market model, house makers, HTTP + WebSocket server. */
 export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorld> {
@@ -80,15 +93,30 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     impactNotionalUsd: specs.get(m.coin)?.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD,
     premiumStyle: m.dex === "" ? "main" : "hip3",
   }));
-  const model = new MarketModel(
-    houseMarkets.map((m) => ({
-      coin: m.coin,
-      szDecimals: m.szDecimals,
-      startPx: Number(specs.get(m.coin)?.startPx ?? "1"),
-      impactNotionalUsd: m.impactNotionalUsd,
-    })),
-    { seed, startMs: clock.now() },
-  );
+  const modelMarkets = houseMarkets.map((m) => ({
+    coin: m.coin,
+    szDecimals: m.szDecimals,
+    startPx: Number(specs.get(m.coin)?.startPx ?? "1"),
+    impactNotionalUsd: m.impactNotionalUsd,
+  }));
+  const initial = new Map<string, PriceState>();
+  const historyDays = opts.historyDays ?? HISTORY_DAYS;
+  if (historyDays > 0) {
+    const past = backfill(
+      modelMarkets.map((m) => ({
+        coin: m.coin,
+        szDecimals: m.szDecimals,
+        endPx: m.startPx,
+        params: marketParams(m.coin, seed),
+      })),
+      { seed, endMs: clock.now(), days: historyDays },
+    );
+    for (const h of past) {
+      venue.loadPast(h.coin, { ...h, candles: h }, { buyer: HOUSE_TAKER, seller: HOUSE_MAKER });
+      initial.set(h.coin, h.end);
+    }
+  }
+  const model = new MarketModel(modelMarkets, { seed, startMs: clock.now(), initial });
 
   for (const m of opts.movers ?? []) {
     model.addScenario({ coin: m.coin, driftPerHour: m.driftPerHour, untilMs: clock.now() + m.durationMs });

@@ -46,13 +46,13 @@ const TREND_VOL = 0.04;
 /** Premium: mean reversion per hour. */
 const PREMIUM_REVERSION_PER_HOUR = 2;
 /** Premium (fraction) a strong trend pushes the perp to. */
-const TREND_PREMIUM = 0.0003;
+const TREND_PREMIUM = 0.0002;
 
 /** Crowded regimes: switches per hour into one (from balanced) and back out of it. */
-const TO_CROWDED_PER_HOUR = 0.08;
+const TO_CROWDED_PER_HOUR = 0.1;
 const TO_BALANCED_PER_HOUR = 0.1;
 /** Premium of a crowded perp: beyond the funding formula's ±0.05 % clamp, so funding leaves its baseline. */
-const CROWD_PREMIUM = 0.00058;
+const CROWD_PREMIUM = 0.0006;
 /** Cascades per day per market, how long one lasts, its slide per hour and its volatility multiplier. */
 const CASCADES_PER_DAY = 1 / 12;
 const CASCADE_MS = [20 * 60_000, 70 * 60_000] as const;

@@ -40,9 +40,12 @@ const VOLATILE_MULTIPLIER = 2.5;
 /** Regime switch hazards per hour. */
 const TO_VOLATILE_PER_HOUR = 0.03;
 const TO_CALM_PER_HOUR = 0.2;
+/** Calm volatility is scaled down so calm and volatile spells together average volAnnual. */
+const VOLATILE_SHARE = TO_VOLATILE_PER_HOUR / (TO_VOLATILE_PER_HOUR + TO_CALM_PER_HOUR);
+const REGIME_BLEND = Math.sqrt(1 - VOLATILE_SHARE + VOLATILE_SHARE * VOLATILE_MULTIPLIER ** 2);
 /** Trend: mean reversion per day and its noise (per sqrt day). */
 const TREND_REVERSION_PER_DAY = 0.5;
-const TREND_VOL = 0.04;
+const TREND_VOL = 0.008;
 /** Premium: mean reversion per hour. */
 const PREMIUM_REVERSION_PER_HOUR = 2;
 /** Premium (fraction) a strong trend pushes the perp to. */
@@ -54,7 +57,7 @@ const TO_BALANCED_PER_HOUR = 0.1;
 /** Premium of a crowded perp: beyond the funding formula's ±0.05 % clamp, so funding leaves its baseline. */
 const CROWD_PREMIUM = 0.0006;
 /** Cascades per day per market, how long one lasts, its slide per hour and its volatility multiplier. */
-const CASCADES_PER_DAY = 1 / 12;
+const CASCADES_PER_DAY = 1 / 15;
 const CASCADE_MS = [20 * 60_000, 70 * 60_000] as const;
 const CASCADE_DRIFT_PER_HOUR = 0.07;
 const CASCADE_VOL = 4;
@@ -107,15 +110,17 @@ export function stepPrice(
 
   const rho = Math.max(-1, Math.min(1, p.btcCorrelation));
   const shock = rho * btcShock + Math.sqrt(1 - rho * rho) * rng.normal();
-  const sigma = p.volAnnual * regimeMult;
+  const sigma = (p.volAnnual / REGIME_BLEND) * regimeMult;
   let logReturn =
     trendPerDay * dtDays +
     extraDriftPerHour * dtHours -
     0.5 * sigma * sigma * dtYears +
     sigma * q.sqrtYears * shock;
   if (rng.chance(1 - Math.exp(-p.jumpsPerDay * regimeMult * dtDays))) logReturn += p.jumpSize * rng.normal();
-  if (rng.chance(q.gap)) logReturn += GAP_SIZE * (1 + rng.next()) * sign(rng);
-  if (cascading) logReturn += s.cascadeDir * CASCADE_DRIFT_PER_HOUR * dtHours;
+  // Gaps and cascades scale with how volatile the market is: BTC's are milder than an alt's.
+  const hardness = p.volAnnual / 0.8;
+  if (rng.chance(q.gap)) logReturn += GAP_SIZE * hardness * (1 + rng.next()) * sign(rng);
+  if (cascading) logReturn += s.cascadeDir * CASCADE_DRIFT_PER_HOUR * hardness * dtHours;
   // A hard bound per step keeps a freak draw from wiping a market out.
   logReturn = Math.max(-0.25, Math.min(0.25, logReturn));
 
@@ -139,7 +144,7 @@ export function stepPrice(
   if (!cascading && rng.chance(q.cascade)) {
     cascadeMs = CASCADE_MS[0] + rng.next() * (CASCADE_MS[1] - CASCADE_MS[0]);
     // Longs crowded into an uptrend get flushed downwards, and the other way round.
-    cascadeDir = crowd < 0 || (crowd === 0 && rng.chance(0.3)) ? 1 : -1;
+    cascadeDir = crowd > 0 ? -1 : crowd < 0 ? 1 : sign(rng);
   }
   const oiTarget = p.openInterestUsd / s.px;
   const oi =

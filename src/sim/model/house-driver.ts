@@ -53,6 +53,8 @@ export class HouseDriver {
   private readonly resting = new Map<string, RestingLadder>();
   private readonly lastOracle = new Map<string, string>();
   private readonly quoting: boolean;
+  /** The house accounts already hold their balance (a restored world). */
+  private readonly funded: boolean;
   private readonly byCoin: Map<string, HouseMarket>;
   private nonce: number;
 
@@ -60,17 +62,18 @@ export class HouseDriver {
     private readonly venue: HouseVenue,
     private readonly model: MarketModel,
     private readonly markets: readonly HouseMarket[],
-    opts: { quoting: boolean; startMs: number },
+    opts: { quoting: boolean; startMs: number; funded?: boolean },
   ) {
     this.nonce = opts.startMs;
     this.quoting = opts.quoting;
+    this.funded = opts.funded ?? false;
     this.byCoin = new Map(markets.map((m) => [m.coin, m]));
   }
 
   /** Fund the house and set leverage once; call before the first sync. */
   start(): void {
     if (this.quoting) {
-      for (const user of HOUSE_ADDRESSES) this.venue.deposit(user, HOUSE_BALANCE);
+      if (!this.funded) for (const user of HOUSE_ADDRESSES) this.venue.deposit(user, HOUSE_BALANCE);
       for (const m of this.markets) {
         for (const user of [this.makerFor(m), HOUSE_TAKER]) {
           this.send(user, {

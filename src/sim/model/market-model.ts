@@ -93,6 +93,13 @@ export class MarketModel {
     return this.markets.get(coin)?.price;
   }
 
+  /** Every market's process state (what a restart continues from). */
+  states(): Record<string, PriceState> {
+    const out: Record<string, PriceState> = {};
+    for (const [coin, m] of this.markets) out[coin] = { ...m.price };
+    return out;
+  }
+
   /** Step the grid up to `nowMs`; returns how many steps were taken. */
   advanceTo(nowMs: number): number {
     let steps = 0;

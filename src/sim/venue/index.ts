@@ -56,6 +56,7 @@ import { fmtScaled, parseScaled } from "./fixed.ts";
 import { loadMarketPast, type MarketPast } from "./history.ts";
 import { answerInfo, type InfoRequest } from "./info.ts";
 import { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
+import { restoreVenue, snapshotVenue, type VenueSnapshot } from "./snapshot.ts";
 import type { BuilderFillRow } from "./types.ts";
 
 export type { MarketPast } from "./history.ts";
@@ -95,6 +96,10 @@ export interface SimVenue extends Venue {
   loadPast(coin: string, past: MarketPast, parties: { buyer: Address; seller: Address }): void;
   /** Open interest the rest of the market holds in `coin`, in coins (shown in the asset context). */
   setBackgroundOpenInterest(coin: string, sz: number): void;
+  /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
+  snapshot(skipOrdersOf: readonly string[]): VenueSnapshot;
+  /** Load account state saved by `snapshot` into this fresh venue. */
+  restore(snap: VenueSnapshot): void;
 }
 
 export function createVenue(opts: VenueOptions): SimVenue {
@@ -191,6 +196,12 @@ export function createVenue(opts: VenueOptions): SimVenue {
       const m = core.byCoin.get(coin);
       if (!m) throw new VenueError(`Unknown coin: ${coin}`);
       loadMarketPast(core, m, past, opts.clock(), parties);
+    },
+    snapshot(skipOrdersOf) {
+      return snapshotVenue(core, skipOrdersOf);
+    },
+    restore(snap) {
+      restoreVenue(core, snap);
     },
     setBackgroundOpenInterest(coin, sz) {
       const m = core.byCoin.get(coin);

@@ -72,51 +72,30 @@ function backfillOne(
   const p = m.params;
   const flow = takerFlow(p);
   const calmSigma = p.volAnnual * Math.sqrt(MINUTE / YEAR_MS);
-  // Unscaled path first (floats), then shifted so its last close is exactly endPx.
-  const o = new Float64Array(minutes);
-  const h = new Float64Array(minutes);
-  const l = new Float64Array(minutes);
-  const c = new Float64Array(minutes);
-  const usd = new Float64Array(minutes);
   const firstHour = Math.ceil(startMs / HOUR) * HOUR;
   const hours = Math.max(0, Math.floor((startMs + minutes * MINUTE - firstHour) / HOUR));
   const premiums = new Float64Array(hours);
+
+  // The process, a step at a time: each step's closing price and how busy it was.
+  const steps = Math.ceil(minutes / MINUTES_PER_STEP);
+  const stepPx = new Float64Array(steps + 1);
+  const stepBusy = new Float64Array(steps);
   let s = initialPriceState(m.endPx, p.openInterestUsd / m.endPx);
-  const z = new Float64Array(MINUTES_PER_STEP);
-  for (let i0 = 0; i0 < minutes; i0 += MINUTES_PER_STEP) {
-    const open = s.px;
-    s = stepPrice(s, p, MINUTES_PER_STEP * MINUTE, btcShocks[i0]!, rng);
-    // The step's move spread over its minutes as a Brownian bridge: noise that sums to the move.
-    const sigma = calmSigma * activity(s);
-    const span = Math.min(MINUTES_PER_STEP, minutes - i0);
-    let sum = 0;
-    for (let k = 0; k < span; k++) {
-      z[k] = sigma * rng.normal();
-      sum += z[k]!;
-    }
-    const pull = (Math.log(s.px / open) - sum) / span;
-    let px = open;
-    for (let k = 0; k < span; k++) {
-      const i = i0 + k;
-      const t = startMs + i * MINUTE;
-      const ret = z[k]! + pull;
-      const close = px * Math.exp(ret);
-      o[i] = px;
-      c[i] = close;
-      h[i] = Math.max(px, close) * (1 + sigma * rng.next());
-      l[i] = Math.min(px, close) * (1 - sigma * rng.next());
-      const size = Math.abs(ret) / calmSigma;
-      usd[i] = (p.dayVolumeUsd / 1440) * seasonality(t) * activity(s) * (0.4 + 0.75 * Math.min(size, 6));
-      const hour = Math.floor((t - firstHour) / HOUR);
-      if (t >= firstHour && hour < hours) premiums[hour]! += s.premium / 60;
-      px = close;
-    }
+  stepPx[0] = s.px;
+  for (let j = 0; j < steps; j++) {
+    s = stepPrice(s, p, MINUTES_PER_STEP * MINUTE, btcShocks[j * MINUTES_PER_STEP]!, rng);
+    stepPx[j + 1] = s.px;
+    stepBusy[j] = activity(s);
+    const t = startMs + j * MINUTES_PER_STEP * MINUTE;
+    const hour = Math.floor((t - firstHour) / HOUR);
+    if (t >= firstHour && hour < hours) premiums[hour]! += (s.premium * MINUTES_PER_STEP) / 60;
   }
 
+  // Shifted so the last close is exactly endPx, the minutes inside each step are drawn as a Brownian
+  // bridge (noise that sums to the step's move) and written straight onto the price grid.
   const shift = m.endPx / s.px;
   const pxScale = 10 ** (6 - m.szDecimals);
   const lotScale = 10 ** m.szDecimals;
-
   const out: MarketHistory = {
     coin: m.coin,
     startMs,
@@ -128,25 +107,50 @@ function backfillOne(
     n: new Uint16Array(minutes),
     hourStartMs: firstHour,
     premiums,
-    openInterestLots: Math.round(s.oi * lotScale),
+    openInterestLots: Math.round((s.oi / shift) * lotScale),
     trades: [],
     end: { ...s, px: m.endPx, oi: s.oi / shift },
   };
-  for (let i = 0; i < minutes; i++) {
-    // One tick for the whole candle (the high's), so every price of it is on the grid.
-    const tick = TICKS[tickExponent(h[i]! * shift, m.szDecimals) + 6]! * pxScale;
-    const k = shift * pxScale;
-    const oo = onGrid(o[i]! * k, tick);
-    const cc = onGrid(c[i]! * k, tick);
-    out.o[i] = oo;
-    out.c[i] = cc;
-    out.h[i] = Math.max(onGrid(h[i]! * k, tick), oo, cc);
-    out.l[i] = Math.max(1, Math.min(onGrid(l[i]! * k, tick), oo, cc));
-    const typical = (o[i]! + c[i]!) * 0.5 * shift;
-    out.v[i] = Math.max(1, Math.round((usd[i]! / typical) * lotScale));
-    out.n[i] = Math.min(65_535, Math.max(1, Math.round(usd[i]! / flow.meanUsd)));
+  const z = new Float64Array(MINUTES_PER_STEP);
+  const k = shift * pxScale;
+  const { o: O, h: H, l: L, c: C, v: V, n: N } = out;
+  const usdPerMinute = p.dayVolumeUsd / 1440;
+  const lotsPerUsd = (2 * lotScale) / shift;
+  for (let j = 0; j < steps; j++) {
+    const i0 = j * MINUTES_PER_STEP;
+    const span = Math.min(MINUTES_PER_STEP, minutes - i0);
+    const busy = stepBusy[j]!;
+    const sigma = calmSigma * busy;
+    // A step never straddles an hour (5 divides 60), so one seasonal factor serves all its minutes.
+    const base = usdPerMinute * seasonality(startMs + i0 * MINUTE) * busy;
+    let sum = 0;
+    for (let q = 0; q < span; q++) {
+      z[q] = sigma * rng.normal();
+      sum += z[q]!;
+    }
+    const open0 = stepPx[j]!;
+    const pull = (Math.log(stepPx[j + 1]! / open0) - sum) / span;
+    // One tick for the whole step (a valid price for all its candles), taken at its highest open.
+    const tick =
+      TICKS[tickExponent(Math.max(open0, stepPx[j + 1]!) * shift * (1 + 10 * sigma), m.szDecimals) + 6]! *
+      pxScale;
+    let px = open0;
+    for (let q = 0; q < span; q++) {
+      const i = i0 + q;
+      const ret = z[q]! + pull;
+      const close = px * Math.exp(ret);
+      const oo = onGrid(px * k, tick);
+      const cc = onGrid(close * k, tick);
+      O[i] = oo;
+      C[i] = cc;
+      H[i] = Math.max(onGrid(Math.max(px, close) * (1 + sigma * rng.next()) * k, tick), oo, cc);
+      L[i] = Math.max(1, Math.min(onGrid(Math.min(px, close) * (1 - sigma * rng.next()) * k, tick), oo, cc));
+      const usd = base * (0.4 + 0.75 * Math.min(Math.abs(ret) / calmSigma, 6));
+      V[i] = Math.max(1, Math.round((usd * lotsPerUsd) / (px + close)));
+      N[i] = Math.min(65_535, Math.max(1, Math.round(usd / flow.meanUsd)));
+      px = close;
+    }
   }
-  out.openInterestLots = Math.round(out.end.oi * lotScale);
   out.trades = recentTrades(out, rng);
   return out;
 }
@@ -171,7 +175,7 @@ function recentTrades(hist: MarketHistory, rng: Rng): MarketHistory["trades"] {
 
 /** Busier during the overlap of the European and US sessions, quieter in the Asian night (mean 1). */
 function seasonality(t: number): number {
-  return SEASON[Math.floor((t % 86_400_000) / HOUR)]!;
+  return SEASON[Math.floor(t / HOUR) % 24]!;
 }
 const SEASON = Array.from({ length: 24 }, (_, hour) => 1 + 0.35 * Math.sin((2 * Math.PI * (hour - 9)) / 24));
 
@@ -180,5 +184,6 @@ const TICKS = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1];
 
 /** A scaled price rounded to a multiple of the scaled tick. */
 function onGrid(scaled: number, tick: number): number {
-  return Math.max(1, Math.round(Math.round(scaled / tick) * tick));
+  const v = Math.round(Math.round(scaled / tick) * tick);
+  return v > 1 ? v : 1;
 }

@@ -1,5 +1,7 @@
+import { join } from "node:path";
 import { ExchangeClient } from "@nktkas/hyperliquid";
 import type { Network } from "../config/defaults.ts";
+import { dataDir } from "../config/env.ts";
 import { D, type DecLike, dec } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import {
@@ -98,6 +100,8 @@ export class HlClient extends HlInfo {
   readonly signerSource: string | undefined;
   /** Set when this client signs with the local paper wallet; `created` on its first use. */
   readonly paperWallet: { path: string; created: boolean } | undefined;
+  /** Where a sim world started by this client keeps its state (paper network). */
+  private paperStateDir: string | undefined;
   /** The SDK's exchange client on the same transport (undefined without a wallet). */
   readonly exchangeClient: ExchangeClient | undefined;
   private streamInstance: HlStream | undefined;
@@ -156,14 +160,17 @@ export class HlClient extends HlInfo {
       retry: opts.retry,
     });
     const orderTtlMs = opts.orderTtlMs ?? (opts.timeoutMs ?? 10_000) + 5_000;
-    return new HlClient(transport, endpoint, signer, builder, orderTtlMs);
+    const client = new HlClient(transport, endpoint, signer, builder, orderTtlMs);
+    client.paperStateDir = join(dataDir(env), "sim");
+    return client;
   }
 
   /** On paper: start the sim world in-process when nothing answers at `apiUrl`. Other networks: an error. */
   async ensurePaperWorld(opts: { seed?: number } = {}): Promise<PaperWorld> {
     if (this.network !== "paper")
       throw new UserError(`ensurePaperWorld is for the paper network, not ${this.network}`);
-    return ensurePaperWorld(this.apiUrl, opts);
+    // The world this process starts is the one saved next to the paper wallet (DATA_DIR/sim).
+    return ensurePaperWorld(this.apiUrl, { ...opts, stateDir: this.paperStateDir });
   }
 
   /** WebSocket subscriptions (connection opened on first use, closed by `close()`). */

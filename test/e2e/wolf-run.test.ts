@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -11,10 +11,10 @@ import { loadWolfState, type WolfState } from "../../src/wolf/state.ts";
 import { readTrades } from "../../src/wolf/trades.ts";
 
 /**
- * `hl wolf run --mock --max-ticks 30 --tick 1` as a real process on a sim world. A young sim world's
- * open interest and volume climb fast, which the movers read as IMMEDIATE movers; once a slot is
- * open the test drives its coin through /sim/price (+80 % ROE, then back to +50 %) so the DSL's top
- * tier locks and closes it — between ticks, from the price stream.
+ * `hl wolf run --mock --max-ticks 30 --tick 1` as a real process on a sim world, with WOLF's default
+ * config: the sim's markets have a past and real volumes, so the scanner finds entries at once; once a
+ * slot is open the test drives its coin through /sim/price (+80 % ROE, then back to +50 %) so the
+ * DSL's top tier locks and closes it — between ticks, from the price stream.
  */
 
 const HL = join(import.meta.dirname, "../../bin/hl.mjs");
@@ -65,25 +65,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("hl wolf run on the sim world", () => {
   it("opens a slot, closes it through the DSL, and its files agree with the exchange", async () => {
-    const cfgPath = join(dataDir, "wolf-e2e.json");
-    // The sim's markets are thin: let the signal engines look at them at all.
-    writeFileSync(cfgPath, JSON.stringify({ movers_min_volume_24h: 1000, scanner_min_volume_24h: 1000 }));
     const child: ChildProcess = spawn(
       "node",
-      [
-        HL,
-        "wolf",
-        "run",
-        "--mock",
-        "--max-ticks",
-        "30",
-        "--tick",
-        "1",
-        "--data-dir",
-        dataDir,
-        "--config",
-        cfgPath,
-      ],
+      [HL, "wolf", "run", "--mock", "--max-ticks", "30", "--tick", "1", "--data-dir", dataDir],
       { env: env(), stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";

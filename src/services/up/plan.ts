@@ -39,12 +39,6 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
   { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: POINTS_HOUSE_BUILDER },
 ];
 
-/**
- * WOLF settings for the sim world: its young markets are thin, so the signal engines' 24 h volume
- * floors are lowered or WOLF would never find anything to trade there.
- */
-export const SIM_WOLF_CONFIG = { movers_min_volume_24h: 1000, scanner_min_volume_24h: 1000 };
-
 export function urls(cfg: UpConfig): Record<ServiceKey, string> {
   const at = (port: number) => `http://${cfg.host}:${port}`;
   const p = cfg.ports;
@@ -73,10 +67,6 @@ export function dashboardLinks(cfg: UpConfig): DashboardLink[] {
     { label: "ISFR", href: `http://{host}:${p.isfr}/isfr/` },
     { label: "Points", href: `http://{host}:${p.points}/points/` },
   ];
-}
-
-export function wolfConfigPath(cfg: UpConfig): string {
-  return join(cfg.dataDir, "agent", "wolf-sim.json");
 }
 
 /**
@@ -129,7 +119,6 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
         RUN_MODE: "wolf",
         DATA_DIR: agentDir,
         WOLF_TICK: String(cfg.wolfTick),
-        WOLF_CONFIG: wolfConfigPath(cfg),
         HL_LINKS: JSON.stringify(dashboardLinks(cfg)),
       },
       url: `${u.agent}/`,

@@ -1,12 +1,11 @@
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { HlClient } from "../../exchange/index.ts";
-import { writeJsonAtomic } from "../../store/atomic.ts";
 import { approveBuilderFee, builderConfig } from "../../wallet/builder.ts";
 import { Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import type { UpConfig } from "./config.ts";
-import { type ChildSpec, plan, SIM_WOLF_CONFIG, urls, wolfConfigPath } from "./plan.ts";
+import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
 import { type Progress, readProgress } from "./progress.ts";
 import { registerAgents } from "./register.ts";
@@ -93,8 +92,6 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   const logDir = join(cfg.dataDir, "logs");
   mkdirSync(logDir, { recursive: true });
   mkdirSync(join(cfg.dataDir, "agent"), { recursive: true });
-  // Written once: a person may tune it, and later runs keep their edits.
-  if (!existsSync(wolfConfigPath(cfg))) writeJsonAtomic(wolfConfigPath(cfg), SIM_WOLF_CONFIG);
 
   const u = urls(cfg);
   const specs = plan(cfg, opts.env ?? process.env);

@@ -133,6 +133,7 @@ export class VenueCore {
         markEma: 0,
         markEmaAt: 0,
         openInterest: 0,
+        backgroundOi: 0,
         hours: [],
         premiumSum: 0,
         premiumN: 0,

@@ -192,6 +192,9 @@ describe("action tools on the paper network", () => {
       network: "paper",
       scan: { stats: { assets_scanned: expect.any(Number) } },
     });
+    // The default scanner finds opportunities on a fresh sim world (its markets have a past).
+    const found = (scan.structuredContent as { scan: { opportunities: unknown[] } }).scan.opportunities;
+    expect(found.length).toBeGreaterThan(0);
     expect(howl.structuredContent).toMatchObject({ metrics: { total_round_trips: 0 } });
   });
 

@@ -49,9 +49,10 @@ describe("hl up plan", () => {
     expect(agentCfg.mode).toBe("wolf");
     expect(agentCfg.port).toBe(18080);
     expect(agentCfg.links).toEqual(dashboardLinks(cfg));
-    expect(childArgs(agentCfg)).toEqual(
-      expect.arrayContaining(["wolf", "run", "--config", "/tmp/d/agent/wolf-sim.json", "--tick", "5"]),
-    );
+    // WOLF runs with its default config: the sim's markets are as liquid as the real ones.
+    expect(childArgs(agentCfg)).toEqual(expect.arrayContaining(["wolf", "run", "--tick", "5"]));
+    expect(childArgs(agentCfg)).not.toContain("--config");
+    expect(agent.env.WOLF_CONFIG).toBeUndefined();
   });
 
   it("points the leaderboard's two networks and the points service at the sim world and the BTCSWP feed", () => {

@@ -149,6 +149,11 @@ export class VenueCore {
     }
   }
 
+  /** Open-interest cap and position limit of a market (also what `perpDexs` publishes as its cap). */
+  limitsOf(m: Market): MarketLimits {
+    return this.limits[m.coin] ?? defaultLimits(m);
+  }
+
   // ---------------------------------------------------------------- events
 
   emit(e: VenueEvent): void {
@@ -387,7 +392,7 @@ export class VenueCore {
       return { error: `Insufficient margin to place order. asset=${asset}` };
     }
     if (!w.r && !trigger) {
-      const limits = this.limits[m.coin] ?? defaultLimits(m);
+      const limits = this.limitsOf(m);
       const increase = positionIncrease(szi, isBuy, sz);
       const lev = this.levSetting(a, m).lev;
       const refusal =

@@ -125,14 +125,15 @@ const handlers: Record<string, Handler> = {
   perpDexs: (c) => [
     null,
     ...c.core.dexes.slice(1).map((d, k) => {
-      const coins = dexMarkets(c.core, k + 1).map((m) => m.coin);
+      const markets = dexMarkets(c.core, k + 1);
+      const coins = markets.map((m) => m.coin);
       return {
         name: d.name,
         fullName: d.fullName,
         deployer: d.deployer,
         oracleUpdater: null,
         feeRecipient: d.deployer,
-        assetToStreamingOiCap: coins.map((coin) => [coin, "10000000.0"]),
+        assetToStreamingOiCap: markets.map((m) => [m.coin, c.core.limitsOf(m).openInterestCapUsd.toFixed(1)]),
         subDeployers: [],
         deployerFeeScale: "1.0",
         lastDeployerFeeScaleChangeTime: "1970-01-01T00:00:00",

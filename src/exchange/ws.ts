@@ -39,6 +39,19 @@ export interface StreamOptions {
 }
 
 /**
+ * `ws` emits every message of one network read in the same tick by default, unlike a browser's
+ * WebSocket. The SDK pairs a subscription ack with the first pending request it is a subset of and
+ * drops answered requests only in a microtask, so with several acks in one read an earlier
+ * `{type:"allMids"}` request also swallows the acks of `{type:"allMids", dex}` and those time out.
+ * One message per task (the WHATWG behaviour the SDK is written for) keeps the pairing right.
+ */
+class OneMessagePerTaskWebSocket extends WebSocket {
+  constructor(url: string | URL, protocols?: string | string[]) {
+    super(url, protocols, { allowSynchronousEvents: false });
+  }
+}
+
+/**
  * Hyperliquid WebSocket subscriptions over one connection (opened lazily on the first subscription,
  * reconnecting with back-off, re-subscribing after a reconnect). Node 20 has no global WebSocket, so
  * the `ws` package is handed to the SDK as the constructor.
@@ -58,7 +71,7 @@ export class HlStream {
         isTestnet: this.opts.isTestnet,
         timeout: this.opts.timeoutMs ?? 10_000,
         reconnect: {
-          WebSocket: WebSocket as unknown as new (
+          WebSocket: OneMessagePerTaskWebSocket as unknown as new (
             url: string | URL,
             protocols?: string | string[],
           ) => globalThis.WebSocket,

@@ -10,6 +10,7 @@ import { SimScheduler } from "./model/scheduler.ts";
 import { yieldPools } from "./rates/yield-pools.ts";
 import type { SimControl } from "./server/admin.ts";
 import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
+import { SimFaults } from "./server/faults.ts";
 import { createSimHttpServer } from "./server/http.ts";
 import { InfoCache } from "./server/info-cache.ts";
 import { SimWebSocket } from "./server/ws.ts";
@@ -53,6 +54,8 @@ export interface SimWorld {
   setPrice(coin: string, px: string): void;
   /** Force a drift on a coin for a while (what POST /sim/scenario does). */
   scenario(s: { coin: string; driftPerHour: number; durationMs: number }): void;
+  /** Injected network faults (what POST /sim/fault does). */
+  faults: SimFaults;
   close(): Promise<void>;
 }
 
@@ -158,7 +161,9 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   };
 
   const infoCache = new InfoCache(venue);
+  const faults = new SimFaults();
   const server = createSimHttpServer({
+    faults,
     venue,
     infoCache,
     auth,
@@ -177,6 +182,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       return rows.length > 0 ? encodeBuilderFillsFile(rows) : undefined;
     },
   });
+  faults.attach(server);
   const ws = new SimWebSocket(server, { venue, auth, seeUser });
   // Every socket, upgraded WebSockets included, so close() never waits on a lingering client.
   const sockets = new Set<Socket>();
@@ -216,6 +222,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     scenario: (sc) => {
       control.scenario(sc);
     },
+    faults,
     close() {
       closed ??= new Promise<void>((resolve) => {
         scheduler.stop();

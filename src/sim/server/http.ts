@@ -3,6 +3,7 @@ import type { AuthDeps } from "../auth/authenticate.ts";
 import type { Address, Venue } from "../venue.ts";
 import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
 import { answerExchange, answerInfo } from "./endpoints.ts";
+import { type Fault, FaultError, type SimFaults } from "./faults.ts";
 import { InfoCache } from "./info-cache.ts";
 import {
   BodyTooLarge,
@@ -25,6 +26,8 @@ export interface SimHttpDeps {
   infoCache?: InfoCache;
   /** The day's LZ4 CSV for a builder, or undefined when the day is not closed or it has no fills (→ 403). */
   builderFillsFile(network: "Mainnet" | "Testnet", builder: Address, day: string): Uint8Array | undefined;
+  /** Injected network faults (`/sim/fault`), for resilience tests. */
+  faults?: SimFaults;
 }
 
 const BUILDER_FILLS_PATH = /^\/stats\/(Mainnet|Testnet)\/builder_fills\/([^/]+)\/(\d{8})\.csv\.lz4$/;
@@ -74,10 +77,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     if (typeof read.body === "symbol") {
       return sendText(res, 422, "Failed to deserialize the JSON body into the target type: invalid JSON");
     }
+    const fault = deps.faults?.take(path === "/exchange" ? "exchange" : "info", read.body);
+    if (fault?.kind === "rate_limit") return sendText(res, 429, "Too Many Requests");
     if (path === "/exchange") {
       const result = await answerExchange(deps.venue, deps.auth, read.body, deps.seeUser);
+      if (fault && (await faulted(res, fault))) return;
       return result.ok ? sendJson(res, 200, result.body) : sendText(res, 422, result.message);
     }
+    if (fault && (await faulted(res, fault))) return;
     const body = read.body as Record<string, unknown>;
     const key =
       deps.infoCache && typeof body === "object" && body !== null ? InfoCache.keyOf(body) : undefined;
@@ -92,6 +99,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
 
   if (path.startsWith("/sim/")) {
     let body: unknown;
+    if (deps.faults && (path === "/sim/fault" || path === "/sim/faults")) {
+      const read = method === "POST" ? await readJson(req, res) : { body: undefined };
+      if (!read) return;
+      try {
+        return sendJson(res, 200, deps.faults.admin(method, path, read.body));
+      } catch (err) {
+        if (err instanceof FaultError) return sendJson(res, err.status, { error: err.message });
+        throw err;
+      }
+    }
     if (method === "POST") {
       const read = await readJson(req, res);
       if (!read) return;
@@ -120,4 +137,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
   }
 
   sendJson(res, 404, { error: `Not found: ${method} ${path}` });
+}
+
+/** Apply a processed-then-failed fault; true when the connection was reset (nothing left to answer). */
+async function faulted(res: ServerResponse, fault: Fault): Promise<boolean> {
+  if (fault.kind === "reset") {
+    res.socket?.destroy();
+    return true;
+  }
+  await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+  return res.destroyed;
 }

@@ -65,6 +65,12 @@ export class HlStream {
 
   private sdk(): SubscriptionClient {
     if (this.closed) throw new ExchangeError("the WebSocket stream is closed");
+    // After its reconnect attempts are spent the SDK's socket stays closed for good: start a new one.
+    if (this.transport?.socket.terminationSignal.aborted) {
+      void this.transport.close().catch(() => undefined);
+      this.transport = undefined;
+      this.client = undefined;
+    }
     if (!this.client) {
       this.transport = new WebSocketTransport({
         url: this.opts.url,
@@ -136,6 +142,18 @@ export class HlStream {
   /** Status changes of the user's orders. */
   orderUpdates(user: Address, listener: (event: OrderUpdatesWsEvent) => void): Promise<Subscription> {
     return this.subscribe("orderUpdates", (c) => c.orderUpdates({ user }, listener));
+  }
+
+  /**
+   * Call `listener` each time the connection drops (the SDK then reconnects on its own, and a
+   * subscription it cannot restore aborts its `failureSignal`). Returns the function that detaches it.
+   */
+  onDisconnect(listener: () => void): () => void {
+    this.sdk();
+    const socket = this.transport!.socket as unknown as EventTarget;
+    const handler = () => listener();
+    socket.addEventListener("close", handler);
+    return () => socket.removeEventListener("close", handler);
   }
 
   /** Close the connection and drop every subscription. Safe to call more than once. */

@@ -140,12 +140,16 @@ export class HlWolfPort implements WolfPort {
     }
   }
 
-  /** allMids of every dex; a dex whose subscription fails is reported, the others keep streaming. */
-  async subscribeMids(listener: (mids: Record<string, string>) => void): Promise<() => Promise<void>> {
+  /** allMids of every dex, all or nothing: a dex that cannot be subscribed fails the whole call. */
+  async subscribeMids(
+    listener: (mids: Record<string, string>) => void,
+    onFailure: (reason: string) => void = () => undefined,
+  ): Promise<() => Promise<void>> {
+    const stream = this.client.stream;
     const dexes = ["", ...(await this.client.hip3Dexes())];
     const settled = await Promise.allSettled(
       dexes.map((dex) =>
-        this.client.stream.allMids(
+        stream.allMids(
           (e) => {
             if (!dex) return listener(e.mids);
             const prefixed: Record<string, string> = {};
@@ -157,16 +161,29 @@ export class HlWolfPort implements WolfPort {
       ),
     );
     const subs = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-    const failed = settled.flatMap((r, i) =>
-      r.status === "rejected" ? [`${dexes[i] || "main"}: ${(r.reason as Error).message}`] : [],
-    );
-    if (subs.length === 0) throw new Error(failed.join("; "));
-    if (failed.length)
-      process.stderr.write(`price stream incomplete (${failed.join("; ")}); those dexes run on ticks only\n`);
-    // Unsubscribing waits for the server's ack; closing the client drops the socket anyway, so wait briefly.
-    return async () => {
+    // Unsubscribing waits for the server's ack; a dead connection never gives one, so wait briefly.
+    const unsubscribe = async () => {
+      detach();
       const all = Promise.all(subs.map((s) => s.unsubscribe().catch(() => undefined)));
       await Promise.race([all, new Promise((r) => setTimeout(r, 1000).unref())]);
     };
+    const failed = settled.flatMap((r, i) =>
+      r.status === "rejected" ? [`${dexes[i] || "main"}: ${(r.reason as Error).message}`] : [],
+    );
+    const stopWatching = stream.onDisconnect(() => onFailure("WebSocket connection lost"));
+    const aborts = subs.map((s, i) => {
+      const onAbort = () => onFailure(`${dexes[i] || "main"} allMids could not be restored`);
+      s.failureSignal.addEventListener("abort", onAbort, { once: true });
+      return () => s.failureSignal.removeEventListener("abort", onAbort);
+    });
+    function detach() {
+      stopWatching();
+      for (const off of aborts) off();
+    }
+    if (failed.length) {
+      await unsubscribe();
+      throw new Error(`price stream incomplete (${failed.join("; ")})`);
+    }
+    return unsubscribe;
   }
 }

@@ -51,6 +51,12 @@ export interface WolfPort extends MarketDataSource {
   fillsSince(coin: string, startMs: number): Promise<AccountFill[]>;
   /** A watched wallet's positions, or null when the read failed. */
   walletPositions(address: string): Promise<WalletPosition[] | null>;
-  /** Streamed mids; returns an unsubscribe function. */
-  subscribeMids(listener: (mids: Record<string, string>) => void): Promise<() => Promise<void>>;
+  /**
+   * Streamed mids of every dex; returns an unsubscribe function. Rejects unless every dex is
+   * subscribed. `onFailure` hears of a dropped connection or a subscription that could not be restored.
+   */
+  subscribeMids(
+    listener: (mids: Record<string, string>) => void,
+    onFailure?: (reason: string) => void,
+  ): Promise<() => Promise<void>>;
 }

@@ -14,6 +14,7 @@ import { type EntryPlan, planTick, type TickInputs } from "./engine.ts";
 import { SlotGuards } from "./guards.ts";
 import { newCloid } from "./ids.ts";
 import type { ExchangePosition, WolfPort } from "./port.ts";
+import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
 import { Protector } from "./protector.ts";
 import {
   dslDir,
@@ -47,8 +48,10 @@ export interface WolfRunnerOptions {
   fresh?: boolean;
   log?: (line: string) => void;
   onReview?: (ctx: ReviewContext) => Promise<void> | void;
-  /** subscribe to streamed mids so the DSL sees every price, not one per tick (default true) */
+  /** subscribe to streamed mids so every exit sees every price, not one per tick (default true) */
   stream?: boolean;
+  /** Price feed timings (poll period while degraded, silence limit, resubscription back-off). */
+  feed?: Pick<PriceFeedOptions, "pollMs" | "silenceMs" | "retryMinMs" | "retryMaxMs">;
   scanner?: ScannerConfig;
   movers?: MoversConfig;
   /** Operator alerts (daily loss limit, entries, exits); default: none. */
@@ -74,7 +77,7 @@ export class WolfRunner {
   private lastMovers: MoverSignal[] = [];
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
-  private unsubscribe: (() => Promise<void>) | undefined;
+  private feed: PriceFeed | undefined;
   private streamReady: Promise<void> = Promise.resolve();
   private readonly cache: CandleCache;
   private readonly scannerCfg: ScannerConfig;
@@ -155,17 +158,24 @@ export class WolfRunner {
     await runner.reconcile();
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
     runner.save();
-    // The stream attaches in the background: ticks (and their DSL checks) start at once regardless.
+    // The stream attaches in the background: ticks (and their exit checks) start at once regardless.
     if (opts.stream !== false) {
-      runner.streamReady = opts.port
-        .subscribeMids((mids) => runner.onMids(mids))
-        .then((unsubscribe) => {
-          runner.unsubscribe = unsubscribe;
-        })
-        .catch((e) =>
-          runner.log(`price stream unavailable (${(e as Error).message}); exits run on ticks only`),
-        );
-    }
+      const feed = new PriceFeed({
+        port: opts.port,
+        onMids: (mids) => runner.onMids(mids),
+        guardedCoins: () => runner.protector.guardedCoins(),
+        onStatus: (status) => {
+          runner.state.price_stream = status;
+          runner.save();
+        },
+        log: runner.log,
+        ...(opts.alerter ? { alerter: opts.alerter } : {}),
+        ...opts.feed,
+      });
+      runner.feed = feed;
+      runner.state.price_stream = "ok";
+      runner.streamReady = feed.start();
+    } else delete runner.state.price_stream;
     return runner;
   }
 
@@ -502,7 +512,7 @@ export class WolfRunner {
     await this.queue;
     await this.protector.settled();
     await this.streamReady;
-    if (this.unsubscribe) await this.unsubscribe().catch(() => undefined);
+    await this.feed?.stop();
     this.save();
     this.lock.release();
     await this.opts.alerter?.flush();

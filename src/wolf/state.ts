@@ -88,6 +88,8 @@ export const wolfStateSchema = z.object({
   updated_ms: z.number(),
   last_review_tick: z.number().int(),
   last_review_day: z.string(),
+  /** "degraded" while streamed prices fail and guarded coins are polled instead (shown in /health). */
+  price_stream: z.enum(["ok", "degraded"]).optional(),
 });
 export type WolfState = z.infer<typeof wolfStateSchema>;
 

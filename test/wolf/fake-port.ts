@@ -122,7 +122,10 @@ export class FakePort implements WolfPort {
     return this.whales.get(address) ?? [];
   }
 
-  async subscribeMids(l: (m: Record<string, string>) => void): Promise<() => Promise<void>> {
+  async subscribeMids(
+    l: (m: Record<string, string>) => void,
+    _onFailure?: (reason: string) => void,
+  ): Promise<() => Promise<void>> {
     this.listeners.push(l);
     return async () => {
       this.listeners = this.listeners.filter((x) => x !== l);

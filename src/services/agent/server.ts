@@ -140,6 +140,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     alive: isAlive(),
     paused: supervisor?.paused ?? false,
     last_tick_age_s: reader.lastTickAgeS(),
+    price_stream: reader.priceStream(),
   }));
 
   app.get("/api/status", async () => reader.status());

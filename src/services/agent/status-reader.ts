@@ -130,6 +130,13 @@ export class StatusReader {
     return "MCP mode: no trading agent runs in this service.";
   }
 
+  /** WOLF's price stream as the child last saved it ("degraded": polling instead); null when unknown. */
+  priceStream(): "ok" | "degraded" | null {
+    if (this.mode !== "wolf" || !this.isAlive()) return null;
+    const v = (this.wolfState() as { price_stream?: unknown } | undefined)?.price_stream;
+    return v === "ok" || v === "degraded" ? v : null;
+  }
+
   /** Seconds since the child last wrote its state, or null before the first write. */
   lastTickAgeS(nowMs = Date.now()): number | null {
     const st = stampOf(this.statePaths());

@@ -1,6 +1,6 @@
 import { dec } from "../core/decimal.ts";
 import type { Address } from "../exchange/index.ts";
-import { coinToInstrument, type HlClient } from "../exchange/index.ts";
+import { coinToInstrument, type HlClient, slippagePrice } from "../exchange/index.ts";
 import { parseCandles } from "../signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../signals/market.ts";
 import type { AccountFill, ExchangePosition, IocRequest, IocResult, MarketInfo, WolfPort } from "./port.ts";
@@ -76,14 +76,31 @@ export class HlWolfPort implements WolfPort {
 
   async ioc(req: IocRequest): Promise<IocResult> {
     const started = Date.now();
-    const r = await this.client.marketOrder({
-      instrument: coinToInstrument(req.coin),
-      side: req.side,
-      size: req.size,
-      slippage: String(req.slippage),
-      reduceOnly: req.reduceOnly,
-      cloid: req.cloid,
-    });
+    const instrument = coinToInstrument(req.coin);
+    const r =
+      req.mid !== undefined
+        ? await this.client.order({
+            instrument,
+            side: req.side,
+            size: req.size,
+            price: slippagePrice(
+              req.mid,
+              req.side,
+              req.slippage,
+              (await this.client.market(instrument)).szDecimals,
+            ),
+            tif: "Ioc",
+            reduceOnly: req.reduceOnly,
+            cloid: req.cloid,
+          })
+        : await this.client.marketOrder({
+            instrument,
+            side: req.side,
+            size: req.size,
+            slippage: String(req.slippage),
+            reduceOnly: req.reduceOnly,
+            cloid: req.cloid,
+          });
     if (r.status === "error") {
       if (NO_MATCH.test(r.message)) return { status: "unfilled", message: r.message };
       throw new Error(r.message);

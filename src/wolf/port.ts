@@ -27,6 +27,8 @@ export interface IocRequest {
   slippage: number;
   reduceOnly: boolean;
   cloid: `0x${string}`;
+  /** A fresh mid to price the order off (saves asking the exchange for one); omitted: ask. */
+  mid?: string;
 }
 
 export interface AccountFill {

@@ -26,6 +26,9 @@ export interface ProtectorOptions {
   alerter?: Alerter;
 }
 
+/** A mid younger than this prices a close directly; an older one is asked for again. */
+const FRESH_MID_MS = 2_000;
+
 const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
 
 /**
@@ -37,7 +40,7 @@ const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
 export class Protector {
   private readonly inFlight = new Map<number, Promise<void>>();
   private idleWaiters: (() => void)[] = [];
-  private readonly lastMids = new Map<string, number>();
+  private readonly lastMids = new Map<string, { px: number; raw: string; atMs: number }>();
 
   constructor(private readonly opts: ProtectorOptions) {}
 
@@ -78,9 +81,10 @@ export class Protector {
   onMids(mids: Record<string, string>): void {
     const now = this.opts.port.now();
     const cfg = this.opts.config;
+    const wallNow = Date.now();
     for (const [coin, raw] of Object.entries(mids)) {
       const px = Number(raw);
-      if (px > 0) this.lastMids.set(coin, px);
+      if (px > 0) this.lastMids.set(coin, { px, raw, atMs: wallNow });
     }
     for (const s of this.state.slots) {
       if (s.status !== "active" || this.inFlight.has(s.slot_id)) continue;
@@ -88,15 +92,17 @@ export class Protector {
       if (raw === undefined) continue;
       const price = Number(raw);
       if (!(price > 0)) continue;
-      const r = this.opts.guards.evaluate(s.slot_id, price, now);
+      const r = this.opts.guards.evaluate(s.slot_id, price, now, { deferSave: true });
       const tracked = trackSlot(s, price, now);
       const slot = r ? { ...tracked, dsl_phase: r.phase, dsl_tier: r.tier_index } : tracked;
       this.setSlot(slot);
       const reason = priceExit(cfg, slot, now, r?.action === "close" ? r.reason : undefined);
       if (reason) {
+        // The close goes out first; the log line and the guard's file follow once it is sent.
+        const sent = this.exit(s.slot_id, reason);
         this.opts.log(`slot ${s.slot_id} ${s.instrument}: ${reason} at ${raw}; closing`);
-        void this.exit(s.slot_id, reason);
-      }
+        if (r?.changed) void sent.then(() => this.opts.guards.persist(s.slot_id));
+      } else if (r?.changed) this.opts.guards.persist(s.slot_id);
     }
     this.checkDailyLoss();
   }
@@ -106,7 +112,7 @@ export class Protector {
     const st = this.state;
     const open = st.slots.filter(isOpen);
     if (st.daily_loss_triggered || open.length === 0) return;
-    const { dayPnl, unrealized } = dayLoss(st, open, (c) => this.lastMids.get(c));
+    const { dayPnl, unrealized } = dayLoss(st, open, (c) => this.lastMids.get(c)?.px);
     if (dayPnl.gt(-this.opts.config.daily_loss_limit)) return;
     this.tripDailyLoss(wire(unrealized));
   }
@@ -173,6 +179,9 @@ export class Protector {
     }
     const side = slot.side === "long" ? "sell" : "buy";
     const cloid = newCloid();
+    // The price that decided the exit prices the order too: no round trip for a mid first.
+    const last = this.lastMids.get(slot.coin);
+    const mid = last && Date.now() - last.atMs <= FRESH_MID_MS ? last.raw : undefined;
     let res: IocResult;
     try {
       res = await port.ioc({
@@ -182,6 +191,7 @@ export class Protector {
         slippage: this.opts.config.exit_slippage,
         reduceOnly: true,
         cloid,
+        ...(mid !== undefined ? { mid } : {}),
       });
     } catch (e) {
       res = { status: "unfilled", message: (e as Error).message };

@@ -251,7 +251,8 @@ export function planTick(
   });
 
   const exiting = new Set(exits.map((e) => e.slot_id));
-  const open = slots.filter(isOpen);
+  // A pending entry counts as held: nothing else is sent for its coin until it is resolved.
+  const open = slots.filter((s) => isOpen(s) || s.status === "pending");
   const held = new Set(open.map((s) => s.coin));
   const dirCount = { long: 0, short: 0 };
   const groupCount = new Map<string, number>();

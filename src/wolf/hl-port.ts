@@ -1,9 +1,21 @@
 import { dec } from "../core/decimal.ts";
+import type { SentOrder } from "../exchange/actions.ts";
+import type { Hex } from "../exchange/config.ts";
 import type { Address } from "../exchange/index.ts";
 import { coinToInstrument, type HlClient, slippagePrice } from "../exchange/index.ts";
+import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
 import { parseCandles } from "../signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../signals/market.ts";
-import type { AccountFill, ExchangePosition, IocRequest, IocResult, MarketInfo, WolfPort } from "./port.ts";
+import type {
+  AccountFill,
+  ExchangePosition,
+  IocRequest,
+  IocResult,
+  MarketInfo,
+  ResolvedIoc,
+  UnresolvedOrder,
+  WolfPort,
+} from "./port.ts";
 
 const NO_MATCH = /could not immediately match|no liquidity|would not|reduce only/i;
 
@@ -75,6 +87,44 @@ export class HlWolfPort implements WolfPort {
   }
 
   async ioc(req: IocRequest): Promise<IocResult> {
+    try {
+      return await this.sendIoc(req);
+    } catch (err) {
+      if (!(err instanceof OrderOutcomeUnknownError) || !err.pending[0]) throw err;
+      const p = err.pending[0];
+      return {
+        status: "unknown",
+        message: err.message,
+        unresolved: {
+          cloid: p.order.cloid,
+          sent_at_ms: p.sentAtMs,
+          expires_after_ms: p.expiresAfterMs,
+          order: { ...p.order },
+        },
+      };
+    }
+  }
+
+  /** Asks until the exchange can tell (the order's expiry bounds the wait); throws if it cannot be asked. */
+  async resolveIoc(u: UnresolvedOrder): Promise<ResolvedIoc> {
+    const pending: PendingOrder = {
+      order: { ...(u.order as unknown as SentOrder), cloid: u.cloid as Hex },
+      sentAtMs: u.sent_at_ms,
+      expiresAfterMs: u.expires_after_ms,
+    };
+    const r = await this.client.resolveOrder(pending, { maxWaitMs: 10_000 });
+    if (r.status === "filled" && !dec(r.totalSz).isZero())
+      return {
+        status: "filled",
+        oid: String(r.oid),
+        size: r.totalSz,
+        price: r.avgPx,
+        fee: await this.feeOf(r.oid, u.sent_at_ms),
+      };
+    return { status: "unfilled", message: r.status === "error" ? r.message : "IOC did not fill" };
+  }
+
+  private async sendIoc(req: IocRequest): Promise<IocResult> {
     const started = Date.now();
     const instrument = coinToInstrument(req.coin);
     const r =

@@ -13,7 +13,7 @@ import type { WolfConfig } from "./config.ts";
 import { type EntryPlan, planTick, type TickInputs } from "./engine.ts";
 import { SlotGuards } from "./guards.ts";
 import { newCloid } from "./ids.ts";
-import type { ExchangePosition, WolfPort } from "./port.ts";
+import type { ExchangePosition, IocResult, UnresolvedOrder, WolfPort } from "./port.ts";
 import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
 import { Protector } from "./protector.ts";
 import {
@@ -78,6 +78,8 @@ export class WolfRunner {
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
   private feed: PriceFeed | undefined;
+  /** Pending entries being resolved, by slot. */
+  private readonly resolving = new Map<number, Promise<void>>();
   private streamReady: Promise<void> = Promise.resolve();
   private readonly cache: CandleCache;
   private readonly scannerCfg: ScannerConfig;
@@ -156,6 +158,7 @@ export class WolfRunner {
     const runner = new WolfRunner(opts, state, lock);
     for (const s of state.slots) if (isOpen(s)) runner.guards.restore(s, now);
     await runner.reconcile();
+    for (const s of state.slots) if (s.status === "pending") void runner.resolvePending(s.slot_id);
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
     runner.save();
     // The stream attaches in the background: ticks (and their exit checks) start at once regardless.
@@ -223,6 +226,7 @@ export class WolfRunner {
       st.daily_loss_triggered = false;
     }
     if (st.tick_count % cfg.reconcile_interval_ticks === 0) await this.reconcile();
+    for (const s of st.slots) if (s.status === "pending") void this.resolvePending(s.slot_id);
 
     const mids = await port.mids().catch((e) => {
       this.log(`mids unavailable: ${(e as Error).message}`);
@@ -272,7 +276,7 @@ export class WolfRunner {
       if (s.status === "closing") exits.push(this.protector.exit(s.slot_id, s.exit?.reason ?? "retry"));
     for (const e of plan.exits) exits.push(this.protector.exit(e.slot_id, e.reason));
     await Promise.all(exits);
-    if (!st.daily_loss_triggered) for (const e of plan.entries) await this.enterSlot(e);
+    if (!st.daily_loss_triggered) for (const e of plan.entries) await this.enter(e);
     this.save();
     await this.review(now);
   }
@@ -332,10 +336,15 @@ export class WolfRunner {
   }
 
   /** Open a position for an entry plan with one IOC at a marketable limit; the slot fills only on a fill. */
-  private async enterSlot(e: EntryPlan): Promise<void> {
+  async enter(e: EntryPlan): Promise<void> {
     const port = this.opts.port;
     const cfg = this.opts.config;
     if (this.slot(e.slot_id).status !== "empty") return;
+    const holder = this.state.slots.find((s) => s.status !== "empty" && s.coin === e.coin);
+    if (holder) {
+      this.log(`entry ${e.coin} skipped: slot ${holder.slot_id} holds it (${holder.status})`);
+      return;
+    }
     try {
       const info = await port.marketInfo(e.coin);
       const leverage = Math.max(1, Math.floor(Math.min(cfg.leverage, info.maxLeverage)));
@@ -358,52 +367,118 @@ export class WolfRunner {
         reduceOnly: false,
         cloid,
       });
-      if (res.status !== "filled") {
-        this.log(`entry ${info.instrument} ${e.direction} not filled: ${res.message}`);
-        return;
-      }
-      const now = port.now();
-      const slot: Slot = {
+      // What the slot will hold once the order is known to have filled.
+      const base: Slot = {
         ...emptySlot(e.slot_id),
-        status: "active",
         instrument: info.instrument,
         coin: e.coin,
         side: e.direction,
         entry_source: e.source,
         entry_signal_score: e.score,
-        entry_price: res.price,
-        entry_size: res.size,
-        entry_fee: res.fee,
         margin_allocated: wire(dec(cfg.margin_per_slot)),
         leverage,
-        current_price: res.price,
-        dsl_phase: 1,
-        dsl_tier: -1,
-        opened_at_ms: now,
-        last_progress_ms: now,
-        last_signal_seen_ms: now,
       };
-      slot.dsl_position_id = SlotGuards.positionId(slot);
-      this.setSlot(slot);
-      this.guards.create(slot, now);
-      this.protector.recordTrade(
-        slot,
-        side,
-        res.oid,
-        res.price,
-        res.size,
-        res.fee,
-        `entry:${e.source}`,
-        cloid,
-        now,
-      );
-      this.save();
-      const opened = `opened slot ${e.slot_id}: ${info.instrument} ${e.direction} ${res.size} @ ${res.price} (${e.reason})`;
-      this.log(opened);
-      this.opts.alerter?.send("entry", `WOLF ${opened}`, { instrument: info.instrument });
+      if (res.status === "unknown") {
+        this.setSlot({ ...base, status: "pending", pending_order: res.unresolved });
+        this.save();
+        this.log(
+          `entry ${info.instrument} ${e.direction}: outcome unknown (${res.message}); slot ${e.slot_id} pending, nothing else goes out for ${e.coin} until the exchange says what became of it`,
+        );
+        void this.resolvePending(e.slot_id);
+        return;
+      }
+      if (res.status !== "filled") {
+        this.log(`entry ${info.instrument} ${e.direction} not filled: ${res.message}`);
+        return;
+      }
+      this.activate(base, res, cloid, e.reason);
     } catch (err) {
       this.log(`entry ${e.coin} failed: ${(err as Error).message}`);
     }
+  }
+
+  /** A confirmed entry fill: the slot goes active with the fill's size and price, guarded from now on. */
+  private activate(
+    base: Slot,
+    fill: Extract<IocResult, { status: "filled" }>,
+    cloid: string,
+    why: string,
+  ): void {
+    const now = this.opts.port.now();
+    const slot: Slot = {
+      ...base,
+      status: "active",
+      entry_price: fill.price,
+      entry_size: fill.size,
+      entry_fee: fill.fee,
+      current_price: fill.price,
+      dsl_phase: 1,
+      dsl_tier: -1,
+      opened_at_ms: now,
+      last_progress_ms: now,
+      last_signal_seen_ms: now,
+      pending_order: null,
+    };
+    slot.dsl_position_id = SlotGuards.positionId(slot);
+    this.setSlot(slot);
+    this.guards.create(slot, now);
+    const side = slot.side === "long" ? "buy" : "sell";
+    this.protector.recordTrade(
+      slot,
+      side,
+      fill.oid,
+      fill.price,
+      fill.size,
+      fill.fee,
+      `entry:${slot.entry_source}`,
+      cloid,
+      now,
+    );
+    this.save();
+    const opened = `opened slot ${slot.slot_id}: ${slot.instrument} ${slot.side} ${fill.size} @ ${fill.price} (${why})`;
+    this.log(opened);
+    this.opts.alerter?.send("entry", `WOLF ${opened}`, { instrument: slot.instrument });
+  }
+
+  /**
+   * Ask the exchange what became of a pending slot's entry (once at a time per slot): filled → the
+   * slot adopts the position; not executed → the slot is free again; cannot tell yet → asked again
+   * on the next tick. Until then the slot's coin is held: nothing else is sent for it.
+   */
+  private resolvePending(slotId: number): Promise<void> {
+    const running = this.resolving.get(slotId);
+    if (running) return running;
+    const slot = this.slot(slotId);
+    const order = slot.pending_order;
+    if (slot.status !== "pending" || !order) return Promise.resolve();
+    const run = this.opts.port
+      .resolveIoc(order as UnresolvedOrder)
+      .then(
+        (res) => {
+          const now = this.slot(slotId);
+          if (now.status !== "pending" || now.pending_order?.cloid !== order.cloid) return;
+          if (res.status === "filled") {
+            this.activate(now, res, order.cloid, "entry resolved after its answer was lost");
+            return;
+          }
+          this.setSlot(emptySlot(slotId));
+          this.save();
+          this.log(`entry ${now.instrument}: not executed (${res.message}); slot ${slotId} is free again`);
+        },
+        (err: unknown) =>
+          this.log(
+            `entry ${slot.instrument}: outcome still unknown (${(err as Error).message}); asking again next tick`,
+          ),
+      )
+      .finally(() => this.resolving.delete(slotId));
+    this.resolving.set(slotId, run);
+    return run;
+  }
+
+  /** Wait for closes and entry resolutions in flight. */
+  async settled(): Promise<void> {
+    while (this.resolving.size > 0) await Promise.allSettled([...this.resolving.values()]);
+    await this.protector.settled();
   }
 
   /** Close a slot now (joins a close already in flight). */
@@ -447,6 +522,8 @@ export class WolfRunner {
       }
     }
     for (const p of byCoin.values()) {
+      // A pending entry's position is adopted by its own resolution, with its fill's price.
+      if (this.state.slots.some((s) => s.status !== "empty" && s.coin === p.coin)) continue;
       const free = this.state.slots.find((s) => s.status === "empty");
       const instrument = this.opts.port.instrumentOf(p.coin);
       if (!free) {
@@ -510,7 +587,7 @@ export class WolfRunner {
   /** Stop the stream and wait for queued work (open positions stay open and are resumed next start). */
   async close(): Promise<void> {
     await this.queue;
-    await this.protector.settled();
+    await this.settled();
     await this.streamReady;
     await this.feed?.stop();
     this.save();

@@ -7,6 +7,8 @@ import type {
   IocRequest,
   IocResult,
   MarketInfo,
+  ResolvedIoc,
+  UnresolvedOrder,
   WolfPort,
 } from "../../src/wolf/port.ts";
 
@@ -78,7 +80,43 @@ export class FakePort implements WolfPort {
 
   async setLeverage(): Promise<void> {}
 
+  /** The next N orders are executed, but their answer is lost (as after a timeout). */
+  loseAnswers = 0;
+  /** resolveIoc fails this many times first (the exchange cannot be asked yet). */
+  unreachableResolves = 0;
+  private executed = new Map<string, IocResult>();
+
   async ioc(req: IocRequest): Promise<IocResult> {
+    const res = await this.execute(req);
+    this.executed.set(req.cloid, res);
+    if (this.loseAnswers > 0) {
+      this.loseAnswers--;
+      return {
+        status: "unknown",
+        message: "request timed out after sending",
+        unresolved: {
+          cloid: req.cloid,
+          sent_at_ms: this.clock,
+          expires_after_ms: this.clock + 15_000,
+          order: { coin: req.coin, side: req.side, size: req.size },
+        },
+      };
+    }
+    return res;
+  }
+
+  async resolveIoc(u: UnresolvedOrder): Promise<ResolvedIoc> {
+    if (this.unreachableResolves > 0) {
+      this.unreachableResolves--;
+      throw new Error("exchange unreachable");
+    }
+    const r = this.executed.get(u.cloid);
+    return r && r.status !== "unknown"
+      ? r
+      : { status: "unfilled", message: "order never reached the exchange" };
+  }
+
+  private async execute(req: IocRequest): Promise<IocResult> {
     this.orders.push(req);
     const px = this.prices.get(req.coin)!;
     const cur = this.pos.get(req.coin) ?? { szi: new D(0), entry: new D(0) };

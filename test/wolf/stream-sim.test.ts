@@ -88,3 +88,56 @@ describe("WOLF on the sim: the price stream", () => {
     }
   });
 });
+
+describe("WOLF on the sim: an entry whose answer is lost", () => {
+  it("the sim executes the order but answers after the client's timeout: one position, adopted with its size and entry", async () => {
+    const slow = await HlClient.create({
+      network: "paper",
+      apiUrl: world.url,
+      wsUrl: world.wsUrl,
+      privateKey: generatePrivateKey(),
+      env: { DATA_DIR: mkdtempSync(join(tmpdir(), "wolf-sim-key-")) },
+      retry: { attempts: 1 },
+      timeoutMs: 800,
+    });
+    await slow.clearinghouseState();
+    const lines: string[] = [];
+    const runner = await WolfRunner.open({
+      port: new HlWolfPort(slow),
+      dataDir: mkdtempSync(join(tmpdir(), "wolf-sim-")),
+      preset: "default",
+      config: buildWolfConfig("default", {}, { leverage: 10 }),
+      log: (l) => lines.push(l),
+      stream: false,
+    });
+    try {
+      world.faults.add({ kind: "late", endpoint: "exchange", type: "order", delayMs: 2000 });
+      const plan = {
+        slot_id: 0,
+        coin: "SOL",
+        direction: "long",
+        source: "test",
+        score: 90,
+        priority: 1,
+      } as const;
+      await runner.enter({ ...plan, reason: "test entry" });
+      expect(runner.state.slots[0]!.status).toBe("pending");
+      // While pending, another entry for the coin is not sent (the slot is taken; the coin is held).
+      await runner.enter({ ...plan, slot_id: 1, reason: "again" }).catch(() => undefined);
+      await runner.settled();
+      const positions = (await slow.clearinghouseState()).assetPositions.filter(
+        (p) => p.position.coin === "SOL",
+      );
+      expect(positions).toHaveLength(1);
+      const pos = positions[0]!.position;
+      const held = runner.state.slots.filter((s) => s.coin === "SOL");
+      expect(held).toHaveLength(1);
+      expect(held[0]).toMatchObject({ status: "active", side: "long", entry_size: pos.szi });
+      expect(Number(held[0]!.entry_price)).toBeCloseTo(Number(pos.entryPx), 3); // the exchange rounds entryPx
+      expect(lines.some((l) => /outcome unknown/.test(l))).toBe(true);
+    } finally {
+      await runner.close();
+      await slow.close();
+    }
+  });
+});

@@ -196,6 +196,15 @@ export class Protector {
     } catch (e) {
       res = { status: "unfilled", message: (e as Error).message };
     }
+    if (res.status === "unknown") {
+      // Its answer was lost: ask what it did before anything else (a retry is reduce-only anyway).
+      const unresolved = res.unresolved;
+      res = await port
+        .resolveIoc(unresolved)
+        .catch(
+          (e): IocResult => ({ status: "unfilled", message: `outcome unknown: ${(e as Error).message}` }),
+        );
+    }
     // Re-read: the tick may have updated the slot's tracking while the order was out.
     slot = this.slot(slotId);
     const exit = { ...slot.exit!, attempts: slot.exit!.attempts + 1 };

@@ -109,6 +109,18 @@ describe("WOLF protection acts on every streamed price, never behind a scan", ()
     expect(runner.state.closed_slots.at(-1)!.close_reason).toMatch(/^hard_stop: ROE -6\.0%/);
   });
 
+  it("a close whose answer is lost is resolved, not resent: one close order, one close booked", async () => {
+    const { port, runner, slot } = await withEthLong();
+    port.loseAnswers = 1;
+    port.setPrice("ETH", Number(slot.entry_price) * (1 - 0.4 / slot.leverage));
+    await runner.settled();
+    expect(port.orders.filter((o) => o.reduceOnly)).toHaveLength(1);
+    expect(runner.state.slots[0]!.status).toBe("empty");
+    expect(runner.state.closed_slots).toHaveLength(1);
+    expect(runner.state.closed_slots[0]!.exit_price).toBe(port.fills.at(-1)!.price);
+    expect(await port.positions()).toEqual([]);
+  });
+
   it("the daily loss limit closes every slot from the stream", async () => {
     const { port, runner, slot } = await withEthLong();
     const { tick } = await tickWithHangingScan(port, runner);

@@ -26,6 +26,14 @@ class SlowScanPort extends FakePort {
     this.gate = undefined;
   }
 
+  /** While set, orders wait (a close "in flight"). */
+  iocGate: Promise<void> | undefined;
+
+  override async ioc(req: IocRequest) {
+    await this.iocGate;
+    return super.ioc(req);
+  }
+
   override async markets() {
     this.scanning = true;
     await this.gate;
@@ -107,6 +115,38 @@ describe("WOLF protection acts on every streamed price, never behind a scan", ()
     port.releaseScans();
     await tick;
     expect(runner.state.closed_slots.at(-1)!.close_reason).toMatch(/^hard_stop: ROE -6\.0%/);
+  });
+
+  it("scans hold back while a close is in flight", async () => {
+    const { port, runner, slot } = await withEthLong();
+    let release: () => void = () => undefined;
+    port.iocGate = new Promise<void>((r) => {
+      release = r;
+    });
+    port.setPrice("ETH", Number(slot.entry_price) * (1 - 0.4 / slot.leverage)); // the close is sent, unanswered
+    port.scanning = false;
+    port.clock += 60_000;
+    const tick = runner.tick();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(port.scanning).toBe(false);
+    release();
+    await tick;
+    expect(port.scanning).toBe(true);
+    expect(runner.state.slots[0]!.status).toBe("empty");
+  });
+
+  it("the time-based exits act on a streamed price too (stagnation take-profit)", async () => {
+    const { port, runner, slot } = await withEthLong();
+    const entry = Number(slot.entry_price);
+    port.setPrice("ETH", entry * 1.004); // +4 % ROE: a new high
+    const { tick } = await tickWithHangingScan(port, runner);
+    port.clock += 61 * 60_000; // no new high for over an hour
+    port.setPrice("ETH", entry * 1.0039);
+    const close = await closeOrderWithin(port, "ETH", 1000);
+    expect(close).toMatchObject({ reduceOnly: true });
+    port.releaseScans();
+    await tick;
+    expect(runner.state.closed_slots.at(-1)!.close_reason).toMatch(/^stagnation_tp/);
   });
 
   it("a close whose answer is lost is resolved, not resent: one close order, one close booked", async () => {

@@ -29,6 +29,8 @@ export interface TickInputs {
   movers: readonly SignalIn[];
   scanner: readonly ScannerIn[];
   smartMoney: readonly SignalIn[];
+  /** Coins not to enter now (left alone after an exchange refusal). */
+  blocked?: ReadonlySet<string>;
 }
 
 export interface ExitPlan {
@@ -214,6 +216,7 @@ export function entryCandidates(
   for (const c of all) {
     if (
       held.has(c.coin) ||
+      inputs.blocked?.has(c.coin) ||
       excluded.has(instrumentOf(c.coin).toUpperCase()) ||
       excluded.has(c.coin.toUpperCase())
     )

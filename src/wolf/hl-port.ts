@@ -1,9 +1,10 @@
 import { dec } from "../core/decimal.ts";
-import type { SentOrder } from "../exchange/actions.ts";
+import type { OrderResult, SentOrder } from "../exchange/actions.ts";
 import type { Hex } from "../exchange/config.ts";
 import type { Address } from "../exchange/index.ts";
 import { coinToInstrument, type HlClient, slippagePrice } from "../exchange/index.ts";
 import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
+import { classifyRejection, rejectionOf } from "../exchange/rejections.ts";
 import { parseCandles } from "../signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../signals/market.ts";
 import type {
@@ -16,8 +17,6 @@ import type {
   UnresolvedOrder,
   WolfPort,
 } from "./port.ts";
-
-const NO_MATCH = /could not immediately match|no liquidity|would not|reduce only/i;
 
 /** WolfPort over the shared Hyperliquid client (paper, testnet or mainnet alike). */
 export class HlWolfPort implements WolfPort {
@@ -127,34 +126,17 @@ export class HlWolfPort implements WolfPort {
   private async sendIoc(req: IocRequest): Promise<IocResult> {
     const started = Date.now();
     const instrument = coinToInstrument(req.coin);
-    const r =
-      req.mid !== undefined
-        ? await this.client.order({
-            instrument,
-            side: req.side,
-            size: req.size,
-            price: slippagePrice(
-              req.mid,
-              req.side,
-              req.slippage,
-              (await this.client.market(instrument)).szDecimals,
-            ),
-            tif: "Ioc",
-            reduceOnly: req.reduceOnly,
-            cloid: req.cloid,
-          })
-        : await this.client.marketOrder({
-            instrument,
-            side: req.side,
-            size: req.size,
-            slippage: String(req.slippage),
-            reduceOnly: req.reduceOnly,
-            cloid: req.cloid,
-          });
-    if (r.status === "error") {
-      if (NO_MATCH.test(r.message)) return { status: "unfilled", message: r.message };
-      throw new Error(r.message);
-    }
+    const r = await this.placeIoc(instrument, req).catch((err: unknown) => {
+      const rejection = rejectionOf(err);
+      if (!rejection) throw err;
+      return { status: "error" as const, message: rejection.message, rejection };
+    });
+    if (r.status === "error")
+      return {
+        status: "unfilled",
+        message: r.message,
+        rejection: "rejection" in r ? r.rejection : classifyRejection(r.message),
+      };
     if (r.status !== "filled" || dec(r.totalSz).isZero())
       return { status: "unfilled", message: "IOC did not fill" };
     return {
@@ -164,6 +146,29 @@ export class HlWolfPort implements WolfPort {
       price: r.avgPx,
       fee: await this.feeOf(r.oid, started),
     };
+  }
+
+  /** The IOC itself: priced off the caller's fresh mid when given, else off the exchange's mid. */
+  private async placeIoc(instrument: string, req: IocRequest): Promise<OrderResult> {
+    if (req.mid === undefined)
+      return this.client.marketOrder({
+        instrument,
+        side: req.side,
+        size: req.size,
+        slippage: String(req.slippage),
+        reduceOnly: req.reduceOnly,
+        cloid: req.cloid,
+      });
+    const { szDecimals } = await this.client.market(instrument);
+    return this.client.order({
+      instrument,
+      side: req.side,
+      size: req.size,
+      price: slippagePrice(req.mid, req.side, req.slippage, szDecimals),
+      tif: "Ioc",
+      reduceOnly: req.reduceOnly,
+      cloid: req.cloid,
+    });
   }
 
   /** The fee the exchange charged for an order (sum over its fills); "0" if the fills are not visible yet. */

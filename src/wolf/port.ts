@@ -1,3 +1,4 @@
+import type { Rejection } from "../exchange/rejections.ts";
 import type { WalletPosition } from "../signals/smart-money.ts";
 import type { MarketDataSource } from "../signals/source.ts";
 
@@ -31,7 +32,12 @@ export interface UnresolvedOrder {
 
 export type IocResult =
   | { status: "filled"; oid: string; size: string; price: string; fee: string }
-  | { status: "unfilled"; message: string }
+  | {
+      status: "unfilled";
+      message: string;
+      /** Set when the exchange refused the order (not when an IOC simply found nothing to match). */
+      rejection?: Rejection;
+    }
   | { status: "unknown"; message: string; unresolved: UnresolvedOrder };
 
 /** What became of an unresolved order: it filled (size and average price of its fills) or it did not. */

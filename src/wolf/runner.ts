@@ -1,5 +1,6 @@
 import type { Alerter } from "../alerts/webhook.ts";
-import { dec, wire } from "../core/decimal.ts";
+import { D, dec, wire } from "../core/decimal.ts";
+import { CoinCooldowns } from "../exchange/rejections.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
 import { moversOnce, scanOnce } from "../signals/run.ts";
@@ -78,6 +79,10 @@ export class WolfRunner {
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
   private feed: PriceFeed | undefined;
+  /** Coins left alone after a refusal that will not go away at once. */
+  private readonly cooldowns = new CoinCooldowns();
+  /** Set (with the reason) when a refusal means no entry can succeed this run. */
+  private entriesStopped: string | undefined;
   /** Pending entries being resolved, by slot. */
   private readonly resolving = new Map<number, Promise<void>>();
   private streamReady: Promise<void> = Promise.resolve();
@@ -265,6 +270,11 @@ export class WolfRunner {
       movers: this.lastMovers,
       scanner,
       smartMoney,
+      blocked: new Set(
+        [...this.lastMovers, ...scanner, ...smartMoney]
+          .map((x) => x.asset)
+          .filter((coin) => this.cooldowns.blocking(coin, now)),
+      ),
     };
     const plan = planTick(st, cfg, inputs, (c) => port.instrumentOf(c));
     st.slots = plan.slots;
@@ -276,7 +286,7 @@ export class WolfRunner {
       if (s.status === "closing") exits.push(this.protector.exit(s.slot_id, s.exit?.reason ?? "retry"));
     for (const e of plan.exits) exits.push(this.protector.exit(e.slot_id, e.reason));
     await Promise.all(exits);
-    if (!st.daily_loss_triggered) for (const e of plan.entries) await this.enter(e);
+    if (!st.daily_loss_triggered && !this.entriesStopped) for (const e of plan.entries) await this.enter(e);
     this.save();
     await this.review(now);
   }
@@ -357,9 +367,9 @@ export class WolfRunner {
       await port
         .setLeverage(e.coin, leverage)
         .catch((err) => this.log(`leverage ${info.instrument}: ${(err as Error).message}`));
-      const cloid = newCloid();
       const side = e.direction === "long" ? "buy" : "sell";
-      const res = await port.ioc({
+      let cloid = newCloid();
+      let res = await port.ioc({
         coin: e.coin,
         side,
         size,
@@ -367,6 +377,24 @@ export class WolfRunner {
         reduceOnly: false,
         cloid,
       });
+      if (res.status === "unfilled" && res.rejection?.reaction === "shrink") {
+        // Too large for the margin or the margin tier: one smaller order, not the same one again.
+        const half = halfSize(size, info.szDecimals, mid, cfg.min_order_usd);
+        this.log(
+          `entry ${info.instrument} refused (${res.rejection.reason}); ${half ? `trying ${half}` : "too small to shrink"}`,
+        );
+        if (half) {
+          cloid = newCloid();
+          res = await port.ioc({
+            coin: e.coin,
+            side,
+            size: half,
+            slippage: cfg.entry_slippage,
+            reduceOnly: false,
+            cloid,
+          });
+        }
+      }
       // What the slot will hold once the order is known to have filled.
       const base: Slot = {
         ...emptySlot(e.slot_id),
@@ -388,12 +416,49 @@ export class WolfRunner {
         return;
       }
       if (res.status !== "filled") {
-        this.log(`entry ${info.instrument} ${e.direction} not filled: ${res.message}`);
+        this.onEntryRefused(info.instrument, e, res);
         return;
       }
       this.activate(base, res, cloid, e.reason);
     } catch (err) {
       this.log(`entry ${e.coin} failed: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * An entry that did not fill. A refusal is acted on by its reason (never by sending the same order
+   * again): retry on the next tick's fresh plan, leave the coin alone for a while, or stop entering.
+   */
+  private onEntryRefused(
+    instrument: string,
+    e: EntryPlan,
+    res: Extract<IocResult, { status: "unfilled" }>,
+  ): void {
+    const rejection = res.rejection;
+    if (!rejection) {
+      this.log(`entry ${instrument} ${e.direction} not filled: ${res.message}`);
+      return;
+    }
+    const what = `entry ${instrument} ${e.direction} refused (${rejection.reason}: ${res.message})`;
+    switch (rejection.reaction) {
+      case "retry_next_tick":
+        this.log(`${what}; the next tick may try again`);
+        return;
+      case "shrink":
+      case "skip_coin": {
+        const skip =
+          rejection.reaction === "skip_coin"
+            ? rejection
+            : { ...rejection, reaction: "skip_coin" as const, cooldownMs: 60_000 };
+        this.cooldowns.note(e.coin, skip, this.opts.port.now());
+        this.log(`${what}; ${e.coin} is left alone for ${Math.round(skip.cooldownMs / 1000)} s`);
+        return;
+      }
+      case "stop":
+        this.entriesStopped = what;
+        this.log(`${what}; no more entries this run (open slots stay guarded)`);
+        this.opts.alerter?.send("halt", `WOLF ${what}: no more entries this run; open slots stay guarded`);
+        return;
     }
   }
 
@@ -609,4 +674,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Half an order's size, rounded down to the asset's size step; undefined below the minimum order. */
+function halfSize(size: string, szDecimals: number, mid: number, minOrderUsd: number): string | undefined {
+  const half = dec(size).div(2).toDecimalPlaces(szDecimals, D.ROUND_DOWN);
+  return half.gt(0) && half.times(mid).gte(minOrderUsd) ? wire(half) : undefined;
 }

@@ -1,4 +1,5 @@
 import { D, dec, wire } from "../../src/core/decimal.ts";
+import { classifyRejection } from "../../src/exchange/rejections.ts";
 import type { Candle } from "../../src/signals/candles.ts";
 import type { MarketCtx } from "../../src/signals/market.ts";
 import type {
@@ -86,7 +87,15 @@ export class FakePort implements WolfPort {
   unreachableResolves = 0;
   private executed = new Map<string, IocResult>();
 
+  /** The next orders are refused with these texts (not executed). */
+  refusals: string[] = [];
+
   async ioc(req: IocRequest): Promise<IocResult> {
+    const refusal = this.refusals.shift();
+    if (refusal !== undefined) {
+      this.orders.push(req);
+      return { status: "unfilled", message: refusal, rejection: classifyRejection(refusal) };
+    }
     const res = await this.execute(req);
     this.executed.set(req.cloid, res);
     if (this.loseAnswers > 0) {

@@ -430,3 +430,56 @@ describe("an entry whose answer was lost", () => {
     await runner.close();
   });
 });
+
+describe("entries the exchange refuses", () => {
+  const ethEntries = (port: FakePort) => port.orders.filter((o) => o.coin === "ETH" && !o.reduceOnly);
+  async function pumpTick(r: WolfRunner, port: FakePort, ms: number) {
+    port.clock += ms;
+    port.pump("ETH");
+    await r.tick();
+  }
+
+  it("minimum value: the coin is left alone for a while, then tried again", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Order must have minimum value of $10. asset=1"];
+    await enterEth(runner, port);
+    expect(ethEntries(port)).toHaveLength(1);
+    await pumpTick(runner, port, 30_000);
+    expect(ethEntries(port)).toHaveLength(1); // still cooling down: not sent again
+    await pumpTick(runner, port, 31_000);
+    expect(ethEntries(port)).toHaveLength(2);
+    expect(runner.state.slots[0]).toMatchObject({ status: "active", coin: "ETH" });
+    await runner.close();
+  });
+
+  it("insufficient margin: one smaller order, not the same one again", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Insufficient margin to place order. asset=1"];
+    await enterEth(runner, port);
+    const [first, second] = ethEntries(port);
+    expect(second).toBeDefined();
+    expect(Number(second!.size)).toBeCloseTo(Number(first!.size) / 2, 3);
+    expect(runner.state.slots[0]).toMatchObject({ status: "active", entry_size: second!.size });
+    await runner.close();
+  });
+
+  it("an order that cannot fill on the next tick either is retried only by the next tick's plan", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Order could not immediately match against any resting orders. asset=1"];
+    await enterEth(runner, port);
+    expect(ethEntries(port)).toHaveLength(1);
+    await pumpTick(runner, port, 60_000);
+    expect(ethEntries(port)).toHaveLength(2);
+    await runner.close();
+  });
+
+  it("an account that does not exist stops entries for the run", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["User or API Wallet 0xabc does not exist."];
+    await enterEth(runner, port);
+    await pumpTick(runner, port, 60_000);
+    await pumpTick(runner, port, 60_000);
+    expect(ethEntries(port)).toHaveLength(1);
+    await runner.close();
+  });
+});

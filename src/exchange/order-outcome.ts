@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { D, dec } from "../core/decimal.ts";
-import type { OrderResult, SentOrder } from "./actions.ts";
+import type { OrderRequest, OrderResult, SentOrder } from "./actions.ts";
 import type { Hex } from "./config.ts";
 import { ExchangeError } from "./errors.ts";
 import type { HlInfo } from "./info.ts";
@@ -167,5 +167,23 @@ async function averagePrice(
       .toFixed();
   } catch {
     return undefined;
+  }
+}
+
+/** Place one order; when its answer is lost, wait for what really happened instead of guessing. */
+export async function placeResolved(
+  client: {
+    order(req: OrderRequest): Promise<OrderResult>;
+    resolveOrder(p: PendingOrder, o?: ResolveOptions): Promise<OrderResult>;
+  },
+  req: OrderRequest,
+  opts?: ResolveOptions,
+): Promise<OrderResult> {
+  try {
+    return await client.order(req);
+  } catch (err) {
+    const pending = err instanceof OrderOutcomeUnknownError ? err.pending[0] : undefined;
+    if (!pending) throw err;
+    return client.resolveOrder(pending, opts);
   }
 }

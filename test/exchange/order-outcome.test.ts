@@ -10,6 +10,7 @@ import {
   OrderOutcomeUnknownError,
   OrderUnresolvedError,
   type OutcomeSource,
+  placeResolved,
   resolveOrderOutcome,
 } from "../../src/exchange/order-outcome.ts";
 import { classifyRejection } from "../../src/exchange/rejections.ts";
@@ -181,5 +182,39 @@ describe("an order whose answer is lost, on the sim world", () => {
       { pollMs: 50, clockSkewMs: 100 },
     );
     expect(r).toMatchObject({ status: "error", message: NEVER_PLACED });
+  });
+});
+
+describe("placeResolved (hl trade, MCP trade)", () => {
+  let world: SimWorld;
+  beforeAll(async () => {
+    world = await startSimWorld({ port: 0, seed: 6 });
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it("returns the fill of an order whose answer was lost, and it traded once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-outcome-"));
+    const c = await HlClient.create({
+      network: "paper",
+      apiUrl: world.url,
+      env: { DATA_DIR: dir },
+      budget: new RateBudget({ weightPerMinute: 1e9 }),
+      timeoutMs: 400,
+      orderTtlMs: 600,
+    });
+    await c.accountSummary();
+    world.faults.add({ kind: "reset", type: "order" });
+    const price = await c.marketablePrice("ETH-PERP", "sell");
+    const r = await placeResolved(
+      c,
+      { instrument: "ETH-PERP", side: "sell", size: "0.04", price, tif: "Ioc" },
+      { pollMs: 50, clockSkewMs: 200 },
+    );
+    expect(r).toMatchObject({ status: "filled", totalSz: "0.04" });
+    const { positions } = await c.accountSummary();
+    expect(positions.filter((p) => p.coin === "ETH").map((p) => p.szi)).toEqual(["-0.04"]);
+    await c.close();
   });
 });

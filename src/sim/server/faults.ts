@@ -5,12 +5,13 @@ import { z } from "zod";
 /**
  * Injected faults, for testing what a client does when the network misbehaves (`POST /sim/fault`):
  * - `late`: the request is processed, but the answer comes `delayMs` later (after the client gave up);
+ * - `slow`: the request waits `delayMs` (queued on the way) before it is processed and answered;
  * - `reset`: the request is processed, then the connection is reset without an answer;
  * - `rate_limit`: the request is refused with HTTP 429 and not processed;
  * - `drop_ws`: every open WebSocket is cut at once (no close frame).
  * The first three apply to the next `count` requests of an endpoint (optionally one action or info type).
  */
-export type FaultKind = "late" | "reset" | "rate_limit";
+export type FaultKind = "late" | "slow" | "reset" | "rate_limit";
 
 export interface Fault {
   kind: FaultKind;
@@ -23,7 +24,7 @@ export interface Fault {
 
 const faultSchema = z.discriminatedUnion("kind", [
   z.object({
-    kind: z.enum(["late", "reset", "rate_limit"]),
+    kind: z.enum(["late", "slow", "reset", "rate_limit"]),
     endpoint: z.enum(["exchange", "info"]).default("exchange"),
     type: z.string().min(1).optional(),
     count: z.number().int().min(1).max(1_000).default(1),

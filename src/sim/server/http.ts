@@ -79,12 +79,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     }
     const fault = deps.faults?.take(path === "/exchange" ? "exchange" : "info", read.body);
     if (fault?.kind === "rate_limit") return sendText(res, 429, "Too Many Requests");
+    if (fault?.kind === "slow") await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (path === "/exchange") {
       const result = await answerExchange(deps.venue, deps.auth, read.body, deps.seeUser);
-      if (fault && (await faulted(res, fault))) return;
+      if (fault && fault.kind !== "slow" && (await faulted(res, fault))) return;
       return result.ok ? sendJson(res, 200, result.body) : sendText(res, 422, result.message);
     }
-    if (fault && (await faulted(res, fault))) return;
+    if (fault && fault.kind !== "slow" && (await faulted(res, fault))) return;
     const body = read.body as Record<string, unknown>;
     const key =
       deps.infoCache && typeof body === "object" && body !== null ? InfoCache.keyOf(body) : undefined;

@@ -79,21 +79,34 @@ export class SlotGuards {
     return this.guards.get(slotId);
   }
 
-  /** Evaluate one price; the file is rewritten at once when the tier or breach count changed. */
-  evaluate(slotId: number, price: number, nowMs: number): DslResult | undefined {
+  /**
+   * Evaluate one price; the file is rewritten at once when the tier or breach count changed, unless
+   * `deferSave` (the caller then calls `persist` — e.g. after a close order has gone out, so the disk
+   * write is not in its way).
+   */
+  evaluate(
+    slotId: number,
+    price: number,
+    nowMs: number,
+    opts: { deferSave?: boolean } = {},
+  ): (DslResult & { changed: boolean }) | undefined {
     const g = this.guards.get(slotId);
     if (!g) return undefined;
     const r = evaluateDsl(g.config, g.state, price, nowMs);
     const prev = g.state;
     g.state = r.state;
-    if (
+    const changed =
       r.action !== "hold" ||
       prev.tier_index !== r.state.tier_index ||
-      prev.breach_count !== r.state.breach_count
-    ) {
-      saveGuard(this.dir, g);
-    }
-    return r;
+      prev.breach_count !== r.state.breach_count;
+    if (changed && !opts.deferSave) saveGuard(this.dir, g);
+    return { ...r, changed };
+  }
+
+  /** Write one guard's current state to disk. */
+  persist(slotId: number): void {
+    const g = this.guards.get(slotId);
+    if (g) saveGuard(this.dir, g);
   }
 
   /** Persist every guard (once per tick: keeps the high water current on disk without a write per price). */

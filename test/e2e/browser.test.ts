@@ -112,6 +112,11 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
     const before = await tickOf(page);
     await until("the tick to advance", async () => (await tickOf(page)) > before, Date.now() + 20_000);
     await expectStateText(page, "running");
+    await until(
+      "the price stream pill",
+      async () => (await page.locator("#stream").textContent()) === "prices: streaming",
+      Date.now() + 10_000,
+    );
 
     await page.locator("#pause").click();
     await expectStateText(page, "paused");

@@ -179,6 +179,13 @@ async function refreshHealth() {
       state.textContent = "stopped";
       state.className = "pill stopped";
     }
+    const stream = $("stream");
+    stream.hidden = !h.price_stream;
+    if (h.price_stream) {
+      const ok = h.price_stream === "ok";
+      stream.textContent = ok ? "prices: streaming" : "prices: degraded (polling)";
+      stream.className = `pill ${ok ? "running" : "paused"}`;
+    }
   } catch {
     $("state").textContent = "unreachable";
   }

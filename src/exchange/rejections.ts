@@ -51,7 +51,7 @@ interface Rule {
 }
 
 const RULES: readonly Rule[] = [
-  { pattern: /divisible by tick size/i, reason: "tick_size", reaction: "retry_next_tick" },
+  { pattern: /divisible by tick size|invalid price/i, reason: "tick_size", reaction: "retry_next_tick" },
   // One plan's small order (a skewed quote, a remainder) says nothing about the next plan; skipping the
   // coin would silence a market maker's other quotes too.
   { pattern: /minimum value of \$?10/i, reason: "min_value", reaction: "retry_next_tick" },
@@ -73,7 +73,7 @@ const RULES: readonly Rule[] = [
     reason: "open_interest_cap",
     reaction: "skip_coin",
   },
-  { pattern: /too far from oracle|oracle/i, reason: "oracle_price", reaction: "skip_coin" },
+  { pattern: /away from the reference price|too far from oracle|oracle/i, reason: "oracle_price", reaction: "skip_coin" },
   { pattern: /exceed margin tier limit|max position/i, reason: "max_position", reaction: "shrink" },
   { pattern: /open orders/i, reason: "max_open_orders", reaction: "skip_coin" },
   {

@@ -39,6 +39,8 @@ const REAL: [string, string, string][] = [
     "account_missing",
     "stop",
   ],
+  ["Order has invalid price.", "tick_size", "retry_next_tick"],
+  ["Order price cannot be more than 80% away from the reference price", "oracle_price", "skip_coin"],
 ];
 
 describe("classifyRejection", () => {

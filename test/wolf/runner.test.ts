@@ -439,9 +439,9 @@ describe("entries the exchange refuses", () => {
     await r.tick();
   }
 
-  it("minimum value: the coin is left alone for a while, then tried again", async () => {
+  it("a price too far from the reference: the coin is left alone for a while, then tried again", async () => {
     const { port, runner } = await setup();
-    port.refusals = ["Order must have minimum value of $10. asset=1"];
+    port.refusals = ["Order price cannot be more than 80% away from the reference price"];
     await enterEth(runner, port);
     expect(ethEntries(port)).toHaveLength(1);
     await pumpTick(runner, port, 30_000);

@@ -1,9 +1,7 @@
 import { join } from "node:path";
+import { NUNCHI_BUILDER } from "../../wallet/builder-codes.ts";
 import type { DashboardLink } from "../agent/config.ts";
 import type { ServiceKey, UpConfig } from "./config.ts";
-
-/** Nunchi's public builder code, one of the points service's eligible builders. */
-export const POINTS_HOUSE_BUILDER = "0x0D1DB1C800184A203915757BbbC0ee3A8E12FfB0";
 
 /** One supervised `hl` child process of `hl up`. */
 export interface ChildSpec {
@@ -36,7 +34,7 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
   { strategy: "simple_mm", instrument: "ETH-PERP" },
   { strategy: "avellaneda_mm", instrument: "BTC-PERP" },
   { strategy: "momentum_breakout", instrument: "SOL-PERP" },
-  { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: POINTS_HOUSE_BUILDER },
+  { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: NUNCHI_BUILDER },
 ];
 
 /**

@@ -113,6 +113,7 @@ export function register(program: Command): void {
           ...(network ? { network } : {}),
           resume: opts.fresh !== true,
           dataDir: dir,
+          recordsDir: opts.dataDir ?? dataDir(),
           params: parsePairs(opts.param, "--param"),
           risk: parsePairs(opts.risk, "--risk"),
           requoteBps: positiveNumber(opts.requoteBps, "--requote-bps", true),

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { z } from "zod";
 import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
@@ -5,6 +6,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { StrategyRecords } from "../review/strategy-records.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
 import { findStrategy, STRATEGY_IDS } from "../strategies/catalog.ts";
 import type { AnyStrategy } from "../strategies/sdk.ts";
@@ -30,6 +32,8 @@ export interface RunStrategyOptions {
   resume: boolean;
   /** Directory of state.db and trades.jsonl. */
   dataDir: string;
+  /** `$DATA_DIR`, where the journal and memory events go (default: the parent of `dataDir`). */
+  recordsDir?: string;
   params?: Record<string, number>;
   risk?: Record<string, number>;
   requoteBps?: number;
@@ -185,6 +189,14 @@ async function runWithLock(
       requoteBps: o.requoteBps ?? 2,
       deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
       alerter: alerterFromEnv(`hl run ${strategy.id} ${spec.instrument} (${network})`, env),
+      // A closed trade is notable past a tenth of the drawdown budget.
+      records: new StrategyRecords({
+        dataDir: o.recordsDir ?? dirname(o.dataDir),
+        strategy: strategy.id,
+        instrument: spec.instrument,
+        notableMarginUsd: limits.max_drawdown_usd,
+        log: o.log ?? ((line) => process.stderr.write(`${line}\n`)),
+      }),
       mode,
       network,
       ...(advisor ? { advisor } : {}),

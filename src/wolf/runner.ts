@@ -14,6 +14,7 @@ import type { WolfConfig } from "./config.ts";
 import { type EntryPlan, planTick, type TickInputs, trackSlot } from "./engine.ts";
 import { SlotGuards } from "./guards.ts";
 import type { ExchangePosition, WolfPort } from "./port.ts";
+import { journalClosedSlot, rememberWolfSession } from "./records.ts";
 import {
   dslDir,
   emptySlot,
@@ -133,6 +134,7 @@ export class WolfRunner {
     await runner.reconcile();
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
     runner.save();
+    rememberWolfSession(opts.dataDir, "session_start", runner.state, now, runner.log);
     // The stream attaches in the background: ticks (and their DSL checks) start at once regardless.
     if (opts.stream !== false) {
       runner.streamReady = opts.port
@@ -491,6 +493,7 @@ export class WolfRunner {
     if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
     this.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
     this.setSlot(emptySlot(slot.slot_id));
+    journalClosedSlot(this.opts.dataDir, slot, record, this.opts.config.margin_per_slot, this.log);
     const line = `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`;
     this.log(line);
     this.opts.alerter?.send("exit", `WOLF ${line}, ROE ${record.roe_pct.toFixed(2)}%`, {
@@ -642,6 +645,7 @@ export class WolfRunner {
     await this.streamReady;
     if (this.unsubscribe) await this.unsubscribe().catch(() => undefined);
     this.save();
+    rememberWolfSession(this.opts.dataDir, "session_end", this.state, this.opts.port.now(), this.log);
     this.lock.release();
     await this.opts.alerter?.flush();
   }

@@ -9,6 +9,7 @@ import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
 import { evaluateDsl, newDslState } from "../guard/dsl.ts";
 import { listGuards } from "../guard/store.ts";
 import { runReview } from "../review/review-hook.ts";
+import { configuredVault, configuredVaultContext, vaultSummary } from "../review/vault-notes.ts";
 import { formatMovers, formatMoversPreset, formatScan, formatScannerPreset } from "../signals/format.ts";
 import { moversHistoryPath, readHistory, scannerHistoryPath } from "../signals/history.ts";
 import type { MoversScan } from "../signals/movers.ts";
@@ -116,6 +117,8 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     process.stderr.write(
       `Mode: ${network === "paper" ? "PAPER (sim world)" : `LIVE (${network})`}\nBudget: $${config.total_budget.toLocaleString("en-US")}  |  Slots: ${config.max_slots}  |  Leverage: ${config.leverage.toFixed(1)}x  |  Margin/slot: $${Math.round(config.margin_per_slot).toLocaleString("en-US")}  |  Tick: ${config.tick_interval_s}s\n`,
     );
+    const vault = configuredVaultContext();
+    if (vault) process.stderr.write(`${vaultSummary(vault)}\n`);
     const runner = await WolfRunner.open({
       alerter: alerterFromEnv(`WOLF (${network})`),
       port: new HlWolfPort(s.client),
@@ -131,6 +134,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
           dataDir: ctx.dataDir,
           reason: ctx.reason,
           nowMs: ctx.nowMs,
+          vault: configuredVault(),
           autoTune: { getConfig: () => ctx.config, apply: (next) => Object.assign(ctx.config, next) },
         });
         process.stderr.write(

@@ -1,6 +1,7 @@
 import { recordClosedPosition } from "../review/journal.ts";
 import type { JournalEntry } from "../review/journal-entry.ts";
 import { rememberSession, type SessionSnapshot } from "../review/memory.ts";
+import { configuredVaultContext, vaultNoteFor } from "../review/vault-notes.ts";
 import type { ClosedSlot, Slot, WolfState } from "./state.ts";
 
 /**
@@ -32,6 +33,7 @@ export function journalClosedSlot(
         entry_source: record.entry_source,
         entry_signal_score: slot.entry_signal_score > 0 ? slot.entry_signal_score : null,
         close_reason: record.close_reason,
+        notes: vaultNotes(record),
       },
       { marginPerSlot },
     );
@@ -39,6 +41,12 @@ export function journalClosedSlot(
     log(`journal entry for ${record.instrument} not written: ${(e as Error).message}`);
     return undefined;
   }
+}
+
+/** What the notes vault (OBSIDIAN_VAULT) says about the closed position's instrument, if anything. */
+function vaultNotes(record: ClosedSlot): string | null {
+  const ctx = configuredVaultContext();
+  return ctx ? vaultNoteFor(ctx, record.instrument, record.side) : null;
 }
 
 /** What a WOLF session looked like, for the `session_start` / `session_end` memory events. */

@@ -71,7 +71,12 @@ describe("position tracker (strategy journal)", () => {
     const tracker = new PositionTracker("ETH-PERP", "strategy:x");
     const before = { qty: position.qty, avg: position.avg };
     position.applyFill("sell", "55", "2", "0");
-    const closed = tracker.onFill({ side: "sell", price: "55", size: "2", fee: "0", timeMs: 9 }, before, position, OURS)!;
+    const closed = tracker.onFill(
+      { side: "sell", price: "55", size: "2", fee: "0", timeMs: 9 },
+      before,
+      position,
+      OURS,
+    )!;
     expect(dec(closed.pnl).toString()).toBe("10");
     expect(closed.entry_ts).toBe(9);
   });

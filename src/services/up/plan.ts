@@ -1,6 +1,7 @@
 import { join } from "node:path";
+import { UserError } from "../../core/errors.ts";
 import { NUNCHI_BUILDER } from "../../wallet/builder-codes.ts";
-import type { DashboardLink } from "../agent/config.ts";
+import { type DashboardLink, DEFAULT_INSTRUMENT, DEFAULT_STRATEGY } from "../agent/config.ts";
 import type { ServiceKey, UpConfig } from "./config.ts";
 
 /** One supervised `hl` child process of `hl up`. */
@@ -73,6 +74,20 @@ export function dashboardLinks(cfg: UpConfig): DashboardLink[] {
   ];
 }
 
+/** The main agent `hl up` runs: WOLF, or with RUN_MODE=strategy the STRATEGY on INSTRUMENT. */
+export function mainAgent(env: Record<string, string | undefined>): {
+  mode: "wolf" | "strategy";
+  displayName: string;
+} {
+  const mode = (env.RUN_MODE || "wolf").toLowerCase();
+  if (mode === "wolf") return { mode, displayName: "WOLF agent" };
+  if (mode !== "strategy")
+    throw new UserError(`hl up runs its main agent with RUN_MODE=wolf or RUN_MODE=strategy, got "${mode}"`);
+  const strategy = env.STRATEGY || DEFAULT_STRATEGY;
+  const instrument = (env.INSTRUMENT || DEFAULT_INSTRUMENT).replace(/-PERP$/, "");
+  return { mode, displayName: `agent ${strategy} ${instrument}`.slice(0, 32) };
+}
+
 export function wolfConfigPath(cfg: UpConfig): string {
   return join(cfg.dataDir, "agent", "wolf-sim.json");
 }
@@ -108,6 +123,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
   });
 
   const agentDir = join(cfg.dataDir, "agent");
+  const main = mainAgent(baseEnv);
   const children: ChildSpec[] = [
     {
       name: "sim",
@@ -124,16 +140,17 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       env: {
         ...common,
         PORT: String(p.agent),
-        RUN_MODE: "wolf",
+        RUN_MODE: main.mode,
         DATA_DIR: agentDir,
         WOLF_TICK: String(cfg.wolfTick),
+        TICK_INTERVAL: baseEnv.TICK_INTERVAL || String(cfg.wolfTick),
         WOLF_CONFIG: wolfConfigPath(cfg),
         HL_LINKS: JSON.stringify(dashboardLinks(cfg)),
       },
       url: `${u.agent}/`,
       healthUrl: `${u.agent}/health`,
       walletDir: agentDir,
-      displayName: "WOLF agent",
+      displayName: main.displayName,
       stopRound: 0,
       // The agent service itself gives its WOLF child 15 s to save state.
       stopTimeoutMs: 20_000,
@@ -209,7 +226,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
     service(
       "mcp",
       ["mcp", "serve", "--transport", "http", "--port", String(p.mcp), "--host", host],
-      { MCP_PORT: String(p.mcp) },
+      // Its tools (wolf_status, journal, memory, judge, HOWL) read the running agent's data.
+      { MCP_PORT: String(p.mcp), DATA_DIR: agentDir },
       { url: `${u.mcp}/mcp`, healthUrl: `${u.mcp}/health` },
     ),
   );

@@ -54,6 +54,32 @@ describe("hl up plan", () => {
     );
   });
 
+  it("the MCP server reads the running agent's data directory", () => {
+    expect(byName.get("mcp")!.env.DATA_DIR).toBe("/tmp/d/agent");
+  });
+
+  it("RUN_MODE=strategy runs the main agent in strategy mode with STRATEGY and INSTRUMENT", () => {
+    const agent = plan(cfg, { RUN_MODE: "strategy", STRATEGY: "grid_mm", INSTRUMENT: "SOL-PERP" }).find(
+      (c) => c.name === "agent",
+    )!;
+    const agentCfg = readAgentConfig(agent.env);
+    expect(agentCfg.mode).toBe("strategy");
+    expect(childArgs(agentCfg)).toEqual(
+      expect.arrayContaining([
+        "run",
+        "grid_mm",
+        "-i",
+        "SOL-PERP",
+        "--tick",
+        "5",
+        "--data-dir",
+        "/tmp/d/agent",
+      ]),
+    );
+    expect(agent.displayName).toBe("agent grid_mm SOL");
+    expect(() => plan(cfg, { RUN_MODE: "nope" })).toThrow(/RUN_MODE/);
+  });
+
   it("points the leaderboard's two networks and the points service at the sim world and the BTCSWP feed", () => {
     const lb = byName.get("leaderboard")!;
     expect(lb.env.HL_API_URL_TESTNET).toBe("http://127.0.0.1:18900");

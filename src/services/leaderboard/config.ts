@@ -21,6 +21,8 @@ export interface LeaderboardConfig {
   /** Registrations per client (IP) per minute, and the burst allowed at once. */
   registerPerMinute: number;
   registerBurst: number;
+  /** Reverse proxies whose X-Forwarded-For names the client (loopback always counts as one). */
+  trustedProxies: string[];
 }
 
 const positive = z.coerce.number().positive();
@@ -38,7 +40,8 @@ function read<T>(env: Env, name: string, schema: z.ZodType<T>, fallback: T, what
  * Environment of the leaderboard: LEADERBOARD_PORT (8090), LEADERBOARD_HOST (127.0.0.1), LEADERBOARD_DB ($DATA_DIR/leaderboard.db),
  * CORS_ORIGIN (*), HL_API_URL_TESTNET / HL_API_URL_MAINNET, LEADERBOARD_REFRESH_S (45),
  * LEADERBOARD_CONCURRENCY (4), LEADERBOARD_AGENT_TIMEOUT_S (10), LEADERBOARD_STAGGER_MS (100),
- * LEADERBOARD_REGISTER_PER_MIN (10) and LEADERBOARD_REGISTER_BURST (5).
+ * LEADERBOARD_REGISTER_PER_MIN (10), LEADERBOARD_REGISTER_BURST (5) and LEADERBOARD_TRUSTED_PROXIES
+ * (comma-separated proxy addresses).
  */
 export function leaderboardConfig(
   env: Env = process.env,
@@ -66,5 +69,9 @@ export function leaderboardConfig(
     ),
     registerPerMinute: read(env, "LEADERBOARD_REGISTER_PER_MIN", positive, 10, "a positive number"),
     registerBurst: read(env, "LEADERBOARD_REGISTER_BURST", positiveInt, 5, "a positive integer"),
+    trustedProxies: (env.LEADERBOARD_TRUSTED_PROXIES ?? "")
+      .split(",")
+      .map((a) => a.trim())
+      .filter(Boolean),
   };
 }

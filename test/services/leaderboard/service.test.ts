@@ -62,10 +62,10 @@ async function startBoard(env: Record<string, string> = {}) {
   return {
     svc,
     base,
-    post: async (body: unknown) => {
+    post: async (body: unknown, headers: Record<string, string> = {}) => {
       const res = await fetch(`${base}/api/register`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify(body),
       });
       return {
@@ -335,14 +335,32 @@ describe("leaderboard service against the sim world", () => {
     expect(badNet.status).toBe(400);
   });
 
-  it("rate-limits registrations per client with 429", async () => {
-    const lb = await startBoard({ LEADERBOARD_REGISTER_PER_MIN: "1", LEADERBOARD_REGISTER_BURST: "2" });
-    expect((await lb.post({ address: "bad" })).status).toBe(400);
-    expect((await lb.post({ address: "bad" })).status).toBe(400);
-    const limited = await lb.post({ address: wallet().address });
+  it("rate-limits registrations per client with 429, after validation; loopback and trusted proxies are exempt", async () => {
+    const lb = await startBoard({
+      LEADERBOARD_REGISTER_PER_MIN: "1",
+      LEADERBOARD_REGISTER_BURST: "2",
+      LEADERBOARD_TRUSTED_PROXIES: "10.0.0.7",
+    });
+    // A script on this machine registers six agents in a row.
+    for (let i = 0; i < 6; i++) expect((await lb.post({ address: wallet().address })).status).toBe(200);
+    // A client behind a proxy (here: loopback, always trusted) is limited by its own address...
+    const client = { "x-forwarded-for": "203.0.113.5" };
+    // ...but a malformed request is a 400 and costs nothing.
+    for (let i = 0; i < 3; i++) expect((await lb.post({ address: "bad" }, client)).status).toBe(400);
+    expect((await lb.post({ address: wallet().address }, client)).status).toBe(200);
+    expect((await lb.post({ address: wallet().address }, client)).status).toBe(200);
+    const limited = await lb.post({ address: wallet().address }, client);
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(String(limited.body.error)).toMatch(/Too many/);
+    expect((await lb.post({ address: "bad" }, client)).status).toBe(400);
+    // Through the configured proxy the same client is still the one counted; the proxy itself is exempt.
+    const viaProxy = { "x-forwarded-for": "203.0.113.5, 10.0.0.7" };
+    expect((await lb.post({ address: wallet().address }, viaProxy)).status).toBe(429);
+    for (let i = 0; i < 3; i++)
+      expect((await lb.post({ address: wallet().address }, { "x-forwarded-for": "10.0.0.7" })).status).toBe(
+        200,
+      );
   });
 
   it("serves health, CORS preflight, metrics, pages and pagination", async () => {

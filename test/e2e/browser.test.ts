@@ -42,7 +42,7 @@ beforeAll(async () => {
   ]);
   mkdirSync(SHOTS, { recursive: true });
   const deadline = Date.now() + 75_000;
-  const board = `${up.url("leaderboard")}/api/leaderboard?network=testnet`;
+  const board = `${up.url("leaderboard")}/api/leaderboard?network=paper`;
   await until(
     "five agents on the leaderboard",
     async () => (await getJson<{ total_agents: number }>(board))?.total_agents === 5,
@@ -75,7 +75,12 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
     const u = up!.url;
     const pages = [
       { name: "agent", url: `${u("agent")}/`, title: "hl-agent · dashboard", ready: "#tick" },
-      { name: "leaderboard", url: `${u("leaderboard")}/`, title: "Agent leaderboard", ready: "tbody tr" },
+      {
+        name: "leaderboard",
+        url: `${u("leaderboard")}/?network=paper`,
+        title: "Agent leaderboard",
+        ready: "tbody tr",
+      },
       { name: "feeds", url: `${u("feeds")}/`, title: "SWP price feeds", ready: "body" },
       {
         name: "isfr",

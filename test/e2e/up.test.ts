@@ -113,7 +113,7 @@ describe("hl up", () => {
       "five agents on the leaderboard",
       async () => {
         const b = await getJson<{ total_agents: number; agents: { display_name: string }[] }>(
-          `${url("leaderboard")}/api/leaderboard?network=testnet`,
+          `${url("leaderboard")}/api/leaderboard?network=paper`,
         );
         return b && b.total_agents === 5 ? b : undefined;
       },

@@ -12,7 +12,7 @@ export interface LeaderboardConfig {
   host: string;
   dbPath: string;
   corsOrigin: string;
-  /** Exchange API per network: HL_API_URL_TESTNET / HL_API_URL_MAINNET, else the shared client config. */
+  /** Exchange API per network: HL_API_URL_TESTNET / _MAINNET / _PAPER, else the shared client config. */
   apiUrls: Record<LeaderboardNetwork, string>;
   refreshIntervalMs: number;
   concurrency: number;
@@ -54,7 +54,11 @@ export function leaderboardConfig(
     host: env.LEADERBOARD_HOST || "127.0.0.1",
     dbPath: env.LEADERBOARD_DB || join(dataDir(env), "leaderboard.db"),
     corsOrigin: env.CORS_ORIGIN || "*",
-    apiUrls: { testnet: url("testnet", "HL_API_URL_TESTNET"), mainnet: url("mainnet", "HL_API_URL_MAINNET") },
+    apiUrls: {
+      testnet: url("testnet", "HL_API_URL_TESTNET"),
+      mainnet: url("mainnet", "HL_API_URL_MAINNET"),
+      paper: url("paper", "HL_API_URL_PAPER"),
+    },
     refreshIntervalMs:
       read(env, "LEADERBOARD_REFRESH_S", positive, 45, "a positive number of seconds") * 1000,
     concurrency: read(env, "LEADERBOARD_CONCURRENCY", positiveInt, 4, "a positive integer"),

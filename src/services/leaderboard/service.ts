@@ -2,7 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
-import { type AccountSource, LEADERBOARD_NETWORKS, type LeaderboardNetwork } from "./account-source.ts";
+import {
+  type AccountSource,
+  LEADERBOARD_NETWORKS,
+  type LeaderboardNetwork,
+  NETWORK_CHOICES,
+} from "./account-source.ts";
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
 import { ClientRateLimiter, rateLimitedClient } from "./rate-limit.ts";
@@ -24,7 +29,7 @@ function networkParam(raw: unknown): LeaderboardNetwork {
   if (typeof raw === "string" && (LEADERBOARD_NETWORKS as readonly string[]).includes(raw)) {
     return raw as LeaderboardNetwork;
   }
-  throw new HttpError(400, `network must be "testnet" or "mainnet"`);
+  throw new HttpError(400, `network must be ${NETWORK_CHOICES}`);
 }
 
 function headerValue(raw: string | string[] | undefined): string | undefined {

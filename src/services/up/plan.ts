@@ -67,7 +67,7 @@ export function btcswpFeedUrl(cfg: UpConfig): string {
 export function dashboardLinks(cfg: UpConfig): DashboardLink[] {
   const p = cfg.ports;
   return [
-    { label: "Leaderboard", href: `http://{host}:${p.leaderboard}/` },
+    { label: "Leaderboard", href: `http://{host}:${p.leaderboard}/?network=paper` },
     { label: "SWP feeds", href: `http://{host}:${p.feeds}/` },
     { label: "ISFR", href: `http://{host}:${p.isfr}/isfr/` },
     { label: "Points", href: `http://{host}:${p.points}/points/` },
@@ -193,9 +193,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       ["leaderboard", "serve", "--port", String(p.leaderboard)],
       {
         LEADERBOARD_PORT: String(p.leaderboard),
-        // Both networks of the board read this sim world.
-        HL_API_URL_TESTNET: u.sim,
-        HL_API_URL_MAINNET: u.sim,
+        // Its agents trade on this sim world: the paper board reads it (no real network is asked).
+        HL_API_URL_PAPER: u.sim,
         LEADERBOARD_REFRESH_S: "10",
       },
       { url: `${u.leaderboard}/`, healthUrl: `${u.leaderboard}/health` },

@@ -38,6 +38,7 @@ async function startBoard(env: Record<string, string> = {}) {
     LEADERBOARD_DB: join(dir, `lb-${running.length}.db`),
     HL_API_URL_TESTNET: proxy.url,
     HL_API_URL_MAINNET: sim.url,
+    HL_API_URL_PAPER: sim.url,
     LEADERBOARD_AGENT_TIMEOUT_S: "4",
     LEADERBOARD_REGISTER_PER_MIN: "1000",
     LEADERBOARD_REGISTER_BURST: "1000",
@@ -311,7 +312,7 @@ describe("leaderboard service against the sim world", () => {
       expect(r.status, String(address)).toBe(400);
       expect(r.body).toEqual({ error: INVALID });
     }
-    const net = await lb.post({ address: w.address, network: "paper" });
+    const net = await lb.post({ address: w.address, network: "devnet" });
     expect(net.status).toBe(400);
     expect(String(net.body.error)).toMatch(/network/);
     const long = await lb.post({ address: w.address, display_name: "x".repeat(33) });
@@ -331,8 +332,23 @@ describe("leaderboard service against the sim world", () => {
     const mainnet = await lb.board("?network=mainnet");
     expect(mainnet.agents[0]?.display_name).toBe("y".repeat(32));
     expect((await lb.board()).total_agents).toBe(0);
-    const badNet = await lb.board("?network=paper");
+    const badNet = await lb.board("?network=devnet");
     expect(badNet.status).toBe(400);
+    expect(badNet.error).toBe('network must be "testnet", "mainnet" or "paper"');
+  });
+
+  it("paper agents are listed as paper, on their own board", async () => {
+    const lb = await startBoard();
+    const w = wallet();
+    const r = await lb.post({ address: w.address, network: "paper", display_name: "sim agent" });
+    expect(r.status).toBe(200);
+    expect(r.body.network).toBe("paper");
+    const paper = await lb.board("?network=paper");
+    expect(paper.agents.map((a) => [a.display_name, a.network])).toEqual([["sim agent", "paper"]]);
+    expect((await lb.board("?network=testnet")).total_agents).toBe(0);
+    expect((await lb.post({ address: w.address, network: "devnet" })).body.error).toBe(
+      'network must be "testnet", "mainnet" or "paper"',
+    );
   });
 
   it("rate-limits registrations per client with 429, after validation; loopback and trusted proxies are exempt", async () => {

@@ -80,10 +80,9 @@ describe("hl up plan", () => {
     expect(() => plan(cfg, { RUN_MODE: "nope" })).toThrow(/RUN_MODE/);
   });
 
-  it("points the leaderboard's two networks and the points service at the sim world and the BTCSWP feed", () => {
+  it("points the leaderboard's paper board and the points service at the sim world and the BTCSWP feed", () => {
     const lb = byName.get("leaderboard")!;
-    expect(lb.env.HL_API_URL_TESTNET).toBe("http://127.0.0.1:18900");
-    expect(lb.env.HL_API_URL_MAINNET).toBe("http://127.0.0.1:18900");
+    expect(lb.env.HL_API_URL_PAPER).toBe("http://127.0.0.1:18900");
     const points = byName.get("points")!;
     expect(points.env.BTCSWP_FEED_URL).toBe("http://127.0.0.1:18101");
     expect(points.env.POINTS_STATS_URL).toBe("http://127.0.0.1:18900/stats");

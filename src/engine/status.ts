@@ -71,10 +71,7 @@ export function statusFromKv(kv: Readonly<Record<string, string>>): SingleStrate
     // Realized PnL net of fees paid: what the trades actually locked in.
     realized_pnl: num(decOf(pos.realized_pnl).minus(decOf(pos.fees_paid))),
     fees_paid: num(decOf(pos.fees_paid)),
-    account_pnl: num(
-      decOf(pos.realized_pnl).minus(decOf(pos.fees_paid)).plus(decOf(pos.unrealized_pnl)),
-      2,
-    ),
+    account_pnl: num(decOf(pos.realized_pnl).minus(decOf(pos.fees_paid)).plus(decOf(pos.unrealized_pnl)), 2),
     total_orders: num(decOf(stats.total_placed)),
     total_fills: num(decOf(stats.total_filled)),
   };

@@ -10,6 +10,7 @@ import { listWallets, NO_KEYSTORES_TEXT } from "../wallet/keystore-store.ts";
 import type { Hex } from "../wallet/keystore-v3.ts";
 import { resolvePrivateKey, resolvePrivateKeyIfAny } from "../wallet/resolve-key.ts";
 import { setupCheck } from "../wallet/setup-check.ts";
+import { claimUsdyp, NUNCHI_API_URL } from "../wallet/usdyp-claim.ts";
 
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -213,7 +214,36 @@ function registerBuilder(program: Command): void {
 }
 
 function registerSetup(program: Command): void {
-  const setup = program.command("setup").description("Environment checks");
+  const setup = program.command("setup").description("Environment checks and one-time setup");
+  setup
+    .command("claim-usdyp")
+    .description("Claim testnet USDyP (collateral of the YEX markets) for the configured wallet")
+    .option("--address <address>", "claim for this address (default: the configured wallet)")
+    .option(
+      "--url <url>",
+      `claim service base URL (default: USDYP_CLAIM_URL, else the sim world on paper, else ${NUNCHI_API_URL})`,
+    )
+    .option("--network <network>", "whose wallet: testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--json", "print JSON for machines")
+    .action(async (opts: { address?: string; url?: string; network?: string; json?: boolean }) => {
+      const network = resolveNetwork(opts.network);
+      if (network === "mainnet") throw new UserError("USDyP is claimed on testnet only");
+      const session = await openClientSession({ network });
+      try {
+        const address = opts.address ?? session.client.address;
+        if (!address)
+          throw new UserError("no wallet configured: run 'hl wallet auto' first, or pass --address");
+        const base =
+          opts.url ||
+          process.env.USDYP_CLAIM_URL ||
+          (network === "paper" ? session.client.apiUrl : NUNCHI_API_URL);
+        if (!opts.json) out(`Claiming USDyP for ${address} at ${base} ...`);
+        const r = await claimUsdyp(base, address);
+        out(opts.json ? JSON.stringify(r, null, 2) : `Claimed: ${JSON.stringify(r.body)}`);
+      } finally {
+        await session.close();
+      }
+    });
   setup
     .command("check")
     .description("Check SDK, key source, network, builder fee approval, LLM key and data dir")

@@ -22,6 +22,7 @@ import { readJson } from "../store/atomic.ts";
 import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES, type WolfConfigInput } from "../wolf/config.ts";
 import { StandaloneGuard } from "../wolf/dsl-runner.ts";
 import { HlWolfPort } from "../wolf/hl-port.ts";
+import { migratePredecessorWolfState } from "../wolf/predecessor.ts";
 import { WolfRunner } from "../wolf/runner.ts";
 import { dslDir, loadWolfState } from "../wolf/state.ts";
 import { NO_STATE_TEXT, usd, wolfStatusText } from "../wolf/status.ts";
@@ -117,6 +118,11 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     process.stderr.write(
       `Mode: ${network === "paper" ? "PAPER (sim world)" : `LIVE (${network})`}\nBudget: $${config.total_budget.toLocaleString("en-US")}  |  Slots: ${config.max_slots}  |  Leverage: ${config.leverage.toFixed(1)}x  |  Margin/slot: $${Math.round(config.margin_per_slot).toLocaleString("en-US")}  |  Tick: ${config.tick_interval_s}s\n`,
     );
+    const kept = migratePredecessorWolfState(dir, Date.now());
+    if (kept)
+      process.stderr.write(
+        `Migrated the predecessor's WOLF state to this format; the original is kept at ${kept}\n`,
+      );
     const vault = configuredVaultContext();
     if (vault) process.stderr.write(`${vaultSummary(vault)}\n`);
     const runner = await WolfRunner.open({

@@ -1,4 +1,4 @@
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
@@ -15,6 +15,7 @@ import { HlGateway, HlMarketData } from "./hl-adapter.ts";
 import { createLlmAdvisor, resolveLlmConfig } from "./llm-advisor.ts";
 import { PaperGateway } from "./paper-gateway.ts";
 import type { MarketDataPort, OrderGateway } from "./ports.ts";
+import { migratePredecessorKv } from "./predecessor-db.ts";
 import { type RiskLimits, riskLimitsSchema } from "./risk.ts";
 
 type Env = Record<string, string | undefined>;
@@ -133,6 +134,8 @@ export async function runStrategy(o: RunStrategyOptions): Promise<RunResult> {
   // One trading loop per state directory (a second would trade the wallet twice).
   const lock = acquireRunLock(o.dataDir, "trading", `hl run ${strategy.id}`);
   try {
+    const kept = migratePredecessorKv(join(o.dataDir, "state.db"));
+    if (kept) o.log?.(`migrated the predecessor's state.db to this format; the original is kept at ${kept}`);
     return await runWithLock(o, { env, strategy, params, limits, network, mode, advisor });
   } finally {
     lock.release();

@@ -1,10 +1,11 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { resolveNetwork } from "../config/env.ts";
+import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { openClientSession } from "../exchange/index.ts";
 import { createKeystore, walletAuto } from "../wallet/auto.ts";
+import { bootstrap } from "../wallet/bootstrap.ts";
 import { approveBuilderFee, builderConfig, builderStatus, feePercentString } from "../wallet/builder.ts";
 import { listWallets, NO_KEYSTORES_TEXT } from "../wallet/keystore-store.ts";
 import type { Hex } from "../wallet/keystore-v3.ts";
@@ -215,6 +216,19 @@ function registerBuilder(program: Command): void {
 
 function registerSetup(program: Command): void {
   const setup = program.command("setup").description("Environment checks and one-time setup");
+  setup
+    .command("bootstrap")
+    .description("First run: check Node.js, create the data directory, run the environment check")
+    .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action(async (opts: { network?: string; dataDir?: string }) => {
+      const r = await bootstrap({ dataDir: opts.dataDir ?? dataDir(), network: opts.network });
+      out(`  OK  Node.js ${r.node}`);
+      out(`  OK  data directory ${r.dataDir}`);
+      for (const line of r.check.ok) out(`  OK  ${line}`);
+      for (const line of r.check.issues) out(`  !!  ${line}`);
+      out(`\nBootstrap complete. Next: ${r.next}`);
+    });
   setup
     .command("claim-usdyp")
     .description("Claim testnet USDyP (collateral of the YEX markets) for the configured wallet")

@@ -20,7 +20,7 @@ import { SCANNER_PRESETS, scannerConfig } from "../signals/scanner-config.ts";
 import { CandleCache } from "../signals/source.ts";
 import { readJson } from "../store/atomic.ts";
 import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES, type WolfConfigInput } from "../wolf/config.ts";
-import { StandaloneGuard } from "../wolf/dsl-runner.ts";
+import { givenEntry, StandaloneGuard } from "../wolf/dsl-runner.ts";
 import { HlWolfPort } from "../wolf/hl-port.ts";
 import { migratePredecessorWolfState } from "../wolf/predecessor.ts";
 import { WolfRunner } from "../wolf/runner.ts";
@@ -308,11 +308,21 @@ function registerDsl(program: Command): void {
     .option("-l, --leverage <x>", "leverage the ROE is measured at", num("--leverage"), 10)
     .option("-t, --tick <seconds>", "poll interval besides the price stream", num("--tick"), 5)
     .option("--max-ticks <n>", "stop after n polls (0 = until closed)", num("--max-ticks"), 0)
+    .option("-e, --entry <price>", "guard this entry price instead of the exchange's position (with -s, -d)")
+    .option("-s, --size <size>", "position size of the given entry")
+    .option("-d, --direction <side>", "long | short, of the given entry")
+    .option("--dry-run", "report what the stop would do; never send the close")
     .action(
       async (
         instrument: string,
-        o: NetOpts & { preset: string; leverage: number; tick: number; maxTicks: number },
+        o: NetOpts & { preset: string; leverage: number; tick: number; maxTicks: number } & {
+          entry?: string;
+          size?: string;
+          direction?: string;
+          dryRun?: boolean;
+        },
       ) => {
+        const given = givenEntry(o);
         const s = await session(o);
         try {
           const market = await s.client.market(instrument);
@@ -325,6 +335,8 @@ function registerDsl(program: Command): void {
             preset: o.preset,
             leverage: o.leverage,
             log: say,
+            ...(given ? { given } : {}),
+            dryRun: o.dryRun === true,
           });
           const g = guard.guard;
           say(

@@ -2,6 +2,8 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import type { SessionSnapshot } from "../review/memory.ts";
+import type { StrategyRecords } from "../review/strategy-records.ts";
 import type {
   Advice,
   AdviceRequest,
@@ -67,6 +69,8 @@ export interface EngineOptions {
   deadManMs?: number;
   /** Operator alerts (risk hard stop, reduce-only); default: none. */
   alerter?: Alerter;
+  /** Journal of closed positions and session memory events; default: none. */
+  records?: StrategyRecords;
 }
 
 export interface OrderStats {
@@ -155,6 +159,7 @@ export class Engine {
     try {
       if (this.o.resume) this.restore();
       await this.reconcile();
+      this.o.records?.session("session_start", this.sessionSnapshot(), this.now());
       if (this.risk.halted) this.halt(this.risk.halt_reason);
       let failures = 0;
       while (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks)) {
@@ -174,6 +179,7 @@ export class Engine {
       }
     } finally {
       await this.shutdown();
+      this.o.records?.session("session_end", this.sessionSnapshot(), this.now());
       await this.o.alerter?.flush();
     }
     return {
@@ -439,7 +445,12 @@ export class Engine {
     }
     const records: TradeRecord[] = [];
     for (const f of fresh) {
+      const before = { qty: this.position.qty, avg: this.position.avg };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
+      this.o.records?.onFill(f, before, this.position, {
+        ours: this.cloids.owns(f.cloid),
+        risk: this.lastMode,
+      });
       if (!this.journaled.delete(f.id)) records.push(this.record(f));
       this.recentFills = [
         { side: f.side, price: Number(f.price), size: Number(f.size), timestampMs: f.timeMs },
@@ -470,6 +481,17 @@ export class Engine {
       strategy: this.o.strategy.id,
       ...(f.cloid ? { cloid: f.cloid } : {}),
       fill_id: f.id,
+    };
+  }
+
+  private sessionSnapshot(): SessionSnapshot {
+    const open = !this.position.qty.isZero();
+    const pnl = this.position.netPnl();
+    return {
+      tick_count: this.tickCount,
+      total_pnl: wire(pnl),
+      active_slots: open ? 1 : 0,
+      total_trades: this.stats.total_filled,
     };
   }
 

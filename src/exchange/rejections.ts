@@ -73,7 +73,11 @@ const RULES: readonly Rule[] = [
     reason: "open_interest_cap",
     reaction: "skip_coin",
   },
-  { pattern: /away from the reference price|too far from oracle|oracle/i, reason: "oracle_price", reaction: "skip_coin" },
+  {
+    pattern: /away from the reference price|too far from oracle|oracle/i,
+    reason: "oracle_price",
+    reaction: "skip_coin",
+  },
   { pattern: /exceed margin tier limit|max position/i, reason: "max_position", reaction: "shrink" },
   { pattern: /open orders/i, reason: "max_open_orders", reaction: "skip_coin" },
   {

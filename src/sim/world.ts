@@ -23,6 +23,7 @@ import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
 import { SimFaults } from "./server/faults.ts";
 import { createSimHttpServer } from "./server/http.ts";
 import { InfoCache } from "./server/info-cache.ts";
+import { UsdypFaucet } from "./server/usdyp-claim.ts";
 import { SimWebSocket } from "./server/ws.ts";
 import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
@@ -223,6 +224,10 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     control,
     seeUser,
     yieldPools: () => yieldPools(seed, clock.now()),
+    usdypFaucet: new UsdypFaucet({
+      isKnown: (user) => known.has(user),
+      credit: (user, amount) => control.deposit(user, amount),
+    }),
     builderFillsFile(_network, builder, day) {
       // A day's file exists once that UTC day has closed on the sim clock, and only with fills.
       const dayStart = Date.UTC(

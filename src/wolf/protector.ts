@@ -6,6 +6,7 @@ import { dayLoss, priceExit, trackSlot } from "./engine.ts";
 import type { SlotGuards } from "./guards.ts";
 import { newCloid } from "./ids.ts";
 import type { ExchangePosition, IocResult, WolfPort } from "./port.ts";
+import { journalClosedSlot } from "./records.ts";
 import { emptySlot, type Slot, type WolfState } from "./state.ts";
 import { appendTrade, readTrades } from "./trades.ts";
 
@@ -269,6 +270,7 @@ export class Protector {
     if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
     this.opts.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
     this.setSlot(emptySlot(slot.slot_id));
+    journalClosedSlot(this.opts.dataDir, slot, record, this.opts.config.margin_per_slot, this.opts.log);
     const line = `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`;
     this.opts.log(line);
     this.opts.alerter?.send("exit", `WOLF ${line}, ROE ${record.roe_pct.toFixed(2)}%`, {

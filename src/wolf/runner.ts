@@ -17,6 +17,7 @@ import { newCloid } from "./ids.ts";
 import type { ExchangePosition, IocResult, UnresolvedOrder, WolfPort } from "./port.ts";
 import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
 import { Protector } from "./protector.ts";
+import { rememberWolfSession } from "./records.ts";
 import {
   dslDir,
   emptySlot,
@@ -166,6 +167,7 @@ export class WolfRunner {
     for (const s of state.slots) if (s.status === "pending") void runner.resolvePending(s.slot_id);
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
     runner.save();
+    rememberWolfSession(opts.dataDir, "session_start", runner.state, now, runner.log);
     // The stream attaches in the background: ticks (and their exit checks) start at once regardless.
     if (opts.stream !== false) {
       const feed = new PriceFeed({
@@ -656,6 +658,7 @@ export class WolfRunner {
     await this.streamReady;
     await this.feed?.stop();
     this.save();
+    rememberWolfSession(this.opts.dataDir, "session_end", this.state, this.opts.port.now(), this.log);
     this.lock.release();
     await this.opts.alerter?.flush();
   }

@@ -6,9 +6,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dec } from "../../src/core/decimal.ts";
 import { HlClient, loadOrCreatePaperWallet } from "../../src/exchange/index.ts";
+import type { JournalEntry } from "../../src/review/journal-entry.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { loadWolfState, type WolfState } from "../../src/wolf/state.ts";
 import { readTrades } from "../../src/wolf/trades.ts";
+import { call, connectStdio, serverEnv, tempDirs, text as toolText } from "../services/mcp/helpers.ts";
 
 /**
  * `hl wolf run --mock --max-ticks 30 --tick 1` as a real process on a sim world, with WOLF's default
@@ -22,6 +24,7 @@ const exec = promisify(execFile);
 
 let world: SimWorld;
 let dataDir: string;
+const dirs = tempDirs("wolf-e2e-mcp");
 
 beforeAll(async () => {
   world = await startSimWorld({ port: 0, seed: 11 });
@@ -31,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dirs.cleanup();
 });
 
 const env = () => ({
@@ -166,5 +170,43 @@ describe("hl wolf run on the sim world", () => {
     expect(status.max_slots).toBe(3);
     expect(stdout).toContain("WOLF Orchestrator");
     await client.close();
+
+    // The close is in the trade journal, through the CLI and through MCP, and the session is remembered.
+    const { stdout: journalJson } = await exec(
+      "node",
+      [HL, "journal", "view", "--json", "--data-dir", dataDir],
+      { env: env() },
+    );
+    const journal = JSON.parse(journalJson) as JournalEntry[];
+    expect(journal).toHaveLength(st.closed_slots.length);
+    const entry = journal.find((e) => e.close_reason === dslClose.close_reason)!;
+    expect(entry).toMatchObject({
+      instrument: dslClose.instrument,
+      direction: dslClose.side,
+      pnl: dslClose.realized_pnl,
+      entry_source: dslClose.entry_source,
+    });
+    expect(entry.exit_reasoning).toMatch(/^Trailing stop closed the position/);
+    expect(entry.entry_reasoning.length).toBeGreaterThan(0);
+    expect(["good", "fair", "poor"]).toContain(entry.signal_quality);
+    const { stdout: journalText } = await exec("node", [HL, "journal", "view", "--data-dir", dataDir], {
+      env: env(),
+    });
+    expect(journalText).toContain(`[${entry.entry_id}]`);
+
+    const mcp = await connectStdio({ ...serverEnv(dirs), DATA_DIR: dataDir });
+    try {
+      const tj = await call(mcp, "trade_journal", {});
+      expect(tj.isError, toolText(tj)).toBeFalsy();
+      const entries = (tj.structuredContent as { entries: JournalEntry[] }).entries;
+      expect(entries.map((e) => e.entry_id)).toContain(entry.entry_id);
+      const mem = await call(mcp, "agent_memory", {});
+      const types = (mem.structuredContent as { events: { event_type: string }[] }).events.map(
+        (e) => e.event_type,
+      );
+      expect(types).toEqual(expect.arrayContaining(["session_start", "session_end", "notable_trade"]));
+    } finally {
+      await mcp.close();
+    }
   }, 120_000);
 });

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { statusFromKv } from "../../engine/status.ts";
 import { skillInventory } from "../../skill/inventory.ts";
 import { strategyCatalog } from "../../strategies/catalog.ts";
-import { wolfStateSchema } from "../../wolf/state.ts";
+import { parseAnyWolfState } from "../../wolf/predecessor.ts";
 import { wolfStatus, wolfStatusText } from "../../wolf/status.ts";
 import type { SkillInstallResult } from "./server.ts";
 import type { StatusMappers, StatusObject } from "./status-reader.ts";
@@ -10,13 +10,14 @@ import { HL_BIN } from "./supervisor.ts";
 
 /** The real mappings from the trading child's files to the contract's shapes. */
 export const agentMappers: StatusMappers = {
+  // A predecessor's state.json is read too (served before the first run migrates it).
   wolf(raw) {
-    const parsed = wolfStateSchema.safeParse(raw);
-    return parsed.success ? (wolfStatus(parsed.data) as unknown as StatusObject) : { status: "stopped" };
+    const state = parseAnyWolfState(raw);
+    return state ? (wolfStatus(state) as unknown as StatusObject) : { status: "stopped" };
   },
   wolfText(raw) {
-    const parsed = wolfStateSchema.safeParse(raw);
-    return parsed.success ? wolfStatusText(parsed.data) : "WOLF state file is unreadable.";
+    const state = parseAnyWolfState(raw);
+    return state ? wolfStatusText(state) : "WOLF state file is unreadable.";
   },
   engine: (kv) => statusFromKv(kv) as StatusObject,
   engineText(s) {

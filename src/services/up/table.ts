@@ -2,7 +2,6 @@ import type { ChildSpec } from "./plan.ts";
 
 const WHAT: Record<string, string> = {
   sim: "sim world (the paper exchange)",
-  agent: "WOLF agent: dashboard + status API",
   leaderboard: "leaderboard",
   feeds: "SWP price feeds",
   isfr: "ISFR index",
@@ -14,7 +13,8 @@ const WHAT: Record<string, string> = {
 export function serviceTable(children: readonly { spec: ChildSpec; logPath: string }[]): string {
   const rows = children.map(({ spec }) => [
     spec.name,
-    WHAT[spec.name] ?? `house agent: ${spec.displayName ?? spec.args.join(" ")}`,
+    (spec.name === "agent" ? `${spec.displayName}: dashboard + status API` : WHAT[spec.name]) ??
+      `house agent: ${spec.displayName ?? spec.args.join(" ")}`,
     spec.url ?? "(no page; on the leaderboard)",
   ]);
   const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -15,6 +15,7 @@ import {
   sendRawJson,
   sendText,
 } from "./respond.ts";
+import { USDYP_CLAIM_PATH, type UsdypFaucet } from "./usdyp-claim.ts";
 
 export interface SimHttpDeps {
   venue: Venue;
@@ -29,6 +30,8 @@ export interface SimHttpDeps {
   builderFillsFile(network: "Mainnet" | "Testnet", builder: Address, day: string): Uint8Array | undefined;
   /** Injected network faults (`/sim/fault`), for resilience tests. */
   faults?: SimFaults;
+  /** Nunchi's testnet USDyP claim, when this world serves it. */
+  usdypFaucet?: UsdypFaucet;
 }
 
 const BUILDER_FILLS_PATH = /^\/stats\/(Mainnet|Testnet)\/builder_fills\/([^/]+)\/(\d{8})\.csv\.lz4$/;
@@ -136,6 +139,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
   }
 
   if (method === "GET" && path === "/yields/pools") return sendJson(res, 200, deps.yieldPools());
+
+  if (method === "POST" && path === USDYP_CLAIM_PATH && deps.usdypFaucet) {
+    const read = await readJson(req, res);
+    if (!read) return;
+    const header = req.headers["x-network"];
+    const r = deps.usdypFaucet.claim(Array.isArray(header) ? header[0] : header, read.body);
+    return sendJson(res, r.status, r.body);
+  }
 
   const fills = method === "GET" ? BUILDER_FILLS_PATH.exec(path) : null;
   if (fills) {

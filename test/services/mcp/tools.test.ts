@@ -187,6 +187,10 @@ describe("action tools on the paper network", () => {
       account: { account_value: expect.any(String) },
     });
     expect(status.structuredContent).toEqual({ status: "stopped" });
+    // account and status: human-readable text for the reader, the same data typed for programs.
+    expect(text(account)).toMatch(/account value/i);
+    expect(() => JSON.parse(text(account))).toThrow();
+    expect(text(status)).toMatch(/^No state found/);
     expect(wolf.structuredContent).toEqual({ status: "stopped" });
     expect(scan.structuredContent).toMatchObject({
       network: "paper",

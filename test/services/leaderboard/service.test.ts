@@ -268,10 +268,11 @@ describe("leaderboard service against the sim world", () => {
       let mainnet = await lb.board("?network=mainnet");
       const until = Date.now() + 10_000;
       while ((testnet.agents[0]?.pnl !== 10 || mainnet.agents[0]?.pnl !== 20) && Date.now() < until) {
-        // Reads stay fast although the testnet cycle is stuck on the slow agent for up to 4 s.
+        // Reads never wait on the cycle stuck on the slow agent (up to 4 s); the bound leaves room for a
+        // busy machine without letting a read that waited pass.
         const t0 = performance.now();
         testnet = await lb.board();
-        expect(performance.now() - t0).toBeLessThan(250);
+        expect(performance.now() - t0).toBeLessThan(1_000);
         mainnet = await lb.board("?network=mainnet");
         await new Promise((r) => setTimeout(r, 50));
       }

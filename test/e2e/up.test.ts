@@ -11,6 +11,7 @@ import {
   freeUpPorts,
   getJson,
   HL,
+  hlCommands,
   portFlags,
   type RunningUp,
   startUp,
@@ -66,8 +67,14 @@ describe("hl up", () => {
     const deadline = started + 60_000;
     const url = running.url;
 
-    // Every service healthy.
+    // Every service healthy, the shared process's five each on their own port.
     await until("agent /health", () => getJson(`${url("agent")}/health`), deadline);
+    await until("ISFR /health", () => getJson(`${url("isfr")}/isfr/health`), deadline);
+    await until(
+      "BTCSWP feed /healthz",
+      () => getJson(`http://127.0.0.1:${running.ports.feeds + 1}/healthz`),
+      deadline,
+    );
     await until("leaderboard /health", () => getJson(`${url("leaderboard")}/health`), deadline);
     await until("MCP /health", () => getJson(`${url("mcp")}/health`), deadline);
     await until("points", () => getJson(`${url("points")}/points/market-config`), deadline);
@@ -198,7 +205,12 @@ describe("hl up", () => {
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);
     const tree = descendants(running.child.pid!);
     expect(tree).toContain(health?.pid);
-    expect(tree.length).toBeGreaterThanOrEqual(10);
+    // The public services share one process: sim, agent (+ its WOLF child), four house agents, services.
+    expect(tree.length).toBeGreaterThanOrEqual(8);
+    const commands = hlCommands(tree);
+    expect(commands.filter((c) => c === "services serve")).toHaveLength(1);
+    for (const service of ["leaderboard", "feeds", "isfr", "points", "mcp"])
+      expect(commands, service).not.toContain(`${service} serve`);
     const code = await stopUp(running);
     expect(code).toBe(0);
     expect(await survivors(tree)).toEqual([]);
@@ -206,5 +218,7 @@ describe("hl up", () => {
     expect(running.output()).toMatch(
       /agent\s+WOLF agent: dashboard \+ status API\s+http:\/\/127\.0\.0\.1:\d+\//,
     );
+    expect(running.output()).toMatch(/services\s+one process: leaderboard, feeds, isfr, points, mcp/);
+    expect(running.output()).toMatch(/└ leaderboard\s+leaderboard\s+http:\/\/127\.0\.0\.1:\d+\//);
   });
 });

@@ -35,6 +35,7 @@ export interface UpFlags {
   speed?: string;
   wolfTick?: string;
   houseTick?: string;
+  split?: boolean;
 }
 
 export interface UpConfig {
@@ -48,6 +49,8 @@ export interface UpConfig {
   houseTick: number;
   /** Host every service binds and every URL names. */
   host: string;
+  /** Each public service in its own process (`--split`, HL_UP_SPLIT=1) instead of one shared one. */
+  split: boolean;
 }
 
 const FLAG_OF_KEY: Record<ServiceKey, keyof UpFlags> = {
@@ -98,6 +101,7 @@ export function upConfig(flags: UpFlags, env: Env = process.env): UpConfig {
     wolfTick: positive("--wolf-tick", flags.wolfTick, 5, 3600),
     houseTick: positive("--house-tick", flags.houseTick, 5, 3600),
     host: "127.0.0.1",
+    split: flags.split === true || env.HL_UP_SPLIT === "1",
   };
 }
 

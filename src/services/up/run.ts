@@ -5,6 +5,7 @@ import { writeJsonAtomic } from "../../store/atomic.ts";
 import { approveBuilderFee, builderConfig } from "../../wallet/builder.ts";
 import { Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
+import { combineServices, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
 import { type ChildSpec, plan, SIM_WOLF_CONFIG, urls, wolfConfigPath } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
@@ -97,7 +98,8 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   if (!existsSync(wolfConfigPath(cfg))) writeJsonAtomic(wolfConfigPath(cfg), SIM_WOLF_CONFIG);
 
   const u = urls(cfg);
-  const specs = plan(cfg, opts.env ?? process.env);
+  const planned = plan(cfg, opts.env ?? process.env);
+  const specs = cfg.split ? planned : combineServices(planned);
   const children: RunningChild[] = [];
   const fds: number[] = [];
   let stopping = false;
@@ -164,8 +166,10 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
 
   const ready = Promise.all(
     children.map(async (c) => {
-      if (!c.spec.healthUrl || c.healthy) return;
-      if (await waitHealthy(c.spec.healthUrl, readyTimeoutMs, gaveUp(c))) c.healthy = true;
+      const urls = healthUrls(c.spec);
+      if (urls.length === 0 || c.healthy) return;
+      const answered = await Promise.all(urls.map((url) => waitHealthy(url, readyTimeoutMs, gaveUp(c))));
+      if (answered.every(Boolean)) c.healthy = true;
       else if (!stopping) throw new Error(`${c.spec.name} did not become healthy; see ${c.logPath}`);
     }),
   ).then(() => undefined);
@@ -186,7 +190,8 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     // Health of every served child, refreshed on each summary (a restarted child counts once it answers).
     await Promise.all(
       children.map(async (c) => {
-        if (c.spec.healthUrl) c.healthy = await answers(c.spec.healthUrl);
+        const urls = healthUrls(c.spec);
+        if (urls.length > 0) c.healthy = (await Promise.all(urls.map(answers))).every(Boolean);
         else c.healthy = c.supervisor.alive;
       }),
     );

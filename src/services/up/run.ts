@@ -1,9 +1,9 @@
+import { execFile } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { HlClient } from "../../exchange/index.ts";
+import { promisify } from "node:util";
 import { writeJsonAtomic } from "../../store/atomic.ts";
-import { approveBuilderFee, builderConfig } from "../../wallet/builder.ts";
-import { Supervisor } from "../agent/supervisor.ts";
+import { HL_BIN, Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import { combineServices, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
@@ -37,6 +37,7 @@ export interface UpOptions {
   readyTimeoutMs?: number;
 }
 
+const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function answers(url: string): Promise<boolean> {
@@ -70,17 +71,20 @@ async function latestOracle(feedUrl: string): Promise<string | undefined> {
   }
 }
 
-/** Approve `builder` (0.01 %) for the paper wallet kept in `walletDir` on the sim world at `simUrl`. */
-async function approveHouseBuilder(simUrl: string, walletDir: string, builder: string): Promise<void> {
-  const client = await HlClient.create({ network: "paper", apiUrl: simUrl, env: { DATA_DIR: walletDir } });
+/**
+ * Approve the builder fee (0.01 %) of a trading child with its own paper wallet, as a one-off
+ * `hl builder approve` with the child's environment: the exchange client stays out of this long-lived
+ * parent process, whose memory counts for the whole tree.
+ */
+async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
   try {
-    await client.clearinghouseState(); // the sim world opens the account on first sight
-    await approveBuilderFee(
-      client,
-      builderConfig({ BUILDER_ADDRESS: builder, BUILDER_FEE_TENTHS_BPS: "10" }),
-    );
-  } finally {
-    await client.close();
+    await run(process.execPath, [HL_BIN, "builder", "approve", "--network", "paper", "--yes"], {
+      env: spec.env,
+      timeout: 60_000,
+    });
+  } catch (err) {
+    const { stderr, message } = err as { stderr?: string; message: string };
+    throw new Error(stderr?.trim().split("\n").at(-1) || message);
   }
 }
 
@@ -157,7 +161,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     rest
       .filter((s) => s.builder && s.walletDir)
       .map((s) =>
-        approveHouseBuilder(u.sim, s.walletDir!, s.builder!).catch((e: Error) =>
+        approveHouseBuilder(s).catch((e: Error) =>
           opts.log(`${s.name}: builder approval failed: ${e.message}`),
         ),
       ),

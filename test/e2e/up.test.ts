@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
 import { checkMetrics } from "./metrics-check.ts";
 import { readmeCurls, retarget, runCurl } from "./readme-curl.ts";
 import {
@@ -83,6 +85,17 @@ describe("hl up", () => {
       async () => (await fetch(`${url("feeds")}/`).catch(() => undefined))?.ok,
       deadline,
     );
+
+    // The BTCSWP house agent's builder fee was approved at start, by its own paper wallet.
+    const house4 = JSON.parse(readFileSync(join(running.dataDir, "house-4/paper/key.json"), "utf8")) as {
+      address: string;
+    };
+    const approved = await fetch(`${url("sim")}/info`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: "maxBuilderFee", user: house4.address, builder: HOUSE_AGENTS[3]!.builder }),
+    }).then((r) => r.json());
+    expect(approved).toBe(10);
 
     // The WOLF agent ticks (the tick count advances).
     const first = await until(

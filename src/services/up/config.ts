@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { z } from "zod";
 import { DEFAULT_PORTS } from "../../config/defaults.ts";
 import { UserError } from "../../core/errors.ts";
 import { FEED_NAMES, feedPortOffset } from "../feeds/profiles.ts";
@@ -64,19 +63,20 @@ const FLAG_OF_KEY: Record<ServiceKey, keyof UpFlags> = {
 };
 
 // Port 0 is refused: the feed origins are numbered from the proxy's port, and every URL is printed up front.
-const portSchema = z.coerce.number().int().min(1).max(65535);
+// A plain check, not a schema: `hl up` runs for as long as the platform does, and its memory counts.
+const isPort = (n: number) => Number.isInteger(n) && n >= 1 && n <= 65535;
 
 function port(key: ServiceKey, flags: UpFlags, env: Env): number {
   const { flag, env: name } = PORT_SETTINGS[key];
   const fromFlag = flags[FLAG_OF_KEY[key]];
   const raw = fromFlag ?? env[name];
   if (raw === undefined || raw === "") return DEFAULT_PORTS[key];
-  const parsed = portSchema.safeParse(raw);
-  if (!parsed.success) {
+  const parsed = Number(raw);
+  if (!isPort(parsed)) {
     const source = fromFlag === undefined ? name : flag;
     throw new UserError(`${source} must be a port number (1-65535), got "${raw}"`);
   }
-  return parsed.data;
+  return parsed;
 }
 
 function positive(name: string, raw: string | undefined, fallback: number, max: number): number {

@@ -93,7 +93,11 @@ describe("hl up", () => {
     const approved = await fetch(`${url("sim")}/info`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ type: "maxBuilderFee", user: house4.address, builder: HOUSE_AGENTS[3]!.builder }),
+      body: JSON.stringify({
+        type: "maxBuilderFee",
+        user: house4.address,
+        builder: HOUSE_AGENTS[3]!.builder,
+      }),
     }).then((r) => r.json());
     expect(approved).toBe(10);
 

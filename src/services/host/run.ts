@@ -1,3 +1,4 @@
+import { UserError } from "../../core/errors.ts";
 import { serveOptions } from "./args.ts";
 import { HOSTABLE } from "./registry.ts";
 import type { RunningService, ServeContext } from "./types.ts";
@@ -13,10 +14,28 @@ export interface HostedSpec {
 /** The environment variable carrying a host's services, as JSON (`HostedSpec[]`). */
 export const HOSTED_SERVICES_ENV = "HL_HOSTED_SERVICES";
 
+const isHostedSpec = (v: unknown): v is HostedSpec => {
+  const s = v as Partial<HostedSpec> | null;
+  return (
+    typeof s?.name === "string" &&
+    Array.isArray(s.args) &&
+    s.args.every((a) => typeof a === "string") &&
+    typeof s.env === "object" &&
+    s.env !== null &&
+    Object.values(s.env).every((e) => typeof e === "string")
+  );
+};
+
 export function parseHostedSpecs(raw: string | undefined): HostedSpec[] {
-  if (!raw) throw new Error(`${HOSTED_SERVICES_ENV} is not set: nothing to serve`);
-  const specs = JSON.parse(raw) as HostedSpec[];
-  if (!Array.isArray(specs) || specs.length === 0) throw new Error(`${HOSTED_SERVICES_ENV} names no service`);
+  if (!raw) throw new UserError(`${HOSTED_SERVICES_ENV} is not set: nothing to serve`);
+  let specs: unknown;
+  try {
+    specs = JSON.parse(raw);
+  } catch {
+    throw new UserError(`${HOSTED_SERVICES_ENV} is not JSON`);
+  }
+  if (!Array.isArray(specs) || specs.length === 0 || !specs.every(isHostedSpec))
+    throw new UserError(`${HOSTED_SERVICES_ENV} must be a JSON array of {name, args, env}`);
   return specs;
 }
 
@@ -32,7 +51,7 @@ export async function hostServices(
   const starts = specs.map(async (spec) => {
     const { group, opts } = serveOptions(spec.args);
     const load = HOSTABLE[group];
-    if (!load) throw new Error(`${spec.name}: "${group}" cannot run in a shared process`);
+    if (!load) throw new UserError(`${spec.name}: "${group}" cannot run in a shared process`);
     const start = await load();
     return start(opts, {
       env: { ...host.env, [HOSTED_SERVICES_ENV]: undefined, ...spec.env },

@@ -109,6 +109,15 @@ describe("lazy imports", () => {
     expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
   });
 
+  it("the long-lived `hl up` process loads neither the exchange client nor the schema library", async () => {
+    // `hl up --help` loads the same modules as `hl up` before it starts anything.
+    const modules = await loadedBy("up", ["up", "--help"], {});
+    expect(modules.some((m) => /services\/up\/run\.(ts|js)$/.test(m))).toBe(true);
+    expect(modules.filter((m) => /\/(src|dist)\/exchange\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
+    expect(heavyIn(modules)).toEqual({});
+  });
+
   it("a price feed loads none of the heavy modules while it serves ticks", async () => {
     const { feeds: port } = await freeUpPorts();
     const modules = await loadedBy(

@@ -228,10 +228,14 @@ async function refresh(r: BenchReporter, dir: string): Promise<void> {
   // The sim world is ours: give the client a budget it can fill, and check it was never exceeded.
   const weightPerMinute = 1_200_000;
   const budget = new CountingBudget({ weightPerMinute });
-  const accounts = await hlAccountSource({ testnet: world.url, mainnet: world.url }, 30_000, {
-    env: {},
-    budget,
-  });
+  const accounts = await hlAccountSource(
+    { testnet: world.url, mainnet: world.url, paper: world.url },
+    30_000,
+    {
+      env: {},
+      budget,
+    },
+  );
   const store = new AgentStore(join(dir, "refresh.db"));
   seed(store, AGENTS);
   const refresher = new Refresher({

@@ -16,6 +16,7 @@ export const ALERT_EVENTS = [
   "entry",
   "crash",
   "gave_up",
+  "price_stream",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -27,6 +28,7 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "exit",
   "crash",
   "gave_up",
+  "price_stream",
 ];
 
 export interface Alerter {

@@ -3,6 +3,7 @@ import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { howlHistory, readLatestHowlReport, runHowl } from "../review/howl.ts";
 import { TRADE_LOG_MODES, type TradeLogMode } from "../review/trade-log.ts";
+import { configuredVault } from "../review/vault-notes.ts";
 
 function sources(raw: string | undefined): readonly TradeLogMode[] {
   if (raw === undefined || raw === "all") return TRADE_LOG_MODES;
@@ -28,6 +29,7 @@ export function register(program: Command): void {
         dataDir: opts.dataDir ?? dataDir(),
         since: opts.since ?? null,
         sources: sources(opts.source),
+        vault: configuredVault(),
       });
       if (opts.json) {
         const { roundTrips: _trips, ...rest } = result;
@@ -42,6 +44,7 @@ export function register(program: Command): void {
         process.stdout.write(`Skipped ${result.skippedLines} malformed line(s) in trades.jsonl.\n`);
       }
       process.stdout.write(`${result.distill}\n\nFull report saved to: ${result.reportPath}\n`);
+      if (result.vaultPath) process.stdout.write(`Copied to the notes vault: ${result.vaultPath}\n`);
     });
 
   howl

@@ -5,6 +5,7 @@ import {
   hlAccountSource,
   LEADERBOARD_NETWORKS,
   type LeaderboardNetwork,
+  NETWORK_CHOICES,
 } from "../services/leaderboard/account-source.ts";
 import type { BoardEntry } from "../services/leaderboard/board.ts";
 import { leaderboardConfig } from "../services/leaderboard/config.ts";
@@ -21,7 +22,7 @@ import { untilStopSignal } from "./signals.ts";
 function networkOption(raw: string | undefined): LeaderboardNetwork {
   const n = raw ?? "testnet";
   if (!(LEADERBOARD_NETWORKS as readonly string[]).includes(n)) {
-    throw new UserError(`--network must be "testnet" or "mainnet", got "${n}"`);
+    throw new UserError(`--network must be ${NETWORK_CHOICES}, got "${n}"`);
   }
   return n as LeaderboardNetwork;
 }
@@ -67,7 +68,7 @@ export function register(program: Command): void {
   lb.command("register <address>")
     .description("Register an address: its account value now becomes its PnL baseline")
     .option("--name <name>", "display name (at most 32 characters)", "")
-    .option("--network <network>", "testnet | mainnet", "testnet")
+    .option("--network <network>", "testnet | mainnet | paper", "testnet")
     .option("--json", "print the registration response as JSON")
     .action(async (address: string, opts: { name: string; network: string; json?: boolean }) => {
       const config = leaderboardConfig();
@@ -102,7 +103,7 @@ export function register(program: Command): void {
 
   lb.command("list")
     .description("Print the ranking of a network (queries the exchange first unless --cached)")
-    .option("--network <network>", "testnet | mainnet", "testnet")
+    .option("--network <network>", "testnet | mainnet | paper", "testnet")
     .option("--cached", "print the last known values without querying the exchange")
     .option("--json", "print the leaderboard response as JSON")
     .action(async (opts: { network: string; cached?: boolean; json?: boolean }) => {

@@ -1,12 +1,16 @@
 import { join } from "node:path";
 import type { Command } from "commander";
+import { alerterFromEnv } from "../alerts/webhook.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
+import { readRunConfig } from "../engine/run-config.ts";
 import { runStrategy } from "../engine/runner.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 interface RunOptions {
-  instrument: string;
+  instrument?: string;
+  config?: string;
   tick?: string;
   maxTicks: string;
   mock?: boolean;
@@ -56,8 +60,12 @@ export function register(program: Command): void {
   program
     .command("run")
     .description("Run one strategy on one instrument (paper with --mock, no orders sent with --dry-run)")
-    .argument("<strategy>", "strategy id (see `hl strategies`)")
-    .option("-i, --instrument <name>", "instrument, e.g. ETH-PERP, VXX-USDYP", "ETH-PERP")
+    .argument("[strategy]", "strategy id (see `hl strategies`); optional with --config")
+    .option("-i, --instrument <name>", "instrument, e.g. ETH-PERP, VXX-USDYP (default ETH-PERP)")
+    .option(
+      "-c, --config <file>",
+      "run config, YAML or JSON: strategy, instrument, tick, params, risk (flags win)",
+    )
     .option("-t, --tick <seconds>", "seconds between ticks (default: TICK_INTERVAL, else 10)")
     .option("--max-ticks <n>", "stop after this many ticks of this run (0 = run until stopped)", "0")
     .option("--mock", "trade on the paper network (the sim world, started if not running)")
@@ -83,11 +91,19 @@ export function register(program: Command): void {
       "exchange cancels all the account's orders this long after the engine stops renewing (0 = off; default: live max(60, 6 ticks), paper off)",
     )
     .option("--model <name>", "LLM model for llm_agent (default: LLM_MODEL, else the provider's default)")
-    .action(async (strategy: string, opts: RunOptions & { fresh?: boolean }) => {
+    .action(async (strategyArg: string | undefined, opts: RunOptions & { fresh?: boolean }) => {
+      const file = opts.config ? readRunConfig(opts.config) : undefined;
+      const strategy = strategyArg ?? file?.strategy;
+      if (!strategy) throw new UserError("name a strategy, or give a run config with --config FILE");
+      const instrument = opts.instrument ?? file?.instrument ?? "ETH-PERP";
       if (opts.mainnet && opts.network && opts.network !== "mainnet") {
         throw new UserError(`--mainnet contradicts --network ${opts.network}`);
       }
-      const tickRaw = opts.tick ?? process.env.TICK_INTERVAL ?? "10";
+      const tickRaw =
+        opts.tick ??
+        (file?.tick !== undefined ? String(file.tick) : undefined) ??
+        process.env.TICK_INTERVAL ??
+        "10";
       const tickSeconds = positiveNumber(tickRaw, "--tick", true);
       const maxTicks = positiveNumber(opts.maxTicks, "--max-ticks", true);
       if (!Number.isInteger(maxTicks))
@@ -101,11 +117,16 @@ export function register(program: Command): void {
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
       const out = (line: string) => process.stdout.write(`${line}\n`);
+      const strays = alerterFromEnv(`hl run ${strategy} (${network ?? resolveNetwork(undefined)})`);
+      const release = keepRunningOnStrayErrors({
+        log: (line) => process.stderr.write(`${line}\n`),
+        alert: (text) => strays.send("crash", text),
+      });
       try {
         const started = Date.now();
         const r = await runStrategy({
           strategy,
-          instrument: opts.instrument,
+          instrument,
           tickSeconds,
           maxTicks,
           mock: opts.mock === true,
@@ -113,8 +134,9 @@ export function register(program: Command): void {
           ...(network ? { network } : {}),
           resume: opts.fresh !== true,
           dataDir: dir,
-          params: parsePairs(opts.param, "--param"),
-          risk: parsePairs(opts.risk, "--risk"),
+          recordsDir: opts.dataDir ?? dataDir(),
+          params: { ...file?.params, ...parsePairs(opts.param, "--param") },
+          risk: { ...file?.risk, ...parsePairs(opts.risk, "--risk") },
           requoteBps: positiveNumber(opts.requoteBps, "--requote-bps", true),
           ...(opts.deadMan !== undefined ? { deadManSeconds: deadManOption(opts.deadMan) } : {}),
           ...(opts.model ? { model: opts.model } : {}),
@@ -147,6 +169,8 @@ export function register(program: Command): void {
         if (r.stopReason === "halted")
           throw new UserError(`risk hard stop: ${r.haltReason ?? "limit breached"}`);
       } finally {
+        release();
+        await strays.flush();
         process.removeListener("SIGINT", onSignal);
         process.removeListener("SIGTERM", onSignal);
       }

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { simPort } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { runParity } from "../engine/parity.ts";
 import { startSimWorld } from "../sim/world.ts";
+import { acquireRunLock } from "../store/run-lock.ts";
 
 interface ServeOptions {
   port?: string;
@@ -13,6 +14,7 @@ interface ServeOptions {
   seed?: string;
   speed?: string;
   startingBalance?: string;
+  dataDir?: string;
 }
 
 function intOption(name: string, raw: string, min: number, max: number): number {
@@ -39,6 +41,10 @@ export function register(program: Command): void {
     .option("--seed <n>", "market model seed: the same seed gives the same market (default 1)")
     .option("--speed <x>", "sim clock multiplier (default 1)")
     .option("--starting-balance <usdc>", "USDC credited to each new address (default 10000)")
+    .option(
+      "--data-dir <dir>",
+      "keep the world's state in <dir>/sim and restore it on start (default DATA_DIR when set, else none)",
+    )
     .action(async (opts: ServeOptions) => {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
       const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
@@ -51,10 +57,15 @@ export function register(program: Command): void {
           `--starting-balance must be a USDC amount such as 10000, got "${startingBalance}"`,
         );
       }
+      const dir = opts.dataDir ?? (process.env.DATA_DIR || undefined);
+      const stateDir = dir === undefined ? undefined : join(resolve(dir), "sim");
+      // One process runs a saved world at a time: one-off paper commands wait for this lock.
+      const lock = stateDir === undefined ? undefined : acquireRunLock(stateDir, "world", "hl sim serve");
       let world: Awaited<ReturnType<typeof startSimWorld>>;
       try {
-        world = await startSimWorld({ port, host: opts.host, seed, speed, startingBalance });
+        world = await startSimWorld({ port, host: opts.host, seed, speed, startingBalance, stateDir });
       } catch (err) {
+        lock?.release();
         const code = (err as NodeJS.ErrnoException).code;
         if (code === "EADDRINUSE") {
           throw new UserError(
@@ -65,7 +76,7 @@ export function register(program: Command): void {
           throw new UserError(`cannot listen on --host ${opts.host}`);
         throw err;
       }
-      process.stdout.write(`sim world listening on ${world.url} (seed ${seed}, speed ${speed})\n`);
+      process.stdout.write(`sim world listening on ${world.url} (seed ${world.seed}, speed ${speed})\n`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);
@@ -73,6 +84,7 @@ export function register(program: Command): void {
       // A second signal while closing means "now".
       process.once(signal, () => process.exit(130));
       await world.close();
+      lock?.release();
     });
 
   sim

@@ -56,45 +56,69 @@ export function register(program: Command): void {
       "data directory root; reads <dir>/cli/state.db (default: DATA_DIR, else ./data)",
     )
     .option("--json", "print the status object (same shape as GET /api/status)")
-    .action((opts: { dataDir?: string; json?: boolean }) => {
-      const path = join(opts.dataDir ?? dataDir(), "cli", "state.db");
-      const kv = existsSync(path) ? readKvFile(path) : {};
-      const status = statusFromKv(kv);
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(status)}\n`);
-        return;
+    .option("-w, --watch", "refresh until Ctrl-C")
+    .option("--interval <seconds>", "seconds between refreshes with --watch", "5")
+    .action(async (opts: { dataDir?: string; json?: boolean; watch?: boolean; interval: string }) => {
+      if (!opts.watch) return showStatus(opts);
+      const seconds = Number(opts.interval);
+      if (!(seconds > 0))
+        throw new UserError(`--interval must be a positive number of seconds, got "${opts.interval}"`);
+      const stop = new AbortController();
+      for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => stop.abort());
+      while (!stop.signal.aborted) {
+        if (process.stdout.isTTY) process.stdout.write("\x1b[2J\x1b[H");
+        showStatus(opts);
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, seconds * 1000);
+          const wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+          stop.signal.addEventListener("abort", wake, { once: true });
+        });
       }
-      if (status.status === "stopped") {
-        process.stdout.write("No state found. Is the engine running? (hl run STRATEGY --mock)\n");
-        return;
-      }
-      const run = parseJson(kv.run) as
-        | { status?: string; mode?: string; network?: string; heartbeat_ms?: number }
-        | undefined;
-      const risk = parseJson(kv.risk) as
-        | {
-            state?: {
-              reduce_only?: boolean;
-              reasons?: string[];
-              halted?: boolean;
-              halt_reason?: string;
-              drawdown?: string;
-              daily_pnl?: string;
-            };
-          }
-        | undefined;
-      const started = Number(parseJson(kv.start_time_ms) ?? 0);
-      const lines = [
-        "=== hl-agent strategy engine ===",
-        `Strategy: ${status.engine} | Instrument: ${status.instrument} | Mode: ${run?.mode ?? "?"} (${run?.network ?? "?"}) | Run: ${run?.status ?? "?"}`,
-        `Ticks: ${status.tick_count} | Since: ${started ? new Date(started).toISOString() : "?"} | Last tick: ${run?.heartbeat_ms ? new Date(run.heartbeat_ms).toISOString() : "?"}`,
-        `Orders: ${status.total_orders} placed, ${status.total_fills} fills`,
-        `Position: ${status.position_qty}`,
-        `PnL: unrealized ${status.unrealized_pnl} | realized (net of fees) ${status.realized_pnl}`,
-        `Risk: ${risk?.state?.halted ? `HALTED (${risk.state.halt_reason})` : risk?.state?.reduce_only ? `REDUCE-ONLY (${(risk.state.reasons ?? []).join(", ")})` : "OK"} | drawdown ${risk?.state?.drawdown ?? "0"} | daily PnL ${risk?.state?.daily_pnl ?? "0"}`,
-      ];
-      process.stdout.write(`${lines.join("\n")}\n`);
     });
+}
+
+/** One status print of `hl status` (text or --json). */
+function showStatus(opts: { dataDir?: string; json?: boolean }): void {
+  const path = join(opts.dataDir ?? dataDir(), "cli", "state.db");
+  const kv = existsSync(path) ? readKvFile(path) : {};
+  const status = statusFromKv(kv);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(status)}\n`);
+    return;
+  }
+  if (status.status === "stopped") {
+    process.stdout.write("No state found. Is the engine running? (hl run STRATEGY --mock)\n");
+    return;
+  }
+  const run = parseJson(kv.run) as
+    | { status?: string; mode?: string; network?: string; heartbeat_ms?: number }
+    | undefined;
+  const risk = parseJson(kv.risk) as
+    | {
+        state?: {
+          reduce_only?: boolean;
+          reasons?: string[];
+          halted?: boolean;
+          halt_reason?: string;
+          drawdown?: string;
+          daily_pnl?: string;
+        };
+      }
+    | undefined;
+  const started = Number(parseJson(kv.start_time_ms) ?? 0);
+  const lines = [
+    "=== hl-agent strategy engine ===",
+    `Strategy: ${status.engine} | Instrument: ${status.instrument} | Mode: ${run?.mode ?? "?"} (${run?.network ?? "?"}) | Run: ${run?.status ?? "?"}`,
+    `Ticks: ${status.tick_count} | Since: ${started ? new Date(started).toISOString() : "?"} | Last tick: ${run?.heartbeat_ms ? new Date(run.heartbeat_ms).toISOString() : "?"}`,
+    `Orders: ${status.total_orders} placed, ${status.total_fills} fills`,
+    `Position: ${status.position_qty}`,
+    `PnL: unrealized ${status.unrealized_pnl} | realized (net of fees) ${status.realized_pnl}`,
+    `Risk: ${risk?.state?.halted ? `HALTED (${risk.state.halt_reason})` : risk?.state?.reduce_only ? `REDUCE-ONLY (${(risk.state.reasons ?? []).join(", ")})` : "OK"} | drawdown ${risk?.state?.drawdown ?? "0"} | daily PnL ${risk?.state?.daily_pnl ?? "0"}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** The param docs of the strategy `id` (an alias works too), or of every strategy when none is given. */

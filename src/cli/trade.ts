@@ -5,6 +5,7 @@ import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type { OrderResult, Side, TimeInForce } from "../exchange/index.ts";
 import { canonicalInstrument, openClientSession, RoundingError } from "../exchange/index.ts";
+import { placeResolved } from "../exchange/order-outcome.ts";
 import { requireMainnetConsent } from "./mainnet.ts";
 
 interface TradeOptions {
@@ -59,7 +60,14 @@ export function register(program: Command): void {
         }
         let result: OrderResult;
         try {
-          result = await client.order({ instrument: market.instrument, side, size, price: limit, tif });
+          // A lost answer is resolved by the order's cloid: the result is what really happened.
+          result = await placeResolved(client, {
+            instrument: market.instrument,
+            side,
+            size,
+            price: limit,
+            tif,
+          });
         } catch (err) {
           if (err instanceof RoundingError) throw new UserError(`${market.instrument}: ${err.message}`);
           throw err;

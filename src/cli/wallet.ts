@@ -1,15 +1,17 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { resolveNetwork } from "../config/env.ts";
+import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { openClientSession } from "../exchange/index.ts";
 import { createKeystore, walletAuto } from "../wallet/auto.ts";
+import { bootstrap } from "../wallet/bootstrap.ts";
 import { approveBuilderFee, builderConfig, builderStatus, feePercentString } from "../wallet/builder.ts";
 import { listWallets, NO_KEYSTORES_TEXT } from "../wallet/keystore-store.ts";
 import type { Hex } from "../wallet/keystore-v3.ts";
 import { resolvePrivateKey, resolvePrivateKeyIfAny } from "../wallet/resolve-key.ts";
 import { setupCheck } from "../wallet/setup-check.ts";
+import { claimUsdyp, NUNCHI_API_URL } from "../wallet/usdyp-claim.ts";
 
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -213,7 +215,49 @@ function registerBuilder(program: Command): void {
 }
 
 function registerSetup(program: Command): void {
-  const setup = program.command("setup").description("Environment checks");
+  const setup = program.command("setup").description("Environment checks and one-time setup");
+  setup
+    .command("bootstrap")
+    .description("First run: check Node.js, create the data directory, run the environment check")
+    .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
+    .action(async (opts: { network?: string; dataDir?: string }) => {
+      const r = await bootstrap({ dataDir: opts.dataDir ?? dataDir(), network: opts.network });
+      out(`  OK  Node.js ${r.node}`);
+      out(`  OK  data directory ${r.dataDir}`);
+      for (const line of r.check.ok) out(`  OK  ${line}`);
+      for (const line of r.check.issues) out(`  !!  ${line}`);
+      out(`\nBootstrap complete. Next: ${r.next}`);
+    });
+  setup
+    .command("claim-usdyp")
+    .description("Claim testnet USDyP (collateral of the YEX markets) for the configured wallet")
+    .option("--address <address>", "claim for this address (default: the configured wallet)")
+    .option(
+      "--url <url>",
+      `claim service base URL (default: USDYP_CLAIM_URL, else the sim world on paper, else ${NUNCHI_API_URL})`,
+    )
+    .option("--network <network>", "whose wallet: testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--json", "print JSON for machines")
+    .action(async (opts: { address?: string; url?: string; network?: string; json?: boolean }) => {
+      const network = resolveNetwork(opts.network);
+      if (network === "mainnet") throw new UserError("USDyP is claimed on testnet only");
+      const session = await openClientSession({ network });
+      try {
+        const address = opts.address ?? session.client.address;
+        if (!address)
+          throw new UserError("no wallet configured: run 'hl wallet auto' first, or pass --address");
+        const base =
+          opts.url ||
+          process.env.USDYP_CLAIM_URL ||
+          (network === "paper" ? session.client.apiUrl : NUNCHI_API_URL);
+        if (!opts.json) out(`Claiming USDyP for ${address} at ${base} ...`);
+        const r = await claimUsdyp(base, address);
+        out(opts.json ? JSON.stringify(r, null, 2) : `Claimed: ${JSON.stringify(r.body)}`);
+      } finally {
+        await session.close();
+      }
+    });
   setup
     .command("check")
     .description("Check SDK, key source, network, builder fee approval, LLM key and data dir")

@@ -4,11 +4,13 @@ import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
 import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
 import { evaluateDsl, newDslState } from "../guard/dsl.ts";
 import { listGuards } from "../guard/store.ts";
 import { runReview } from "../review/review-hook.ts";
+import { configuredVault, configuredVaultContext, vaultSummary } from "../review/vault-notes.ts";
 import { formatMovers, formatMoversPreset, formatScan, formatScannerPreset } from "../signals/format.ts";
 import { moversHistoryPath, readHistory, scannerHistoryPath } from "../signals/history.ts";
 import type { MoversScan } from "../signals/movers.ts";
@@ -19,8 +21,10 @@ import { SCANNER_PRESETS, scannerConfig } from "../signals/scanner-config.ts";
 import { CandleCache } from "../signals/source.ts";
 import { readJson } from "../store/atomic.ts";
 import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES, type WolfConfigInput } from "../wolf/config.ts";
-import { StandaloneGuard } from "../wolf/dsl-runner.ts";
+import { runGuardLoop } from "../wolf/dsl-guard-loop.ts";
+import { givenEntry, StandaloneGuard } from "../wolf/dsl-runner.ts";
 import { HlWolfPort } from "../wolf/hl-port.ts";
+import { migratePredecessorWolfState } from "../wolf/predecessor.ts";
 import { WolfRunner } from "../wolf/runner.ts";
 import { dslDir, loadWolfState } from "../wolf/state.ts";
 import { NO_STATE_TEXT, usd, wolfStatusText } from "../wolf/status.ts";
@@ -116,6 +120,13 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     process.stderr.write(
       `Mode: ${network === "paper" ? "PAPER (sim world)" : `LIVE (${network})`}\nBudget: $${config.total_budget.toLocaleString("en-US")}  |  Slots: ${config.max_slots}  |  Leverage: ${config.leverage.toFixed(1)}x  |  Margin/slot: $${Math.round(config.margin_per_slot).toLocaleString("en-US")}  |  Tick: ${config.tick_interval_s}s\n`,
     );
+    const kept = migratePredecessorWolfState(dir, Date.now());
+    if (kept)
+      process.stderr.write(
+        `Migrated the predecessor's WOLF state to this format; the original is kept at ${kept}\n`,
+      );
+    const vault = configuredVaultContext();
+    if (vault) process.stderr.write(`${vaultSummary(vault)}\n`);
     const runner = await WolfRunner.open({
       alerter: alerterFromEnv(`WOLF (${network})`),
       port: new HlWolfPort(s.client),
@@ -131,6 +142,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
           dataDir: ctx.dataDir,
           reason: ctx.reason,
           nowMs: ctx.nowMs,
+          vault: configuredVault(),
           autoTune: { getConfig: () => ctx.config, apply: (next) => Object.assign(ctx.config, next) },
         });
         process.stderr.write(
@@ -298,16 +310,29 @@ function registerDsl(program: Command): void {
     .option("-l, --leverage <x>", "leverage the ROE is measured at", num("--leverage"), 10)
     .option("-t, --tick <seconds>", "poll interval besides the price stream", num("--tick"), 5)
     .option("--max-ticks <n>", "stop after n polls (0 = until closed)", num("--max-ticks"), 0)
+    .option("-e, --entry <price>", "guard this entry price instead of the exchange's position (with -s, -d)")
+    .option("-s, --size <size>", "position size of the given entry")
+    .option("-d, --direction <side>", "long | short, of the given entry")
+    .option("--dry-run", "report what the stop would do; never send the close")
     .action(
       async (
         instrument: string,
-        o: NetOpts & { preset: string; leverage: number; tick: number; maxTicks: number },
+        o: NetOpts & { preset: string; leverage: number; tick: number; maxTicks: number } & {
+          entry?: string;
+          size?: string;
+          direction?: string;
+          dryRun?: boolean;
+        },
       ) => {
+        const given = givenEntry(o);
         const s = await session(o);
+        const say = (l: string) => process.stdout.write(`${l}\n`);
+        const alerter = alerterFromEnv(`hl dsl start (${networkOf(o)})`);
+        const alert = (text: string) => alerter.send("crash", text);
+        const release = keepRunningOnStrayErrors({ log: (l) => process.stderr.write(`${l}\n`), alert });
         try {
           const market = await s.client.market(instrument);
           const port = new HlWolfPort(s.client);
-          const say = (l: string) => process.stdout.write(`${l}\n`);
           const guard = await StandaloneGuard.open({
             port,
             coin: market.coin,
@@ -315,27 +340,26 @@ function registerDsl(program: Command): void {
             preset: o.preset,
             leverage: o.leverage,
             log: say,
+            alert,
+            ...(given ? { given } : {}),
+            dryRun: o.dryRun === true,
           });
           const g = guard.guard;
           say(
             `Guarding ${g.state.instrument} ${g.config.direction} ${g.state.position_size} @ ${g.state.entry_price} | ${o.preset} | ${o.leverage}x | state ${join(dataDirOf(o), "dsl", `${g.state.position_id}.json`)}`,
           );
-          const unsubscribe = await port
-            .subscribeMids((mids) => {
-              const px = mids[market.coin];
-              if (px !== undefined) void guard.onPrice(Number(px));
-            })
-            .catch(() => undefined);
-          const ac = stopSignal();
-          for (let n = 0; !guard.done && !ac.signal.aborted && (o.maxTicks === 0 || n < o.maxTicks); n++) {
-            const px = (await port.mids())[market.coin];
-            const r = px === undefined ? undefined : await guard.onPrice(Number(px));
-            if (r) say(`${px}  ${r.action}  floor=${r.effective_floor.toFixed(4)}  ${r.reason}`);
-            if (guard.done) break;
-            await new Promise((res) => setTimeout(res, o.tick * 1000));
-          }
-          await unsubscribe?.();
+          await runGuardLoop({
+            guard,
+            port,
+            coin: market.coin,
+            tickMs: o.tick * 1000,
+            maxTicks: o.maxTicks,
+            signal: stopSignal().signal,
+            log: say,
+          });
         } finally {
+          release();
+          await alerter.flush();
           await s.close();
         }
       },

@@ -2,6 +2,8 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import type { SessionSnapshot } from "../review/memory.ts";
+import type { StrategyRecords } from "../review/strategy-records.ts";
 import type {
   Advice,
   AdviceRequest,
@@ -11,8 +13,16 @@ import type {
   MarketSnapshot,
 } from "../strategies/sdk.ts";
 import { CloidFactory, engineTag, planOrders } from "./order-manager.ts";
-import type { GatewayFill, GatewayOrder, InstrumentSpec, MarketDataPort, OrderGateway } from "./ports.ts";
+import type {
+  CancelResult,
+  GatewayFill,
+  GatewayOrder,
+  InstrumentSpec,
+  MarketDataPort,
+  OrderGateway,
+} from "./ports.ts";
 import { Position, type PositionJson } from "./position.ts";
+import { RejectionPolicy } from "./rejection-policy.ts";
 import {
   drawdownPct,
   evaluateRisk,
@@ -59,6 +69,8 @@ export interface EngineOptions {
   deadManMs?: number;
   /** Operator alerts (risk hard stop, reduce-only); default: none. */
   alerter?: Alerter;
+  /** Journal of closed positions and session memory events; default: none. */
+  records?: StrategyRecords;
 }
 
 export interface OrderStats {
@@ -107,6 +119,7 @@ export class Engine {
   private readonly cloids: CloidFactory;
   private position: Position;
   private risk: RiskState = initialRiskState();
+  private readonly refusals = new RejectionPolicy();
   private stats: OrderStats = emptyStats();
   private strategyState: unknown;
   private tickCount = 0;
@@ -146,6 +159,7 @@ export class Engine {
     try {
       if (this.o.resume) this.restore();
       await this.reconcile();
+      this.o.records?.session("session_start", this.sessionSnapshot(), this.now());
       if (this.risk.halted) this.halt(this.risk.halt_reason);
       let failures = 0;
       while (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks)) {
@@ -165,6 +179,7 @@ export class Engine {
       }
     } finally {
       await this.shutdown();
+      this.o.records?.session("session_end", this.sessionSnapshot(), this.now());
       await this.o.alerter?.flush();
     }
     return {
@@ -290,6 +305,10 @@ export class Engine {
     } catch (e) {
       this.log(`T${this.tickCount + 1} strategy error: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const gated = this.refusals.gate(intents, this.now());
+    if (gated.held)
+      this.log(`T${this.tickCount + 1} holding orders back after the exchange refused: ${gated.held}`);
+    intents = gated.intents;
     const { approved, rejected } = filterIntents(this.o.limits, intents, {
       positionQty: this.position.qty.toNumber(),
       mid: snap.mid,
@@ -301,10 +320,14 @@ export class Engine {
       requoteBps: this.o.requoteBps,
       cloids: this.cloids,
     });
+    let stuck = 0;
     if (plan.cancel.length > 0) {
-      await this.o.gateway.cancel(this.o.instrument, plan.cancel);
-      this.stats.total_cancelled += plan.cancel.length;
+      const { failed } = await this.o.gateway.cancel(this.o.instrument, plan.cancel);
+      this.stats.total_cancelled += plan.cancel.length - failed.length;
+      if (failed.length > 0) stuck = await this.stillResting(failed);
     }
+    // A quote that could not be cancelled may still rest: new quotes now could double it.
+    if (stuck > 0) plan.place = [];
     let sent = 0;
     let refused = rejected.length;
     let resting = open.length - plan.cancel.length;
@@ -319,6 +342,17 @@ export class Engine {
         if (out.status === "resting") resting += 1;
       }
       if (reasons.size > 0) this.log(`T${this.tickCount + 1} exchange refused: ${[...reasons].join("; ")}`);
+      this.refusals.learn(
+        outcomes.flatMap((o) => (o.status === "rejected" ? [o.message] : [])),
+        this.now(),
+      );
+      const fatal = this.refusals.stopFor;
+      if (fatal) {
+        this.log(`stopping: the exchange refused with "${fatal.message}", which no retry can fix`);
+        this.o.alerter?.send("halt", `stopping: the exchange refused: ${fatal.message}`);
+        this.stopReason = "halted";
+        this.stopRequested = true;
+      }
       this.stats.total_placed += sent;
       this.stats.total_rejected += outcomes.length - sent;
     }
@@ -378,6 +412,20 @@ export class Engine {
     }
   }
 
+  /** After refused cancels: how many of those orders still rest (gone ones were filled or cancelled meanwhile). */
+  private async stillResting(failed: CancelResult["failed"]): Promise<number> {
+    const open = new Set((await this.ourOpenOrders()).map((o) => o.oid));
+    const stuck = failed.filter((f) => open.has(f.order.oid));
+    // An order that filled just before its cancel is the usual case, and no harm.
+    if (stuck.length > 0) {
+      const reasons = [...new Set(stuck.map((f) => f.message))].join("; ");
+      this.log(
+        `T${this.tickCount + 1} cancel failed for ${stuck.length} order(s) still resting (${reasons}); no new quotes this tick`,
+      );
+    }
+    return stuck.length;
+  }
+
   private async ourOpenOrders(): Promise<GatewayOrder[]> {
     return (await this.o.gateway.openOrders(this.o.instrument)).filter((x) => this.cloids.owns(x.cloid));
   }
@@ -389,17 +437,27 @@ export class Engine {
     const fresh = (await this.o.gateway.fills(this.o.instrument, cursor.time_ms))
       .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen.has(f.id)))
       .sort((a, b) => a.timeMs - b.timeMs);
-    if (fresh.length === 0) return 0;
+    // Other instruments' fills move the cursor too, or every tick would fetch them all again.
+    const through = this.o.gateway.accountFillsThroughMs?.() ?? 0;
+    if (fresh.length === 0) {
+      if (through > cursor.time_ms) this.stats.fill_cursor = { time_ms: through, ids: [] };
+      return 0;
+    }
     const records: TradeRecord[] = [];
     for (const f of fresh) {
+      const before = { qty: this.position.qty, avg: this.position.avg };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
+      this.o.records?.onFill(f, before, this.position, {
+        ours: this.cloids.owns(f.cloid),
+        risk: this.lastMode,
+      });
       if (!this.journaled.delete(f.id)) records.push(this.record(f));
       this.recentFills = [
         { side: f.side, price: Number(f.price), size: Number(f.size), timestampMs: f.timeMs },
         ...this.recentFills,
       ].slice(0, RECENT_FILLS);
     }
-    const last = fresh[fresh.length - 1]!.timeMs;
+    const last = Math.max(fresh[fresh.length - 1]!.timeMs, through);
     const idsAtLast = fresh.filter((f) => f.timeMs === last).map((f) => f.id);
     this.stats.fill_cursor = {
       time_ms: last,
@@ -423,6 +481,17 @@ export class Engine {
       strategy: this.o.strategy.id,
       ...(f.cloid ? { cloid: f.cloid } : {}),
       fill_id: f.id,
+    };
+  }
+
+  private sessionSnapshot(): SessionSnapshot {
+    const open = !this.position.qty.isZero();
+    const pnl = this.position.netPnl();
+    return {
+      tick_count: this.tickCount,
+      total_pnl: wire(pnl),
+      active_slots: open ? 1 : 0,
+      total_trades: this.stats.total_filled,
     };
   }
 

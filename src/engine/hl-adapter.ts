@@ -1,8 +1,11 @@
 import { dec, num } from "../core/decimal.ts";
+import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
+import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
 import type { Market } from "../exchange/symbols.ts";
 import type { BookLevel, Candle, MarketNeeds, MarketSnapshot } from "../strategies/sdk.ts";
 import type {
+  CancelResult,
   Cloid,
   GatewayFill,
   GatewayOrder,
@@ -120,25 +123,42 @@ export class HlMarketData implements MarketDataPort {
   }
 }
 
-/** Orders, fills and positions over HlClient; every order carries our cloid. */
+/**
+ * Orders, fills and positions over HlClient; every order carries our cloid. An order batch whose answer
+ * was lost is resolved by cloid before this gateway sends anything else: `place` waits for the
+ * resolution and returns what really happened, and while it cannot be resolved, every later `place`
+ * throws without sending.
+ */
 export class HlGateway implements OrderGateway {
+  private unresolved: PendingOrder[] = [];
+  /** Newest account fill (any coin) the last fills read saw. */
+  private throughMs: number | undefined;
+
   constructor(
     private readonly client: HlClient,
     private readonly market: HlMarketData,
   ) {}
 
   async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
-    const results = await this.client.orders(
-      orders.map((o) => ({
-        instrument: o.instrument,
-        side: o.side,
-        price: o.price,
-        size: o.size,
-        tif: o.tif,
-        reduceOnly: o.reduceOnly,
-        cloid: o.cloid,
-      })),
-    );
+    await this.resolvePending();
+    let results: OrderResult[];
+    try {
+      results = await this.client.orders(
+        orders.map((o) => ({
+          instrument: o.instrument,
+          side: o.side,
+          price: o.price,
+          size: o.size,
+          tif: o.tif,
+          reduceOnly: o.reduceOnly,
+          cloid: o.cloid,
+        })),
+      );
+    } catch (err) {
+      if (!(err instanceof OrderOutcomeUnknownError)) throw err;
+      this.unresolved = [...err.pending];
+      results = await this.resolvePending();
+    }
     return results.map((r): PlaceOutcome => {
       if (r.status === "resting") return { status: "resting", oid: String(r.oid) };
       if (r.status === "filled") return { status: "filled", oid: String(r.oid) };
@@ -146,9 +166,35 @@ export class HlGateway implements OrderGateway {
     });
   }
 
-  /** Cancels each order; one that is already gone (filled meanwhile) is not an error. */
-  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void> {
-    await Promise.allSettled(orders.map((o) => this.client.cancel({ instrument, oid: Number(o.oid) })));
+  /** Resolve the orders of a lost answer, oldest first; what stays unknown stays pending (and throws). */
+  private async resolvePending(): Promise<OrderResult[]> {
+    const out: OrderResult[] = [];
+    while (this.unresolved.length > 0) {
+      out.push(await this.client.resolveOrder(this.unresolved[0]!));
+      this.unresolved.shift();
+    }
+    return out;
+  }
+
+  /** Cancels the batch in one exchange call and reports each order the exchange did not cancel. */
+  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
+    if (orders.length === 0) return { failed: [] };
+    try {
+      const refusals = await this.client.cancelMany(
+        orders.map((o) =>
+          o.oid ? { instrument, oid: Number(o.oid) } : { instrument, ...(o.cloid ? { cloid: o.cloid } : {}) },
+        ),
+      );
+      return {
+        failed: orders.flatMap((order, i) => {
+          const message = refusals[i];
+          return message === undefined ? [] : [{ order, message }];
+        }),
+      };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { failed: orders.map((order) => ({ order, message })) };
+    }
   }
 
   scheduleCancelAll(atMs: number | null): Promise<void> {
@@ -166,12 +212,14 @@ export class HlGateway implements OrderGateway {
         side: o.side === "B" ? "buy" : "sell",
         price: o.limitPx,
         size: o.sz,
+        ...(o.reduceOnly ? { reduceOnly: true } : {}),
       }));
   }
 
   async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
     const m = await this.market.market(instrument);
     const all = await this.client.userFillsSince({ startTime: sinceMs });
+    this.throughMs = all.reduce((t, f) => Math.max(t, f.time), this.throughMs ?? 0);
     return all
       .filter((f) => f.coin === m.coin)
       .map((f) => ({
@@ -184,6 +232,10 @@ export class HlGateway implements OrderGateway {
         fee: f.fee,
         timeMs: f.time,
       }));
+  }
+
+  accountFillsThroughMs(): number | undefined {
+    return this.throughMs;
   }
 
   async position(instrument: string): Promise<{ qty: string; entryPx: string }> {

@@ -80,6 +80,7 @@ export function planOrders(
       const idx = unmatched.findIndex(
         (u) =>
           u.side === o.side &&
+          (u.reduceOnly === true) === (o.reduceOnly === true) &&
           dec(u.price).minus(want).abs().div(want).times(10_000).lte(opts.requoteBps) &&
           dec(u.size).lte(size) &&
           dec(u.size).gte(size.div(2)),

@@ -1,6 +1,7 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
+  CancelResult,
   Cloid,
   GatewayFill,
   GatewayOrder,
@@ -11,6 +12,9 @@ import type {
   PlaceRequest,
   TradePrint,
 } from "./ports.ts";
+
+/** The exchange refuses an order worth less than this unless it only reduces (its text is kept). */
+const MIN_ORDER_VALUE_USD = 10;
 
 export interface PaperOptions {
   /** Fee rates in bps of notional (Hyperliquid base tier: taker 4.5, maker 1.5). */
@@ -212,6 +216,9 @@ export class PaperGateway implements OrderGateway {
     if (o.tif === "Alo" && best && crosses(best.px)) {
       return { status: "rejected", message: "Post only order would have immediately matched" };
     }
+    if (!o.reduceOnly && limit.times(o.size).lt(MIN_ORDER_VALUE_USD)) {
+      return { status: "rejected", message: "Order must have minimum value of $10." };
+    }
     const oid = this.nextOid();
     let left = dec(o.size);
     if (o.reduceOnly) left = D.min(left, this.reducible(o.instrument, o.side));
@@ -240,6 +247,7 @@ export class PaperGateway implements OrderGateway {
         size: wire(left),
         queueAhead: dec(displayedAt(own, Number(o.price), o.side === "buy") ?? 0),
         sinceMs: s.timestampMs,
+        ...(o.reduceOnly ? { reduceOnly: true } : {}),
       });
       return { status: "resting", oid };
     }
@@ -248,19 +256,18 @@ export class PaperGateway implements OrderGateway {
       : { status: "rejected", message: "IOC order could not match" };
   }
 
-  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void> {
+  async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
     for (const c of orders) {
       const i = this.resting.findIndex((r) => r.instrument === instrument && r.oid === c.oid);
       if (i >= 0) this.resting.splice(i, 1);
     }
+    return { failed: [] };
   }
 
   async openOrders(instrument: string): Promise<GatewayOrder[]> {
     return this.resting
       .filter((r) => r.instrument === instrument)
-      .map(({ oid, cloid, side, price, size }) =>
-        cloid ? { oid, cloid, side, price, size } : { oid, side, price, size },
-      );
+      .map(({ instrument: _i, ...order }) => order);
   }
 
   async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {

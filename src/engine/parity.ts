@@ -17,6 +17,7 @@ import type { MarketSnapshot } from "../strategies/sdk.ts";
 import { Engine } from "./engine.ts";
 import { PaperGateway } from "./paper-gateway.ts";
 import type {
+  CancelResult,
   Cloid,
   GatewayFill,
   GatewayOrder,
@@ -162,13 +163,22 @@ class VenueGateway implements OrderGateway {
     });
   }
 
-  async cancel(_instrument: string, orders: readonly GatewayOrder[]): Promise<void> {
-    if (orders.length === 0) return;
-    this.venue.exchange(
+  async cancel(_instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
+    if (orders.length === 0) return { failed: [] };
+    const r = this.venue.exchange(
       { type: "cancel", cancels: orders.map((o) => ({ a: ASSET, o: Number(o.oid) })) },
       TRADER,
       this.venue.now(),
     );
+    if (r.status === "err") return { failed: orders.map((order) => ({ order, message: r.response })) };
+    const statuses = (r.response.data as { statuses: (string | { error?: string })[] }).statuses;
+    const failed: CancelResult["failed"] = [];
+    statuses.forEach((s, i) => {
+      const order = orders[i];
+      if (order && s !== "success")
+        failed.push({ order, message: typeof s === "string" ? s : String(s.error) });
+    });
+    return { failed };
   }
 
   async openOrders(): Promise<GatewayOrder[]> {

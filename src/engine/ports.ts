@@ -53,6 +53,7 @@ export interface GatewayOrder {
   side: Side;
   price: string;
   size: string;
+  reduceOnly?: boolean;
 }
 
 /** One execution of ours as the exchange reports it. `id` is unique per fill (trade id). */
@@ -67,12 +68,23 @@ export interface GatewayFill {
   timeMs: number;
 }
 
+/** The orders a cancel could not remove, each with the venue's reason (it may still rest). */
+export interface CancelResult {
+  failed: { order: GatewayOrder; message: string }[];
+}
+
 export interface OrderGateway {
   place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]>;
-  cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<void>;
+  /** Cancel a batch (one venue call); every refusal is reported, none is thrown. */
+  cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult>;
   openOrders(instrument: string): Promise<GatewayOrder[]>;
   /** Fills on the instrument with time ≥ sinceMs, oldest first. */
   fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
+  /**
+   * Time of the account's newest fill (any instrument) seen by the last `fills` call, where the venue
+   * reads the whole account's fills: the cursor may move past them so the next read skips them.
+   */
+  accountFillsThroughMs?(): number | undefined;
   /** The account's net position on the instrument (signed) and its entry price. */
   position(instrument: string): Promise<{ qty: string; entryPx: string }>;
   /** Dead man's switch, where the venue has one: cancel all the account's orders at `atMs` (null: disarm). */

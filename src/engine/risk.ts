@@ -203,7 +203,11 @@ export function filterIntents(
       rejected.push({ intent: o, reason: reduceOnly ? "reduce-only" : "position/notional limit" });
       continue;
     }
-    const kept = size === o.size ? o : { ...o, size };
+    // What may only reduce says so on the wire, so the exchange itself refuses an increase.
+    const kept =
+      size === o.size && (!reduceOnly || o.reduceOnly)
+        ? o
+        : { ...o, size, ...(reduceOnly ? { reduceOnly: true } : {}) };
     approved.push(kept);
     if (o.side === "buy") buys += size;
     else sells += size;

@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
@@ -5,6 +6,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { StrategyRecords } from "../review/strategy-records.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
 import { findStrategy, STRATEGY_IDS } from "../strategies/catalog.ts";
 import type { AnyStrategy } from "../strategies/sdk.ts";
@@ -13,6 +15,7 @@ import { HlGateway, HlMarketData } from "./hl-adapter.ts";
 import { createLlmAdvisor, resolveLlmConfig } from "./llm-advisor.ts";
 import { PaperGateway } from "./paper-gateway.ts";
 import type { MarketDataPort, OrderGateway } from "./ports.ts";
+import { migratePredecessorKv } from "./predecessor-db.ts";
 import { type RiskLimits, riskLimitsSchema } from "./risk.ts";
 
 type Env = Record<string, string | undefined>;
@@ -30,6 +33,8 @@ export interface RunStrategyOptions {
   resume: boolean;
   /** Directory of state.db and trades.jsonl. */
   dataDir: string;
+  /** `$DATA_DIR`, where the journal and memory events go (default: the parent of `dataDir`). */
+  recordsDir?: string;
   params?: Record<string, number>;
   risk?: Record<string, number>;
   requoteBps?: number;
@@ -129,6 +134,8 @@ export async function runStrategy(o: RunStrategyOptions): Promise<RunResult> {
   // One trading loop per state directory (a second would trade the wallet twice).
   const lock = acquireRunLock(o.dataDir, "trading", `hl run ${strategy.id}`);
   try {
+    const kept = migratePredecessorKv(join(o.dataDir, "state.db"));
+    if (kept) o.log?.(`migrated the predecessor's state.db to this format; the original is kept at ${kept}`);
     return await runWithLock(o, { env, strategy, params, limits, network, mode, advisor });
   } finally {
     lock.release();
@@ -185,6 +192,14 @@ async function runWithLock(
       requoteBps: o.requoteBps ?? 2,
       deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
       alerter: alerterFromEnv(`hl run ${strategy.id} ${spec.instrument} (${network})`, env),
+      // A closed trade is notable past a tenth of the drawdown budget.
+      records: new StrategyRecords({
+        dataDir: o.recordsDir ?? dirname(o.dataDir),
+        strategy: strategy.id,
+        instrument: spec.instrument,
+        notableMarginUsd: limits.max_drawdown_usd,
+        log: o.log ?? ((line) => process.stderr.write(`${line}\n`)),
+      }),
       mode,
       network,
       ...(advisor ? { advisor } : {}),

@@ -14,6 +14,10 @@ export type SingleStrategyStatus =
       position_qty: number;
       unrealized_pnl: number;
       realized_pnl: number;
+      /** Every fee paid (already subtracted from realized_pnl). */
+      fees_paid: number;
+      /** realized + unrealized: what the leaderboard ranks, but for funding payments. */
+      account_pnl: number;
       total_orders: number;
       total_fills: number;
     };
@@ -66,6 +70,8 @@ export function statusFromKv(kv: Readonly<Record<string, string>>): SingleStrate
     unrealized_pnl: num(decOf(pos.unrealized_pnl)),
     // Realized PnL net of fees paid: what the trades actually locked in.
     realized_pnl: num(decOf(pos.realized_pnl).minus(decOf(pos.fees_paid))),
+    fees_paid: num(decOf(pos.fees_paid)),
+    account_pnl: num(decOf(pos.realized_pnl).minus(decOf(pos.fees_paid)).plus(decOf(pos.unrealized_pnl)), 2),
     total_orders: num(decOf(stats.total_placed)),
     total_fills: num(decOf(stats.total_filled)),
   };

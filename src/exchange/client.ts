@@ -1,5 +1,7 @@
+import { join } from "node:path";
 import { ExchangeClient } from "@nktkas/hyperliquid";
 import type { Network } from "../config/defaults.ts";
+import { dataDir } from "../config/env.ts";
 import { D, type DecLike, dec } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import {
@@ -11,11 +13,19 @@ import {
   type SentOrder,
   type Side,
   settleOrders,
+  statusesOf,
 } from "./actions.ts";
 import { type RateBudget, sharedRateBudget } from "./budget.ts";
 import { type Address, type BuilderFee, type Hex, parseBuilderFee, resolveEndpoint } from "./config.ts";
-import { RejectedError } from "./errors.ts";
+import { NetworkError, RejectedError, TimeoutError } from "./errors.ts";
 import { HlInfo } from "./info.ts";
+import {
+  OrderOutcomeUnknownError,
+  type PendingOrder,
+  type ResolveOptions,
+  randomCloid,
+  resolveOrderOutcome,
+} from "./order-outcome.ts";
 import { ensurePaperWorld, type PaperWorld } from "./paper.ts";
 import { slippagePrice } from "./rounding.ts";
 import {
@@ -53,6 +63,11 @@ export interface HlClientOptions {
   budget?: RateBudget;
   /** Per-request timeout (default 10 s). */
   timeoutMs?: number;
+  /**
+   * How long after sending an order the exchange may still execute it (its `expiresAfter`; default
+   * the request timeout + 5 s). Past it, an order the exchange does not know is certainly not placed.
+   */
+  orderTtlMs?: number;
   retry?: Partial<RetryPolicy>;
   env?: Env;
 }
@@ -85,15 +100,19 @@ export class HlClient extends HlInfo {
   readonly signerSource: string | undefined;
   /** Set when this client signs with the local paper wallet; `created` on its first use. */
   readonly paperWallet: { path: string; created: boolean } | undefined;
+  /** Where a sim world started by this client keeps its state (paper network). */
+  private paperStateDir: string | undefined;
   /** The SDK's exchange client on the same transport (undefined without a wallet). */
   readonly exchangeClient: ExchangeClient | undefined;
   private streamInstance: HlStream | undefined;
+  private readonly orderTtlMs: number;
 
   private constructor(
     transport: ResilientTransport,
     endpoint: { network: Network; apiUrl: string; wsUrl: string; isTestnet: boolean },
     signer: ResolvedSigner | PaperWallet | undefined,
     builder: BuilderFee | undefined,
+    orderTtlMs: number,
   ) {
     super(transport, signer?.address);
     this.network = endpoint.network;
@@ -105,6 +124,7 @@ export class HlClient extends HlInfo {
     this.paperWallet =
       signer && "path" in signer ? { path: signer.path, created: signer.created } : undefined;
     this.exchangeClient = signer ? new ExchangeClient({ transport, wallet: signer.wallet }) : undefined;
+    this.orderTtlMs = orderTtlMs;
   }
 
   /** Builder code attached to every order this client places (undefined: none). */
@@ -139,14 +159,18 @@ export class HlClient extends HlInfo {
       timeoutMs: opts.timeoutMs,
       retry: opts.retry,
     });
-    return new HlClient(transport, endpoint, signer, builder);
+    const orderTtlMs = opts.orderTtlMs ?? (opts.timeoutMs ?? 10_000) + 5_000;
+    const client = new HlClient(transport, endpoint, signer, builder, orderTtlMs);
+    client.paperStateDir = join(dataDir(env), "sim");
+    return client;
   }
 
   /** On paper: start the sim world in-process when nothing answers at `apiUrl`. Other networks: an error. */
   async ensurePaperWorld(opts: { seed?: number } = {}): Promise<PaperWorld> {
     if (this.network !== "paper")
       throw new UserError(`ensurePaperWorld is for the paper network, not ${this.network}`);
-    return ensurePaperWorld(this.apiUrl, opts);
+    // The world this process starts is the one saved next to the paper wallet (DATA_DIR/sim).
+    return ensurePaperWorld(this.apiUrl, { ...opts, stateDir: this.paperStateDir });
   }
 
   /** WebSocket subscriptions (connection opened on first use, closed by `close()`). */
@@ -169,18 +193,51 @@ export class HlClient extends HlInfo {
     return result;
   }
 
-  /** Place a batch of limit orders in one signed action; one result per order, in order. */
+  /**
+   * Place a batch of limit orders in one signed action; one result per order, in order. Every order
+   * carries a cloid (a random one unless given) and the action an `expiresAfter`. When the answer is
+   * lost after sending (timeout, reset connection), this throws OrderOutcomeUnknownError: resolve it
+   * with `resolveOrder` before sending anything else for those coins.
+   */
   async orders(reqs: readonly OrderRequest[]): Promise<OrderResult[]> {
     if (reqs.length === 0) return [];
     const exchange = this.exchange();
     const symbols = await this.symbols();
-    const built = reqs.map((req) => buildOrder(req, symbols.resolve(req.instrument)));
-    const sent: SentOrder[] = built.map((b) => b.sent);
-    return settleOrders(
-      () =>
-        exchange.order({ orders: built.map((b) => b.wire), grouping: "na", ...builderField(this.builder) }),
-      sent,
+    const built = reqs.map((req) =>
+      buildOrder({ ...req, cloid: req.cloid ?? randomCloid() }, symbols.resolve(req.instrument)),
     );
+    const sent: SentOrder[] = built.map((b) => b.sent);
+    const sentAtMs = Date.now();
+    const expiresAfter = sentAtMs + this.orderTtlMs;
+    try {
+      return await settleOrders(
+        () =>
+          exchange.order(
+            { orders: built.map((b) => b.wire), grouping: "na", ...builderField(this.builder) },
+            { expiresAfter },
+          ),
+        sent,
+      );
+    } catch (err) {
+      if (!outcomeUnknown(err)) throw err;
+      const pending = sent.map(
+        (order): PendingOrder => ({
+          order: order as SentOrder & { cloid: Hex },
+          sentAtMs,
+          expiresAfterMs: expiresAfter,
+        }),
+      );
+      throw new OrderOutcomeUnknownError(
+        `order outcome unknown (${err instanceof Error ? err.message : String(err)})`,
+        pending,
+        { cause: err },
+      );
+    }
+  }
+
+  /** What really became of an order whose answer was lost (see `orders`); waits until it is certain. */
+  resolveOrder(pending: PendingOrder, opts?: ResolveOptions): Promise<OrderResult> {
+    return resolveOrderOutcome(this, pending, opts);
   }
 
   /**
@@ -239,6 +296,57 @@ export class HlClient extends HlInfo {
     await this.exchange().cancel({ cancels: [{ a: market.assetId, o: req.oid }] });
   }
 
+  /**
+   * Cancel many orders in one signed action (by oid, or by cloid when no oid is given); one outcome
+   * per order, in order: `undefined` when cancelled, else the exchange's refusal (e.g. "Order was
+   * never placed, already canceled, or filled."). A failure of the whole call is thrown.
+   */
+  async cancelMany(
+    reqs: readonly { instrument: string; oid?: number; cloid?: Hex }[],
+  ): Promise<(string | undefined)[]> {
+    if (reqs.length === 0) return [];
+    const byOid = reqs.map((r, i) => ({ r, i })).filter(({ r }) => r.oid !== undefined);
+    const byCloid = reqs.map((r, i) => ({ r, i })).filter(({ r }) => r.oid === undefined);
+    const out: (string | undefined)[] = reqs.map(() => undefined);
+    const assets = await Promise.all(reqs.map(async (r) => (await this.market(r.instrument)).assetId));
+    const collect = async (idx: number[], send: () => Promise<unknown>) => {
+      let response: unknown;
+      try {
+        response = await send();
+      } catch (err) {
+        if (!(err instanceof RejectedError) || !err.statusErrors) throw err;
+        response = err.response;
+      }
+      const statuses = statusesOf(response);
+      idx.forEach((at, k) => {
+        const st = statuses?.[k];
+        out[at] =
+          st === "success"
+            ? undefined
+            : typeof st === "object" && st !== null && typeof (st as { error?: unknown }).error === "string"
+              ? (st as { error: string }).error
+              : `unrecognised cancel status ${JSON.stringify(st)}`;
+      });
+    };
+    if (byOid.length > 0)
+      await collect(
+        byOid.map((x) => x.i),
+        () => this.exchange().cancel({ cancels: byOid.map(({ r, i }) => ({ a: assets[i]!, o: r.oid! })) }),
+      );
+    if (byCloid.length > 0) {
+      for (const { r } of byCloid)
+        if (r.cloid === undefined) throw new UserError("a cancel needs an oid or a cloid");
+      await collect(
+        byCloid.map((x) => x.i),
+        () =>
+          this.exchange().cancelByCloid({
+            cancels: byCloid.map(({ r, i }) => ({ asset: assets[i]!, cloid: r.cloid! })),
+          }),
+      );
+    }
+    return out;
+  }
+
   /** Cancel by client order id. Throws RejectedError with the exchange's message if it cannot. */
   async cancelByCloid(req: { instrument: string; cloid: Hex }): Promise<void> {
     const market = await this.market(req.instrument);
@@ -293,4 +401,10 @@ export class HlClient extends HlInfo {
     this.streamInstance = undefined;
     if (stream) await stream.close();
   }
+}
+
+/** A request that may have reached the exchange but whose answer was lost (not a refusal, not "never sent"). */
+function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  return err instanceof NetworkError && !/ECONNREFUSED/.test(err.message);
 }

@@ -52,7 +52,10 @@ export async function restingOrders(client: HlClient, instrument?: string): Prom
     .sort((a, b) => a.timestamp - b.timestamp || a.oid - b.oid);
 }
 
-/** Cancel resting orders (all, one instrument's, or one oid); each refusal is reported, not thrown. */
+/**
+ * Cancel resting orders (all, one instrument's, or one oid) in one exchange call; each refusal is
+ * reported, not thrown.
+ */
 export async function cancelOrders(
   client: HlClient,
   filter: { instrument?: string; oid?: number } = {},
@@ -60,17 +63,18 @@ export async function cancelOrders(
   const targets = (await restingOrders(client, filter.instrument)).filter(
     (o) => filter.oid === undefined || o.oid === filter.oid,
   );
-  return mapLimit(targets, 4, async (o) => {
-    try {
-      await client.cancel({ instrument: o.instrument, oid: o.oid });
-      return { instrument: o.instrument, oid: o.oid };
-    } catch (err) {
-      return {
-        instrument: o.instrument,
-        oid: o.oid,
-        error: err instanceof Error ? err.message : String(err),
-      };
-    }
+  let refusals: (string | undefined)[];
+  try {
+    refusals = await client.cancelMany(targets.map((o) => ({ instrument: o.instrument, oid: o.oid })));
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    refusals = targets.map(() => error);
+  }
+  return targets.map((o, i) => {
+    const error = refusals[i];
+    return error === undefined
+      ? { instrument: o.instrument, oid: o.oid }
+      : { instrument: o.instrument, oid: o.oid, error };
   });
 }
 

@@ -33,7 +33,9 @@ export async function openClientSession(
   if (client.network === "paper") {
     world = await client.ensurePaperWorld();
     if (world.startedHere)
-      notes.push(`Started a sim world in this process at ${world.url} (it stops when the command ends).`);
+      notes.push(
+        `Started the saved sim world in this process at ${world.url} (saved to DATA_DIR/sim when the command ends).`,
+      );
     // The sim world opens (and funds) an account the first time it sees its address in a read.
     if (client.address) await client.clearinghouseState();
     if (client.paperWallet) {

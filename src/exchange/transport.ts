@@ -71,7 +71,10 @@ export class ResilientTransport implements IRequestTransport {
   async request<T>(endpoint: Endpoint, payload: unknown, signal?: AbortSignal): Promise<T> {
     const label = describe(endpoint, payload);
     for (let attempt = 1; ; attempt++) {
-      await this.budget.take(requestWeight(endpoint, payload));
+      // Orders (a protective close above all) never queue behind reads waiting for weight: they
+      // spend theirs at once, ahead of every waiter, even into debt (an action weighs 1).
+      if (endpoint === "exchange") this.budget.charge(requestWeight(endpoint, payload));
+      else await this.budget.take(requestWeight(endpoint, payload));
       let body: unknown;
       try {
         body = await this.http.request<unknown>(endpoint, payload, signal);

@@ -39,6 +39,19 @@ export interface StreamOptions {
 }
 
 /**
+ * `ws` emits every message of one network read in the same tick by default, unlike a browser's
+ * WebSocket. The SDK pairs a subscription ack with the first pending request it is a subset of and
+ * drops answered requests only in a microtask, so with several acks in one read an earlier
+ * `{type:"allMids"}` request also swallows the acks of `{type:"allMids", dex}` and those time out.
+ * One message per task (the WHATWG behaviour the SDK is written for) keeps the pairing right.
+ */
+class OneMessagePerTaskWebSocket extends WebSocket {
+  constructor(url: string | URL, protocols?: string | string[]) {
+    super(url, protocols, { allowSynchronousEvents: false });
+  }
+}
+
+/**
  * Hyperliquid WebSocket subscriptions over one connection (opened lazily on the first subscription,
  * reconnecting with back-off, re-subscribing after a reconnect). Node 20 has no global WebSocket, so
  * the `ws` package is handed to the SDK as the constructor.
@@ -52,13 +65,19 @@ export class HlStream {
 
   private sdk(): SubscriptionClient {
     if (this.closed) throw new ExchangeError("the WebSocket stream is closed");
+    // After its reconnect attempts are spent the SDK's socket stays closed for good: start a new one.
+    if (this.transport?.socket.terminationSignal.aborted) {
+      void this.transport.close().catch(() => undefined);
+      this.transport = undefined;
+      this.client = undefined;
+    }
     if (!this.client) {
       this.transport = new WebSocketTransport({
         url: this.opts.url,
         isTestnet: this.opts.isTestnet,
         timeout: this.opts.timeoutMs ?? 10_000,
         reconnect: {
-          WebSocket: WebSocket as unknown as new (
+          WebSocket: OneMessagePerTaskWebSocket as unknown as new (
             url: string | URL,
             protocols?: string | string[],
           ) => globalThis.WebSocket,
@@ -123,6 +142,18 @@ export class HlStream {
   /** Status changes of the user's orders. */
   orderUpdates(user: Address, listener: (event: OrderUpdatesWsEvent) => void): Promise<Subscription> {
     return this.subscribe("orderUpdates", (c) => c.orderUpdates({ user }, listener));
+  }
+
+  /**
+   * Call `listener` each time the connection drops (the SDK then reconnects on its own, and a
+   * subscription it cannot restore aborts its `failureSignal`). Returns the function that detaches it.
+   */
+  onDisconnect(listener: () => void): () => void {
+    this.sdk();
+    const socket = this.transport!.socket as unknown as EventTarget;
+    const handler = () => listener();
+    socket.addEventListener("close", handler);
+    return () => socket.removeEventListener("close", handler);
   }
 
   /** Close the connection and drop every subscription. Safe to call more than once. */

@@ -37,8 +37,14 @@ function fileOf(dir: string, positionId: string): string {
   return join(dir, `${positionId.replaceAll(":", "_")}.json`);
 }
 
+/** The last-good copy beside each guard file (not `*.json`, so listings skip it). */
+const backupOf = (file: string) => `${file}.bak`;
+
+/** Save the guard and its last-good copy, each atomically: damage to one file leaves the other. */
 export function saveGuard(dir: string, guard: DslGuardFile): void {
-  writeJsonAtomic(fileOf(dir, guard.state.position_id), guard);
+  const file = fileOf(dir, guard.state.position_id);
+  writeJsonAtomic(file, guard);
+  writeJsonAtomic(backupOf(file), guard);
 }
 
 export type GuardLoad =
@@ -46,8 +52,17 @@ export type GuardLoad =
   | { kind: "ok"; guard: DslGuardFile }
   | { kind: "corrupt"; error: string };
 
+/** Load a guard; a missing or corrupt file falls back to its last-good copy. */
 export function loadGuard(dir: string, positionId: string): GuardLoad {
-  const r = readJson<unknown>(fileOf(dir, positionId));
+  const file = fileOf(dir, positionId);
+  const main = readGuardFile(file);
+  if (main.kind === "ok") return main;
+  const backup = readGuardFile(backupOf(file));
+  return backup.kind === "ok" ? backup : main;
+}
+
+function readGuardFile(path: string): GuardLoad {
+  const r = readJson<unknown>(path);
   if (r.kind !== "ok") return r;
   const parsed = fileSchema.safeParse(r.value);
   if (!parsed.success) return { kind: "corrupt", error: parsed.error.issues[0]?.message ?? "invalid" };
@@ -65,9 +80,10 @@ export function listGuards(dir: string): { guards: DslGuardFile[]; corrupt: stri
   const guards: DslGuardFile[] = [];
   const corrupt: string[] = [];
   for (const name of names.sort()) {
-    const r = readJson<unknown>(join(dir, name));
-    const parsed = r.kind === "ok" ? fileSchema.safeParse(r.value) : null;
-    if (parsed?.success) guards.push(parsed.data);
+    const file = join(dir, name);
+    let r = readGuardFile(file);
+    if (r.kind !== "ok") r = readGuardFile(backupOf(file));
+    if (r.kind === "ok") guards.push(r.guard);
     else corrupt.push(name);
   }
   return { guards, corrupt };

@@ -7,8 +7,9 @@ import { distillHowl, type HowlReportSummary, parseReportSummary, renderHowlRepo
 import { appendMemoryEvent } from "./memory.ts";
 import { freshReportPath, listReports } from "./report-files.ts";
 import { pairRoundTrips, type RoundTrip } from "./round-trips.ts";
-import { humanUtc, parseUtcDate } from "./time.ts";
+import { humanUtc, parseUtcDate, utcDate } from "./time.ts";
 import { readTradeLogs, TRADE_LOG_MODES, type TradeLogMode } from "./trade-log.ts";
+import { writeVaultHowlReport } from "./vault-notes.ts";
 
 export const LATEST_REPORT = "report-latest.md";
 
@@ -24,6 +25,8 @@ export interface HowlRunOptions {
   sources?: readonly TradeLogMode[];
   /** Record a `howl_review` memory event (default true). */
   remember?: boolean;
+  /** A notes vault to copy the report into (see `configuredVault`); none when absent or null. */
+  vault?: string | null;
 }
 
 export interface HowlRunResult {
@@ -36,6 +39,8 @@ export interface HowlRunResult {
   skippedLines: number;
   /** The round trips reviewed (for callers that review further, e.g. auto-tuning windows). */
   roundTrips: RoundTrip[];
+  /** The report's copy in the notes vault, when one was written. */
+  vaultPath: string | null;
 }
 
 /**
@@ -55,7 +60,13 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
   const metrics = computeHowlMetrics(trades, trips, openLots);
   const recommendations = howlRecommendations(metrics);
   const distill = distillHowl(metrics, recommendations);
-  const base = { metrics, recommendations, skippedLines: log.skipped.length, roundTrips: trips };
+  const base = {
+    metrics,
+    recommendations,
+    skippedLines: log.skipped.length,
+    roundTrips: trips,
+    vaultPath: null,
+  };
   if (trades.length === 0 && trips.length === 0) {
     return {
       ...base,
@@ -78,6 +89,7 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
   writeFileAtomic(reportPath, markdown);
   const latestPath = join(dir, LATEST_REPORT);
   writeFileAtomic(latestPath, markdown);
+  const vaultCopy = opts.vault ? writeVaultHowlReport(opts.vault, utcDate(nowMs), metrics, markdown) : null;
 
   if (opts.remember ?? true) {
     appendMemoryEvent(opts.dataDir, {
@@ -93,7 +105,7 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
       summary: distill.split("\n")[0]!,
     });
   }
-  return { ...base, reportPath, latestPath, distill };
+  return { ...base, reportPath, latestPath, distill, vaultPath: vaultCopy };
 }
 
 /** The newest report's markdown, or null when none was written yet. */

@@ -49,6 +49,8 @@ export interface ClosedPosition {
   entry_signal_score?: number | null;
   /** e.g. "dsl_close: phase 2 floor", "hard_stop: ROE -5.2%", "conviction_collapse". */
   close_reason: string;
+  /** What the trader's notes said about the instrument (appended to the entry reasoning). */
+  notes?: string | null;
 }
 
 /** Signal score at or above which a profitable trade's signal counts as "good", per source. */
@@ -139,7 +141,7 @@ export function buildJournalEntry(p: ClosedPosition): JournalEntry {
     close_reason: p.close_reason,
     entry_ts: p.entry_ts,
     close_ts: p.close_ts,
-    entry_reasoning: entryReasoning(p, score),
+    entry_reasoning: p.notes ? `${entryReasoning(p, score)} ${p.notes}` : entryReasoning(p, score),
     exit_reasoning: exitReasoning(p, holding / 3_600_000),
     signal_quality: quality,
     retrospective: retrospective(p, quality),

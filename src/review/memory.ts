@@ -111,3 +111,13 @@ export function sessionMemoryEvent(
     summary: `Session ${type === "session_start" ? "start" : "end"}: ${s.tick_count} ticks, PnL ${money}, ${s.total_trades} trades, ${s.active_slots} open`,
   };
 }
+
+/** Append a `session_start` / `session_end` event for a trading loop. */
+export function rememberSession(
+  dataDir: string,
+  type: "session_start" | "session_end",
+  s: SessionSnapshot,
+  nowMs: number,
+): void {
+  appendMemoryEvent(dataDir, sessionMemoryEvent(type, s, nowMs));
+}

@@ -46,6 +46,8 @@ export interface ReviewOptions {
   nowMs: number;
   sources?: readonly TradeLogMode[];
   autoTune?: ReviewHookOptions["autoTune"];
+  /** A notes vault the HOWL report is copied into. */
+  vault?: string | null;
 }
 
 /**
@@ -54,7 +56,7 @@ export interface ReviewOptions {
  */
 export function runReview(opts: ReviewOptions): ReviewRun {
   const sources = opts.sources ?? ["wolf"];
-  const howl = runHowl({ dataDir: opts.dataDir, sources, nowMs: opts.nowMs });
+  const howl = runHowl({ dataDir: opts.dataDir, sources, nowMs: opts.nowMs, vault: opts.vault ?? null });
   const judge = runJudge({ dataDir: opts.dataDir, sources, nowMs: opts.nowMs });
   let tune: TunePlan | null = null;
   if (opts.autoTune) {

@@ -3,15 +3,27 @@ import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
+import { backfill } from "./model/backfill.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
-import { HOUSE_ADDRESSES, HouseDriver, type HouseMarket } from "./model/house-driver.ts";
+import {
+  HOUSE_ADDRESSES,
+  HOUSE_MAKER,
+  HOUSE_TAKER,
+  HouseDriver,
+  type HouseMarket,
+} from "./model/house-driver.ts";
 import { MarketModel } from "./model/market-model.ts";
+import { marketParams } from "./model/market-params.ts";
+import type { PriceState } from "./model/price-process.ts";
 import { SimScheduler } from "./model/scheduler.ts";
+import { WorldStore } from "./persist/world-store.ts";
 import { yieldPools } from "./rates/yield-pools.ts";
 import type { SimControl } from "./server/admin.ts";
 import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
+import { SimFaults } from "./server/faults.ts";
 import { createSimHttpServer } from "./server/http.ts";
 import { InfoCache } from "./server/info-cache.ts";
+import { UsdypFaucet } from "./server/usdyp-claim.ts";
 import { SimWebSocket } from "./server/ws.ts";
 import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
@@ -36,6 +48,13 @@ export interface SimWorldOptions {
   chains?: SigningChain[];
   /** Sim time at start (default: wall time now). */
   startMs?: number;
+  /**
+   * Directory holding the world's state (sim.db): when set, the world restores its clock, prices and
+   * accounts from there on start and saves them every few seconds and on close.
+   */
+  stateDir?: string;
+  /** Days of market history backfilled before start (default 30; 0 = a market with no past). */
+  historyDays?: number;
   /** Coins forced to trend from the start (e.g. a demo "mover"): drift per hour for a while. */
   movers?: { coin: string; driftPerHour: number; durationMs: number }[];
 }
@@ -53,16 +72,25 @@ export interface SimWorld {
   setPrice(coin: string, px: string): void;
   /** Force a drift on a coin for a while (what POST /sim/scenario does). */
   scenario(s: { coin: string; driftPerHour: number; durationMs: number }): void;
+  /** Injected network faults (what POST /sim/fault does). */
+  faults: SimFaults;
   close(): Promise<void>;
 }
 
 const DAY_MS = 86_400_000;
+/** A persisted world saves its state this often (wall ms), besides on close. */
+const SAVE_EVERY_MS = 5_000;
+/** A fresh world opens with this many days of past. */
+const HISTORY_DAYS = 30;
 
 /** Start a complete sim world: venue, market model, house makers, HTTP + WebSocket server. */
 export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorld> {
-  const seed = opts.seed ?? 1;
+  const store = opts.stateDir === undefined ? undefined : new WorldStore(opts.stateDir);
+  const saved = store?.load();
+  // A restored world keeps its own seed and resumes at the sim time it was saved at.
+  const seed = saved?.seed ?? opts.seed ?? 1;
   const host = opts.host ?? "127.0.0.1";
-  const clock = createSimClock({ speed: opts.speed ?? 1, startMs: opts.startMs });
+  const clock = createSimClock({ speed: opts.speed ?? 1, startMs: saved?.simTime ?? opts.startMs });
   const venue = createVenue({
     seed,
     clock: clock.now,
@@ -80,32 +108,61 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     impactNotionalUsd: specs.get(m.coin)?.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD,
     premiumStyle: m.dex === "" ? "main" : "hip3",
   }));
-  const model = new MarketModel(
-    houseMarkets.map((m) => ({
-      coin: m.coin,
-      szDecimals: m.szDecimals,
-      startPx: Number(specs.get(m.coin)?.startPx ?? "1"),
-      impactNotionalUsd: m.impactNotionalUsd,
-    })),
-    { seed, startMs: clock.now() },
-  );
+  const modelMarkets = houseMarkets.map((m) => ({
+    coin: m.coin,
+    szDecimals: m.szDecimals,
+    startPx: saved?.model[m.coin]?.px ?? Number(specs.get(m.coin)?.startPx ?? "1"),
+    impactNotionalUsd: m.impactNotionalUsd,
+  }));
+  const initial = new Map<string, PriceState>();
+  const historyDays = opts.historyDays ?? HISTORY_DAYS;
+  if (historyDays > 0) {
+    const past = backfill(
+      modelMarkets.map((m) => ({
+        coin: m.coin,
+        szDecimals: m.szDecimals,
+        endPx: m.startPx,
+        params: marketParams(m.coin, seed),
+      })),
+      { seed, endMs: clock.now(), days: historyDays },
+    );
+    for (const h of past) {
+      venue.loadPast(h.coin, { ...h, candles: h }, { buyer: HOUSE_TAKER, seller: HOUSE_MAKER });
+      initial.set(h.coin, h.end);
+    }
+  }
+  // A restored market continues from its saved state; the past above was regenerated to end there.
+  for (const [coin, state] of Object.entries(saved?.model ?? {}))
+    if (specs.has(coin)) initial.set(coin, state);
+  if (saved) venue.restore(saved.venue);
+  const model = new MarketModel(modelMarkets, { seed, startMs: clock.now(), initial });
 
   for (const m of opts.movers ?? []) {
     model.addScenario({ coin: m.coin, driftPerHour: m.driftPerHour, untilMs: clock.now() + m.durationMs });
   }
 
   // Addresses the world has seen (looked up, funded, or house): only these, and their agents, may sign.
-  const known = new Set<string>(HOUSE_ADDRESSES);
+  const known = new Set<string>([...HOUSE_ADDRESSES, ...(saved?.venue.accounts.map((a) => a.addr) ?? [])]);
   const seeUser = (user: Address) => {
     known.add(user.toLowerCase());
   };
   const driver = new HouseDriver(venue, model, houseMarkets, {
     quoting: opts.houseMakers ?? true,
     startMs: clock.now(),
+    funded: saved !== undefined,
   });
   driver.start();
   const scheduler = new SimScheduler(clock, model, driver, (now) => venue.advance(now));
   scheduler.start();
+  const save = () =>
+    store?.save({
+      simTime: clock.now(),
+      seed,
+      model: model.states(),
+      venue: venue.snapshot(HOUSE_ADDRESSES),
+    });
+  const saver = store ? setInterval(save, SAVE_EVERY_MS) : undefined;
+  saver?.unref();
 
   const auth: AuthDeps = {
     now: clock.now,
@@ -158,13 +215,19 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   };
 
   const infoCache = new InfoCache(venue);
+  const faults = new SimFaults();
   const server = createSimHttpServer({
+    faults,
     venue,
     infoCache,
     auth,
     control,
     seeUser,
     yieldPools: () => yieldPools(seed, clock.now()),
+    usdypFaucet: new UsdypFaucet({
+      isKnown: (user) => known.has(user),
+      credit: (user, amount) => control.deposit(user, amount),
+    }),
     builderFillsFile(_network, builder, day) {
       // A day's file exists once that UTC day has closed on the sim clock, and only with fills.
       const dayStart = Date.UTC(
@@ -177,6 +240,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       return rows.length > 0 ? encodeBuilderFillsFile(rows) : undefined;
     },
   });
+  faults.attach(server);
   const ws = new SimWebSocket(server, { venue, auth, seeUser });
   // Every socket, upgraded WebSockets included, so close() never waits on a lingering client.
   const sockets = new Set<Socket>();
@@ -195,6 +259,8 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     });
   } catch (err) {
     scheduler.stop();
+    if (saver) clearInterval(saver);
+    store?.close();
     ws.close();
     throw err;
   }
@@ -216,9 +282,13 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     scenario: (sc) => {
       control.scenario(sc);
     },
+    faults,
     close() {
       closed ??= new Promise<void>((resolve) => {
         scheduler.stop();
+        if (saver) clearInterval(saver);
+        save();
+        store?.close();
         ws.close();
         infoCache.close();
         server.close(() => resolve());

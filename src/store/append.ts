@@ -1,8 +1,8 @@
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
- * Append whole lines to a log file in one write. If a crash left the file ending mid-line, the
+ * Append whole lines to a log file in one write, fsynced. If a crash left the file ending mid-line, the
  * fragment is first closed with a newline, so it stays one bad line instead of swallowing the next
  * good record too.
  */
@@ -10,7 +10,14 @@ export function appendLines(path: string, lines: readonly string[]): void {
   if (lines.length === 0) return;
   mkdirSync(dirname(path), { recursive: true });
   const text = lines.map((l) => `${l}\n`).join("");
-  appendFileSync(path, endsMidLine(path) ? `\n${text}` : text);
+  const fd = openSync(path, "a");
+  try {
+    writeSync(fd, endsMidLine(path) ? `\n${text}` : text);
+    // On disk before the caller goes on: a line written then lost to a crash could be journaled twice.
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function endsMidLine(path: string): boolean {

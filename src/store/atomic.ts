@@ -25,9 +25,20 @@ function writeTemp(path: string, data: string, mode: number): string {
   return tmp;
 }
 
-/** Write a file atomically: temp file in the same directory, fsync, rename. */
+/** Write a file atomically: temp file in the same directory, fsync, rename, fsync the directory. */
 export function writeFileAtomic(path: string, data: string, mode = 0o644): void {
   renameSync(writeTemp(path, data, mode), path);
+  syncDir(dirname(path));
+}
+
+/** Make a rename in `dir` durable (without it a crash can bring the old file back). */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

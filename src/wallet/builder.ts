@@ -1,10 +1,10 @@
 import { D, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { DEFAULT_BUILDER_ADDRESS } from "./builder-codes.ts";
 import type { Env } from "./home.ts";
 import type { Hex } from "./keystore-v3.ts";
 
-/** The builder code attached to orders unless BUILDER_ADDRESS says otherwise. */
-export const DEFAULT_BUILDER_ADDRESS = "0xF8C75F891cb011E2097308b856bEC74f5ea10F20";
+export { DEFAULT_BUILDER_ADDRESS };
 /** 100 tenths of a basis point = 10 bps = 0.1 %. */
 export const DEFAULT_BUILDER_FEE_TENTHS_BPS = 100;
 /** Hyperliquid's cap for perps: 0.1 % (spot allows 1 %, which this agent does not trade). */

@@ -3,7 +3,7 @@ import { dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
 import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
-import { type DslGuardFile, saveGuard } from "../guard/store.ts";
+import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
 
 /**
@@ -21,12 +21,45 @@ export interface StandaloneGuardOptions {
   autoFloor?: boolean;
   slippage?: number;
   log?: (line: string) => void;
+  /** Operator alert for a failed close (default: none). */
+  alert?: (text: string) => void;
+  /** Guard this entry instead of reading the exchange's position (`hl dsl start -e/-s/-d`). */
+  given?: GivenEntry;
+  /** Evaluate and report, but never send the close (`--dry-run`). */
+  dryRun?: boolean;
 }
+
+export interface GivenEntry {
+  entry: number;
+  size: string;
+  direction: "long" | "short";
+}
+
+/** The `-e/-s/-d` options as an entry to guard: all three or none; a bad value is a UserError. */
+export function givenEntry(o: { entry?: string; size?: string; direction?: string }): GivenEntry | undefined {
+  const set = [o.entry, o.size, o.direction].filter((v) => v !== undefined).length;
+  if (set === 0) return undefined;
+  if (set !== 3) throw new UserError("give the entry with all of -e PRICE, -s SIZE and -d long|short");
+  const entry = Number(o.entry);
+  if (!(entry > 0)) throw new UserError(`-e must be a positive price, got "${o.entry}"`);
+  if (!/^\d+(\.\d+)?$/.test(o.size!) || dec(o.size!).lte(0))
+    throw new UserError(`-s must be a positive size, got "${o.size}"`);
+  if (o.direction !== "long" && o.direction !== "short")
+    throw new UserError(`-d must be long or short, got "${o.direction}"`);
+  return { entry, size: o.size!, direction: o.direction };
+}
+
+/** Back-off between failed close attempts: 1 s doubling to 30 s. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 export class StandaloneGuard {
   guard: DslGuardFile;
   private busy = false;
   done = false;
+  /** After a failed close (network, exchange), no new attempt before this time. */
+  private retryAtMs = 0;
+  private retryDelayMs = RETRY_MIN_MS;
 
   private constructor(
     private readonly opts: StandaloneGuardOptions,
@@ -36,10 +69,30 @@ export class StandaloneGuard {
   }
 
   static async open(opts: StandaloneGuardOptions): Promise<StandaloneGuard> {
-    const pos = (await opts.port.positions()).find((p) => p.coin === opts.coin && !dec(p.szi).isZero());
-    if (!pos) throw new UserError(`no open ${opts.port.instrumentOf(opts.coin)} position to guard`);
-    const direction = dec(pos.szi).gt(0) ? "long" : "short";
-    const entry = Number(pos.entryPx);
+    let held = opts.given;
+    if (!held) {
+      const pos = (await opts.port.positions()).find((p) => p.coin === opts.coin && !dec(p.szi).isZero());
+      if (!pos) throw new UserError(`no open ${opts.port.instrumentOf(opts.coin)} position to guard`);
+      held = {
+        entry: Number(pos.entryPx),
+        size: wire(dec(pos.szi).abs()),
+        direction: dec(pos.szi).gt(0) ? "long" : "short",
+      };
+    }
+    const { direction, entry } = held;
+    // A restart resumes the open guard of the same position (same side and entry): the ratchet survives.
+    const instrument = opts.port.instrumentOf(opts.coin);
+    const saved = listGuards(opts.dir).guards.find(
+      (g) =>
+        !g.state.closed &&
+        g.state.instrument === instrument &&
+        g.config.direction === direction &&
+        g.state.entry_price === entry,
+    );
+    if (saved) {
+      opts.log?.(`resuming the saved guard ${saved.state.position_id}`);
+      return new StandaloneGuard(opts, saved);
+    }
     const floor =
       opts.autoFloor === false
         ? 0
@@ -54,7 +107,7 @@ export class StandaloneGuard {
       position_id: `${opts.coin.replace(":", "_")}-${now}`,
       instrument: opts.port.instrumentOf(opts.coin),
       entry_price: entry,
-      position_size: wire(dec(pos.szi).abs()),
+      position_size: held.size,
       nowMs: now,
     });
     const guard = { state, config };
@@ -62,26 +115,46 @@ export class StandaloneGuard {
     return new StandaloneGuard(opts, guard);
   }
 
-  /** Evaluate one price; on a close verdict, send the close (at most one in flight). */
+  /**
+   * Evaluate one price; on a close verdict, send the close (at most one in flight). Never rejects: a
+   * failed close (or a failed save) is logged, alerted and retried with back-off on a later price, so
+   * the position stays guarded.
+   */
   async onPrice(price: number): Promise<DslResult | undefined> {
     if (this.done || this.busy) return undefined;
-    const now = this.opts.port.now();
-    const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
-    this.guard = { ...this.guard, state: r.state };
-    saveGuard(this.opts.dir, this.guard);
-    if (r.action === "close") {
-      this.busy = true;
-      try {
+    this.busy = true;
+    try {
+      const now = this.opts.port.now();
+      const r = evaluateDsl(this.guard.config, this.guard.state, price, now);
+      this.guard = { ...this.guard, state: r.state };
+      saveGuard(this.opts.dir, this.guard);
+      if (r.action === "close" && now >= this.retryAtMs) {
         await this.close(r.reason, price);
-      } finally {
-        this.busy = false;
+        this.retryDelayMs = RETRY_MIN_MS;
       }
+      return r;
+    } catch (err) {
+      const now = this.opts.port.now();
+      this.retryAtMs = now + this.retryDelayMs;
+      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${Math.round(this.retryDelayMs / 1000)} s`;
+      this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
+      this.opts.log?.(text);
+      this.opts.alert?.(text);
+      return undefined;
+    } finally {
+      this.busy = false;
     }
-    return r;
   }
 
   private async close(reason: string, price: number): Promise<void> {
     const { port, coin } = this.opts;
+    if (this.opts.dryRun) {
+      this.opts.log?.(
+        `dry run: would close ${this.guard.state.position_size} at ${price} (${reason}); no order sent`,
+      );
+      this.finish(price, reason);
+      return;
+    }
     const pos = (await port.positions()).find((p) => p.coin === coin);
     const open = pos ? dec(pos.szi) : dec(0);
     if (!open.isZero()) {
@@ -100,7 +173,14 @@ export class StandaloneGuard {
       );
       if (res.status !== "filled" || dec(res.size).lt(open.abs())) return; // retried on the next price
     }
-    this.guard = { ...this.guard, state: markDslClosed(this.guard.state, price, reason, port.now()) };
+    this.finish(price, reason);
+  }
+
+  private finish(price: number, reason: string): void {
+    this.guard = {
+      ...this.guard,
+      state: markDslClosed(this.guard.state, price, reason, this.opts.port.now()),
+    };
     saveGuard(this.opts.dir, this.guard);
     this.done = true;
     this.opts.log?.(`guard closed: ${reason}`);

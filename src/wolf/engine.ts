@@ -29,6 +29,8 @@ export interface TickInputs {
   movers: readonly SignalIn[];
   scanner: readonly ScannerIn[];
   smartMoney: readonly SignalIn[];
+  /** Coins not to enter now (left alone after an exchange refusal). */
+  blocked?: ReadonlySet<string>;
 }
 
 export interface ExitPlan {
@@ -89,6 +91,38 @@ function stillSignalled(slot: Slot, inputs: TickInputs): boolean {
   );
 }
 
+/** The stops that need nothing but the slot's price: the DSL's verdict, then the hard stop on ROE. */
+export function stopExit(cfg: WolfConfig, slot: Slot, dslClose: string | undefined): string | null {
+  if (dslClose !== undefined) return `dsl_close: ${dslClose}`;
+  if (slot.roe_pct <= cfg.max_negative_roe) return `hard_stop: ROE ${signed(slot.roe_pct, 1)}%`;
+  return null;
+}
+
+/** The time-based exits, read from the slot's own timestamps (the tick keeps the signal ones current). */
+export function timedExit(cfg: WolfConfig, slot: Slot, nowMs: number): string | null {
+  if (slot.signal_disappeared_ms > 0 && slot.roe_pct < 0) {
+    const minutes = (nowMs - slot.signal_disappeared_ms) / 60_000;
+    if (minutes >= cfg.conviction_collapse_minutes)
+      return `conviction_collapse: ${Math.floor(minutes)}min no signal, ROE=${signed(slot.roe_pct, 1)}%`;
+  }
+  if (slot.roe_pct >= cfg.stagnation_min_roe && slot.last_progress_ms > 0) {
+    const minutes = (nowMs - slot.last_progress_ms) / 60_000;
+    if (minutes >= cfg.stagnation_minutes)
+      return `stagnation_tp: ROE=${signed(slot.roe_pct, 1)}% stuck for ${Math.floor(minutes)}min`;
+  }
+  return null;
+}
+
+/** Every exit that can be decided from one price (used on each streamed mid): stops first, then timed. */
+export function priceExit(
+  cfg: WolfConfig,
+  slot: Slot,
+  nowMs: number,
+  dslClose: string | undefined,
+): string | null {
+  return stopExit(cfg, slot, dslClose) ?? timedExit(cfg, slot, nowMs);
+}
+
 /** Exit rules for one active slot, first match wins. Also maintains the signal timestamps. */
 export function exitRule(
   cfg: WolfConfig,
@@ -96,36 +130,28 @@ export function exitRule(
   inputs: TickInputs,
 ): { slot: Slot; reason: string | null } {
   const now = inputs.nowMs;
-  const dsl = inputs.dslCloses.get(slot.slot_id);
-  if (dsl !== undefined) return { slot, reason: `dsl_close: ${dsl}` };
-  if (slot.roe_pct <= cfg.max_negative_roe)
-    return { slot, reason: `hard_stop: ROE ${signed(slot.roe_pct, 1)}%` };
-
+  const stop = stopExit(cfg, slot, inputs.dslCloses.get(slot.slot_id));
+  if (stop) return { slot, reason: stop };
   let s = slot;
   if (stillSignalled(slot, inputs)) {
     s = { ...s, last_signal_seen_ms: now, signal_disappeared_ms: 0 };
   } else if (s.signal_disappeared_ms === 0) {
     s = { ...s, signal_disappeared_ms: now };
   }
-  if (s.signal_disappeared_ms > 0 && s.roe_pct < 0) {
-    const minutes = (now - s.signal_disappeared_ms) / 60_000;
-    if (minutes >= cfg.conviction_collapse_minutes) {
-      return {
-        slot: s,
-        reason: `conviction_collapse: ${Math.floor(minutes)}min no signal, ROE=${signed(s.roe_pct, 1)}%`,
-      };
-    }
-  }
-  if (s.roe_pct >= cfg.stagnation_min_roe && s.last_progress_ms > 0) {
-    const minutes = (now - s.last_progress_ms) / 60_000;
-    if (minutes >= cfg.stagnation_minutes) {
-      return {
-        slot: s,
-        reason: `stagnation_tp: ROE=${signed(s.roe_pct, 1)}% stuck for ${Math.floor(minutes)}min`,
-      };
-    }
-  }
-  return { slot: s, reason: null };
+  return { slot: s, reason: timedExit(cfg, s, now) };
+}
+
+/** Realized PnL of the day plus every open slot's unrealized PnL at `priceOf` (its last price when unknown). */
+export function dayLoss(
+  state: Pick<WolfState, "daily_pnl">,
+  slots: readonly Slot[],
+  priceOf: (coin: string) => number | undefined,
+): { dayPnl: InstanceType<typeof D>; unrealized: InstanceType<typeof D> } {
+  const unrealized = slots.reduce(
+    (sum, s) => sum.plus(unrealizedPnl(s, priceOf(s.coin) ?? Number(s.current_price))),
+    new D(0),
+  );
+  return { dayPnl: dec(state.daily_pnl).plus(unrealized), unrealized };
 }
 
 interface Candidate {
@@ -190,6 +216,7 @@ export function entryCandidates(
   for (const c of all) {
     if (
       held.has(c.coin) ||
+      inputs.blocked?.has(c.coin) ||
       excluded.has(instrumentOf(c.coin).toUpperCase()) ||
       excluded.has(c.coin.toUpperCase())
     )
@@ -208,12 +235,8 @@ export function planTick(
   instrumentOf: (coin: string) => string,
 ): TickPlan {
   let slots = state.slots.map((s) => trackSlot(s, inputs.prices.get(s.coin), inputs.nowMs));
-  const unrealized = slots.reduce(
-    (sum, s) => sum.plus(unrealizedPnl(s, inputs.prices.get(s.coin) ?? Number(s.current_price))),
-    new D(0),
-  );
-  const dayLoss = dec(state.daily_pnl).plus(unrealized);
-  const triggered = state.daily_loss_triggered || dayLoss.lte(-cfg.daily_loss_limit);
+  const { dayPnl, unrealized } = dayLoss(state, slots, (c) => inputs.prices.get(c));
+  const triggered = state.daily_loss_triggered || dayPnl.lte(-cfg.daily_loss_limit);
 
   if (triggered) {
     const exits = slots
@@ -231,7 +254,8 @@ export function planTick(
   });
 
   const exiting = new Set(exits.map((e) => e.slot_id));
-  const open = slots.filter(isOpen);
+  // A pending entry counts as held: nothing else is sent for its coin until it is resolved.
+  const open = slots.filter((s) => isOpen(s) || s.status === "pending");
   const held = new Set(open.map((s) => s.coin));
   const dirCount = { long: 0, short: 0 };
   const groupCount = new Map<string, number>();

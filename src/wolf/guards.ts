@@ -46,8 +46,13 @@ export class SlotGuards {
     return g;
   }
 
-  /** Restore the guard of an open slot after a restart (or create one if its file is gone). */
-  restore(slot: Slot, nowMs: number): DslGuardFile {
+  /**
+   * Restore the guard of an open slot after a restart (from its file, else its last-good copy). When
+   * neither survives, the stop is rebuilt conservatively: the high water is the best of the entry, the
+   * slot's saved high-water ROE and `pricesSince` (prices recorded since the entry), and the tier never
+   * below the slot's saved one, so the floor is never looser than the last one saved.
+   */
+  restore(slot: Slot, nowMs: number, pricesSince: readonly number[] = []): DslGuardFile {
     const r = slot.dsl_position_id
       ? loadGuard(this.dir, slot.dsl_position_id)
       : ({ kind: "missing" } as const);
@@ -55,31 +60,53 @@ export class SlotGuards {
       this.guards.set(slot.slot_id, r.guard);
       return r.guard;
     }
+    const g = this.build(slot, nowMs);
+    const long = g.config.direction === "long";
+    const entry = g.state.entry_price;
+    const fromRoe = entry * (1 + ((long ? 1 : -1) * slot.high_water_roe) / 100 / g.config.leverage);
+    const best = [entry, fromRoe, ...pricesSince].filter((p) => p > 0);
+    g.state.high_water = long ? Math.max(...best) : Math.min(...best);
+    g.state.tier_index = Math.max(g.state.tier_index, slot.dsl_tier);
     this.log(
-      `slot ${slot.slot_id} (${slot.instrument}): DSL guard ${r.kind === "corrupt" ? "file corrupt" : "missing"}, starting a new one`,
+      `slot ${slot.slot_id} (${slot.instrument}): DSL guard ${r.kind === "corrupt" ? "file corrupt" : "missing"}, rebuilt from the entry and the saved ratchet (high water ${g.state.high_water}, tier ${g.state.tier_index})`,
     );
-    return this.create(slot, nowMs);
+    saveGuard(this.dir, g);
+    this.guards.set(slot.slot_id, g);
+    return g;
   }
 
   get(slotId: number): DslGuardFile | undefined {
     return this.guards.get(slotId);
   }
 
-  /** Evaluate one price; the file is rewritten at once when the tier or breach count changed. */
-  evaluate(slotId: number, price: number, nowMs: number): DslResult | undefined {
+  /**
+   * Evaluate one price; the file is rewritten at once when the tier or breach count changed, unless
+   * `deferSave` (the caller then calls `persist` — e.g. after a close order has gone out, so the disk
+   * write is not in its way).
+   */
+  evaluate(
+    slotId: number,
+    price: number,
+    nowMs: number,
+    opts: { deferSave?: boolean } = {},
+  ): (DslResult & { changed: boolean }) | undefined {
     const g = this.guards.get(slotId);
     if (!g) return undefined;
     const r = evaluateDsl(g.config, g.state, price, nowMs);
     const prev = g.state;
     g.state = r.state;
-    if (
+    const changed =
       r.action !== "hold" ||
       prev.tier_index !== r.state.tier_index ||
-      prev.breach_count !== r.state.breach_count
-    ) {
-      saveGuard(this.dir, g);
-    }
-    return r;
+      prev.breach_count !== r.state.breach_count;
+    if (changed && !opts.deferSave) saveGuard(this.dir, g);
+    return { ...r, changed };
+  }
+
+  /** Write one guard's current state to disk. */
+  persist(slotId: number): void {
+    const g = this.guards.get(slotId);
+    if (g) saveGuard(this.dir, g);
   }
 
   /** Persist every guard (once per tick: keeps the high water current on disk without a write per price). */

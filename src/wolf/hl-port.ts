@@ -1,11 +1,22 @@
 import { dec } from "../core/decimal.ts";
+import type { OrderResult, SentOrder } from "../exchange/actions.ts";
+import type { Hex } from "../exchange/config.ts";
 import type { Address } from "../exchange/index.ts";
-import { coinToInstrument, type HlClient } from "../exchange/index.ts";
+import { coinToInstrument, type HlClient, slippagePrice } from "../exchange/index.ts";
+import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
+import { classifyRejection, rejectionOf } from "../exchange/rejections.ts";
 import { parseCandles } from "../signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../signals/market.ts";
-import type { AccountFill, ExchangePosition, IocRequest, IocResult, MarketInfo, WolfPort } from "./port.ts";
-
-const NO_MATCH = /could not immediately match|no liquidity|would not|reduce only/i;
+import type {
+  AccountFill,
+  ExchangePosition,
+  IocRequest,
+  IocResult,
+  MarketInfo,
+  ResolvedIoc,
+  UnresolvedOrder,
+  WolfPort,
+} from "./port.ts";
 
 /** WolfPort over the shared Hyperliquid client (paper, testnet or mainnet alike). */
 export class HlWolfPort implements WolfPort {
@@ -75,19 +86,57 @@ export class HlWolfPort implements WolfPort {
   }
 
   async ioc(req: IocRequest): Promise<IocResult> {
-    const started = Date.now();
-    const r = await this.client.marketOrder({
-      instrument: coinToInstrument(req.coin),
-      side: req.side,
-      size: req.size,
-      slippage: String(req.slippage),
-      reduceOnly: req.reduceOnly,
-      cloid: req.cloid,
-    });
-    if (r.status === "error") {
-      if (NO_MATCH.test(r.message)) return { status: "unfilled", message: r.message };
-      throw new Error(r.message);
+    try {
+      return await this.sendIoc(req);
+    } catch (err) {
+      if (!(err instanceof OrderOutcomeUnknownError) || !err.pending[0]) throw err;
+      const p = err.pending[0];
+      return {
+        status: "unknown",
+        message: err.message,
+        unresolved: {
+          cloid: p.order.cloid,
+          sent_at_ms: p.sentAtMs,
+          expires_after_ms: p.expiresAfterMs,
+          order: { ...p.order },
+        },
+      };
     }
+  }
+
+  /** Asks until the exchange can tell (the order's expiry bounds the wait); throws if it cannot be asked. */
+  async resolveIoc(u: UnresolvedOrder): Promise<ResolvedIoc> {
+    const pending: PendingOrder = {
+      order: { ...(u.order as unknown as SentOrder), cloid: u.cloid as Hex },
+      sentAtMs: u.sent_at_ms,
+      expiresAfterMs: u.expires_after_ms,
+    };
+    const r = await this.client.resolveOrder(pending, { maxWaitMs: 10_000 });
+    if (r.status === "filled" && !dec(r.totalSz).isZero())
+      return {
+        status: "filled",
+        oid: String(r.oid),
+        size: r.totalSz,
+        price: r.avgPx,
+        fee: await this.feeOf(r.oid, u.sent_at_ms),
+      };
+    return { status: "unfilled", message: r.status === "error" ? r.message : "IOC did not fill" };
+  }
+
+  private async sendIoc(req: IocRequest): Promise<IocResult> {
+    const started = Date.now();
+    const instrument = coinToInstrument(req.coin);
+    const r = await this.placeIoc(instrument, req).catch((err: unknown) => {
+      const rejection = rejectionOf(err);
+      if (!rejection) throw err;
+      return { status: "error" as const, message: rejection.message, rejection };
+    });
+    if (r.status === "error")
+      return {
+        status: "unfilled",
+        message: r.message,
+        rejection: "rejection" in r ? r.rejection : classifyRejection(r.message),
+      };
     if (r.status !== "filled" || dec(r.totalSz).isZero())
       return { status: "unfilled", message: "IOC did not fill" };
     return {
@@ -97,6 +146,29 @@ export class HlWolfPort implements WolfPort {
       price: r.avgPx,
       fee: await this.feeOf(r.oid, started),
     };
+  }
+
+  /** The IOC itself: priced off the caller's fresh mid when given, else off the exchange's mid. */
+  private async placeIoc(instrument: string, req: IocRequest): Promise<OrderResult> {
+    if (req.mid === undefined)
+      return this.client.marketOrder({
+        instrument,
+        side: req.side,
+        size: req.size,
+        slippage: String(req.slippage),
+        reduceOnly: req.reduceOnly,
+        cloid: req.cloid,
+      });
+    const { szDecimals } = await this.client.market(instrument);
+    return this.client.order({
+      instrument,
+      side: req.side,
+      size: req.size,
+      price: slippagePrice(req.mid, req.side, req.slippage, szDecimals),
+      tif: "Ioc",
+      reduceOnly: req.reduceOnly,
+      cloid: req.cloid,
+    });
   }
 
   /** The fee the exchange charged for an order (sum over its fills); "0" if the fills are not visible yet. */
@@ -140,12 +212,16 @@ export class HlWolfPort implements WolfPort {
     }
   }
 
-  /** allMids of every dex; a dex whose subscription fails is reported, the others keep streaming. */
-  async subscribeMids(listener: (mids: Record<string, string>) => void): Promise<() => Promise<void>> {
+  /** allMids of every dex, all or nothing: a dex that cannot be subscribed fails the whole call. */
+  async subscribeMids(
+    listener: (mids: Record<string, string>) => void,
+    onFailure: (reason: string) => void = () => undefined,
+  ): Promise<() => Promise<void>> {
+    const stream = this.client.stream;
     const dexes = ["", ...(await this.client.hip3Dexes())];
     const settled = await Promise.allSettled(
       dexes.map((dex) =>
-        this.client.stream.allMids(
+        stream.allMids(
           (e) => {
             if (!dex) return listener(e.mids);
             const prefixed: Record<string, string> = {};
@@ -157,16 +233,29 @@ export class HlWolfPort implements WolfPort {
       ),
     );
     const subs = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-    const failed = settled.flatMap((r, i) =>
-      r.status === "rejected" ? [`${dexes[i] || "main"}: ${(r.reason as Error).message}`] : [],
-    );
-    if (subs.length === 0) throw new Error(failed.join("; "));
-    if (failed.length)
-      process.stderr.write(`price stream incomplete (${failed.join("; ")}); those dexes run on ticks only\n`);
-    // Unsubscribing waits for the server's ack; closing the client drops the socket anyway, so wait briefly.
-    return async () => {
+    // Unsubscribing waits for the server's ack; a dead connection never gives one, so wait briefly.
+    const unsubscribe = async () => {
+      detach();
       const all = Promise.all(subs.map((s) => s.unsubscribe().catch(() => undefined)));
       await Promise.race([all, new Promise((r) => setTimeout(r, 1000).unref())]);
     };
+    const failed = settled.flatMap((r, i) =>
+      r.status === "rejected" ? [`${dexes[i] || "main"}: ${(r.reason as Error).message}`] : [],
+    );
+    const stopWatching = stream.onDisconnect(() => onFailure("WebSocket connection lost"));
+    const aborts = subs.map((s, i) => {
+      const onAbort = () => onFailure(`${dexes[i] || "main"} allMids could not be restored`);
+      s.failureSignal.addEventListener("abort", onAbort, { once: true });
+      return () => s.failureSignal.removeEventListener("abort", onAbort);
+    });
+    function detach() {
+      stopWatching();
+      for (const off of aborts) off();
+    }
+    if (failed.length) {
+      await unsubscribe();
+      throw new Error(`price stream incomplete (${failed.join("; ")})`);
+    }
+    return unsubscribe;
   }
 }

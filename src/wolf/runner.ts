@@ -1,19 +1,23 @@
-import { randomBytes } from "node:crypto";
 import type { Alerter } from "../alerts/webhook.ts";
 import { D, dec, wire } from "../core/decimal.ts";
+import { CoinCooldowns } from "../exchange/rejections.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
 import { moversOnce, scanOnce } from "../signals/run.ts";
 import type { Opportunity } from "../signals/scanner.ts";
 import { type ScannerConfig, scannerConfig } from "../signals/scanner-config.ts";
 import { observeSmartMoney, type SmartMoneySignal, type SmartMoneyState } from "../signals/smart-money.ts";
-import { CandleCache } from "../signals/source.ts";
+import { CandleCache, type MarketDataSource } from "../signals/source.ts";
 import { acquireRunLock, type RunLock } from "../store/run-lock.ts";
-import { addExitFill, closeRecord, entrySize, remainingSize, startExit } from "./accounting.ts";
+import { entrySize, remainingSize } from "./accounting.ts";
 import type { WolfConfig } from "./config.ts";
-import { type EntryPlan, planTick, type TickInputs, trackSlot } from "./engine.ts";
+import { type EntryPlan, planTick, type TickInputs } from "./engine.ts";
 import { SlotGuards } from "./guards.ts";
-import type { ExchangePosition, WolfPort } from "./port.ts";
+import { newCloid } from "./ids.ts";
+import type { ExchangePosition, IocResult, UnresolvedOrder, WolfPort } from "./port.ts";
+import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
+import { Protector } from "./protector.ts";
+import { rememberWolfSession } from "./records.ts";
 import {
   dslDir,
   emptySlot,
@@ -26,7 +30,6 @@ import {
   type WolfState,
   wolfDir,
 } from "./state.ts";
-import { appendTrade, readTrades } from "./trades.ts";
 
 /** What the review engine (src/review/) gets: called every review_interval_ticks and daily at review_hour_utc. */
 export interface ReviewContext {
@@ -47,25 +50,27 @@ export interface WolfRunnerOptions {
   fresh?: boolean;
   log?: (line: string) => void;
   onReview?: (ctx: ReviewContext) => Promise<void> | void;
-  /** subscribe to streamed mids so the DSL sees every price, not one per tick (default true) */
+  /** subscribe to streamed mids so every exit sees every price, not one per tick (default true) */
   stream?: boolean;
+  /** Price feed timings (poll period while degraded, silence limit, resubscription back-off). */
+  feed?: Pick<PriceFeedOptions, "pollMs" | "silenceMs" | "retryMinMs" | "retryMaxMs">;
   scanner?: ScannerConfig;
   movers?: MoversConfig;
   /** Operator alerts (daily loss limit, entries, exits); default: none. */
   alerter?: Alerter;
 }
 
-const newCloid = (): `0x${string}` => `0x${randomBytes(16).toString("hex")}`;
 const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
 
 /**
- * The WOLF tick loop with its I/O: prices, guards (tick + stream), signals, decisions, orders,
- * reconciliation with the exchange, state.json and trades.jsonl. Every state change runs through one
- * serial queue, so a stream-triggered exit and a tick never interleave.
+ * The WOLF tick loop with its I/O: signals, decisions, entries, reconciliation with the exchange,
+ * state.json. Ticks run one after another; exits belong to the Protector (src/wolf/protector.ts),
+ * which acts on every price at once and never waits for a tick or its scans.
  */
 export class WolfRunner {
   state: WolfState;
   readonly guards: SlotGuards;
+  readonly protector: Protector;
   private queue: Promise<unknown> = Promise.resolve();
   private scannerQueue: { opportunities: Opportunity[]; untilTick: number } = {
     opportunities: [],
@@ -74,14 +79,20 @@ export class WolfRunner {
   private lastMovers: MoverSignal[] = [];
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
-  private streamExits = new Set<number>();
-  private unsubscribe: (() => Promise<void>) | undefined;
+  private feed: PriceFeed | undefined;
+  /** Coins left alone after a refusal that will not go away at once. */
+  private readonly cooldowns = new CoinCooldowns();
+  /** Set (with the reason) when a refusal means no entry can succeed this run. */
+  private entriesStopped: string | undefined;
+  /** Pending entries being resolved, by slot. */
+  private readonly resolving = new Map<number, Promise<void>>();
   private streamReady: Promise<void> = Promise.resolve();
   private readonly cache: CandleCache;
   private readonly scannerCfg: ScannerConfig;
   private readonly moversCfg: MoversConfig;
   private readonly log: (line: string) => void;
-  private lastMids: Record<string, string> = {};
+  /** What the scans read: every request first waits until no close is in flight. */
+  private readonly scanSource: MarketDataSource;
 
   private constructor(
     private readonly opts: WolfRunnerOptions,
@@ -91,7 +102,29 @@ export class WolfRunner {
     this.state = state;
     this.log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
     this.guards = new SlotGuards(dslDir(opts.dataDir), opts.config, this.log);
-    this.cache = new CandleCache(opts.port, opts.config.candle_refresh_s * 1000);
+    this.protector = new Protector({
+      port: opts.port,
+      dataDir: opts.dataDir,
+      config: opts.config,
+      guards: this.guards,
+      book: this,
+      log: this.log,
+      ...(opts.alerter ? { alerter: opts.alerter } : {}),
+    });
+    const port = opts.port;
+    const idle = () => this.protector.idle();
+    this.scanSource = {
+      now: () => port.now(),
+      markets: async () => {
+        await idle();
+        return port.markets();
+      },
+      candles: async (coin, interval, startTime, endTime) => {
+        await idle();
+        return port.candles(coin, interval, startTime, endTime);
+      },
+    };
+    this.cache = new CandleCache(this.scanSource, opts.config.candle_refresh_s * 1000);
     const c = opts.config;
     this.scannerCfg =
       opts.scanner ??
@@ -131,19 +164,28 @@ export class WolfRunner {
     const runner = new WolfRunner(opts, state, lock);
     for (const s of state.slots) if (isOpen(s)) runner.guards.restore(s, now);
     await runner.reconcile();
+    for (const s of state.slots) if (s.status === "pending") void runner.resolvePending(s.slot_id);
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
     runner.save();
-    // The stream attaches in the background: ticks (and their DSL checks) start at once regardless.
+    rememberWolfSession(opts.dataDir, "session_start", runner.state, now, runner.log);
+    // The stream attaches in the background: ticks (and their exit checks) start at once regardless.
     if (opts.stream !== false) {
-      runner.streamReady = opts.port
-        .subscribeMids((mids) => runner.onMids(mids))
-        .then((unsubscribe) => {
-          runner.unsubscribe = unsubscribe;
-        })
-        .catch((e) =>
-          runner.log(`price stream unavailable (${(e as Error).message}); the DSL runs on ticks only`),
-        );
-    }
+      const feed = new PriceFeed({
+        port: opts.port,
+        onMids: (mids) => runner.onMids(mids),
+        guardedCoins: () => runner.protector.guardedCoins(),
+        onStatus: (status) => {
+          runner.state.price_stream = status;
+          runner.save();
+        },
+        log: runner.log,
+        ...(opts.alerter ? { alerter: opts.alerter } : {}),
+        ...opts.feed,
+      });
+      runner.feed = feed;
+      runner.state.price_stream = "ok";
+      runner.streamReady = feed.start();
+    } else delete runner.state.price_stream;
     return runner;
   }
 
@@ -167,34 +209,12 @@ export class WolfRunner {
     this.state.slots[slot.slot_id] = slot;
   }
 
-  /** Streamed mids: run each active slot's guard; a close verdict sends the exit right away. */
+  /** Streamed mids go straight to the protective path. */
   onMids(mids: Record<string, string>): void {
-    const now = this.opts.port.now();
-    Object.assign(this.lastMids, mids);
-    for (const s of this.state.slots) {
-      if (s.status !== "active" || this.streamExits.has(s.slot_id)) continue;
-      const raw = mids[s.coin];
-      if (raw === undefined) continue;
-      const price = Number(raw);
-      const r = this.guards.evaluate(s.slot_id, price, now);
-      const tracked = trackSlot(s, price, now);
-      this.setSlot(r ? { ...tracked, dsl_phase: r.phase, dsl_tier: r.tier_index } : tracked);
-      if (r?.action === "close") {
-        this.streamExits.add(s.slot_id);
-        this.log(`slot ${s.slot_id} ${s.instrument}: DSL close on streamed price ${raw}: ${r.reason}`);
-        void this.serial(async () => {
-          try {
-            await this.exitSlot(s.slot_id, `dsl_close: ${r.reason}`);
-          } finally {
-            this.streamExits.delete(s.slot_id);
-            this.save();
-          }
-        }).catch((e) => this.log(`stream exit failed: ${(e as Error).message}`));
-      }
-    }
+    this.protector.onMids(mids);
   }
 
-  /** One tick (serialised with stream exits). */
+  /** One tick (ticks never overlap; exits do not wait for them). */
   tick(): Promise<void> {
     return this.serial(() => this.runTick());
   }
@@ -213,35 +233,26 @@ export class WolfRunner {
       st.daily_loss_triggered = false;
     }
     if (st.tick_count % cfg.reconcile_interval_ticks === 0) await this.reconcile();
+    for (const s of st.slots) if (s.status === "pending") void this.resolvePending(s.slot_id);
 
     const mids = await port.mids().catch((e) => {
       this.log(`mids unavailable: ${(e as Error).message}`);
       return {} as Record<string, string>;
     });
-    Object.assign(this.lastMids, mids);
     const prices = new Map<string, number>();
     for (const [coin, px] of Object.entries(mids)) prices.set(coin, Number(px));
-
-    const dslCloses = new Map<number, string>();
-    for (const s of st.slots) {
-      if (s.status !== "active") continue;
-      const px = prices.get(s.coin);
-      if (px === undefined) continue;
-      const r = this.guards.evaluate(s.slot_id, px, now);
-      if (!r) continue;
-      this.setSlot({ ...s, dsl_phase: r.phase, dsl_tier: r.tier_index });
-      if (r.action === "close") dslCloses.set(s.slot_id, r.reason);
-    }
+    // The tick's prices take the same protective path as streamed ones (closes go out at once).
+    this.protector.onMids(mids);
     this.guards.persistAll();
 
-    this.lastMovers = await moversOnce(port, this.cache, this.moversCfg, this.opts.dataDir)
+    this.lastMovers = await moversOnce(this.scanSource, this.cache, this.moversCfg, this.opts.dataDir)
       .then((m) => m.signals)
       .catch((e) => {
         this.log(`movers scan failed: ${(e as Error).message}`);
         return [];
       });
     if ((st.tick_count - 1) % cfg.scanner_interval_ticks === 0) {
-      await scanOnce(port, this.cache, this.scannerCfg, this.opts.dataDir)
+      await scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir)
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).
           this.scannerQueue = {
@@ -257,25 +268,27 @@ export class WolfRunner {
     const inputs: TickInputs = {
       nowMs: now,
       prices,
-      dslCloses,
+      dslCloses: new Map(),
       movers: this.lastMovers,
       scanner,
       smartMoney,
+      blocked: new Set(
+        [...this.lastMovers, ...scanner, ...smartMoney]
+          .map((x) => x.asset)
+          .filter((coin) => this.cooldowns.blocking(coin, now)),
+      ),
     };
     const plan = planTick(st, cfg, inputs, (c) => port.instrumentOf(c));
     st.slots = plan.slots;
-    if (plan.daily_loss_triggered && !st.daily_loss_triggered) {
-      st.daily_loss_triggered = true;
-      const line = `daily loss limit reached (realized ${st.daily_pnl}, unrealized ${plan.unrealized_pnl}): closing all slots`;
-      this.log(line);
-      this.opts.alerter?.send("daily_loss", `WOLF ${line}; no entries until the next UTC day`);
-    }
+    if (plan.daily_loss_triggered) this.protector.tripDailyLoss(plan.unrealized_pnl);
 
     // Exits first: retries of unfinished closes, then this tick's decisions; then entries.
+    const exits: Promise<void>[] = [];
     for (const s of st.slots)
-      if (s.status === "closing") await this.exitSlot(s.slot_id, s.exit?.reason ?? "retry");
-    for (const e of plan.exits) await this.exitSlot(e.slot_id, e.reason);
-    if (!st.daily_loss_triggered) for (const e of plan.entries) await this.enterSlot(e);
+      if (s.status === "closing") exits.push(this.protector.exit(s.slot_id, s.exit?.reason ?? "retry"));
+    for (const e of plan.exits) exits.push(this.protector.exit(e.slot_id, e.reason));
+    await Promise.all(exits);
+    if (!st.daily_loss_triggered && !this.entriesStopped) for (const e of plan.entries) await this.enter(e);
     this.save();
     await this.review(now);
   }
@@ -335,10 +348,15 @@ export class WolfRunner {
   }
 
   /** Open a position for an entry plan with one IOC at a marketable limit; the slot fills only on a fill. */
-  private async enterSlot(e: EntryPlan): Promise<void> {
+  async enter(e: EntryPlan): Promise<void> {
     const port = this.opts.port;
     const cfg = this.opts.config;
     if (this.slot(e.slot_id).status !== "empty") return;
+    const holder = this.state.slots.find((s) => s.status !== "empty" && s.coin === e.coin);
+    if (holder) {
+      this.log(`entry ${e.coin} skipped: slot ${holder.slot_id} holds it (${holder.status})`);
+      return;
+    }
     try {
       const info = await port.marketInfo(e.coin);
       const leverage = Math.max(1, Math.floor(Math.min(cfg.leverage, info.maxLeverage)));
@@ -351,9 +369,9 @@ export class WolfRunner {
       await port
         .setLeverage(e.coin, leverage)
         .catch((err) => this.log(`leverage ${info.instrument}: ${(err as Error).message}`));
-      const cloid = newCloid();
       const side = e.direction === "long" ? "buy" : "sell";
-      const res = await port.ioc({
+      let cloid = newCloid();
+      let res = await port.ioc({
         coin: e.coin,
         side,
         size,
@@ -361,184 +379,178 @@ export class WolfRunner {
         reduceOnly: false,
         cloid,
       });
-      if (res.status !== "filled") {
-        this.log(`entry ${info.instrument} ${e.direction} not filled: ${res.message}`);
-        return;
+      if (res.status === "unfilled" && res.rejection?.reaction === "shrink") {
+        // Too large for the margin or the margin tier: one smaller order, not the same one again.
+        const half = halfSize(size, info.szDecimals, mid, cfg.min_order_usd);
+        this.log(
+          `entry ${info.instrument} refused (${res.rejection.reason}); ${half ? `trying ${half}` : "too small to shrink"}`,
+        );
+        if (half) {
+          cloid = newCloid();
+          res = await port.ioc({
+            coin: e.coin,
+            side,
+            size: half,
+            slippage: cfg.entry_slippage,
+            reduceOnly: false,
+            cloid,
+          });
+        }
       }
-      const now = port.now();
-      const slot: Slot = {
+      // What the slot will hold once the order is known to have filled.
+      const base: Slot = {
         ...emptySlot(e.slot_id),
-        status: "active",
         instrument: info.instrument,
         coin: e.coin,
         side: e.direction,
         entry_source: e.source,
         entry_signal_score: e.score,
-        entry_price: res.price,
-        entry_size: res.size,
-        entry_fee: res.fee,
         margin_allocated: wire(dec(cfg.margin_per_slot)),
         leverage,
-        current_price: res.price,
-        dsl_phase: 1,
-        dsl_tier: -1,
-        opened_at_ms: now,
-        last_progress_ms: now,
-        last_signal_seen_ms: now,
       };
-      slot.dsl_position_id = SlotGuards.positionId(slot);
-      this.setSlot(slot);
-      this.guards.create(slot, now);
-      this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, `entry:${e.source}`, cloid, now);
-      this.save();
-      const opened = `opened slot ${e.slot_id}: ${info.instrument} ${e.direction} ${res.size} @ ${res.price} (${e.reason})`;
-      this.log(opened);
-      this.opts.alerter?.send("entry", `WOLF ${opened}`, { instrument: info.instrument });
+      if (res.status === "unknown") {
+        this.setSlot({ ...base, status: "pending", pending_order: res.unresolved });
+        this.save();
+        this.log(
+          `entry ${info.instrument} ${e.direction}: outcome unknown (${res.message}); slot ${e.slot_id} pending, nothing else goes out for ${e.coin} until the exchange says what became of it`,
+        );
+        void this.resolvePending(e.slot_id);
+        return;
+      }
+      if (res.status !== "filled") {
+        this.onEntryRefused(info.instrument, e, res);
+        return;
+      }
+      this.activate(base, res, cloid, e.reason);
     } catch (err) {
       this.log(`entry ${e.coin} failed: ${(err as Error).message}`);
     }
   }
 
-  private recordTrade(
-    slot: Slot,
-    side: "buy" | "sell",
-    oid: string,
-    price: string,
-    quantity: string,
-    fee: string,
-    meta: string,
-    cloid: string,
-    now: number,
+  /**
+   * An entry that did not fill. A refusal is acted on by its reason (never by sending the same order
+   * again): retry on the next tick's fresh plan, leave the coin alone for a while, or stop entering.
+   */
+  private onEntryRefused(
+    instrument: string,
+    e: EntryPlan,
+    res: Extract<IocResult, { status: "unfilled" }>,
   ): void {
-    appendTrade(this.opts.dataDir, {
-      tick: this.state.tick_count,
-      oid,
-      instrument: slot.instrument,
+    const rejection = res.rejection;
+    if (!rejection) {
+      this.log(`entry ${instrument} ${e.direction} not filled: ${res.message}`);
+      return;
+    }
+    const what = `entry ${instrument} ${e.direction} refused (${rejection.reason}: ${res.message})`;
+    switch (rejection.reaction) {
+      case "retry_next_tick":
+        this.log(`${what}; the next tick may try again`);
+        return;
+      case "shrink":
+      case "skip_coin": {
+        const skip =
+          rejection.reaction === "skip_coin"
+            ? rejection
+            : { ...rejection, reaction: "skip_coin" as const, cooldownMs: 60_000 };
+        this.cooldowns.note(e.coin, skip, this.opts.port.now());
+        this.log(`${what}; ${e.coin} is left alone for ${Math.round(skip.cooldownMs / 1000)} s`);
+        return;
+      }
+      case "stop":
+        this.entriesStopped = what;
+        this.log(`${what}; no more entries this run (open slots stay guarded)`);
+        this.opts.alerter?.send("halt", `WOLF ${what}: no more entries this run; open slots stay guarded`);
+        return;
+    }
+  }
+
+  /** A confirmed entry fill: the slot goes active with the fill's size and price, guarded from now on. */
+  private activate(
+    base: Slot,
+    fill: Extract<IocResult, { status: "filled" }>,
+    cloid: string,
+    why: string,
+  ): void {
+    const now = this.opts.port.now();
+    const slot: Slot = {
+      ...base,
+      status: "active",
+      entry_price: fill.price,
+      entry_size: fill.size,
+      entry_fee: fill.fee,
+      current_price: fill.price,
+      dsl_phase: 1,
+      dsl_tier: -1,
+      opened_at_ms: now,
+      last_progress_ms: now,
+      last_signal_seen_ms: now,
+      pending_order: null,
+    };
+    slot.dsl_position_id = SlotGuards.positionId(slot);
+    this.setSlot(slot);
+    this.guards.create(slot, now);
+    const side = slot.side === "long" ? "buy" : "sell";
+    this.protector.recordTrade(
+      slot,
       side,
-      price,
-      quantity,
-      timestamp_ms: now,
-      fee,
-      strategy: "wolf",
-      meta,
-      slot_id: slot.slot_id,
+      fill.oid,
+      fill.price,
+      fill.size,
+      fill.fee,
+      `entry:${slot.entry_source}`,
       cloid,
-    });
-    this.state.total_trades += 1;
+      now,
+    );
+    this.save();
+    const opened = `opened slot ${slot.slot_id}: ${slot.instrument} ${slot.side} ${fill.size} @ ${fill.price} (${why})`;
+    this.log(opened);
+    this.opts.alerter?.send("entry", `WOLF ${opened}`, { instrument: slot.instrument });
   }
 
   /**
-   * Close a slot: reduce-only IOC for what is still open. The slot is marked closed only once fills
-   * covering the whole position are confirmed; a partial fill leaves it "closing" to be retried.
+   * Ask the exchange what became of a pending slot's entry (once at a time per slot): filled → the
+   * slot adopts the position; not executed → the slot is free again; cannot tell yet → asked again
+   * on the next tick. Until then the slot's coin is held: nothing else is sent for it.
    */
-  async exitSlot(slotId: number, reason: string): Promise<void> {
-    const port = this.opts.port;
-    let slot = this.slot(slotId);
-    if (!isOpen(slot)) return;
-    if (!slot.exit) {
-      slot = { ...slot, status: "closing", exit: startExit(reason, port.now()) };
-      this.setSlot(slot); // the stream stops evaluating this slot while its close is in flight
-    }
-    const remaining = remainingSize(slot);
-    if (remaining.lte(0)) {
-      this.finalize(slot);
-      return;
-    }
-    const side = slot.side === "long" ? "sell" : "buy";
-    const cloid = newCloid();
-    let res: Awaited<ReturnType<WolfPort["ioc"]>>;
-    try {
-      res = await port.ioc({
-        coin: slot.coin,
-        side,
-        size: wire(remaining),
-        slippage: this.opts.config.exit_slippage,
-        reduceOnly: true,
-        cloid,
-      });
-    } catch (e) {
-      res = { status: "unfilled", message: (e as Error).message };
-    }
-    const exit = { ...slot.exit!, attempts: slot.exit!.attempts + 1 };
-    slot = { ...slot, exit };
-    if (res.status === "filled") {
-      slot = { ...slot, exit: addExitFill(exit, res.size, res.price, res.fee) };
-      this.setSlot(slot);
-      this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, exit.reason, cloid, port.now());
-      if (remainingSize(slot).lte(0)) this.finalize(slot);
-      else
-        this.log(
-          `slot ${slotId} ${slot.instrument}: partial exit ${res.size}, ${wire(remainingSize(slot))} left`,
-        );
-      return;
-    }
-    this.setSlot(slot);
-    this.log(`slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`);
-    const pos = await this.exchangePosition(slot.coin);
-    if (pos !== undefined && dec(pos.szi).isZero())
-      await this.closeFromFills(slot, "position already closed on the exchange");
+  private resolvePending(slotId: number): Promise<void> {
+    const running = this.resolving.get(slotId);
+    if (running) return running;
+    const slot = this.slot(slotId);
+    const order = slot.pending_order;
+    if (slot.status !== "pending" || !order) return Promise.resolve();
+    const run = this.opts.port
+      .resolveIoc(order as UnresolvedOrder)
+      .then(
+        (res) => {
+          const now = this.slot(slotId);
+          if (now.status !== "pending" || now.pending_order?.cloid !== order.cloid) return;
+          if (res.status === "filled") {
+            this.activate(now, res, order.cloid, "entry resolved after its answer was lost");
+            return;
+          }
+          this.setSlot(emptySlot(slotId));
+          this.save();
+          this.log(`entry ${now.instrument}: not executed (${res.message}); slot ${slotId} is free again`);
+        },
+        (err: unknown) =>
+          this.log(
+            `entry ${slot.instrument}: outcome still unknown (${(err as Error).message}); asking again next tick`,
+          ),
+      )
+      .finally(() => this.resolving.delete(slotId));
+    this.resolving.set(slotId, run);
+    return run;
   }
 
-  /** Record the close: PnL from confirmed fills, daily/total PnL, guard closed, slot emptied. */
-  private finalize(slot: Slot): void {
-    const now = this.opts.port.now();
-    const exit = slot.exit!;
-    const { record, pnl } = closeRecord(slot, exit, now);
-    const st = this.state;
-    st.closed_slots = [...st.closed_slots, record].slice(-this.opts.config.closed_history_size);
-    st.daily_pnl = wire(dec(st.daily_pnl).plus(pnl));
-    st.total_pnl = wire(dec(st.total_pnl).plus(pnl));
-    if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
-    this.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
-    this.setSlot(emptySlot(slot.slot_id));
-    const line = `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`;
-    this.log(line);
-    this.opts.alerter?.send("exit", `WOLF ${line}, ROE ${record.roe_pct.toFixed(2)}%`, {
-      instrument: slot.instrument,
-      realized_pnl: record.realized_pnl,
-    });
+  /** Wait for closes and entry resolutions in flight. */
+  async settled(): Promise<void> {
+    while (this.resolving.size > 0) await Promise.allSettled([...this.resolving.values()]);
+    await this.protector.settled();
   }
 
-  /** The position vanished outside our orders (liquidation, manual close): rebuild the exit from the fills. */
-  private async closeFromFills(slot: Slot, note: string): Promise<void> {
-    const closeSide = slot.side === "long" ? "sell" : "buy";
-    let exit = {
-      ...(slot.exit ?? startExit("reconcile", this.opts.port.now())),
-      filled_size: "0",
-      filled_notional: "0",
-      fees: "0",
-    };
-    exit.reason = `${exit.reason} (${note})`;
-    try {
-      const fills = await this.opts.port.fillsSince(slot.coin, slot.opened_at_ms);
-      // Fills of our own exit orders are in trades.jsonl already; others (a liquidation, a close by
-      // hand) are logged here, so reviews see every way a position ended.
-      const logged = new Set(readTrades(this.opts.dataDir).map((t) => t.oid));
-      let left = dec(slot.entry_size);
-      for (const f of fills) {
-        if (f.side !== closeSide || left.lte(0)) continue;
-        const sz = D.min(dec(f.size), left);
-        exit = addExitFill(exit, wire(sz), f.price, f.fee);
-        left = left.minus(sz);
-        if (!logged.has(f.oid))
-          this.recordTrade(slot, closeSide, f.oid, f.price, wire(sz), f.fee, exit.reason, "", f.time);
-      }
-    } catch (e) {
-      this.log(`fills for ${slot.instrument} unavailable: ${(e as Error).message}`);
-    }
-    // Whatever no fill explains is booked at the last known price.
-    const missing = dec(slot.entry_size).minus(exit.filled_size);
-    if (missing.gt(0)) exit = addExitFill(exit, wire(missing), slot.current_price, "0");
-    this.finalize({ ...slot, exit });
-  }
-
-  private async exchangePosition(coin: string): Promise<ExchangePosition | undefined> {
-    try {
-      const all = await this.opts.port.positions();
-      return all.find((p) => p.coin === coin) ?? { coin, szi: "0", entryPx: "0" };
-    } catch {
-      return undefined;
-    }
+  /** Close a slot now (joins a close already in flight). */
+  exitSlot(slotId: number, reason: string): Promise<void> {
+    return this.protector.exit(slotId, reason);
   }
 
   /**
@@ -560,10 +572,11 @@ export class WolfRunner {
       if (!isOpen(s)) continue;
       const p = byCoin.get(s.coin);
       byCoin.delete(s.coin);
+      if (this.protector.closing(s.slot_id)) continue; // its close settles it
       const exSide = p ? (dec(p.szi).gt(0) ? "long" : "short") : undefined;
       if (!p || exSide !== s.side) {
         this.log(`reconcile: slot ${s.slot_id} ${s.instrument} has no ${s.side} position on the exchange`);
-        await this.closeFromFills(s, "no position on the exchange");
+        await this.protector.settleGone(s.slot_id, "no position on the exchange");
         continue;
       }
       const size = dec(p.szi).abs();
@@ -576,6 +589,8 @@ export class WolfRunner {
       }
     }
     for (const p of byCoin.values()) {
+      // A pending entry's position is adopted by its own resolution, with its fill's price.
+      if (this.state.slots.some((s) => s.status !== "empty" && s.coin === p.coin)) continue;
       const free = this.state.slots.find((s) => s.status === "empty");
       const instrument = this.opts.port.instrumentOf(p.coin);
       if (!free) {
@@ -639,9 +654,11 @@ export class WolfRunner {
   /** Stop the stream and wait for queued work (open positions stay open and are resumed next start). */
   async close(): Promise<void> {
     await this.queue;
+    await this.settled();
     await this.streamReady;
-    if (this.unsubscribe) await this.unsubscribe().catch(() => undefined);
+    await this.feed?.stop();
     this.save();
+    rememberWolfSession(this.opts.dataDir, "session_end", this.state, this.opts.port.now(), this.log);
     this.lock.release();
     await this.opts.alerter?.flush();
   }
@@ -660,4 +677,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Half an order's size, rounded down to the asset's size step; undefined below the minimum order. */
+function halfSize(size: string, szDecimals: number, mid: number, minOrderUsd: number): string | undefined {
+  const half = dec(size).div(2).toDecimalPlaces(szDecimals, D.ROUND_DOWN);
+  return half.gt(0) && half.times(mid).gte(minOrderUsd) ? wire(half) : undefined;
 }

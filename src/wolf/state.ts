@@ -26,8 +26,8 @@ export type PendingExit = z.infer<typeof pendingExitSchema>;
 
 export const slotSchema = z.object({
   slot_id: z.number().int().min(0),
-  /** empty → active → (closing →) empty */
-  status: z.enum(["empty", "active", "closing"]),
+  /** empty → (pending →) active → (closing →) empty; pending: an entry whose outcome is not known yet */
+  status: z.enum(["empty", "pending", "active", "closing"]),
   instrument: z.string(),
   coin: z.string(),
   side: z.union([sideSchema, z.literal("")]),
@@ -50,6 +50,16 @@ export const slotSchema = z.object({
   last_signal_seen_ms: z.number(),
   signal_disappeared_ms: z.number(),
   exit: pendingExitSchema.nullable(),
+  /** The entry order of a pending slot, until the exchange says what became of it. */
+  pending_order: z
+    .object({
+      cloid: z.string().regex(/^0x[0-9a-fA-F]{32}$/),
+      sent_at_ms: z.number(),
+      expires_after_ms: z.number(),
+      order: z.record(z.string(), z.unknown()),
+    })
+    .nullable()
+    .optional(),
 });
 export type Slot = z.infer<typeof slotSchema>;
 
@@ -88,6 +98,8 @@ export const wolfStateSchema = z.object({
   updated_ms: z.number(),
   last_review_tick: z.number().int(),
   last_review_day: z.string(),
+  /** "degraded" while streamed prices fail and guarded coins are polled instead (shown in /health). */
+  price_stream: z.enum(["ok", "degraded"]).optional(),
 });
 export type WolfState = z.infer<typeof wolfStateSchema>;
 

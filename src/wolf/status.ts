@@ -1,8 +1,9 @@
 import { num } from "../core/decimal.ts";
+import { type WolfPnl, wolfPnl } from "./pnl.ts";
 import type { Slot, WolfState } from "./state.ts";
 
-/** The contract's wolf-mode Status object (GET /api/status and each SSE event). */
-export interface WolfStatus {
+/** The contract's wolf-mode Status object (GET /api/status and each SSE event), plus the PnL breakdown. */
+export interface WolfStatus extends WolfPnl {
   status: "running";
   engine: "wolf";
   tick_count: number;
@@ -59,6 +60,7 @@ export function wolfStatus(state: WolfState): WolfStatus {
     daily_pnl: num(state.daily_pnl, 2),
     total_pnl: num(state.total_pnl, 2),
     total_trades: state.total_trades,
+    ...wolfPnl(state),
     max_slots: maxSlots,
     active_slots: active.map((s) => ({
       slot_id: s.slot_id,

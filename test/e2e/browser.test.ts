@@ -42,7 +42,7 @@ beforeAll(async () => {
   ]);
   mkdirSync(SHOTS, { recursive: true });
   const deadline = Date.now() + 75_000;
-  const board = `${up.url("leaderboard")}/api/leaderboard?network=testnet`;
+  const board = `${up.url("leaderboard")}/api/leaderboard?network=paper`;
   await until(
     "five agents on the leaderboard",
     async () => (await getJson<{ total_agents: number }>(board))?.total_agents === 5,
@@ -75,7 +75,12 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
     const u = up!.url;
     const pages = [
       { name: "agent", url: `${u("agent")}/`, title: "hl-agent · dashboard", ready: "#tick" },
-      { name: "leaderboard", url: `${u("leaderboard")}/`, title: "Agent leaderboard", ready: "tbody tr" },
+      {
+        name: "leaderboard",
+        url: `${u("leaderboard")}/?network=paper`,
+        title: "Agent leaderboard",
+        ready: "tbody tr",
+      },
       { name: "feeds", url: `${u("feeds")}/`, title: "SWP price feeds", ready: "body" },
       {
         name: "isfr",
@@ -112,6 +117,11 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
     const before = await tickOf(page);
     await until("the tick to advance", async () => (await tickOf(page)) > before, Date.now() + 20_000);
     await expectStateText(page, "running");
+    await until(
+      "the price stream pill",
+      async () => (await page.locator("#stream").textContent()) === "prices: streaming",
+      Date.now() + 10_000,
+    );
 
     await page.locator("#pause").click();
     await expectStateText(page, "paused");
@@ -141,6 +151,96 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
       await sleep(20_000);
       await page.screenshot({ path: join(ROOT, "docs", "dashboard.png") });
     }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(!hasChromium)("feeds page layout in chromium", () => {
+  for (const width of [1280, 900]) {
+    it(`each chart stays inside its own card at ${width} px`, { timeout: 30_000 }, async () => {
+      const page = await browser!.newPage({ viewport: { width, height: 900 } });
+      await page.goto(`${up!.url("feeds")}/`, { waitUntil: "load" });
+      await page.locator(".feed .chart canvas").first().waitFor();
+      await sleep(1500); // every card added, every chart drawn
+      const boxes = await page.locator(".feed").evaluateAll((cards) =>
+        cards.map((c) => {
+          const r = c.getBoundingClientRect();
+          const charts = [...c.querySelectorAll(".chart, .chart canvas, .chart table")].map((x) =>
+            x.getBoundingClientRect(),
+          );
+          return {
+            card: { left: r.left, right: r.right, top: r.top, bottom: r.bottom },
+            right: Math.max(...charts.map((x) => x.right)),
+            bottom: Math.max(...charts.map((x) => x.bottom)),
+          };
+        }),
+      );
+      expect(boxes).toHaveLength(4);
+      for (const b of boxes) {
+        expect(b.right).toBeLessThanOrEqual(b.card.right + 0.5);
+        expect(b.bottom).toBeLessThanOrEqual(b.card.bottom + 0.5);
+      }
+      // No two cards overlap, and nothing is wider than the window.
+      for (const [i, a] of boxes.entries())
+        for (const b of boxes.slice(i + 1)) {
+          const overlap =
+            a.card.left < b.card.right - 0.5 &&
+            b.card.left < a.card.right - 0.5 &&
+            a.card.top < b.card.bottom - 0.5 &&
+            b.card.top < a.card.bottom - 0.5;
+          expect(overlap).toBe(false);
+        }
+      const scroll = await page.locator("html").evaluate((html) => html.scrollWidth);
+      expect(scroll).toBeLessThanOrEqual(width);
+      await page.screenshot({ path: join(SHOTS, `feeds-${width}.png`), fullPage: true });
+      await page.close();
+    });
+  }
+});
+
+describe.skipIf(!hasChromium)("dashboard PnL in chromium", () => {
+  it("shows realised, unrealised and fees adding up to the leaderboard's PnL, and says why", {
+    timeout: 60_000,
+  }, async () => {
+    const { page, errors } = await open(`${up!.url("agent")}/`);
+    await until(
+      "the PnL cards",
+      async () => (await page.locator("#account").textContent()) !== "–",
+      Date.now() + 20_000,
+    );
+    const num = async (id: string) => Number((await page.locator(`#${id}`).textContent())!.replace("+", ""));
+    const [realized, unrealized, fees, account] = await Promise.all([
+      num("realized"),
+      num("unrealized"),
+      num("fees"),
+      num("account"),
+    ]);
+    expect(Math.abs(realized + unrealized - fees - account)).toBeLessThanOrEqual(0.011);
+    const note = await page.locator("#pnl-note").textContent();
+    expect(note).toContain("Account PnL = realised + unrealised − fees already paid on open positions");
+    expect(note).toContain("leaderboard");
+
+    // Right after a leaderboard refresh, its PnL for the WOLF agent is the dashboard's account PnL
+    // (up to the price moves of a couple of seconds and funding).
+    type Entry = { display_name: string; pnl: number };
+    const boardUrl = `${up!.url("leaderboard")}/api/leaderboard?network=paper`;
+    const before = (await getJson<{ last_updated: number }>(boardUrl))!.last_updated;
+    const board = await until(
+      "a leaderboard refresh",
+      async () => {
+        const b = await getJson<{ last_updated: number; agents: Entry[] }>(boardUrl);
+        return b && b.last_updated > before ? b : undefined;
+      },
+      Date.now() + 30_000,
+    );
+    const status = (await getJson<{
+      account_pnl: number;
+      active_slots: { entry_size: number; entry_price: number }[];
+    }>(`${up!.url("agent")}/api/status`))!;
+    const wolf = board.agents.find((a) => a.display_name === "WOLF agent")!;
+    const notional = status.active_slots.reduce((sum, x) => sum + x.entry_size * x.entry_price, 0);
+    expect(Math.abs(wolf.pnl - status.account_pnl)).toBeLessThanOrEqual(1 + 0.005 * notional);
     expect(errors).toEqual([]);
     await page.close();
   });

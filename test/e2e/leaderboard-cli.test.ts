@@ -99,7 +99,7 @@ describe("hl leaderboard CLI", () => {
   it("refuses a bad address with the contract's message and exit code 1", async () => {
     const [r, net] = await Promise.all([
       hl("leaderboard", "register", "0x123", "--name", "x"),
-      hl("leaderboard", "list", "--network", "paper"),
+      hl("leaderboard", "list", "--network", "devnet"),
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe("error: Invalid Ethereum address (expected 0x + 40 hex chars)");

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -200,5 +200,10 @@ describe("hl trade / hl account against hl sim serve", { timeout: 120_000 }, () 
       code: 1,
       stderr: "error: name an instrument, or cancel everything with --all\n",
     });
+  });
+
+  it("hl sim serve with DATA_DIR keeps its state in DATA_DIR/sim and holds the world lock", async () => {
+    expect(existsSync(join(dataDir, "sim", "sim.db"))).toBe(true);
+    expect(existsSync(join(dataDir, "sim", "world.lock"))).toBe(true);
   });
 });

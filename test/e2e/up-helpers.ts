@@ -87,11 +87,11 @@ export interface RunningUp {
   exited: Promise<number | null>;
 }
 
-export async function startUp(extra: string[] = []): Promise<RunningUp> {
+export async function startUp(extra: string[] = [], env: Record<string, string> = {}): Promise<RunningUp> {
   const ports = await freeUpPorts();
   const dataDir = mkdtempSync(join(tmpdir(), "hl-up-"));
   const child = spawn(process.execPath, [HL, "up", "--data-dir", dataDir, ...portFlags(ports), ...extra], {
-    env: cleanEnv(),
+    env: { ...cleanEnv(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
+import { call, connectHttp, text as toolText } from "../services/mcp/helpers.ts";
 import { checkMetrics } from "./metrics-check.ts";
 import { readmeCurls, retarget, runCurl } from "./readme-curl.ts";
 import {
@@ -119,12 +120,25 @@ describe("hl up", () => {
       deadline,
     );
 
+    // MCP reads the running agent's data: wolf_status shows the ticking WOLF.
+    const mcp = await connectHttp(url("mcp"));
+    try {
+      const ws = await call(mcp, "wolf_status");
+      const st = ws.structuredContent as { status: string; tick_count: number };
+      expect(st.status, toolText(ws)).toBe("running");
+      expect(st.tick_count).toBeGreaterThanOrEqual(first);
+      const mem = await call(mcp, "agent_memory", { event_type: "session_start" });
+      expect((mem.structuredContent as { events: unknown[] }).events.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await mcp.close();
+    }
+
     // The leaderboard lists the WOLF agent and the four house agents.
     const board = await until(
       "five agents on the leaderboard",
       async () => {
         const b = await getJson<{ total_agents: number; agents: { display_name: string }[] }>(
-          `${url("leaderboard")}/api/leaderboard?network=testnet`,
+          `${url("leaderboard")}/api/leaderboard?network=paper`,
         );
         return b && b.total_agents === 5 ? b : undefined;
       },

@@ -1,20 +1,22 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dec } from "../../src/core/decimal.ts";
 import { HlClient, loadOrCreatePaperWallet } from "../../src/exchange/index.ts";
+import type { JournalEntry } from "../../src/review/journal-entry.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { loadWolfState, type WolfState } from "../../src/wolf/state.ts";
 import { readTrades } from "../../src/wolf/trades.ts";
+import { call, connectStdio, serverEnv, tempDirs, text as toolText } from "../services/mcp/helpers.ts";
 
 /**
- * `hl wolf run --mock --max-ticks 30 --tick 1` as a real process on a sim world. A young sim world's
- * open interest and volume climb fast, which the movers read as IMMEDIATE movers; once a slot is
- * open the test drives its coin through /sim/price (+80 % ROE, then back to +50 %) so the DSL's top
- * tier locks and closes it — between ticks, from the price stream.
+ * `hl wolf run --mock --max-ticks 30 --tick 1` as a real process on a sim world, with WOLF's default
+ * config: the sim's markets have a past and real volumes, so the scanner finds entries at once; once a
+ * slot is open the test drives its coin through /sim/price (+80 % ROE, then back to +50 %) so the
+ * DSL's top tier locks and closes it — between ticks, from the price stream.
  */
 
 const HL = join(import.meta.dirname, "../../bin/hl.mjs");
@@ -22,6 +24,7 @@ const exec = promisify(execFile);
 
 let world: SimWorld;
 let dataDir: string;
+const dirs = tempDirs("wolf-e2e-mcp");
 
 beforeAll(async () => {
   world = await startSimWorld({ port: 0, seed: 11 });
@@ -31,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dirs.cleanup();
 });
 
 const env = () => ({
@@ -65,25 +69,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("hl wolf run on the sim world", () => {
   it("opens a slot, closes it through the DSL, and its files agree with the exchange", async () => {
-    const cfgPath = join(dataDir, "wolf-e2e.json");
-    // The sim's markets are thin: let the signal engines look at them at all.
-    writeFileSync(cfgPath, JSON.stringify({ movers_min_volume_24h: 1000, scanner_min_volume_24h: 1000 }));
     const child: ChildProcess = spawn(
       "node",
-      [
-        HL,
-        "wolf",
-        "run",
-        "--mock",
-        "--max-ticks",
-        "30",
-        "--tick",
-        "1",
-        "--data-dir",
-        dataDir,
-        "--config",
-        cfgPath,
-      ],
+      [HL, "wolf", "run", "--mock", "--max-ticks", "30", "--tick", "1", "--data-dir", dataDir],
       { env: env(), stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";
@@ -182,5 +170,43 @@ describe("hl wolf run on the sim world", () => {
     expect(status.max_slots).toBe(3);
     expect(stdout).toContain("WOLF Orchestrator");
     await client.close();
+
+    // The close is in the trade journal, through the CLI and through MCP, and the session is remembered.
+    const { stdout: journalJson } = await exec(
+      "node",
+      [HL, "journal", "view", "--json", "--data-dir", dataDir],
+      { env: env() },
+    );
+    const journal = JSON.parse(journalJson) as JournalEntry[];
+    expect(journal).toHaveLength(st.closed_slots.length);
+    const entry = journal.find((e) => e.close_reason === dslClose.close_reason)!;
+    expect(entry).toMatchObject({
+      instrument: dslClose.instrument,
+      direction: dslClose.side,
+      pnl: dslClose.realized_pnl,
+      entry_source: dslClose.entry_source,
+    });
+    expect(entry.exit_reasoning).toMatch(/^Trailing stop closed the position/);
+    expect(entry.entry_reasoning.length).toBeGreaterThan(0);
+    expect(["good", "fair", "poor"]).toContain(entry.signal_quality);
+    const { stdout: journalText } = await exec("node", [HL, "journal", "view", "--data-dir", dataDir], {
+      env: env(),
+    });
+    expect(journalText).toContain(`[${entry.entry_id}]`);
+
+    const mcp = await connectStdio({ ...serverEnv(dirs), DATA_DIR: dataDir });
+    try {
+      const tj = await call(mcp, "trade_journal", {});
+      expect(tj.isError, toolText(tj)).toBeFalsy();
+      const entries = (tj.structuredContent as { entries: JournalEntry[] }).entries;
+      expect(entries.map((e) => e.entry_id)).toContain(entry.entry_id);
+      const mem = await call(mcp, "agent_memory", {});
+      const types = (mem.structuredContent as { events: { event_type: string }[] }).events.map(
+        (e) => e.event_type,
+      );
+      expect(types).toEqual(expect.arrayContaining(["session_start", "session_end", "notable_trade"]));
+    } finally {
+      await mcp.close();
+    }
   }, 120_000);
 });

@@ -409,3 +409,51 @@ describe("dead man's switch window", () => {
     );
   });
 });
+
+describe("engine journal and memory", () => {
+  it("each time the position returns to flat a journal entry is written; sessions are remembered", async () => {
+    const { readJournal } = await import("../../src/review/journal.ts");
+    const { readMemory } = await import("../../src/review/memory.ts");
+    const { StrategyRecords } = await import("../../src/review/strategy-records.ts");
+    const root = tmp();
+    const dir = join(root, "cli");
+    // Buys one on the first tick, sells it back on the second: one round trip.
+    const roundTrip = defineStrategy({
+      id: "round_trip",
+      description: "test",
+      type: "signal",
+      params: z.object({}),
+      init: () => ({ tick: 0 }),
+      decide(c, _p, st: { tick: number }) {
+        const tick = st.tick + 1;
+        const side = tick === 1 ? "buy" : tick === 2 ? "sell" : undefined;
+        const price = side === "buy" ? c.snapshot.ask : c.snapshot.bid;
+        return {
+          orders: side ? [{ side, price, size: 1, tif: "Ioc", tag: "rt" }] : [],
+          state: { tick },
+        };
+      },
+    }) as unknown as AnyStrategy;
+    const records = new StrategyRecords({
+      dataDir: root,
+      strategy: "round_trip",
+      instrument: "ETH-PERP",
+      log: () => undefined,
+    });
+    const { engine } = setup(roundTrip, dir, { maxTicks: 4, records });
+    await engine.run();
+    const journal = readJournal({ dataDir: root });
+    expect(journal).toHaveLength(1);
+    expect(journal[0]).toMatchObject({
+      instrument: "ETH-PERP",
+      direction: "long",
+      size: "1",
+      entry_source: "strategy:round_trip",
+      close_reason: "strategy_exit",
+    });
+    expect(journal[0]!.entry_reasoning).toContain("via strategy:round_trip");
+    expect(readMemory({ dataDir: root, event_type: "session_start" })).toHaveLength(1);
+    const end = readMemory({ dataDir: root, event_type: "session_end" });
+    expect(end[0]!.payload).toMatchObject({ tick_count: 4, active_slots: 0, total_trades: 2 });
+  });
+});

@@ -33,6 +33,30 @@ describe("order manager", () => {
     expect(plan.place[0]).toMatchObject({ side: "sell", price: "2503", tif: "Alo", reduceOnly: false });
   });
 
+  it("a resting order is kept only for an intent with the same reduce-only flag (sent as r: true)", () => {
+    const open: GatewayOrder[] = [{ oid: "1", cloid: "0x1", side: "sell", price: "2501.3", size: "1" }];
+    const plan = planOrders([{ ...q("sell", 2501.3), reduceOnly: true }], open, {
+      instrument: "ETH-PERP",
+      szDecimals: 4,
+      requoteBps: 2,
+      cloids: cloids(),
+    });
+    expect(plan.kept).toBe(0);
+    expect(plan.cancel.map((o) => o.oid)).toEqual(["1"]);
+    expect(plan.place[0]).toMatchObject({ side: "sell", reduceOnly: true });
+    const again = planOrders(
+      [{ ...q("sell", 2501.3), reduceOnly: true }],
+      [{ ...open[0]!, reduceOnly: true }],
+      {
+        instrument: "ETH-PERP",
+        szDecimals: 4,
+        requoteBps: 2,
+        cloids: cloids(),
+      },
+    );
+    expect(again.kept).toBe(1);
+  });
+
   it("rounds to the exchange grid: passive quotes away from the touch, sizes down to the lot", () => {
     expect(roundIntent(q("buy", 2498.756, 1.23456), 4)).toEqual({ price: "2498.7", size: "1.2345" });
     expect(roundIntent(q("sell", 2501.21, 1), 4)).toEqual({ price: "2501.3", size: "1" });

@@ -183,3 +183,19 @@ describe("the book a dry-run strategy reads", () => {
     expect(s.book.asks[0]).toEqual({ px: 101, sz: 1.5 });
   });
 });
+
+describe("dry-run refusals as the exchange's", () => {
+  it("an order worth less than $10 is refused with the exchange's text, unless it only reduces", async () => {
+    const g = new PaperGateway({ takerFeeBps: 10 });
+    g.observe(book(100));
+    const [small] = await g.place([req("buy", "99", "0.05", "Gtc")]);
+    expect(small).toEqual({
+      status: "rejected",
+      message: expect.stringMatching(/^Order must have minimum value of \$10\./),
+    });
+    expect(await g.openOrders("ETH-PERP")).toEqual([]);
+    await g.place([req("buy", "102", "1", "Ioc")]);
+    const [reduce] = await g.place([{ ...req("sell", "98", "0.05", "Ioc"), reduceOnly: true }]);
+    expect(reduce?.status).toBe("filled");
+  });
+});

@@ -82,6 +82,14 @@ describe("risk limits", () => {
     expect(flagged.approved).toEqual([]);
   });
 
+  it("in reduce-only mode every approved order carries reduce-only on the wire", () => {
+    const r = filterIntents(L, [sell(1), sell(0.5)], { positionQty: 2, mid: 2500, reduceOnly: true });
+    expect(r.approved).toHaveLength(2);
+    expect(r.approved.every((o) => o.reduceOnly === true)).toBe(true);
+    const normal = filterIntents(L, [sell(1)], { positionQty: 2, mid: 2500, reduceOnly: false });
+    expect(normal.approved[0]!.reduceOnly).toBeUndefined();
+  });
+
   it("rejects prices outside the band around mid", () => {
     const r = filterIntents(L, [buy(1, 2500 * 1.06), buy(1, 2500 * 1.04)], {
       positionQty: 0,

@@ -64,7 +64,7 @@ describe("openClientSession", () => {
     });
     try {
       expect(session.client.apiUrl).toBe(`http://127.0.0.1:${port}`);
-      expect(session.notes.join("\n")).toMatch(/Started a sim world in this process/);
+      expect(session.notes.join("\n")).toMatch(/Started the saved sim world in this process/);
       expect(session.notes.join("\n")).toMatch(
         /Created a paper wallet 0x[0-9a-fA-F]{40} in .*paper\/key\.json/,
       );

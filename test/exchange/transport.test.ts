@@ -167,3 +167,37 @@ describe("ResilientTransport", () => {
     expect(budget.available()).toBe(1160);
   });
 });
+
+describe("ResilientTransport and the weight budget", () => {
+  it("an order never waits behind reads queued for budget weight (a close pre-empts a scan)", async () => {
+    const seen: string[] = [];
+    const s = await stub((b, res) => {
+      const body = b as { type?: string; action?: { type: string } };
+      seen.push(body.action ? `exchange:${body.action.type}` : `info:${body.type}`);
+      json(res, 200, body.action ? { status: "ok", response: { type: "default" } } : {});
+    });
+    // An exhausted budget whose clock never moves: reads wait for weight until released.
+    let release: () => void = () => undefined;
+    const refill = new Promise<void>((r) => {
+      release = r;
+    });
+    let now = 0;
+    const budget = new RateBudget({
+      weightPerMinute: 60,
+      now: () => now,
+      sleep: async () => {
+        await refill;
+        now += 60_000;
+      },
+    });
+    await budget.take(60);
+    const { t } = transport(s.url, { budget });
+    const read = t.request("info", { type: "candleSnapshot", req: { coin: "ETH" } });
+    await new Promise((r) => setTimeout(r, 20));
+    await t.request("exchange", { action: { type: "order" } });
+    expect(seen).toEqual(["exchange:order"]);
+    release();
+    await read;
+    expect(seen).toEqual(["exchange:order", "info:candleSnapshot"]);
+  });
+});

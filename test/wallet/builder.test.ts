@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HlClient } from "../../src/exchange/index.ts";
+import { DEFAULT_BUILDERS } from "../../src/services/points/config.ts";
 import { startSimWorld } from "../../src/sim/world.ts";
 import {
   approveBuilderFee,
@@ -114,5 +115,12 @@ describe("approveBuilderFee", () => {
         await client.close();
       }
     });
+  });
+});
+
+describe("builder codes", () => {
+  it("the default order builder is one the points program counts", () => {
+    const eligible = DEFAULT_BUILDERS.map((b) => b.address.toLowerCase());
+    expect(eligible).toContain(builderConfig({}).address.toLowerCase());
   });
 });

@@ -1,4 +1,5 @@
 import { D, dec, wire } from "../../src/core/decimal.ts";
+import { classifyRejection } from "../../src/exchange/rejections.ts";
 import type { Candle } from "../../src/signals/candles.ts";
 import type { MarketCtx } from "../../src/signals/market.ts";
 import type {
@@ -7,6 +8,8 @@ import type {
   IocRequest,
   IocResult,
   MarketInfo,
+  ResolvedIoc,
+  UnresolvedOrder,
   WolfPort,
 } from "../../src/wolf/port.ts";
 
@@ -78,7 +81,51 @@ export class FakePort implements WolfPort {
 
   async setLeverage(): Promise<void> {}
 
+  /** The next N orders are executed, but their answer is lost (as after a timeout). */
+  loseAnswers = 0;
+  /** resolveIoc fails this many times first (the exchange cannot be asked yet). */
+  unreachableResolves = 0;
+  private executed = new Map<string, IocResult>();
+
+  /** The next orders are refused with these texts (not executed). */
+  refusals: string[] = [];
+
   async ioc(req: IocRequest): Promise<IocResult> {
+    const refusal = this.refusals.shift();
+    if (refusal !== undefined) {
+      this.orders.push(req);
+      return { status: "unfilled", message: refusal, rejection: classifyRejection(refusal) };
+    }
+    const res = await this.execute(req);
+    this.executed.set(req.cloid, res);
+    if (this.loseAnswers > 0) {
+      this.loseAnswers--;
+      return {
+        status: "unknown",
+        message: "request timed out after sending",
+        unresolved: {
+          cloid: req.cloid,
+          sent_at_ms: this.clock,
+          expires_after_ms: this.clock + 15_000,
+          order: { coin: req.coin, side: req.side, size: req.size },
+        },
+      };
+    }
+    return res;
+  }
+
+  async resolveIoc(u: UnresolvedOrder): Promise<ResolvedIoc> {
+    if (this.unreachableResolves > 0) {
+      this.unreachableResolves--;
+      throw new Error("exchange unreachable");
+    }
+    const r = this.executed.get(u.cloid);
+    return r && r.status !== "unknown"
+      ? r
+      : { status: "unfilled", message: "order never reached the exchange" };
+  }
+
+  private async execute(req: IocRequest): Promise<IocResult> {
     this.orders.push(req);
     const px = this.prices.get(req.coin)!;
     const cur = this.pos.get(req.coin) ?? { szi: new D(0), entry: new D(0) };
@@ -122,7 +169,10 @@ export class FakePort implements WolfPort {
     return this.whales.get(address) ?? [];
   }
 
-  async subscribeMids(l: (m: Record<string, string>) => void): Promise<() => Promise<void>> {
+  async subscribeMids(
+    l: (m: Record<string, string>) => void,
+    _onFailure?: (reason: string) => void,
+  ): Promise<() => Promise<void>> {
     this.listeners.push(l);
     return async () => {
       this.listeners = this.listeners.filter((x) => x !== l);

@@ -369,3 +369,117 @@ describe("status from disk", () => {
     expect(readWolfStatus(dataDir)).toMatchObject({ error: expect.stringContaining("corrupt") });
   });
 });
+
+describe("an entry whose answer was lost", () => {
+  it("is never sent twice: the slot is pending until the order is resolved, then adopts the one position with its size and entry", async () => {
+    const { port, dataDir, runner } = await setup();
+    port.loseAnswers = 1;
+    port.unreachableResolves = 2; // the exchange cannot be asked at first
+    await enterEth(runner, port);
+    expect(runner.state.slots[0]!.status).toBe("pending");
+    // More ticks while ETH is still signalled: nothing else is sent for ETH.
+    for (let i = 0; i < 4; i++) {
+      port.clock += 60_000;
+      port.pump("ETH");
+      await runner.tick();
+      await runner.settled();
+    }
+    const entries = port.orders.filter((o) => o.coin === "ETH" && !o.reduceOnly);
+    expect(entries).toHaveLength(1);
+    const pos = (await port.positions()).filter((p) => p.coin === "ETH");
+    expect(pos).toHaveLength(1);
+    const slots = runner.state.slots.filter((s) => s.coin === "ETH");
+    expect(slots).toHaveLength(1);
+    expect(slots[0]).toMatchObject({
+      status: "active",
+      side: "long",
+      entry_size: pos[0]!.szi,
+      entry_price: port.fills[0]!.price,
+    });
+    const trades = readTrades(dataDir).filter((t) => t.instrument === "ETH-PERP");
+    expect(trades).toHaveLength(1);
+    expect(trades[0]).toMatchObject({ cloid: entries[0]!.cloid, quantity: pos[0]!.szi });
+    await runner.close();
+  });
+
+  it("a restart with a pending entry resolves it before anything else: the position is adopted once, not twice", async () => {
+    const { port, runner, open, dataDir } = await setup();
+    port.loseAnswers = 1;
+    port.unreachableResolves = 1_000;
+    await enterEth(runner, port);
+    await runner.close();
+    const saved = loadWolfState(dataDir);
+    expect(saved.kind === "ok" && saved.state.slots[0]!.status).toBe("pending");
+    port.unreachableResolves = 0;
+    const again = await open();
+    await again.settled();
+    const eth = again.state.slots.filter((s) => s.coin === "ETH");
+    expect(eth).toHaveLength(1);
+    expect(eth[0]).toMatchObject({ status: "active", entry_size: (await port.positions())[0]!.szi });
+    await again.close();
+  });
+
+  it("a lost answer whose order never executed frees the slot (and the coin) again", async () => {
+    const { port, runner } = await setup();
+    port.fillRatio = 0;
+    port.loseAnswers = 1;
+    await enterEth(runner, port);
+    await runner.settled();
+    expect(runner.state.slots[0]!.status).toBe("empty");
+    expect(await port.positions()).toEqual([]);
+    await runner.close();
+  });
+});
+
+describe("entries the exchange refuses", () => {
+  const ethEntries = (port: FakePort) => port.orders.filter((o) => o.coin === "ETH" && !o.reduceOnly);
+  async function pumpTick(r: WolfRunner, port: FakePort, ms: number) {
+    port.clock += ms;
+    port.pump("ETH");
+    await r.tick();
+  }
+
+  it("a price too far from the reference: the coin is left alone for a while, then tried again", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Order price cannot be more than 80% away from the reference price"];
+    await enterEth(runner, port);
+    expect(ethEntries(port)).toHaveLength(1);
+    await pumpTick(runner, port, 30_000);
+    expect(ethEntries(port)).toHaveLength(1); // still cooling down: not sent again
+    await pumpTick(runner, port, 31_000);
+    expect(ethEntries(port)).toHaveLength(2);
+    expect(runner.state.slots[0]).toMatchObject({ status: "active", coin: "ETH" });
+    await runner.close();
+  });
+
+  it("insufficient margin: one smaller order, not the same one again", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Insufficient margin to place order. asset=1"];
+    await enterEth(runner, port);
+    const [first, second] = ethEntries(port);
+    expect(second).toBeDefined();
+    expect(Number(second!.size)).toBeCloseTo(Number(first!.size) / 2, 3);
+    expect(runner.state.slots[0]).toMatchObject({ status: "active", entry_size: second!.size });
+    await runner.close();
+  });
+
+  it("an order that cannot fill on the next tick either is retried only by the next tick's plan", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Order could not immediately match against any resting orders. asset=1"];
+    await enterEth(runner, port);
+    expect(ethEntries(port)).toHaveLength(1);
+    await pumpTick(runner, port, 60_000);
+    expect(ethEntries(port)).toHaveLength(2);
+    await runner.close();
+  });
+
+  it("an account that does not exist stops entries for the run", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["User or API Wallet 0xabc does not exist."];
+    await enterEth(runner, port);
+    await pumpTick(runner, port, 60_000);
+    await pumpTick(runner, port, 60_000);
+    expect(ethEntries(port)).toHaveLength(1);
+    await runner.close();
+  });
+});

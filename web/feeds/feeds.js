@@ -17,7 +17,10 @@ function point(tick) {
 
 async function startFeed(feed) {
   const el = card(feed);
+  // autoSize: the chart follows its card as the grid reflows (a fixed size taken at creation,
+  // before the other cards exist, spilled into the neighbouring card).
   const chart = LightweightCharts.createChart(el.querySelector(".chart"), {
+    autoSize: true,
     layout: { background: { color: "#161a21" }, textColor: "#bbb" },
     grid: { vertLines: { color: "#20252d" }, horzLines: { color: "#20252d" } },
     timeScale: { timeVisible: true, secondsVisible: true },

@@ -97,6 +97,10 @@ export function agentNetwork(env: Env): Network {
   return "paper";
 }
 
+/** What RUN_MODE=strategy trades unless STRATEGY / INSTRUMENT say otherwise. */
+export const DEFAULT_STRATEGY = "engine_mm";
+export const DEFAULT_INSTRUMENT = "ETH-PERP";
+
 export function readAgentConfig(env: Env = process.env): AgentConfig {
   const mode = (nonEmpty(env.RUN_MODE) ?? "wolf").toLowerCase();
   if (!(RUN_MODES as readonly string[]).includes(mode)) {
@@ -111,8 +115,8 @@ export function readAgentConfig(env: Env = process.env): AgentConfig {
     corsOrigin: nonEmpty(env.CORS_ORIGIN) ?? "*",
     apiToken: nonEmpty(env.AGENT_API_TOKEN),
     gatewayUrl: nonEmpty(env.AI_GATEWAY_URL)?.replace(/\/+$/, ""),
-    strategy: nonEmpty(env.STRATEGY) ?? "engine_mm",
-    instrument: nonEmpty(env.INSTRUMENT) ?? "ETH-PERP",
+    strategy: nonEmpty(env.STRATEGY) ?? DEFAULT_STRATEGY,
+    instrument: nonEmpty(env.INSTRUMENT) ?? DEFAULT_INSTRUMENT,
     tickInterval: seconds("TICK_INTERVAL", env),
     wolf: {
       preset: nonEmpty(env.WOLF_PRESET),

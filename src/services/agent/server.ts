@@ -135,6 +135,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     supervisor: supervisor?.status ?? "none",
     restart_in_s: supervisor?.restartInS ?? null,
     last_tick_age_s: reader.lastTickAgeS(),
+    price_stream: reader.priceStream(),
   }));
 
   app.get("/api/status", async (_req, reply) =>

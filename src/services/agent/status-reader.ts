@@ -192,6 +192,14 @@ export class StatusReader {
     return this.isAlive() ? this.views.text : `Agent stopped.\n${this.views.text}`;
   }
 
+  /** WOLF's price stream as the child last saved it ("degraded": polling instead); null when unknown. */
+  priceStream(): "ok" | "degraded" | null {
+    if (this.mode !== "wolf" || !this.isAlive()) return null;
+    this.refresh();
+    const v = (this.raw as { price_stream?: unknown } | undefined)?.price_stream;
+    return v === "ok" || v === "degraded" ? v : null;
+  }
+
   /** Seconds since the child last wrote its state, or null before the first write. */
   lastTickAgeS(nowMs = Date.now()): number | null {
     this.refresh();

@@ -13,12 +13,14 @@ type WolfParse = (raw: unknown) => WolfState | undefined;
  * (and the schema library under it) loads only for a WOLF service: a strategy service never reads it.
  */
 export async function agentMappers(mode: string): Promise<StatusMappers> {
+  // A predecessor's state.json is read too (served before the first run migrates it).
   const parseWolf: WolfParse =
     mode === "wolf"
-      ? await import("../../wolf/state.ts").then(({ wolfStateSchema }) => (raw: unknown) => {
-          const parsed = wolfStateSchema.safeParse(raw);
-          return parsed.success ? parsed.data : undefined;
-        })
+      ? await import("../../wolf/predecessor.ts").then(
+          ({ parseAnyWolfState }) =>
+            (raw: unknown) =>
+              parseAnyWolfState(raw) ?? undefined,
+        )
       : () => undefined;
   return { ...engineMappers, ...wolfMappers(parseWolf) };
 }

@@ -118,6 +118,27 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
     req.raw.on("close", () => reply.raw.end());
   });
 
+  // Load balancers probe the proxy as they would an origin: ok only while every feed's origin is.
+  app.get("/healthz", async (_req, reply) => {
+    const entries = await Promise.all(
+      [...feeds].map(async ([name, feed]) => {
+        try {
+          const res = await fetch(`${feed.url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+          const body = (await res.json()) as Record<string, unknown>;
+          return [name, res.ok ? body : { status: "unhealthy", http_status: res.status }] as const;
+        } catch (err) {
+          return [
+            name,
+            { status: "unreachable", error: err instanceof Error ? err.message : String(err) },
+          ] as const;
+        }
+      }),
+    );
+    const healthy = entries.every(([, h]) => h.status === "ok");
+    reply.code(healthy ? 200 : 503);
+    return { status: healthy ? "ok" : "degraded", feeds: Object.fromEntries(entries) };
+  });
+
   const page = (file: string, type: string) => async (_req: unknown, reply: FastifyReply) => {
     reply.type(type);
     return readFile(file);

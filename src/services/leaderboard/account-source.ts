@@ -8,7 +8,9 @@ import {
 } from "../../exchange/index.ts";
 import type { LedgerUpdate } from "./ledger.ts";
 
-export const LEADERBOARD_NETWORKS = ["testnet", "mainnet"] as const;
+/** `paper`: agents trading on a sim world, ranked apart from real testnet and mainnet agents. */
+export const LEADERBOARD_NETWORKS = ["testnet", "mainnet", "paper"] as const;
+export const NETWORK_CHOICES = '"testnet", "mainnet" or "paper"';
 export type LeaderboardNetwork = (typeof LEADERBOARD_NETWORKS)[number];
 
 export interface AccountReading {

@@ -12,7 +12,7 @@ export interface LeaderboardConfig {
   host: string;
   dbPath: string;
   corsOrigin: string;
-  /** Exchange API per network: HL_API_URL_TESTNET / HL_API_URL_MAINNET, else the shared client config. */
+  /** Exchange API per network: HL_API_URL_TESTNET / _MAINNET / _PAPER, else the shared client config. */
   apiUrls: Record<LeaderboardNetwork, string>;
   refreshIntervalMs: number;
   concurrency: number;
@@ -21,6 +21,8 @@ export interface LeaderboardConfig {
   /** Registrations per client (IP) per minute, and the burst allowed at once. */
   registerPerMinute: number;
   registerBurst: number;
+  /** Reverse proxies whose X-Forwarded-For names the client (loopback always counts as one). */
+  trustedProxies: string[];
 }
 
 const positive = z.coerce.number().positive();
@@ -38,7 +40,8 @@ function read<T>(env: Env, name: string, schema: z.ZodType<T>, fallback: T, what
  * Environment of the leaderboard: LEADERBOARD_PORT (8090), LEADERBOARD_HOST (127.0.0.1), LEADERBOARD_DB ($DATA_DIR/leaderboard.db),
  * CORS_ORIGIN (*), HL_API_URL_TESTNET / HL_API_URL_MAINNET, LEADERBOARD_REFRESH_S (45),
  * LEADERBOARD_CONCURRENCY (4), LEADERBOARD_AGENT_TIMEOUT_S (10), LEADERBOARD_STAGGER_MS (100),
- * LEADERBOARD_REGISTER_PER_MIN (10) and LEADERBOARD_REGISTER_BURST (5).
+ * LEADERBOARD_REGISTER_PER_MIN (10), LEADERBOARD_REGISTER_BURST (5) and LEADERBOARD_TRUSTED_PROXIES
+ * (comma-separated proxy addresses).
  */
 export function leaderboardConfig(
   env: Env = process.env,
@@ -51,7 +54,11 @@ export function leaderboardConfig(
     host: env.LEADERBOARD_HOST || "127.0.0.1",
     dbPath: env.LEADERBOARD_DB || join(dataDir(env), "leaderboard.db"),
     corsOrigin: env.CORS_ORIGIN || "*",
-    apiUrls: { testnet: url("testnet", "HL_API_URL_TESTNET"), mainnet: url("mainnet", "HL_API_URL_MAINNET") },
+    apiUrls: {
+      testnet: url("testnet", "HL_API_URL_TESTNET"),
+      mainnet: url("mainnet", "HL_API_URL_MAINNET"),
+      paper: url("paper", "HL_API_URL_PAPER"),
+    },
     refreshIntervalMs:
       read(env, "LEADERBOARD_REFRESH_S", positive, 45, "a positive number of seconds") * 1000,
     concurrency: read(env, "LEADERBOARD_CONCURRENCY", positiveInt, 4, "a positive integer"),
@@ -66,5 +73,9 @@ export function leaderboardConfig(
     ),
     registerPerMinute: read(env, "LEADERBOARD_REGISTER_PER_MIN", positive, 10, "a positive number"),
     registerBurst: read(env, "LEADERBOARD_REGISTER_BURST", positiveInt, 5, "a positive integer"),
+    trustedProxies: (env.LEADERBOARD_TRUSTED_PROXIES ?? "")
+      .split(",")
+      .map((a) => a.trim())
+      .filter(Boolean),
   };
 }

@@ -35,3 +35,31 @@ export class ClientRateLimiter {
     }
   }
 }
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+export function isLoopback(address: string): boolean {
+  return LOOPBACK.test(address);
+}
+
+/**
+ * The client a registration is counted against, or null when it is exempt. A request straight from
+ * this machine is exempt (local scripts register many agents). Behind loopback or a configured
+ * trusted proxy, X-Forwarded-For names the client: its nearest address that is not itself a proxy
+ * of ours; a request the proxy made on its own behalf is exempt. Anyone else's X-Forwarded-For is
+ * ignored (it could be forged).
+ */
+export function rateLimitedClient(
+  remote: string,
+  forwardedFor: string | undefined,
+  trustedProxies: ReadonlySet<string>,
+): string | null {
+  const trusted = (a: string) => isLoopback(a) || trustedProxies.has(a);
+  if (!trusted(remote)) return remote;
+  const hops = (forwardedFor ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) if (!trusted(hops[i]!)) return hops[i]!;
+  return null;
+}

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { num } from "../../core/decimal.ts";
 import type { Address } from "../../exchange/index.ts";
-import { type AccountSource, LEADERBOARD_NETWORKS, type LeaderboardNetwork } from "./account-source.ts";
+import {
+  type AccountSource,
+  LEADERBOARD_NETWORKS,
+  type LeaderboardNetwork,
+  NETWORK_CHOICES,
+} from "./account-source.ts";
 import { markOf } from "./ledger.ts";
 import type { AgentStore } from "./store.ts";
 
@@ -10,9 +15,7 @@ export const MAX_DISPLAY_NAME = 32;
 
 const registrationSchema = z.object({
   address: z.string({ error: INVALID_ADDRESS }).regex(/^0x[0-9a-fA-F]{40}$/, INVALID_ADDRESS),
-  network: z
-    .enum(LEADERBOARD_NETWORKS, { error: `network must be "testnet" or "mainnet"` })
-    .default("testnet"),
+  network: z.enum(LEADERBOARD_NETWORKS, { error: `network must be ${NETWORK_CHOICES}` }).default("testnet"),
   display_name: z
     .string({ error: "display_name must be a string" })
     // Characters, not UTF-16 units: an emoji counts once.

@@ -2,11 +2,16 @@ import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
-import { type AccountSource, LEADERBOARD_NETWORKS, type LeaderboardNetwork } from "./account-source.ts";
+import {
+  type AccountSource,
+  LEADERBOARD_NETWORKS,
+  type LeaderboardNetwork,
+  NETWORK_CHOICES,
+} from "./account-source.ts";
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
 import { etagMatches, pickEncoding } from "./encodings.ts";
-import { ClientRateLimiter } from "./rate-limit.ts";
+import { ClientRateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
 import { AgentStore } from "./store.ts";
@@ -25,7 +30,11 @@ function networkParam(raw: unknown): LeaderboardNetwork {
   if (typeof raw === "string" && (LEADERBOARD_NETWORKS as readonly string[]).includes(raw)) {
     return raw as LeaderboardNetwork;
   }
-  throw new HttpError(400, `network must be "testnet" or "mainnet"`);
+  throw new HttpError(400, `network must be ${NETWORK_CHOICES}`);
+}
+
+function headerValue(raw: string | string[] | undefined): string | undefined {
+  return Array.isArray(raw) ? raw.join(",") : raw;
 }
 
 function countParam(raw: unknown, name: string, fallback: number): number {
@@ -53,6 +62,7 @@ export function createLeaderboardService(
     now,
   });
   const limiter = new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
+  const trustedProxies = new Set(config.trustedProxies);
   const { app, metrics } = createService({ name: "leaderboard", corsOrigin: config.corsOrigin });
 
   const registrations = new Counter({
@@ -89,14 +99,20 @@ export function createLeaderboardService(
   app.get("/health", async () => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
 
   app.post("/api/register", async (req, reply) => {
-    const wait = limiter.take(req.ip);
-    if (wait > 0) {
-      registrations.inc({ outcome: "rate_limited" });
-      reply.header("Retry-After", String(wait));
-      throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
-    }
     try {
+      // Validated first: a malformed request is a 400 and costs the client nothing.
       const request = parseRegistration(req.body);
+      const client = rateLimitedClient(
+        req.socket.remoteAddress ?? "",
+        headerValue(req.headers["x-forwarded-for"]),
+        trustedProxies,
+      );
+      const wait = client === null ? 0 : limiter.take(client);
+      if (wait > 0) {
+        registrations.inc({ outcome: "rate_limited" });
+        reply.header("Retry-After", String(wait));
+        throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
+      }
       const result = await register(request, { store, source: deps.source, now });
       if (result.new) refresher.agentAdded(request.network);
       registrations.inc({ outcome: result.new ? "new" : "existing" });

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { dataDir } from "../../config/env.ts";
 import { TOOLS } from "./registry.ts";
-import { type ToolContext, type ToolDef, ToolError } from "./tool.ts";
+import { TextAndData, type ToolContext, type ToolDef, ToolError } from "./tool.ts";
 
 export const SERVER_INFO = { name: "hl-agent", version: "0.1.0" } as const;
 
@@ -20,6 +20,8 @@ function asStructured(value: unknown): Record<string, unknown> {
 /** Turn a tool's return value (or failure) into the MCP result: structured JSON plus its text. */
 export function toResult(value: unknown): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+  if (value instanceof TextAndData)
+    return { content: [{ type: "text", text: value.text }], structuredContent: value.data };
   return {
     content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
     structuredContent: asStructured(value),

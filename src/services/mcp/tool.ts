@@ -45,6 +45,14 @@ export class ToolError extends Error {
   }
 }
 
+/** A result read by people and programs: `text` as the content, `data` as the structured content. */
+export class TextAndData {
+  constructor(
+    readonly text: string,
+    readonly data: Record<string, unknown>,
+  ) {}
+}
+
 export function defineTool<S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef<S> {
   return def;
 }

@@ -3,17 +3,14 @@ import { z } from "zod";
 import { DEFAULT_PORTS, type Network } from "../../config/defaults.ts";
 import { dataDir, envPort } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
+import { POINTS_ELIGIBLE_BUILDERS } from "../../wallet/builder-codes.ts";
 import { parseTime } from "../feeds/config.ts";
 import { BTCSWP_RULES, type ScoringRules } from "./scoring.ts";
 
 type Env = Record<string, string | undefined>;
 
-/** The three eligible builder codes: Nunchi (ours), Based and TreadFi. */
-export const DEFAULT_BUILDERS: readonly { name: string; address: string }[] = [
-  { name: "Nunchi", address: "0x0D1DB1C800184A203915757BbbC0ee3A8E12FfB0" },
-  { name: "Based", address: "0x1924b8561eef20e70ede628a296175d358be80e5" },
-  { name: "TreadFi", address: "0x999a4B5F268A8fBf33736FeFf360d462AD248Dbf" },
-];
+/** The three eligible builder codes: Nunchi (ours, the orders' default), Based and TreadFi. */
+export const DEFAULT_BUILDERS = POINTS_ELIGIBLE_BUILDERS;
 
 export const PUBLIC_STATS_URL = "https://stats-data.hyperliquid.xyz";
 

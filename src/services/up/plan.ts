@@ -1,9 +1,8 @@
 import { join } from "node:path";
-import type { DashboardLink } from "../agent/config.ts";
+import { UserError } from "../../core/errors.ts";
+import { NUNCHI_BUILDER } from "../../wallet/builder-codes.ts";
+import { type DashboardLink, DEFAULT_INSTRUMENT, DEFAULT_STRATEGY } from "../agent/config.ts";
 import type { ServiceKey, UpConfig } from "./config.ts";
-
-/** Nunchi's public builder code, one of the points service's eligible builders. */
-export const POINTS_HOUSE_BUILDER = "0x0D1DB1C800184A203915757BbbC0ee3A8E12FfB0";
 
 /** One supervised `hl` child process of `hl up`. */
 export interface ChildSpec {
@@ -38,14 +37,8 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
   { strategy: "simple_mm", instrument: "ETH-PERP" },
   { strategy: "avellaneda_mm", instrument: "BTC-PERP" },
   { strategy: "momentum_breakout", instrument: "SOL-PERP" },
-  { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: POINTS_HOUSE_BUILDER },
+  { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: NUNCHI_BUILDER },
 ];
-
-/**
- * WOLF settings for the sim world: its young markets are thin, so the signal engines' 24 h volume
- * floors are lowered or WOLF would never find anything to trade there.
- */
-export const SIM_WOLF_CONFIG = { movers_min_volume_24h: 1000, scanner_min_volume_24h: 1000 };
 
 export function urls(cfg: UpConfig): Record<ServiceKey, string> {
   const at = (port: number) => `http://${cfg.host}:${port}`;
@@ -70,15 +63,25 @@ export function btcswpFeedUrl(cfg: UpConfig): string {
 export function dashboardLinks(cfg: UpConfig): DashboardLink[] {
   const p = cfg.ports;
   return [
-    { label: "Leaderboard", href: `http://{host}:${p.leaderboard}/` },
+    { label: "Leaderboard", href: `http://{host}:${p.leaderboard}/?network=paper` },
     { label: "SWP feeds", href: `http://{host}:${p.feeds}/` },
     { label: "ISFR", href: `http://{host}:${p.isfr}/isfr/` },
     { label: "Points", href: `http://{host}:${p.points}/points/` },
   ];
 }
 
-export function wolfConfigPath(cfg: UpConfig): string {
-  return join(cfg.dataDir, "agent", "wolf-sim.json");
+/** The main agent `hl up` runs: WOLF, or with RUN_MODE=strategy the STRATEGY on INSTRUMENT. */
+export function mainAgent(env: Record<string, string | undefined>): {
+  mode: "wolf" | "strategy";
+  displayName: string;
+} {
+  const mode = (env.RUN_MODE || "wolf").toLowerCase();
+  if (mode === "wolf") return { mode, displayName: "WOLF agent" };
+  if (mode !== "strategy")
+    throw new UserError(`hl up runs its main agent with RUN_MODE=wolf or RUN_MODE=strategy, got "${mode}"`);
+  const strategy = env.STRATEGY || DEFAULT_STRATEGY;
+  const instrument = (env.INSTRUMENT || DEFAULT_INSTRUMENT).replace(/-PERP$/, "");
+  return { mode, displayName: `agent ${strategy} ${instrument}`.slice(0, 32) };
 }
 
 /**
@@ -112,6 +115,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
   });
 
   const agentDir = join(cfg.dataDir, "agent");
+  const main = mainAgent(baseEnv);
   const children: ChildSpec[] = [
     {
       name: "sim",
@@ -128,16 +132,16 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       env: {
         ...common,
         PORT: String(p.agent),
-        RUN_MODE: "wolf",
+        RUN_MODE: main.mode,
         DATA_DIR: agentDir,
         WOLF_TICK: String(cfg.wolfTick),
-        WOLF_CONFIG: wolfConfigPath(cfg),
+        TICK_INTERVAL: baseEnv.TICK_INTERVAL || String(cfg.wolfTick),
         HL_LINKS: JSON.stringify(dashboardLinks(cfg)),
       },
       url: `${u.agent}/`,
       healthUrl: `${u.agent}/health`,
       walletDir: agentDir,
-      displayName: "WOLF agent",
+      displayName: main.displayName,
       stopRound: 0,
       // The agent service itself gives its WOLF child 15 s to save state.
       stopTimeoutMs: 20_000,
@@ -180,9 +184,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       ["leaderboard", "serve", "--port", String(p.leaderboard)],
       {
         LEADERBOARD_PORT: String(p.leaderboard),
-        // Both networks of the board read this sim world.
-        HL_API_URL_TESTNET: u.sim,
-        HL_API_URL_MAINNET: u.sim,
+        // Its agents trade on this sim world: the paper board reads it (no real network is asked).
+        HL_API_URL_PAPER: u.sim,
         LEADERBOARD_REFRESH_S: "10",
       },
       { url: `${u.leaderboard}/`, healthUrl: `${u.leaderboard}/health` },
@@ -213,7 +216,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
     service(
       "mcp",
       ["mcp", "serve", "--transport", "http", "--port", String(p.mcp), "--host", host],
-      { MCP_PORT: String(p.mcp) },
+      // Its tools (wolf_status, journal, memory, judge, HOWL) read the running agent's data.
+      { MCP_PORT: String(p.mcp), DATA_DIR: agentDir },
       { url: `${u.mcp}/mcp`, healthUrl: `${u.mcp}/health` },
     ),
   );

@@ -15,7 +15,7 @@ export function paperAddress(walletDir: string): string | undefined {
 }
 
 /**
- * Register every agent on the leaderboard (testnet board) as soon as its wallet exists and the
+ * Register every agent on the leaderboard's paper board as soon as its wallet exists and the
  * leaderboard answers; retries each second until all are in or `signal` aborts. Registering an
  * address twice is harmless (the leaderboard keeps the first baseline), so restarts need no bookkeeping.
  */
@@ -34,7 +34,7 @@ export async function registerAgents(
         const res = await fetch(`${leaderboardUrl}/api/register`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ address, network: "testnet", display_name: agent.displayName }),
+          body: JSON.stringify({ address, network: "paper", display_name: agent.displayName }),
           signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
         });
         await res.body?.cancel();

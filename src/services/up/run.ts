@@ -1,13 +1,12 @@
 import { execFile } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { writeJsonAtomic } from "../../store/atomic.ts";
 import { HL_BIN, Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import { combineServices, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
-import { type ChildSpec, plan, SIM_WOLF_CONFIG, urls, wolfConfigPath } from "./plan.ts";
+import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
 import { type Progress, readProgress } from "./progress.ts";
 import { registerAgents } from "./register.ts";
@@ -98,8 +97,6 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   const logDir = join(cfg.dataDir, "logs");
   mkdirSync(logDir, { recursive: true });
   mkdirSync(join(cfg.dataDir, "agent"), { recursive: true });
-  // Written once: a person may tune it, and later runs keep their edits.
-  if (!existsSync(wolfConfigPath(cfg))) writeJsonAtomic(wolfConfigPath(cfg), SIM_WOLF_CONFIG);
 
   const u = urls(cfg);
   const planned = plan(cfg, opts.env ?? process.env);

@@ -2,7 +2,6 @@ import type { ChildSpec } from "./plan.ts";
 
 const WHAT: Record<string, string> = {
   sim: "sim world (the paper exchange)",
-  agent: "WOLF agent: dashboard + status API",
   leaderboard: "leaderboard",
   feeds: "SWP price feeds",
   isfr: "ISFR index",
@@ -12,7 +11,8 @@ const WHAT: Record<string, string> = {
 
 const row = (spec: ChildSpec, indent = "") => [
   `${indent}${spec.name}`,
-  WHAT[spec.name] ?? `house agent: ${spec.displayName ?? spec.args.join(" ")}`,
+  (spec.name === "agent" ? `${spec.displayName}: dashboard + status API` : WHAT[spec.name]) ??
+    `house agent: ${spec.displayName ?? spec.args.join(" ")}`,
   spec.url ?? "(no page; on the leaderboard)",
 ];
 

@@ -68,8 +68,11 @@ export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthR
 
   if (vaultAddress)
     return { ok: false, error: `Vault or sub-account ${vaultAddress.toLowerCase()} does not exist.` };
-  if (expiresAfter != null && expiresAfter < now) {
-    return { ok: false, error: `Action expired: expiresAfter ${expiresAfter} is before ${now}` };
+  // Clients set expiresAfter from their wall clock (as nonces), so it is judged against wall time even
+  // when the sim clock runs fast or was advanced.
+  const expiryNow = deps.wallNow?.() ?? now;
+  if (expiresAfter != null && expiresAfter < expiryNow) {
+    return { ok: false, error: `Action expired: expiresAfter ${expiresAfter} is before ${expiryNow}` };
   }
 
   // A fund-moving or approval action is never an L1 action, whoever signs it: taking it the L1

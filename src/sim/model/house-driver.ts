@@ -8,6 +8,7 @@ export interface HouseVenue {
   exchange(action: ExchangeAction, user: Address, nonce: number): ExchangeResponse;
   setOraclePrice(coin: string, px: string): void;
   deposit(user: Address, amount: string): void;
+  setBackgroundOpenInterest(coin: string, sz: number): void;
 }
 
 export interface HouseMarket {
@@ -25,9 +26,10 @@ export const HOUSE_MAKER: Address = "0xba5e000000000000000000000000000000000001"
 export const HOUSE_MAKER_HIP3: Address = "0xba5e000000000000000000000000000000000002";
 export const HOUSE_TAKER: Address = "0xba5e000000000000000000000000000000000003";
 export const HOUSE_ADDRESSES: readonly Address[] = [HOUSE_MAKER, HOUSE_MAKER_HIP3, HOUSE_TAKER];
-const HOUSE_BALANCE = "250000000";
-/** Most taker orders sent per market per sync (a long advance must not flood the book). */
-const MAX_TAKERS_PER_SYNC = 2;
+/** Most notional one merged taker order may take, in first-level notionals (about three levels deep). */
+const MAX_TAKEN_LEVELS = 3;
+/** Enough for years of the background flow's fees at Hyperliquid's volumes. */
+const HOUSE_BALANCE = "2000000000";
 
 interface RestingLadder {
   oids: number[];
@@ -51,22 +53,27 @@ export class HouseDriver {
   private readonly resting = new Map<string, RestingLadder>();
   private readonly lastOracle = new Map<string, string>();
   private readonly quoting: boolean;
+  /** The house accounts already hold their balance (a restored world). */
+  private readonly funded: boolean;
+  private readonly byCoin: Map<string, HouseMarket>;
   private nonce: number;
 
   constructor(
     private readonly venue: HouseVenue,
     private readonly model: MarketModel,
     private readonly markets: readonly HouseMarket[],
-    opts: { quoting: boolean; startMs: number },
+    opts: { quoting: boolean; startMs: number; funded?: boolean },
   ) {
     this.nonce = opts.startMs;
     this.quoting = opts.quoting;
+    this.funded = opts.funded ?? false;
+    this.byCoin = new Map(markets.map((m) => [m.coin, m]));
   }
 
   /** Fund the house and set leverage once; call before the first sync. */
   start(): void {
     if (this.quoting) {
-      for (const user of HOUSE_ADDRESSES) this.venue.deposit(user, HOUSE_BALANCE);
+      if (!this.funded) for (const user of HOUSE_ADDRESSES) this.venue.deposit(user, HOUSE_BALANCE);
       for (const m of this.markets) {
         for (const user of [this.makerFor(m), HOUSE_TAKER]) {
           this.send(user, {
@@ -102,6 +109,7 @@ export class HouseDriver {
         this.venue.setOraclePrice(m.coin, oracle);
         this.lastOracle.set(m.coin, oracle);
       }
+      this.venue.setBackgroundOpenInterest(m.coin, state.oi);
       if (!this.quoting) continue;
       const params = this.model.params(m.coin)!;
       const prev = this.resting.get(m.coin);
@@ -127,18 +135,29 @@ export class HouseDriver {
     }
   }
 
-  /** Send the taker flow the model decided since the last call. */
+  /**
+   * Send the taker flow the model decided since the last call: per market at most one buy and one
+   * sell, each the sum of that side's intents, so a long advance keeps the volume without flooding
+   * the book with orders.
+   */
   sendTakers(): void {
     const takers = this.model.drainTakers();
     if (!this.quoting) return;
-    const sent = new Map<string, number>();
-    // The newest intents matter most after a long gap; send those.
-    for (let i = takers.length - 1; i >= 0; i--) {
-      const t = takers[i]!;
-      const n = sent.get(t.coin) ?? 0;
-      if (n >= MAX_TAKERS_PER_SYNC) continue;
-      sent.set(t.coin, n + 1);
-      this.take(t.coin, t.isBuy, t.notionalUsd);
+    const sums = new Map<string, { buy: number; sell: number }>();
+    for (const t of takers) {
+      let s = sums.get(t.coin);
+      if (!s) {
+        s = { buy: 0, sell: 0 };
+        sums.set(t.coin, s);
+      }
+      if (t.isBuy) s.buy += t.notionalUsd;
+      else s.sell += t.notionalUsd;
+    }
+    for (const [coin, s] of sums) {
+      // A long skip ahead gathers more flow than the ladder holds: what the book cannot take is dropped.
+      const most = (this.model.params(coin)?.levelNotionalUsd ?? 0) * MAX_TAKEN_LEVELS;
+      if (s.buy > 0) this.take(coin, true, Math.min(s.buy, most));
+      if (s.sell > 0) this.take(coin, false, Math.min(s.sell, most));
     }
   }
 
@@ -175,7 +194,7 @@ export class HouseDriver {
   }
 
   private take(coin: string, isBuy: boolean, notionalUsd: number): void {
-    const m = this.markets.find((x) => x.coin === coin);
+    const m = this.byCoin.get(coin);
     const px = this.model.price(coin)?.px;
     if (!m || !px) return;
     const limit = roundPx(px * (isBuy ? 1.02 : 0.98), m.szDecimals, isBuy ? "up" : "down");

@@ -1,5 +1,5 @@
-import { type MarketParams, marketParams } from "./market-params.ts";
-import { initialPriceState, type PriceState, type Scenario, stepPrice } from "./price-process.ts";
+import { type MarketParams, marketParams, takerFlow } from "./market-params.ts";
+import { activity, initialPriceState, type PriceState, type Scenario, stepPrice } from "./price-process.ts";
 import { createRng, deriveSeed, type Rng } from "./prng.ts";
 
 /** What the model needs to know about a listed market. */
@@ -22,10 +22,15 @@ interface MarketState {
   params: MarketParams;
   rng: Rng;
   price: PriceState;
+  flow: { perMinute: number; meanUsd: number };
+  /** Net notional the background takers bought (USD): they lean against it so the house stays flat. */
+  takenUsd: number;
 }
 
-/** Expected taker orders per market per minute of sim time. */
-const TAKER_PER_MINUTE = 1.5;
+/** Taker intents kept while nobody drains them (trimmed in batches, oldest first). */
+const MAX_QUEUED_TAKERS = 5000;
+/** Net taker notional, as a share of a day's volume, at which the flow leans hard the other way. */
+const INVENTORY_SHARE = 0.01;
 
 /**
  * The seeded market model on a fixed grid of sim time (one step per `stepMs`), so the path depends
@@ -41,16 +46,28 @@ export class MarketModel {
   private readonly takers: TakerIntent[] = [];
   private t: number;
 
-  constructor(markets: readonly ModelMarket[], opts: { seed: number; startMs: number; stepMs?: number }) {
+  constructor(
+    markets: readonly ModelMarket[],
+    opts: {
+      seed: number;
+      startMs: number;
+      stepMs?: number;
+      /** Where each coin's process starts (the end of its backfilled history); default a calm start at startPx. */
+      initial?: ReadonlyMap<string, PriceState>;
+    },
+  ) {
     this.stepMs = opts.stepMs ?? 1000;
     this.t = opts.startMs;
     this.btcRng = createRng(deriveSeed(opts.seed, "btc-shock"));
     for (const m of markets) {
+      const params = marketParams(m.coin, opts.seed);
       this.markets.set(m.coin, {
         market: m,
-        params: marketParams(m.coin, opts.seed),
+        params,
         rng: createRng(deriveSeed(opts.seed, `market:${m.coin}`)),
-        price: initialPriceState(m.startPx),
+        price: opts.initial?.get(m.coin) ?? initialPriceState(m.startPx, params.openInterestUsd / m.startPx),
+        flow: takerFlow(params),
+        takenUsd: 0,
       });
     }
   }
@@ -74,6 +91,13 @@ export class MarketModel {
 
   price(coin: string): PriceState | undefined {
     return this.markets.get(coin)?.price;
+  }
+
+  /** Every market's process state (what a restart continues from). */
+  states(): Record<string, PriceState> {
+    const out: Record<string, PriceState> = {};
+    for (const [coin, m] of this.markets) out[coin] = { ...m.price };
+    return out;
   }
 
   /** Step the grid up to `nowMs`; returns how many steps were taken. */
@@ -116,18 +140,25 @@ export class MarketModel {
       let extra = 0;
       for (const s of this.scenarios) if (s.coin === m.market.coin) extra += s.driftPerHour;
       m.price = stepPrice(m.price, m.params, dt, btcShock, m.rng, extra);
-      if (m.rng.chance(1 - Math.exp((-TAKER_PER_MINUTE * dt) / 60_000))) {
+      const busy = activity(m.price);
+      if (m.rng.chance(1 - Math.exp((-m.flow.perMinute * busy * dt) / 60_000))) {
         const drift = m.price.trendPerDay + extra * 24;
-        const buyBias = 0.5 + 0.25 * Math.tanh(drift * 20);
-        this.takers.push({
-          coin: m.market.coin,
-          isBuy: m.rng.chance(buyBias),
-          notionalUsd: Math.max(15, -Math.log(1 - m.rng.next()) * m.params.levelNotionalUsd * 0.15),
-        });
+        const inventory = m.takenUsd / (m.params.dayVolumeUsd * INVENTORY_SHARE);
+        const buyBias =
+          m.price.cascadeMs > 0
+            ? m.price.cascadeDir > 0
+              ? 0.85
+              : 0.15
+            : 0.5 + 0.25 * Math.tanh(drift * 20) - 0.3 * Math.tanh(inventory);
+        const isBuy = m.rng.chance(buyBias);
+        const notionalUsd = Math.max(15, -Math.log(1 - m.rng.next()) * m.flow.meanUsd);
+        m.takenUsd += isBuy ? notionalUsd : -notionalUsd;
+        this.takers.push({ coin: m.market.coin, isBuy, notionalUsd });
       }
     }
     // Bound the queue: a long advance with nobody draining keeps only the newest intents.
-    if (this.takers.length > 1000) this.takers.splice(0, this.takers.length - 1000);
+    if (this.takers.length > 2 * MAX_QUEUED_TAKERS)
+      this.takers.splice(0, this.takers.length - MAX_QUEUED_TAKERS);
     this.t = now;
   }
 }

@@ -36,11 +36,17 @@ export class SimScheduler {
     this.timer = undefined;
   }
 
-  /** Bring model, house and venue up to the clock's current time, all at once. */
+  /**
+   * Bring model, house and venue up to the clock's current time, all at once. The venue samples its
+   * books (funding premium) after the house requotes and before the taker flow eats into them, as it
+   * would between trades in real time.
+   */
   catchUp(): void {
     const now = this.clock.now();
-    if (this.model.advanceTo(now) > 0) this.driver.sync();
+    const moved = this.model.advanceTo(now) > 0;
+    if (moved) this.driver.syncMarkets(0, this.driver.marketCount);
     this.onTime(now);
+    if (moved) this.driver.sendTakers();
   }
 
   /** Skip `ms` of sim time forward, running the world through it. */
@@ -81,8 +87,8 @@ export class SimScheduler {
         setImmediate(slice);
         return;
       }
-      this.driver.sendTakers();
       this.onTime(this.clock.now());
+      this.driver.sendTakers();
       this.slicing = false;
     };
     slice();

@@ -4,6 +4,7 @@ import type { AuthDeps } from "../auth/authenticate.ts";
 import type { Address, Venue } from "../venue.ts";
 import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
 import { answerExchange, answerInfo } from "./endpoints.ts";
+import { type Fault, FaultError, type SimFaults } from "./faults.ts";
 import { InfoCache } from "./info-cache.ts";
 import {
   BodyTooLarge,
@@ -14,6 +15,7 @@ import {
   sendRawJson,
   sendText,
 } from "./respond.ts";
+import { USDYP_CLAIM_PATH, type UsdypFaucet } from "./usdyp-claim.ts";
 
 export interface SimHttpDeps {
   venue: Venue;
@@ -26,6 +28,10 @@ export interface SimHttpDeps {
   infoCache?: InfoCache;
   /** The day's LZ4 CSV for a builder, or undefined when the day is not closed or it has no fills (→ 403). */
   builderFillsFile(network: "Mainnet" | "Testnet", builder: Address, day: string): Uint8Array | undefined;
+  /** Injected network faults (`/sim/fault`), for resilience tests. */
+  faults?: SimFaults;
+  /** Nunchi's testnet USDyP claim, when this world serves it. */
+  usdypFaucet?: UsdypFaucet;
 }
 
 const BUILDER_FILLS_PATH = /^\/stats\/(Mainnet|Testnet)\/builder_fills\/([^/]+)\/(\d{8})\.csv\.lz4$/;
@@ -85,10 +91,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     if (typeof read.body === "symbol") {
       return sendText(res, 422, "Failed to deserialize the JSON body into the target type: invalid JSON");
     }
+    const fault = deps.faults?.take(path === "/exchange" ? "exchange" : "info", read.body);
+    if (fault?.kind === "rate_limit") return sendText(res, 429, "Too Many Requests");
+    if (fault?.kind === "slow") await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (path === "/exchange") {
       const result = await answerExchange(deps.venue, deps.auth, read.body, deps.seeUser);
+      if (fault && fault.kind !== "slow" && (await faulted(res, fault))) return;
       return result.ok ? sendJson(res, 200, result.body) : sendText(res, 422, result.message);
     }
+    if (fault && fault.kind !== "slow" && (await faulted(res, fault))) return;
     const body = read.body as Record<string, unknown>;
     const key =
       deps.infoCache && typeof body === "object" && body !== null ? InfoCache.keyOf(body) : undefined;
@@ -103,6 +114,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
 
   if (path.startsWith("/sim/")) {
     let body: unknown;
+    if (deps.faults && (path === "/sim/fault" || path === "/sim/faults")) {
+      const read = method === "POST" ? await readJson(req, res) : { body: undefined };
+      if (!read) return;
+      try {
+        return sendJson(res, 200, deps.faults.admin(method, path, read.body));
+      } catch (err) {
+        if (err instanceof FaultError) return sendJson(res, err.status, { error: err.message });
+        throw err;
+      }
+    }
     if (method === "POST") {
       const read = await readJson(req, res);
       if (!read) return;
@@ -119,6 +140,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
 
   if (method === "GET" && path === "/yields/pools") return sendJson(res, 200, deps.yieldPools());
 
+  if (method === "POST" && path === USDYP_CLAIM_PATH && deps.usdypFaucet) {
+    const read = await readJson(req, res);
+    if (!read) return;
+    const header = req.headers["x-network"];
+    const r = deps.usdypFaucet.claim(Array.isArray(header) ? header[0] : header, read.body);
+    return sendJson(res, r.status, r.body);
+  }
+
   const fills = method === "GET" ? BUILDER_FILLS_PATH.exec(path) : null;
   if (fills) {
     const [, network, builder, day] = fills;
@@ -131,4 +160,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
   }
 
   sendJson(res, 404, { error: `Not found: ${method} ${path}` });
+}
+
+/** Apply a processed-then-failed fault; true when the connection was reset (nothing left to answer). */
+async function faulted(res: ServerResponse, fault: Fault): Promise<boolean> {
+  if (fault.kind === "reset") {
+    res.socket?.destroy();
+    return true;
+  }
+  await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+  return res.destroyed;
 }

@@ -13,7 +13,7 @@ export const NO_EXPIRY = 4_102_444_800_000;
 
 const VALID_UNTIL = /^(.*) valid_until (\d+)$/;
 
-interface AgentEntry {
+export interface AgentEntry {
   master: Address;
   name: string;
   validUntil: number;
@@ -64,6 +64,16 @@ export class AgentRegistry {
       if (e.master === master && e.validUntil > now)
         out.push({ address, name: e.name, validUntil: e.validUntil });
     return out;
+  }
+
+  /** Every approval held, for a saved world. */
+  entries(): [Address, AgentEntry][] {
+    return [...this.byAgent].map(([a, e]) => [a, { ...e }]);
+  }
+
+  /** Put saved approvals back (into a fresh registry). */
+  restore(entries: readonly [Address, AgentEntry][]): void {
+    for (const [a, e] of entries) this.byAgent.set(a, { ...e });
   }
 
   private live(agent: Address, now: number): AgentEntry | undefined {

@@ -1,3 +1,5 @@
+import type { CandleHistory } from "./candle-history.ts";
+
 /**
  * Candles built from trades for every Hyperliquid interval. Buckets are aligned to UTC: minutes and
  * hours on epoch multiples, days at midnight, 3d on epoch multiples, weeks on Monday 00:00, months
@@ -89,12 +91,30 @@ export interface Candle {
   n: number;
 }
 
-/** All intervals of one coin. */
+/** All intervals of one coin: live buckets, after the market's history when it has one. */
 export class CandleSeries {
   private readonly series: Candle[][] = INTERVALS.map(() => []);
+  private history: CandleHistory | undefined;
 
   /** End (exclusive) of each interval's newest bucket: trades before it need no bucket arithmetic. */
   private readonly ends: number[] = INTERVALS.map(() => Number.NEGATIVE_INFINITY);
+
+  /**
+   * Start the live series where `history` ends: each interval's bucket in progress is opened with the
+   * history's part of it, and older buckets are answered from the history.
+   */
+  seed(history: CandleHistory): void {
+    this.history = history;
+    const end = history.endMs;
+    for (let k = 0; k < INTERVALS.length; k++) {
+      const interval = INTERVALS[k]!;
+      const bs = bucketStart(interval, end);
+      const part = history.span(bs, end);
+      const close = history.lastClose;
+      this.series[k] = [part ?? { t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
+      this.ends[k] = nextBucket(interval, bs);
+    }
+  }
 
   /** Record a trade in every interval's current bucket. */
   trade(t: number, px: number, sz: number): void {
@@ -152,16 +172,19 @@ export class CandleSeries {
 
   /** Candles with t in [startTime, endTime] (gaps filled with the previous close), the most recent MAX_CANDLES. */
   snapshot(interval: Interval, startTime: number, endTime: number, now: number): Candle[] {
-    const arr = this.series[INTERVALS.indexOf(interval)]!;
-    if (arr.length === 0) return [];
-    const first = arr[0]!.t;
+    const live = this.series[INTERVALS.indexOf(interval)]!;
+    const past = this.history && live.length > 0 ? this.history.buckets(interval, live[0]!.t) : [];
+    const total = past.length + live.length;
+    if (total === 0) return [];
+    const at = (i: number): Candle => (i < past.length ? past[i]! : live[i - past.length]!);
+    const first = at(0).t;
     let b = bucketStart(interval, Math.min(endTime, now));
     const from = Math.max(first, startTime);
     const out: Candle[] = [];
-    let i = arr.length - 1;
+    let i = total - 1;
     while (b >= from && out.length < MAX_CANDLES) {
-      while (i > 0 && arr[i]!.t > b) i--;
-      const c = arr[i]!;
+      while (i > 0 && at(i).t > b) i--;
+      const c = at(i);
       if (c.t === b) out.push(c);
       else if (c.t < b) out.push({ t: b, o: c.c, h: c.c, l: c.c, c: c.c, v: 0, n: 0 });
       else break;

@@ -133,6 +133,7 @@ export class VenueCore {
         markEma: 0,
         markEmaAt: 0,
         openInterest: 0,
+        backgroundOi: 0,
         hours: [],
         premiumSum: 0,
         premiumN: 0,
@@ -146,6 +147,11 @@ export class VenueCore {
       this.byAsset.set(m.asset, m);
       this.byCoin.set(m.coin, m);
     }
+  }
+
+  /** Open-interest cap and position limit of a market (also what `perpDexs` publishes as its cap). */
+  limitsOf(m: Market): MarketLimits {
+    return this.limits[m.coin] ?? defaultLimits(m);
   }
 
   // ---------------------------------------------------------------- events
@@ -386,7 +392,7 @@ export class VenueCore {
       return { error: `Insufficient margin to place order. asset=${asset}` };
     }
     if (!w.r && !trigger) {
-      const limits = this.limits[m.coin] ?? defaultLimits(m);
+      const limits = this.limitsOf(m);
       const increase = positionIncrease(szi, isBuy, sz);
       const lev = this.levSetting(a, m).lev;
       const refusal =

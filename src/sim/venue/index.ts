@@ -53,11 +53,14 @@ import { applyAction } from "./actions.ts";
 import { Clockwork } from "./clockwork.ts";
 import { LIQUIDATOR, VenueCore } from "./core.ts";
 import { fmtScaled, parseScaled } from "./fixed.ts";
+import { loadMarketPast, type MarketPast } from "./history.ts";
 import { answerInfo, type InfoRequest } from "./info.ts";
 import { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
 import type { MarketLimits } from "./order-rules.ts";
+import { restoreVenue, snapshotVenue, type VenueSnapshot } from "./snapshot.ts";
 import type { BuilderFillRow } from "./types.ts";
 
+export type { MarketPast } from "./history.ts";
 export { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
 export type { BuilderFillRow } from "./types.ts";
 export { LIQUIDATOR };
@@ -92,6 +95,14 @@ export interface SimVenue extends Venue {
   masterOf(agent: Address): Address | undefined;
   /** Exchange fees collected so far (builder fees excluded), decimal string. */
   feesCollected(): string;
+  /** Load a market's past (candles, funding, volume, trades) before trading starts. */
+  loadPast(coin: string, past: MarketPast, parties: { buyer: Address; seller: Address }): void;
+  /** Open interest the rest of the market holds in `coin`, in coins (shown in the asset context). */
+  setBackgroundOpenInterest(coin: string, sz: number): void;
+  /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
+  snapshot(skipOrdersOf: readonly string[]): VenueSnapshot;
+  /** Load account state saved by `snapshot` into this fresh venue. */
+  restore(snap: VenueSnapshot): void;
 }
 
 export function createVenue(opts: VenueOptions): SimVenue {
@@ -184,6 +195,22 @@ export function createVenue(opts: VenueOptions): SimVenue {
     },
     feesCollected() {
       return fmtScaled(core.feesCollected, 6);
+    },
+    loadPast(coin, past, parties) {
+      const m = core.byCoin.get(coin);
+      if (!m) throw new VenueError(`Unknown coin: ${coin}`);
+      loadMarketPast(core, m, past, opts.clock(), parties);
+    },
+    snapshot(skipOrdersOf) {
+      return snapshotVenue(core, skipOrdersOf);
+    },
+    restore(snap) {
+      restoreVenue(core, snap);
+    },
+    setBackgroundOpenInterest(coin, sz) {
+      const m = core.byCoin.get(coin);
+      if (!m) throw new VenueError(`Unknown coin: ${coin}`);
+      m.backgroundOi = Math.max(0, Math.round(sz * 10 ** m.szDec));
     },
   };
 }

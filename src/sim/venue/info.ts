@@ -6,7 +6,7 @@ import { type Clockwork, estimatedFunding, premiumNow } from "./clockwork.ts";
 import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
 import { txHash } from "./hash.ts";
-import { SPOT_META } from "./markets.ts";
+import { SPOT_META, TIERED_MARGIN_TABLES } from "./markets.ts";
 import type { InfoCtx as Ctx, InfoHandler as Handler, InfoRequest } from "./queries/context.ts";
 import { moreInfoHandlers } from "./queries/index.ts";
 import {
@@ -125,14 +125,15 @@ const handlers: Record<string, Handler> = {
   perpDexs: (c) => [
     null,
     ...c.core.dexes.slice(1).map((d, k) => {
-      const coins = dexMarkets(c.core, k + 1).map((m) => m.coin);
+      const markets = dexMarkets(c.core, k + 1);
+      const coins = markets.map((m) => m.coin);
       return {
         name: d.name,
         fullName: d.fullName,
         deployer: d.deployer,
         oracleUpdater: null,
         feeRecipient: d.deployer,
-        assetToStreamingOiCap: coins.map((coin) => [coin, "10000000.0"]),
+        assetToStreamingOiCap: markets.map((m) => [m.coin, c.core.limitsOf(m).openInterestCapUsd.toFixed(1)]),
         subDeployers: [],
         deployerFeeScale: "1.0",
         lastDeployerFeeScaleChangeTime: "1970-01-01T00:00:00",
@@ -302,18 +303,24 @@ function optInt(v: unknown): number | undefined {
 
 function meta(core: VenueCore, di: number) {
   const markets = dexMarkets(core, di);
-  const tables = [...new Set(markets.map((m) => m.spec.maxLeverage))].sort((a, b) => b - a);
+  const tableId = (m: Market) => m.spec.marginTableId ?? m.spec.maxLeverage;
+  const tables = [...new Set(markets.map(tableId))].sort((a, b) => a - b);
   return {
     universe: markets.map((m) => ({
       name: m.coin,
       szDecimals: m.szDec,
       maxLeverage: m.spec.maxLeverage,
-      marginTableId: m.spec.maxLeverage,
+      marginTableId: tableId(m),
       ...(m.spec.onlyIsolated ? { onlyIsolated: true } : {}),
     })),
-    marginTables: tables.map((lev) => [
-      lev,
-      { description: "", marginTiers: [{ lowerBound: "0.0", maxLeverage: lev }] },
+    marginTables: tables.map((id) => [
+      id,
+      {
+        description: TIERED_MARGIN_TABLES[id]?.description ?? "",
+        marginTiers: (TIERED_MARGIN_TABLES[id]?.marginTiers ?? [{ lowerBound: 0, maxLeverage: id }]).map(
+          (t) => ({ lowerBound: `${t.lowerBound}.0`, maxLeverage: t.maxLeverage }),
+        ),
+      },
     ]),
     collateralToken: 0,
   };
@@ -360,7 +367,7 @@ function assetCtx(core: VenueCore, m: Market, now: number) {
     markPx: px(m, core.markPx(m)),
     midPx: bid !== undefined && ask !== undefined ? fmtScaled((bid + ask) * 5, m.pxDec + 1) : null,
     funding: estimatedFunding(m),
-    openInterest: fmtScaled(m.openInterest, m.szDec),
+    openInterest: fmtScaled(m.openInterest + m.backgroundOi, m.szDec),
     premium: prem.premium === null ? null : new D(prem.premium).toDecimalPlaces(8).toFixed(),
     oraclePx: px(m, m.oracle),
     impactPxs:

@@ -7,6 +7,8 @@ export interface MarketSpec {
   name: string;
   szDecimals: number;
   maxLeverage: number;
+  /** Margin table (meta.marginTableId); default: the flat table at maxLeverage. */
+  marginTableId?: number;
   /** HIP-3 markets are isolated-only. */
   onlyIsolated?: boolean;
   /** Starting oracle price (decimal string). */
@@ -60,15 +62,93 @@ export const HIP3_DEXES: DexSpec[] = [
   },
 ];
 
+/**
+ * Hyperliquid's margin tables (meta.marginTables): a table id under 50 is one flat tier at that
+ * leverage; 51–56 are the tiered tables of the main dex (notional lower bounds in USD).
+ */
+export interface MarginTier {
+  lowerBound: number;
+  maxLeverage: number;
+}
+export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginTiers: MarginTier[] }> = {
+  51: { description: "tiered 10x", marginTiers: tiers(10, 3_000_000, 5) },
+  52: { description: "tiered 10x", marginTiers: tiers(10, 20_000_000, 5) },
+  53: { description: "tiered 20x", marginTiers: tiers(20, 40_000_000, 10) },
+  54: { description: "tiered 20x", marginTiers: tiers(20, 70_000_000, 10) },
+  55: { description: "tiered 25x", marginTiers: tiers(25, 100_000_000, 15) },
+  56: { description: "tiered 40x", marginTiers: tiers(40, 150_000_000, 20) },
+};
+
+function tiers(first: number, bound: number, second: number): MarginTier[] {
+  return [
+    { lowerBound: 0, maxLeverage: first },
+    { lowerBound: bound, maxLeverage: second },
+  ];
+}
+
+/** The tiers of a market's table: a tiered table, or one flat tier at its max leverage. */
+export function marginTiers(spec: MarketSpec): MarginTier[] {
+  const id = spec.marginTableId ?? spec.maxLeverage;
+  return TIERED_MARGIN_TABLES[id]?.marginTiers ?? [{ lowerBound: 0, maxLeverage: spec.maxLeverage }];
+}
+
+const main = (
+  name: string,
+  szDecimals: number,
+  maxLeverage: number,
+  marginTableId: number,
+  startPx: string,
+  impactNotionalUsd?: number,
+): MarketSpec => ({
+  dex: "",
+  name,
+  szDecimals,
+  maxLeverage,
+  marginTableId,
+  startPx,
+  ...(impactNotionalUsd ? { impactNotionalUsd } : {}),
+});
+
+/**
+ * The listed markets: the most traded main-dex perps with Hyperliquid's own szDecimals, maxLeverage
+ * and margin table ids (mainnet meta), then the HIP-3 markets the product trades. Order is the
+ * universe order, so the first eight keep the asset ids they always had.
+ */
 export const DEFAULT_MARKETS: MarketSpec[] = [
-  { dex: "", name: "BTC", szDecimals: 5, maxLeverage: 40, startPx: "97000", impactNotionalUsd: 20_000 },
-  { dex: "", name: "ETH", szDecimals: 4, maxLeverage: 25, startPx: "3400", impactNotionalUsd: 20_000 },
-  { dex: "", name: "SOL", szDecimals: 2, maxLeverage: 20, startPx: "180" },
-  { dex: "", name: "HYPE", szDecimals: 2, maxLeverage: 10, startPx: "35" },
-  { dex: "", name: "ARB", szDecimals: 1, maxLeverage: 10, startPx: "0.45" },
-  { dex: "", name: "DOGE", szDecimals: 0, maxLeverage: 10, startPx: "0.17" },
-  { dex: "", name: "AVAX", szDecimals: 2, maxLeverage: 10, startPx: "25" },
-  { dex: "", name: "LINK", szDecimals: 1, maxLeverage: 10, startPx: "15" },
+  main("BTC", 5, 40, 56, "97000", 20_000),
+  main("ETH", 4, 25, 55, "3400", 20_000),
+  main("SOL", 2, 20, 54, "180"),
+  main("HYPE", 2, 10, 52, "35"),
+  main("ARB", 1, 10, 51, "0.45"),
+  main("DOGE", 0, 10, 52, "0.17"),
+  main("AVAX", 2, 10, 52, "25"),
+  main("LINK", 1, 10, 52, "15"),
+  main("XRP", 0, 20, 53, "2.3"),
+  main("SUI", 1, 10, 52, "3.5"),
+  main("ENA", 0, 10, 52, "0.6"),
+  main("FARTCOIN", 1, 10, 52, "1.1"),
+  main("kPEPE", 0, 10, 52, "0.012"),
+  main("BNB", 3, 10, 51, "700"),
+  main("LTC", 2, 10, 52, "90"),
+  main("ADA", 0, 10, 52, "0.7"),
+  main("WIF", 0, 10, 52, "0.9"),
+  main("TRUMP", 1, 10, 52, "9"),
+  main("AAVE", 2, 10, 52, "280"),
+  main("NEAR", 1, 10, 52, "2.8"),
+  main("APT", 2, 10, 52, "5.5"),
+  main("TAO", 3, 5, 5, "400"),
+  main("OP", 1, 10, 51, "0.8"),
+  main("SEI", 0, 10, 51, "0.3"),
+  main("TIA", 1, 10, 52, "2.5"),
+  main("INJ", 1, 10, 51, "12"),
+  main("ONDO", 0, 10, 51, "0.9"),
+  main("WLD", 1, 10, 52, "1.2"),
+  main("kBONK", 0, 10, 52, "0.02"),
+  main("CRV", 1, 10, 52, "0.7"),
+  main("BCH", 3, 10, 52, "450"),
+  main("UNI", 1, 10, 52, "8"),
+  main("DOT", 1, 10, 51, "4"),
+  main("TON", 1, 10, 51, "3"),
   { dex: "xyz", name: "xyz:SPCX", szDecimals: 3, maxLeverage: 5, onlyIsolated: true, startPx: "250" },
   { dex: "yex", name: "yex:VXX", szDecimals: 2, maxLeverage: 5, onlyIsolated: true, startPx: "45" },
   { dex: "yex", name: "yex:US3M", szDecimals: 2, maxLeverage: 10, onlyIsolated: true, startPx: "4.2" },

@@ -39,6 +39,8 @@ export interface Market {
   markEmaAt: number;
   /** Sum of long position sizes (lots). */
   openInterest: number;
+  /** Open interest of the rest of the market that no sim account holds (lots), set by the market model. */
+  backgroundOi: number;
   hours: HourSlot[];
   /** Premium samples of the current funding hour. */
   premiumSum: number;

@@ -30,6 +30,15 @@ describe("agent service", () => {
     expect(Number.isInteger(body.uptime_s)).toBe(true);
   });
 
+  it("/health shows WOLF's price stream as the child saved it (null when it says nothing)", async () => {
+    const degraded = await start({}, {}, { PRICE_STREAM: "degraded" });
+    await waitFor(async () =>
+      (await json(`${degraded.base}/health`)).body.price_stream === "degraded" ? true : undefined,
+    );
+    const silent = await start({});
+    expect((await json(`${silent.base}/health`)).body.price_stream).toBeNull();
+  });
+
   it("/api/status is read from the child's state and is 'stopped' with no child", async () => {
     const { base } = await start({});
     await waitFor(async () => ((await tickOf(base)) >= 2 ? true : undefined));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR_MS } from "../../../src/services/feeds/oracle.ts";
-import { FEED_NAMES } from "../../../src/services/feeds/profiles.ts";
+import { FEED_NAMES, type FeedName } from "../../../src/services/feeds/profiles.ts";
 import { type RunningFeeds, startFeeds } from "../../../src/services/feeds/server.ts";
 import type { FundingSource } from "../../../src/services/feeds/source.ts";
 import { parseSseBlock, splitSseBlocks, subscribeSse } from "../../../src/services/feeds/sse-client.ts";
@@ -160,6 +160,31 @@ describe("feed origins", () => {
 
 describe("feeds proxy", () => {
   const proxy = () => feeds.proxyUrl!;
+
+  it("GET /healthz answers {status: ok} like an origin, with each feed's origin health", async () => {
+    const res = await fetch(`${proxy()}/healthz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; feeds: Record<string, Json> };
+    expect(body.status).toBe("ok");
+    expect(Object.keys(body.feeds).sort()).toEqual([...FEED_NAMES].sort());
+    expect(body.feeds.btcswp).toMatchObject({ status: "ok", feed: "BTCSWP" });
+  });
+
+  it("GET /healthz is a 503 naming the feed whose origin does not answer", async () => {
+    const { createFeedsProxy } = await import("../../../src/services/feeds/proxy.ts");
+    const upstreams = { ...feeds.origins, hypeswp: "http://127.0.0.1:9" } as Record<FeedName, string>;
+    const lonely = createFeedsProxy({ upstreams, timeoutMs: 1000 });
+    try {
+      const res = await lonely.app.inject({ method: "GET", url: "/healthz" });
+      expect(res.statusCode).toBe(503);
+      const body = res.json() as { status: string; feeds: Record<string, Json> };
+      expect(body.status).toBe("degraded");
+      expect(body.feeds.hypeswp!.status).toBe("unreachable");
+      expect(body.feeds.btcswp!.status).toBe("ok");
+    } finally {
+      await lonely.app.close();
+    }
+  });
 
   it("relays latest for each feed", async () => {
     for (const name of FEED_NAMES) {

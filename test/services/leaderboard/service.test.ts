@@ -38,6 +38,7 @@ async function startBoard(env: Record<string, string> = {}) {
     LEADERBOARD_DB: join(dir, `lb-${running.length}.db`),
     HL_API_URL_TESTNET: proxy.url,
     HL_API_URL_MAINNET: sim.url,
+    HL_API_URL_PAPER: sim.url,
     LEADERBOARD_AGENT_TIMEOUT_S: "4",
     LEADERBOARD_REGISTER_PER_MIN: "1000",
     LEADERBOARD_REGISTER_BURST: "1000",
@@ -62,10 +63,10 @@ async function startBoard(env: Record<string, string> = {}) {
   return {
     svc,
     base,
-    post: async (body: unknown) => {
+    post: async (body: unknown, headers: Record<string, string> = {}) => {
       const res = await fetch(`${base}/api/register`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify(body),
       });
       return {
@@ -311,7 +312,7 @@ describe("leaderboard service against the sim world", () => {
       expect(r.status, String(address)).toBe(400);
       expect(r.body).toEqual({ error: INVALID });
     }
-    const net = await lb.post({ address: w.address, network: "paper" });
+    const net = await lb.post({ address: w.address, network: "devnet" });
     expect(net.status).toBe(400);
     expect(String(net.body.error)).toMatch(/network/);
     const long = await lb.post({ address: w.address, display_name: "x".repeat(33) });
@@ -331,18 +332,51 @@ describe("leaderboard service against the sim world", () => {
     const mainnet = await lb.board("?network=mainnet");
     expect(mainnet.agents[0]?.display_name).toBe("y".repeat(32));
     expect((await lb.board()).total_agents).toBe(0);
-    const badNet = await lb.board("?network=paper");
+    const badNet = await lb.board("?network=devnet");
     expect(badNet.status).toBe(400);
+    expect(badNet.error).toBe('network must be "testnet", "mainnet" or "paper"');
   });
 
-  it("rate-limits registrations per client with 429", async () => {
-    const lb = await startBoard({ LEADERBOARD_REGISTER_PER_MIN: "1", LEADERBOARD_REGISTER_BURST: "2" });
-    expect((await lb.post({ address: "bad" })).status).toBe(400);
-    expect((await lb.post({ address: "bad" })).status).toBe(400);
-    const limited = await lb.post({ address: wallet().address });
+  it("paper agents are listed as paper, on their own board", async () => {
+    const lb = await startBoard();
+    const w = wallet();
+    const r = await lb.post({ address: w.address, network: "paper", display_name: "sim agent" });
+    expect(r.status).toBe(200);
+    expect(r.body.network).toBe("paper");
+    const paper = await lb.board("?network=paper");
+    expect(paper.agents.map((a) => [a.display_name, a.network])).toEqual([["sim agent", "paper"]]);
+    expect((await lb.board("?network=testnet")).total_agents).toBe(0);
+    expect((await lb.post({ address: w.address, network: "devnet" })).body.error).toBe(
+      'network must be "testnet", "mainnet" or "paper"',
+    );
+  });
+
+  it("rate-limits registrations per client with 429, after validation; loopback and trusted proxies are exempt", async () => {
+    const lb = await startBoard({
+      LEADERBOARD_REGISTER_PER_MIN: "1",
+      LEADERBOARD_REGISTER_BURST: "2",
+      LEADERBOARD_TRUSTED_PROXIES: "10.0.0.7",
+    });
+    // A script on this machine registers six agents in a row.
+    for (let i = 0; i < 6; i++) expect((await lb.post({ address: wallet().address })).status).toBe(200);
+    // A client behind a proxy (here: loopback, always trusted) is limited by its own address...
+    const client = { "x-forwarded-for": "203.0.113.5" };
+    // ...but a malformed request is a 400 and costs nothing.
+    for (let i = 0; i < 3; i++) expect((await lb.post({ address: "bad" }, client)).status).toBe(400);
+    expect((await lb.post({ address: wallet().address }, client)).status).toBe(200);
+    expect((await lb.post({ address: wallet().address }, client)).status).toBe(200);
+    const limited = await lb.post({ address: wallet().address }, client);
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(String(limited.body.error)).toMatch(/Too many/);
+    expect((await lb.post({ address: "bad" }, client)).status).toBe(400);
+    // Through the configured proxy the same client is still the one counted; the proxy itself is exempt.
+    const viaProxy = { "x-forwarded-for": "203.0.113.5, 10.0.0.7" };
+    expect((await lb.post({ address: wallet().address }, viaProxy)).status).toBe(429);
+    for (let i = 0; i < 3; i++)
+      expect((await lb.post({ address: wallet().address }, { "x-forwarded-for": "10.0.0.7" })).status).toBe(
+        200,
+      );
   });
 
   it("serves health, CORS preflight, metrics, pages and pagination", async () => {

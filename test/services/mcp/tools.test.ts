@@ -187,11 +187,18 @@ describe("action tools on the paper network", () => {
       account: { account_value: expect.any(String) },
     });
     expect(status.structuredContent).toEqual({ status: "stopped" });
+    // account and status: human-readable text for the reader, the same data typed for programs.
+    expect(text(account)).toMatch(/account value/i);
+    expect(() => JSON.parse(text(account))).toThrow();
+    expect(text(status)).toMatch(/^No state found/);
     expect(wolf.structuredContent).toEqual({ status: "stopped" });
     expect(scan.structuredContent).toMatchObject({
       network: "paper",
       scan: { stats: { assets_scanned: expect.any(Number) } },
     });
+    // The default scanner finds opportunities on a fresh sim world (its markets have a past).
+    const found = (scan.structuredContent as { scan: { opportunities: unknown[] } }).scan.opportunities;
+    expect(found.length).toBeGreaterThan(0);
     expect(howl.structuredContent).toMatchObject({ metrics: { total_round_trips: 0 } });
   });
 

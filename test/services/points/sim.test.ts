@@ -1,6 +1,6 @@
 import { generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Address, HlClient } from "../../../src/exchange/index.ts";
+import { HlClient } from "../../../src/exchange/index.ts";
 import { type RunningFeeds, startFeeds } from "../../../src/services/feeds/server.ts";
 import { exchangeFundingSource } from "../../../src/services/feeds/source.ts";
 import { DEFAULT_BUILDERS, type PointsConfig } from "../../../src/services/points/config.ts";
@@ -9,6 +9,7 @@ import { type RunningPoints, startPoints } from "../../../src/services/points/se
 import type { WalletPoints } from "../../../src/services/points/service.ts";
 import { exchangeFillSource } from "../../../src/services/points/source.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+import { approveBuilderFee, builderConfig, builderFeeForClient } from "../../../src/wallet/builder.ts";
 
 /**
  * End to end on the sim world: wallets trade yex:BTCSWP with and without an eligible builder code,
@@ -21,7 +22,6 @@ const DAY = 86_400_000;
 const INCEPTION = Math.floor(Date.now() / HOUR) * HOUR;
 const START = INCEPTION + 5 * 60_000;
 const TRADE_DAY = new Date(START).toISOString().slice(0, 10);
-const NUNCHI = DEFAULT_BUILDERS[0]!.address as Address;
 const INSTRUMENT = "yex:BTCSWP";
 
 let world: SimWorld;
@@ -29,19 +29,21 @@ let reader: HlClient;
 let feeds: RunningFeeds;
 let points: RunningPoints;
 
+/** A wallet with the builder settings of a default run (no BUILDER_* set), or with none at all. */
 async function wallet(builder: boolean): Promise<HlClient> {
+  const defaultRun = builderFeeForClient({});
   const client = await HlClient.create({
     network: "paper",
     apiUrl: world.url,
     privateKey: generatePrivateKey(),
-    ...(builder ? { builder: { address: NUNCHI, feeTenthsBps: 10 } } : {}),
+    ...(builder && defaultRun ? { builder: defaultRun } : {}),
   });
   await fetch(`${world.url}/sim/deposit`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ user: client.address, amount: "100000" }),
   });
-  if (builder) await client.approveBuilderFee({ builder: NUNCHI, maxFeeTenthsBps: 10 });
+  if (builder) await approveBuilderFee(client, builderConfig({}));
   return client;
 }
 

@@ -49,15 +49,41 @@ describe("hl up plan", () => {
     expect(agentCfg.mode).toBe("wolf");
     expect(agentCfg.port).toBe(18080);
     expect(agentCfg.links).toEqual(dashboardLinks(cfg));
-    expect(childArgs(agentCfg)).toEqual(
-      expect.arrayContaining(["wolf", "run", "--config", "/tmp/d/agent/wolf-sim.json", "--tick", "5"]),
-    );
+    // WOLF runs with its default config: the sim's markets are as liquid as the real ones.
+    expect(childArgs(agentCfg)).toEqual(expect.arrayContaining(["wolf", "run", "--tick", "5"]));
+    expect(childArgs(agentCfg)).not.toContain("--config");
+    expect(agent.env.WOLF_CONFIG).toBeUndefined();
   });
 
-  it("points the leaderboard's two networks and the points service at the sim world and the BTCSWP feed", () => {
+  it("the MCP server reads the running agent's data directory", () => {
+    expect(byName.get("mcp")!.env.DATA_DIR).toBe("/tmp/d/agent");
+  });
+
+  it("RUN_MODE=strategy runs the main agent in strategy mode with STRATEGY and INSTRUMENT", () => {
+    const agent = plan(cfg, { RUN_MODE: "strategy", STRATEGY: "grid_mm", INSTRUMENT: "SOL-PERP" }).find(
+      (c) => c.name === "agent",
+    )!;
+    const agentCfg = readAgentConfig(agent.env);
+    expect(agentCfg.mode).toBe("strategy");
+    expect(childArgs(agentCfg)).toEqual(
+      expect.arrayContaining([
+        "run",
+        "grid_mm",
+        "-i",
+        "SOL-PERP",
+        "--tick",
+        "5",
+        "--data-dir",
+        "/tmp/d/agent",
+      ]),
+    );
+    expect(agent.displayName).toBe("agent grid_mm SOL");
+    expect(() => plan(cfg, { RUN_MODE: "nope" })).toThrow(/RUN_MODE/);
+  });
+
+  it("points the leaderboard's paper board and the points service at the sim world and the BTCSWP feed", () => {
     const lb = byName.get("leaderboard")!;
-    expect(lb.env.HL_API_URL_TESTNET).toBe("http://127.0.0.1:18900");
-    expect(lb.env.HL_API_URL_MAINNET).toBe("http://127.0.0.1:18900");
+    expect(lb.env.HL_API_URL_PAPER).toBe("http://127.0.0.1:18900");
     const points = byName.get("points")!;
     expect(points.env.BTCSWP_FEED_URL).toBe("http://127.0.0.1:18101");
     expect(points.env.POINTS_STATS_URL).toBe("http://127.0.0.1:18900/stats");

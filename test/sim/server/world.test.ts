@@ -29,7 +29,8 @@ describe("sim world", () => {
       w.advance(HOUR);
       return {
         mids: w.venue.info({ type: "allMids" }),
-        funding: w.venue.info({ type: "fundingHistory", coin: "ETH", startTime: START }),
+        // After the backfilled past (settled up to START), the one hour that passed.
+        funding: w.venue.info({ type: "fundingHistory", coin: "ETH", startTime: START + 1 }),
         book: w.venue.info({ type: "l2Book", coin: "SOL" }),
       };
     };

@@ -38,14 +38,17 @@ describe("info types the exchange serves beyond the basics", () => {
   });
 
   it("perpDexLimits: null for the main dex, the caps perpDexs lists for a HIP-3 dex", () => {
-    const t = testVenue();
+    const limits = { "yex:US3M": { openInterestCapUsd: 10_000_000, maxPositionAtHighLeverageUsd: 1e9 } };
+    const t = testVenue({ limits });
     expect(t.venue.info({ type: "perpDexLimits", dex: "" })).toBeNull();
     const yex = t.venue.info({ type: "perpDexLimits", dex: "yex" }) as {
       totalOiCap: string;
       coinToOiCap: [string, string][];
     };
     expect(yex.coinToOiCap.map(([c]) => c)).toEqual(["yex:VXX", "yex:US3M", "yex:BTCSWP"]);
-    expect(yex.totalOiCap).toBe("30000000");
+    // The order rules' caps: $10M set for US3M, the HIP-3 default ($50M) for the other two.
+    expect(yex.coinToOiCap[1]).toEqual(["yex:US3M", "10000000.0"]);
+    expect(yex.totalOiCap).toBe("110000000");
     expect(() => t.venue.info({ type: "perpDexLimits", dex: "nope" })).toThrow(/Unknown dex/);
   });
 
@@ -70,11 +73,18 @@ describe("info types the exchange serves beyond the basics", () => {
   });
 
   it("perpsAtOpenInterestCap lists a coin once its open interest reaches the cap", () => {
-    const t = testVenue({ balance: "100000000" });
+    const limits = { "yex:US3M": { openInterestCapUsd: 10_000_000, maxPositionAtHighLeverageUsd: 1e9 } };
+    const t = testVenue({ balance: "100000000", limits });
+    const caps = t.venue.info({ type: "perpDexs" }) as ({
+      assetToStreamingOiCap: [string, string][];
+    } | null)[];
+    expect(caps[2]?.assetToStreamingOiCap).toContainEqual(["yex:US3M", "10000000.0"]);
+    // $9.66M of open interest on yex:US3M: under the cap.
+    t.order(BOB, { a: 120_001, b: false, p: "4.2", s: "2300000" });
+    t.order(ALICE, { a: 120_001, b: true, p: "4.2", s: "2300000" });
     expect(t.venue.info({ type: "perpsAtOpenInterestCap", dex: "yex" })).toEqual([]);
-    // $10M of open interest on yex:US3M (cap 10,000,000 in perpDexs).
-    t.order(BOB, { a: 120_001, b: false, p: "4.2", s: "2400000" });
-    t.order(ALICE, { a: 120_001, b: true, p: "4.2", s: "2400000" });
+    // The mark rises until that open interest is worth the cap.
+    t.venue.setOraclePrice("yex:US3M", "4.4");
     expect(t.venue.info({ type: "perpsAtOpenInterestCap", dex: "yex" })).toEqual(["yex:US3M"]);
   });
 

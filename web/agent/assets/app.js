@@ -150,6 +150,21 @@ function render(s) {
     );
     pnl = (s.realized_pnl ?? 0) + (s.unrealized_pnl ?? 0);
   }
+  // The same figures the leaderboard adds up (see the note under the cards).
+  const fees = wolf ? s.open_fees : s.fees_paid;
+  $("fees-label").textContent = wolf ? "Fees on open positions" : "Fees paid (in realised)";
+  $("note-fees").textContent = wolf
+    ? "fees already paid on open positions"
+    : "0 (every fee is already in realised)";
+  for (const [id, v] of [
+    ["realized", s.realized_pnl],
+    ["unrealized", s.unrealized_pnl],
+    ["account", s.account_pnl],
+  ]) {
+    $(id).textContent = signed(v);
+    $(id).className = cls(v);
+  }
+  $("fees").textContent = fmt(fees);
   if (series && typeof pnl === "number") {
     const t = Math.max(lastChartTime + 1, Math.floor(Date.now() / 1000));
     lastChartTime = t;
@@ -178,6 +193,13 @@ async function refreshHealth() {
     } else {
       state.textContent = "stopped";
       state.className = "pill stopped";
+    }
+    const stream = $("stream");
+    stream.hidden = !h.price_stream;
+    if (h.price_stream) {
+      const ok = h.price_stream === "ok";
+      stream.textContent = ok ? "prices: streaming" : "prices: degraded (polling)";
+      stream.className = `pill ${ok ? "running" : "paused"}`;
     }
   } catch {
     $("state").textContent = "unreachable";

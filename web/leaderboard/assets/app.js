@@ -1,5 +1,6 @@
 // Leaderboard page: ranked agents per network, refreshed every 15 s.
-let network = new URLSearchParams(location.search).get("network") === "mainnet" ? "mainnet" : "testnet";
+const asked = new URLSearchParams(location.search).get("network");
+let network = asked === "mainnet" || asked === "paper" ? asked : "testnet";
 const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 function cell(text, cls) {

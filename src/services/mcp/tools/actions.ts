@@ -13,7 +13,7 @@ import {
   reserveNotional,
   settleNotional,
 } from "../safety.ts";
-import { defineTool, type ToolContext, ToolError, type ToolProgress } from "../tool.ts";
+import { defineTool, TextAndData, type ToolContext, ToolError, type ToolProgress } from "../tool.ts";
 import { engineSummary, wolfSummary } from "./summaries.ts";
 
 /** A `hl run` tick line on stderr: `[HH:MM:SS] T<n> <coin> mid=…`. */
@@ -149,13 +149,16 @@ export const account = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run(args, ctx) {
     const { network, note } = chooseNetwork({ mainnet: args.mainnet, confirm: true }, ctx.env, false);
-    const out = await runCli({
-      args: ["account", "--json", "--network", network],
-      env: cliEnv(ctx),
-      signal: ctx.signal,
-      timeoutMs: 30_000,
-    });
-    return { network, ...(note ? { note } : {}), account: parseJsonOutput(out.stdout) };
+    const read = (json: boolean) =>
+      runCli({
+        args: ["account", ...(json ? ["--json"] : []), "--network", network],
+        env: cliEnv(ctx),
+        signal: ctx.signal,
+        timeoutMs: 30_000,
+      });
+    const [asJson, asText] = await Promise.all([read(true), read(false)]);
+    const data = { network, ...(note ? { note } : {}), account: parseJsonOutput(asJson.stdout) };
+    return new TextAndData(`${note ? `${note}\n` : ""}${asText.stdout.trimEnd()}`, data);
   },
 });
 
@@ -169,13 +172,18 @@ export const status = defineTool({
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    const out = await runCli({
-      args: ["status", "--json"],
-      env: cliEnv(ctx),
-      signal: ctx.signal,
-      timeoutMs: 30_000,
-    });
-    return parseJsonOutput(out.stdout);
+    const read = (json: boolean) =>
+      runCli({
+        args: ["status", ...(json ? ["--json"] : [])],
+        env: cliEnv(ctx),
+        signal: ctx.signal,
+        timeoutMs: 30_000,
+      });
+    const [asJson, asText] = await Promise.all([read(true), read(false)]);
+    return new TextAndData(
+      asText.stdout.trimEnd(),
+      parseJsonOutput(asJson.stdout) as Record<string, unknown>,
+    );
   },
 });
 

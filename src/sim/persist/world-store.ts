@@ -1,0 +1,62 @@
+import { join } from "node:path";
+import { type Db, openDb } from "../../store/sqlite.ts";
+import type { PriceState } from "../model/price-process.ts";
+import type { VenueSnapshot } from "../venue/snapshot.ts";
+
+/**
+ * The sim world's state in `<dir>/sim.db` (SQLite, WAL): its clock, seed, each market's model state
+ * and the venue's accounts, orders, positions, fills and funding. Each save replaces the one row in a
+ * single transaction, so a crash leaves the previous save or the new one, never half of either.
+ */
+export interface SavedWorld {
+  simTime: number;
+  seed: number;
+  model: Record<string, PriceState>;
+  venue: VenueSnapshot;
+}
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS world_state (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     saved_at INTEGER NOT NULL,
+     sim_time INTEGER NOT NULL,
+     seed INTEGER NOT NULL,
+     model TEXT NOT NULL,
+     venue TEXT NOT NULL
+   )`,
+];
+
+export class WorldStore {
+  private readonly db: Db;
+
+  constructor(dir: string) {
+    this.db = openDb(join(dir, "sim.db"), SCHEMA);
+  }
+
+  load(): SavedWorld | undefined {
+    const row = this.db.prepare("SELECT sim_time, seed, model, venue FROM world_state WHERE id = 1").get() as
+      | { sim_time: number; seed: number; model: string; venue: string }
+      | undefined;
+    if (!row) return undefined;
+    return {
+      simTime: row.sim_time,
+      seed: row.seed,
+      model: JSON.parse(row.model) as Record<string, PriceState>,
+      venue: JSON.parse(row.venue) as VenueSnapshot,
+    };
+  }
+
+  save(w: SavedWorld): void {
+    this.db
+      .prepare(
+        `INSERT INTO world_state (id, saved_at, sim_time, seed, model, venue) VALUES (1, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET saved_at = excluded.saved_at, sim_time = excluded.sim_time,
+           seed = excluded.seed, model = excluded.model, venue = excluded.venue`,
+      )
+      .run(Date.now(), w.simTime, w.seed, JSON.stringify(w.model), JSON.stringify(w.venue));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The venue's account state as plain JSON and back: accounts (cash, positions, leverage, open and
+ * past orders, fills, funding, ledger, builder approvals), agents, scheduled cancels, builder fill
+ * rows and the id counters. Markets are named by coin, so a listing added later does not shift
+ * anything. Open orders of the `skipOrdersOf` accounts (the house, which requotes on start) are
+ * left out. Market data (books of the house, candles, funding history) is not part of it.
+ */
+import type { Address } from "../venue.ts";
+import type { AgentEntry } from "./agents.ts";
+import type { VenueCore } from "./core.ts";
+import type {
+  Account,
+  BuilderFillRow,
+  Fill,
+  FundingPayment,
+  LedgerUpdate,
+  Order,
+  Position,
+} from "./types.ts";
+
+type OrderJson = Omit<Order, "user" | "m" | "live"> & { coin: string; live: boolean };
+type FillJson = Omit<Fill, "m"> & { coin: string };
+type FundingJson = Omit<FundingPayment, "m"> & { coin: string };
+
+interface AccountJson {
+  addr: Address;
+  cash: number;
+  positions: [string, Position][];
+  leverage: [string, { lev: number; cross: boolean }][];
+  fundAllTime: [string, number][];
+  orders: OrderJson[];
+  fills: FillJson[];
+  fundings: FundingJson[];
+  ledger: LedgerUpdate[];
+  builderApprovals: [Address, number][];
+  volume: number;
+  builderRewards: number;
+}
+
+export interface VenueSnapshot {
+  version: 1;
+  accounts: AccountJson[];
+  agents: [Address, AgentEntry][];
+  scheduledCancelsFired: [string, { day: number; n: number }][];
+  scheduledCancels: [string, number][];
+  builderRows: [string, [string, BuilderFillRow[]][]][];
+  nextOid: number;
+  nextTid: number;
+  hashSeq: number;
+  feesCollected: number;
+}
+
+export function snapshotVenue(core: VenueCore, skipOrdersOf: readonly string[]): VenueSnapshot {
+  const skip = new Set(skipOrdersOf.map((a) => a.toLowerCase()));
+  const coin = (idx: number) => core.markets[idx]!.coin;
+  const accounts: AccountJson[] = [];
+  for (const a of core.accounts.values()) {
+    const orders = [...a.orders.values()].filter((o) => !(skip.has(a.addr) && o.status === "open"));
+    accounts.push({
+      addr: a.addr,
+      cash: a.cash,
+      positions: [...a.positions].map(([idx, p]) => [coin(idx), { ...p }]),
+      leverage: [...a.leverage].map(([idx, s]) => [coin(idx), { ...s }]),
+      fundAllTime: [...a.fundAllTime].map(([idx, v]) => [coin(idx), v]),
+      orders: orders.map(({ user: _u, m, ...o }) => ({ ...o, coin: m.coin })),
+      fills: a.fills.map(({ m, ...f }) => ({ ...f, coin: m.coin })),
+      fundings: a.fundings.map(({ m, ...f }) => ({ ...f, coin: m.coin })),
+      ledger: a.ledger,
+      builderApprovals: [...a.builderApprovals],
+      volume: a.volume,
+      builderRewards: a.builderRewards,
+    });
+  }
+  return {
+    version: 1,
+    accounts,
+    agents: core.agents.entries(),
+    scheduledCancelsFired: [...core.scheduledCancelsFired].map(([u, f]) => [u, { ...f }]),
+    scheduledCancels: [...core.scheduledCancels],
+    builderRows: [...core.builderRows].map(([b, days]) => [b, [...days]]),
+    nextOid: core.nextOid,
+    nextTid: core.nextTid,
+    hashSeq: core.hashSeq,
+    feesCollected: core.feesCollected,
+  };
+}
+
+/** Load a snapshot into a fresh venue (before any account exists); open orders go back on the books. */
+export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
+  const market = (coin: string) => core.byCoin.get(coin);
+  for (const s of snap.accounts) {
+    const a: Account = core.account(s.addr);
+    a.cash = s.cash;
+    for (const [c, p] of s.positions) {
+      const m = market(c);
+      if (m) a.positions.set(m.idx, p);
+    }
+    for (const [c, l] of s.leverage) {
+      const m = market(c);
+      if (m) a.leverage.set(m.idx, l);
+    }
+    for (const [c, v] of s.fundAllTime) {
+      const m = market(c);
+      if (m) a.fundAllTime.set(m.idx, v);
+    }
+    for (const { coin, ...o } of s.orders) {
+      const m = market(coin);
+      if (!m) continue;
+      const order: Order = { ...o, user: a, m, live: false };
+      a.orders.set(order.oid, order);
+      if (order.cloid) a.cloids.set(order.cloid, order);
+      if (order.status !== "open") continue;
+      a.open.set(order.oid, order);
+      a.reserved += order.reserved;
+      if (order.trigger && o.live === false) {
+        m.triggers.push(order);
+        core.triggerCount++;
+      } else {
+        order.live = true;
+        m.book.side(order.isBuy).add(order);
+      }
+    }
+    for (const { coin, ...f } of s.fills) {
+      const m = market(coin);
+      if (m) a.fills.push({ ...f, m });
+    }
+    for (const { coin, ...f } of s.fundings) {
+      const m = market(coin);
+      if (m) a.fundings.push({ ...f, m });
+    }
+    a.ledger.push(...s.ledger);
+    for (const [b, v] of s.builderApprovals) a.builderApprovals.set(b, v);
+    a.volume = s.volume;
+    a.builderRewards = s.builderRewards;
+  }
+  // Open interest is the sum of long positions.
+  for (const a of core.accounts.values())
+    for (const [idx, p] of a.positions) if (p.szi > 0) core.markets[idx]!.openInterest += p.szi;
+  core.agents.restore(snap.agents);
+  for (const [k, v] of snap.scheduledCancelsFired) core.scheduledCancelsFired.set(k, { ...v });
+  for (const [k, v] of snap.scheduledCancels) core.scheduledCancels.set(k, v);
+  for (const [b, days] of snap.builderRows) core.builderRows.set(b, new Map(days));
+  core.nextOid = snap.nextOid;
+  core.nextTid = Math.max(core.nextTid, snap.nextTid);
+  core.hashSeq = Math.max(core.hashSeq, snap.hashSeq);
+  core.feesCollected = snap.feesCollected;
+}

@@ -1,0 +1,133 @@
+import { copyFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { dec, wire } from "../core/decimal.ts";
+import { instrumentToCoin } from "../exchange/symbols.ts";
+import { readJson } from "../store/atomic.ts";
+import {
+  emptySlot,
+  type Slot,
+  saveWolfState,
+  statePath,
+  utcDay,
+  type WolfState,
+  wolfDir,
+  wolfStateSchema,
+} from "./state.ts";
+
+/** The predecessor's WOLF state file: no `version`, numbers for money, `direction` and `*_ts` fields. */
+const predecessorSlotSchema = z.looseObject({
+  slot_id: z.number().int().min(0),
+  status: z.string(),
+  instrument: z.string().default(""),
+  direction: z.string().default(""),
+  entry_source: z.string().default(""),
+  entry_signal_score: z.number().default(0),
+  entry_price: z.number().default(0),
+  entry_size: z.number().default(0),
+  margin_allocated: z.number().default(0),
+  current_price: z.number().default(0),
+  current_roe: z.number().default(0),
+  high_water_roe: z.number().default(0),
+  last_progress_ts: z.number().default(0),
+  entry_ts: z.number().default(0),
+  last_signal_seen_ts: z.number().default(0),
+  signal_disappeared_ts: z.number().default(0),
+});
+const predecessorStateSchema = z.looseObject({
+  slots: z.array(predecessorSlotSchema),
+  tick_count: z.number().int().min(0).default(0),
+  start_ts: z.number().default(0),
+  daily_pnl: z.number().default(0),
+  daily_loss_triggered: z.boolean().default(false),
+  total_trades: z.number().int().min(0).default(0),
+  total_pnl: z.number().default(0),
+});
+
+/** Where the predecessor's file is kept once migrated. */
+export const PREDECESSOR_STATE_FILE = "state.predecessor.json";
+
+const money = (v: number) => wire(dec(String(v)));
+
+function slotOf(p: z.infer<typeof predecessorSlotSchema>): Slot {
+  const open =
+    p.status === "active" && p.entry_size > 0 && (p.direction === "long" || p.direction === "short");
+  if (!open) return emptySlot(p.slot_id);
+  const notional = dec(String(p.entry_price)).times(String(p.entry_size));
+  // The predecessor kept no leverage per slot: notional over margin is what the position carries.
+  const leverage =
+    p.margin_allocated > 0 ? Math.max(1, Math.round(notional.div(String(p.margin_allocated)).toNumber())) : 1;
+  const slot: Slot = {
+    ...emptySlot(p.slot_id),
+    status: "active",
+    instrument: p.instrument,
+    coin: instrumentToCoin(p.instrument),
+    side: p.direction as "long" | "short",
+    entry_source: p.entry_source,
+    entry_signal_score: p.entry_signal_score,
+    entry_price: money(p.entry_price),
+    entry_size: money(p.entry_size),
+    margin_allocated: money(p.margin_allocated),
+    leverage,
+    current_price: money(p.current_price || p.entry_price),
+    roe_pct: p.current_roe,
+    high_water_roe: p.high_water_roe,
+    dsl_phase: 1,
+    opened_at_ms: p.entry_ts,
+    last_progress_ms: p.last_progress_ts || p.entry_ts,
+    last_signal_seen_ms: p.last_signal_seen_ts,
+    signal_disappeared_ms: p.signal_disappeared_ts,
+  };
+  slot.dsl_position_id = `wolf-${slot.slot_id}-${slot.opened_at_ms}`;
+  return slot;
+}
+
+/** A predecessor WOLF state as this project's state (pure); null when `raw` is not one. */
+export function fromPredecessorState(raw: unknown, nowMs: number): WolfState | null {
+  if (typeof raw !== "object" || raw === null || "version" in raw) return null;
+  const parsed = predecessorStateSchema.safeParse(raw);
+  if (!parsed.success) return null;
+  const p = parsed.data;
+  const slots = [...p.slots].sort((a, b) => a.slot_id - b.slot_id).map(slotOf);
+  const lastSeen = Math.max(p.start_ts, ...p.slots.map((s) => s.last_signal_seen_ts));
+  return {
+    version: 1,
+    preset: "default",
+    config: { max_slots: slots.length },
+    tick_count: p.tick_count,
+    slots,
+    closed_slots: [],
+    daily_pnl: money(p.daily_pnl),
+    daily_loss_triggered: p.daily_loss_triggered,
+    // The day its daily PnL belongs to: the last day it was seen running.
+    day: utcDay(lastSeen > 0 ? lastSeen : nowMs),
+    total_pnl: money(p.total_pnl),
+    total_trades: p.total_trades,
+    start_ms: p.start_ts || nowMs,
+    updated_ms: nowMs,
+    last_review_tick: 0,
+    last_review_day: "",
+  };
+}
+
+/** Either format, for readers (status, dashboard): this project's state, or null when neither. */
+export function parseAnyWolfState(raw: unknown, nowMs: number = Date.now()): WolfState | null {
+  const ours = wolfStateSchema.safeParse(raw);
+  return ours.success ? ours.data : fromPredecessorState(raw, nowMs);
+}
+
+/**
+ * Before a WOLF run: a predecessor `wolf/state.json` is kept beside as `state.predecessor.json`
+ * and replaced by the same state in this project's format. Returns the kept file's path, or null
+ * when there was nothing to migrate.
+ */
+export function migratePredecessorWolfState(dataDir: string, nowMs: number): string | null {
+  const r = readJson<unknown>(statePath(dataDir));
+  if (r.kind !== "ok") return null;
+  const state = fromPredecessorState(r.value, nowMs);
+  if (!state) return null;
+  const kept = join(wolfDir(dataDir), PREDECESSOR_STATE_FILE);
+  if (!existsSync(kept)) copyFileSync(statePath(dataDir), kept);
+  saveWolfState(dataDir, state);
+  return kept;
+}

@@ -13,7 +13,7 @@ import { agentMappers, skillInstall, strategyCatalog } from "../../src/services/
 const dataDir = mkdtempSync(join(tmpdir(), "hl-agent-bench-"));
 const cfg = { ...readAgentConfig({ RUN_MODE: "wolf", DATA_DIR: dataDir }), port: 0, host: "127.0.0.1" };
 const svc = await startAgentService(cfg, {
-  mappers: agentMappers,
+  mappers: await agentMappers(cfg.mode),
   catalog: strategyCatalog,
   skillInstall,
   supervisor: {

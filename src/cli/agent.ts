@@ -17,7 +17,7 @@ export function register(program: Command): void {
       const cfg = readAgentConfig(env);
       if (opts.host) cfg.host = opts.host;
       const svc = await startAgentService(cfg, {
-        mappers: agentMappers,
+        mappers: await agentMappers(cfg.mode),
         catalog: strategyCatalog,
         skillInstall,
         // The MCP SDK and the trading tools load only under RUN_MODE=mcp.

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { UserError } from "../core/errors.ts";
-import { listen } from "../http/service.ts";
+import { processContext } from "../services/host/types.ts";
 import {
   hlAccountSource,
   LEADERBOARD_NETWORKS,
@@ -15,16 +15,9 @@ import {
   RegistrationError,
   register as registerAgent,
 } from "../services/leaderboard/registration.ts";
-import { createLeaderboardService } from "../services/leaderboard/service.ts";
+import { serveLeaderboard } from "../services/leaderboard/serve.ts";
 import { AgentStore } from "../services/leaderboard/store.ts";
-
-function portOption(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const port = Number(raw);
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
-    throw new UserError(`--port must be a port number, got "${raw}"`);
-  return port;
-}
+import { untilStopSignal } from "./signals.ts";
 
 function networkOption(raw: string | undefined): LeaderboardNetwork {
   const n = raw ?? "testnet";
@@ -67,20 +60,9 @@ export function register(program: Command): void {
     .description("Serve the leaderboard API and page (LEADERBOARD_PORT, default 8090)")
     .option("--port <port>", "port to listen on (default LEADERBOARD_PORT, else 8090)")
     .action(async (opts: { port?: string }) => {
-      const config = leaderboardConfig(process.env, { port: portOption(opts.port) });
-      const accounts = await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
-      const service = createLeaderboardService(config, { source: accounts.source });
-      const port = await listen(service.app, config.port, config.host);
-      service.startRefresh();
-      process.stdout.write(
-        `leaderboard on http://${config.host}:${port}/ (refresh every ${config.refreshIntervalMs / 1000} s)\n`,
-      );
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
-      });
-      await service.close();
-      await accounts.close();
+      const running = await serveLeaderboard(opts, processContext());
+      await untilStopSignal();
+      await running.close();
     });
 
   lb.command("register <address>")

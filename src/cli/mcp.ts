@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { DEFAULT_PORTS } from "../config/defaults.ts";
-import { envPort } from "../config/env.ts";
-import { UserError } from "../core/errors.ts";
+import { processContext } from "../services/host/types.ts";
 import { stopAllJobs } from "../services/mcp/cli-job.ts";
 import { TOOLS } from "../services/mcp/registry.ts";
+import { serveMcpHttp } from "../services/mcp/serve.ts";
 import { toolTable } from "../services/mcp/table.ts";
-import { serveHttp, serveStdio } from "../services/mcp/transports.ts";
+import { serveStdio } from "../services/mcp/transports.ts";
 
 /** Stop once (a signal and the end of stdin may both arrive), give running jobs their grace, then exit. */
 function shutdownOnce(stop: () => Promise<void>): () => void {
@@ -50,34 +50,8 @@ export function register(program: Command): void {
         process.stdin.once("end", stop);
         return;
       }
-      if (transport !== "sse" && transport !== "http") {
-        throw new UserError(`unknown transport "${transport}" (expected stdio, sse or http)`);
-      }
-      const port =
-        opts.port !== undefined
-          ? envPort("--port", DEFAULT_PORTS.mcp, { "--port": opts.port })
-          : envPort("MCP_PORT", DEFAULT_PORTS.mcp);
-      const host = opts.host ?? process.env.MCP_HOST ?? "127.0.0.1";
-      let server: Awaited<ReturnType<typeof serveHttp>>;
-      try {
-        server = await serveHttp(transport, port, host);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
-          throw new UserError(`port ${port} is already in use; choose another with --port or MCP_PORT`);
-        }
-        throw err;
-      }
-      const path = transport === "http" ? "/mcp" : "/sse";
-      console.log(`MCP server (${transport}) listening on http://${host}:${server.port}${path}`);
-      if (!process.env.MCP_API_TOKEN) {
-        console.log(
-          "No MCP_API_TOKEN set: only loopback clients are served (set it to require a bearer token).",
-        );
-      }
-      const stop = shutdownOnce(async () => {
-        await server.close();
-        await stopAllJobs("stopped: the MCP server is shutting down");
-      });
+      const running = await serveMcpHttp(opts, processContext());
+      const stop = shutdownOnce(() => running.close());
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });

@@ -1,11 +1,10 @@
 import type { Command } from "commander";
-import { apiUrl, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
-import { openClientSession } from "../exchange/index.ts";
+import { processContext } from "../services/host/types.ts";
 import { pointsConfig } from "../services/points/config.ts";
 import { scoreFillsInput } from "../services/points/score-input.ts";
-import { startPoints } from "../services/points/server.ts";
-import { exchangeFillSource } from "../services/points/source.ts";
+import { servePoints } from "../services/points/serve.ts";
+import { untilStopSignal } from "./signals.ts";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -23,24 +22,9 @@ export function register(program: Command): void {
     .option("--port <port>", "port (default POINTS_PORT, else 8300)")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .action(async (opts: { port?: string; network?: string }) => {
-      const network = resolveNetwork(opts.network);
-      const cfg = pointsConfig(network, apiUrl(network));
-      if (opts.port !== undefined) {
-        const port = Number(opts.port);
-        if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
-          throw new UserError(`--port must be a port number, got "${opts.port}"`);
-        cfg.port = port;
-      }
-      const session = await openClientSession({ network, paperWallet: false });
-      for (const note of session.notes) process.stderr.write(`${note}\n`);
-      const running = await startPoints(cfg, { fills: exchangeFillSource(session.client) });
-      process.stdout.write(`points API on ${running.url}/points (marks from ${cfg.feedUrl})\n`);
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", () => resolve());
-        process.once("SIGTERM", () => resolve());
-      });
+      const running = await servePoints(opts, processContext());
+      await untilStopSignal();
       await running.close();
-      await session.close();
     });
 
   points

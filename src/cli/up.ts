@@ -26,6 +26,10 @@ export function register(program: Command): void {
     .option("--speed <x>", "sim clock multiplier, for demos (default 1)")
     .option("--wolf-tick <seconds>", "seconds between WOLF ticks (default 5)")
     .option("--house-tick <seconds>", "seconds between house agent ticks (default 5)")
+    .option(
+      "--split",
+      "run each public service in its own process (default: one shared process; HL_UP_SPLIT=1 does the same)",
+    )
     .action(async (flags: UpFlags) => {
       const cfg = upConfig(flags);
       const out = (line: string) => process.stdout.write(`${line}\n`);

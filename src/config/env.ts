@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { z } from "zod";
 import { UserError } from "../core/errors.ts";
 import { DEFAULT_PORTS, NETWORKS, type Network, PUBLIC_API_URLS } from "./defaults.ts";
 
@@ -9,15 +8,16 @@ export function dataDir(env: Env = process.env): string {
   return resolve(env.DATA_DIR ?? "./data");
 }
 
-const portSchema = z.coerce.number().int().min(0).max(65535);
+// Plain checks, not a schema: every service reads its port here, and a schema library weighs several MB.
+const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
 
 /** Read a port from the environment, falling back to its default; a bad value is a clear error. */
 export function envPort(name: string, fallback: number, env: Env = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  const parsed = portSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(`${name} must be a port number (0-65535), got "${raw}"`);
-  return parsed.data;
+  const port = Number(raw);
+  if (!isPort(port)) throw new UserError(`${name} must be a port number (0-65535), got "${raw}"`);
+  return port;
 }
 
 export function simPort(env: Env = process.env): number {

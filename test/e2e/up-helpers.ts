@@ -210,3 +210,16 @@ export async function stopUp(up: RunningUp, timeoutMs = 45_000): Promise<number 
   clearTimeout(timer);
   return code;
 }
+
+/** The `hl` command each pid runs (the words after bin/hl.mjs), for the pids that run one. */
+export function hlCommands(pids: number[]): string[] {
+  return pids.flatMap((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      const at = argv.findIndex((a) => a.endsWith("hl.mjs"));
+      return at < 0 ? [] : [argv.slice(at + 1, at + 3).join(" ")];
+    } catch {
+      return [];
+    }
+  });
+}

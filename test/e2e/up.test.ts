@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
 import { call, connectHttp, text as toolText } from "../services/mcp/helpers.ts";
 import { checkMetrics } from "./metrics-check.ts";
 import { readmeCurls, retarget, runCurl } from "./readme-curl.ts";
@@ -12,6 +14,7 @@ import {
   freeUpPorts,
   getJson,
   HL,
+  hlCommands,
   portFlags,
   type RunningUp,
   startUp,
@@ -67,8 +70,14 @@ describe("hl up", () => {
     const deadline = started + 60_000;
     const url = running.url;
 
-    // Every service healthy.
+    // Every service healthy, the shared process's five each on their own port.
     await until("agent /health", () => getJson(`${url("agent")}/health`), deadline);
+    await until("ISFR /health", () => getJson(`${url("isfr")}/isfr/health`), deadline);
+    await until(
+      "BTCSWP feed /healthz",
+      () => getJson(`http://127.0.0.1:${running.ports.feeds + 1}/healthz`),
+      deadline,
+    );
     await until("leaderboard /health", () => getJson(`${url("leaderboard")}/health`), deadline);
     await until("MCP /health", () => getJson(`${url("mcp")}/health`), deadline);
     await until("points", () => getJson(`${url("points")}/points/market-config`), deadline);
@@ -77,6 +86,21 @@ describe("hl up", () => {
       async () => (await fetch(`${url("feeds")}/`).catch(() => undefined))?.ok,
       deadline,
     );
+
+    // The BTCSWP house agent's builder fee was approved at start, by its own paper wallet.
+    const house4 = JSON.parse(readFileSync(join(running.dataDir, "house-4/paper/key.json"), "utf8")) as {
+      address: string;
+    };
+    const approved = await fetch(`${url("sim")}/info`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        type: "maxBuilderFee",
+        user: house4.address,
+        builder: HOUSE_AGENTS[3]!.builder,
+      }),
+    }).then((r) => r.json());
+    expect(approved).toBe(10);
 
     // The WOLF agent ticks (the tick count advances).
     const first = await until(
@@ -212,7 +236,12 @@ describe("hl up", () => {
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);
     const tree = descendants(running.child.pid!);
     expect(tree).toContain(health?.pid);
-    expect(tree.length).toBeGreaterThanOrEqual(10);
+    // The public services share one process: sim, agent (+ its WOLF child), four house agents, services.
+    expect(tree.length).toBeGreaterThanOrEqual(8);
+    const commands = hlCommands(tree);
+    expect(commands.filter((c) => c === "services serve")).toHaveLength(1);
+    for (const service of ["leaderboard", "feeds", "isfr", "points", "mcp"])
+      expect(commands, service).not.toContain(`${service} serve`);
     const code = await stopUp(running);
     expect(code).toBe(0);
     expect(await survivors(tree)).toEqual([]);
@@ -220,5 +249,7 @@ describe("hl up", () => {
     expect(running.output()).toMatch(
       /agent\s+WOLF agent: dashboard \+ status API\s+http:\/\/127\.0\.0\.1:\d+\//,
     );
+    expect(running.output()).toMatch(/services\s+one process: leaderboard, feeds, isfr, points, mcp/);
+    expect(running.output()).toMatch(/└ leaderboard\s+leaderboard\s+http:\/\/127\.0\.0\.1:\d+\//);
   });
 });

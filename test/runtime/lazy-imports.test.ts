@@ -93,6 +93,31 @@ describe("lazy imports", () => {
     expect(heavyIn(modules)).toEqual({});
   });
 
+  it("`hl agent serve` at rest (health and status) loads neither the strategies nor the schema library", async () => {
+    const { agent: port } = await freeUpPorts();
+    const base = `http://127.0.0.1:${port}`;
+    const modules = await loadedBy(
+      "agent-rest",
+      ["agent", "serve", "--port", String(port), "--host", "127.0.0.1"],
+      { RUN_MODE: "strategy", STRATEGY: "simple_mm", INSTRUMENT: "ETH-PERP", TICK_INTERVAL: "1" },
+      async () =>
+        (await getJson(`${base}/health`)) !== undefined &&
+        (await getJson(`${base}/api/status`)) !== undefined,
+    );
+    expect(modules.some((m) => /services\/agent\/server\.(ts|js)$/.test(m))).toBe(true);
+    expect(modules.filter((m) => /\/(src|dist)\/strategies\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
+  });
+
+  it("the long-lived `hl up` process loads neither the exchange client nor the schema library", async () => {
+    // `hl up --help` loads the same modules as `hl up` before it starts anything.
+    const modules = await loadedBy("up", ["up", "--help"], {});
+    expect(modules.some((m) => /services\/up\/run\.(ts|js)$/.test(m))).toBe(true);
+    expect(modules.filter((m) => /\/(src|dist)\/exchange\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
+    expect(heavyIn(modules)).toEqual({});
+  });
+
   it("a price feed loads none of the heavy modules while it serves ticks", async () => {
     const { feeds: port } = await freeUpPorts();
     const modules = await loadedBy(

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { DEFAULT_PORTS, NETWORKS, type Network } from "../../config/defaults.ts";
 import { dataDir, envPort } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
@@ -41,7 +40,18 @@ export interface DashboardLink {
   href: string;
 }
 
-const linksSchema = z.array(z.object({ label: z.string().min(1), href: z.string().min(1) }));
+// Checked by hand, not with a schema: the agent service at rest should not carry a schema library.
+function asLinks(v: unknown): DashboardLink[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const links: DashboardLink[] = [];
+  for (const item of v as unknown[]) {
+    const { label, href } = (item ?? {}) as Record<string, unknown>;
+    if (typeof label !== "string" || typeof href !== "string" || label === "" || href === "")
+      return undefined;
+    links.push({ label, href });
+  }
+  return links;
+}
 
 function dashboardLinks(env: Env): DashboardLink[] {
   const raw = nonEmpty(env.HL_LINKS);
@@ -52,21 +62,20 @@ function dashboardLinks(env: Env): DashboardLink[] {
   } catch {
     throw new UserError("HL_LINKS must be a JSON array of {label, href}");
   }
-  const links = linksSchema.safeParse(parsed);
-  if (!links.success) throw new UserError("HL_LINKS must be a JSON array of {label, href}");
-  return links.data;
+  const links = asLinks(parsed);
+  if (!links) throw new UserError("HL_LINKS must be a JSON array of {label, href}");
+  return links;
 }
 
 type Env = Record<string, string | undefined>;
 
-const positiveSeconds = z.coerce.number().positive();
-
 function seconds(name: string, env: Env): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
-  const parsed = positiveSeconds.safeParse(raw);
-  if (!parsed.success) throw new UserError(`${name} must be a positive number of seconds, got "${raw}"`);
-  return parsed.data;
+  const n = Number(raw);
+  if (!(Number.isFinite(n) && n > 0))
+    throw new UserError(`${name} must be a positive number of seconds, got "${raw}"`);
+  return n;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

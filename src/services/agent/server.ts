@@ -26,7 +26,8 @@ export interface SkillInstallResult {
 
 export interface AgentDeps {
   mappers: StatusMappers;
-  catalog: () => unknown;
+  /** The strategy catalog, loaded on the first `/api/strategies` (the strategies weigh on a service at rest). */
+  catalog: () => unknown | Promise<unknown>;
   skillInstall: () => Promise<SkillInstallResult>;
   /** Mounts the MCP server on the app when RUN_MODE=mcp. */
   mountMcp?: (app: FastifyInstance) => Promise<void> | void;
@@ -141,10 +142,11 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     reply.type("application/json; charset=utf-8").send(reader.statusJson()),
   );
   // The catalog is generated from the strategy files and never changes while the process runs.
-  const catalogJson = JSON.stringify(deps.catalog());
-  app.get("/api/strategies", async (_req, reply) =>
-    reply.type("application/json; charset=utf-8").send(catalogJson),
-  );
+  let catalogJson: Promise<string> | undefined;
+  app.get("/api/strategies", async (_req, reply) => {
+    catalogJson ??= Promise.resolve(deps.catalog()).then((c) => JSON.stringify(c));
+    return reply.type("application/json; charset=utf-8").send(await catalogJson);
+  });
   app.get("/status", async (_req, reply) =>
     reply.type("text/plain; charset=utf-8").send(`${reader.text().trimEnd()}\n`),
   );

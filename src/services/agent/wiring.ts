@@ -1,24 +1,44 @@
 import { existsSync } from "node:fs";
 import { statusFromKv } from "../../engine/status.ts";
-import { skillInventory } from "../../skill/inventory.ts";
-import { strategyCatalog } from "../../strategies/catalog.ts";
-import { parseAnyWolfState } from "../../wolf/predecessor.ts";
+import type { WolfState } from "../../wolf/state.ts";
 import { wolfStatus, wolfStatusText } from "../../wolf/status.ts";
 import type { SkillInstallResult } from "./server.ts";
 import type { StatusMappers, StatusObject } from "./status-reader.ts";
 import { HL_BIN } from "./supervisor.ts";
 
-/** The real mappings from the trading child's files to the contract's shapes. */
-export const agentMappers: StatusMappers = {
+type WolfParse = (raw: unknown) => WolfState | undefined;
+
+/**
+ * The real mappings from the trading child's files to the contract's shapes. The WOLF state schema
+ * (and the schema library under it) loads only for a WOLF service: a strategy service never reads it.
+ */
+export async function agentMappers(mode: string): Promise<StatusMappers> {
   // A predecessor's state.json is read too (served before the first run migrates it).
-  wolf(raw) {
-    const state = parseAnyWolfState(raw);
-    return state ? (wolfStatus(state) as unknown as StatusObject) : { status: "stopped" };
-  },
-  wolfText(raw) {
-    const state = parseAnyWolfState(raw);
-    return state ? wolfStatusText(state) : "WOLF state file is unreadable.";
-  },
+  const parseWolf: WolfParse =
+    mode === "wolf"
+      ? await import("../../wolf/predecessor.ts").then(
+          ({ parseAnyWolfState }) =>
+            (raw: unknown) =>
+              parseAnyWolfState(raw) ?? undefined,
+        )
+      : () => undefined;
+  return { ...engineMappers, ...wolfMappers(parseWolf) };
+}
+
+function wolfMappers(parse: WolfParse): Pick<StatusMappers, "wolf" | "wolfText"> {
+  return {
+    wolf(raw) {
+      const state = parse(raw);
+      return state ? (wolfStatus(state) as unknown as StatusObject) : { status: "stopped" };
+    },
+    wolfText(raw) {
+      const state = parse(raw);
+      return state ? wolfStatusText(state) : "WOLF state file is unreadable.";
+    },
+  };
+}
+
+const engineMappers: Pick<StatusMappers, "engine" | "engineText"> = {
   engine: (kv) => statusFromKv(kv) as StatusObject,
   engineText(s) {
     if (s.status !== "running") return "Strategy engine stopped.";
@@ -38,10 +58,14 @@ export const agentMappers: StatusMappers = {
 export async function skillInstall(): Promise<SkillInstallResult> {
   try {
     if (!existsSync(HL_BIN)) throw new Error(`hl launcher missing at ${HL_BIN}`);
+    const { skillInventory } = await import("../../skill/inventory.ts");
     return { installed: true, ...(await skillInventory()) };
   } catch (err) {
     return { installed: false, error: err instanceof Error ? err.message : String(err) };
   }
 }
 
-export { strategyCatalog };
+/** The strategy catalog, imported on first use. */
+export async function strategyCatalog(): Promise<unknown> {
+  return (await import("../../strategies/catalog.ts")).strategyCatalog();
+}

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { z } from "zod";
 import { DEFAULT_PORTS } from "../../config/defaults.ts";
 import { UserError } from "../../core/errors.ts";
 import { FEED_NAMES, feedPortOffset } from "../feeds/profiles.ts";
@@ -35,6 +34,7 @@ export interface UpFlags {
   speed?: string;
   wolfTick?: string;
   houseTick?: string;
+  split?: boolean;
 }
 
 export interface UpConfig {
@@ -48,6 +48,8 @@ export interface UpConfig {
   houseTick: number;
   /** Host every service binds and every URL names. */
   host: string;
+  /** Each public service in its own process (`--split`, HL_UP_SPLIT=1) instead of one shared one. */
+  split: boolean;
 }
 
 const FLAG_OF_KEY: Record<ServiceKey, keyof UpFlags> = {
@@ -61,19 +63,20 @@ const FLAG_OF_KEY: Record<ServiceKey, keyof UpFlags> = {
 };
 
 // Port 0 is refused: the feed origins are numbered from the proxy's port, and every URL is printed up front.
-const portSchema = z.coerce.number().int().min(1).max(65535);
+// A plain check, not a schema: `hl up` runs for as long as the platform does, and its memory counts.
+const isPort = (n: number) => Number.isInteger(n) && n >= 1 && n <= 65535;
 
 function port(key: ServiceKey, flags: UpFlags, env: Env): number {
   const { flag, env: name } = PORT_SETTINGS[key];
   const fromFlag = flags[FLAG_OF_KEY[key]];
   const raw = fromFlag ?? env[name];
   if (raw === undefined || raw === "") return DEFAULT_PORTS[key];
-  const parsed = portSchema.safeParse(raw);
-  if (!parsed.success) {
+  const parsed = Number(raw);
+  if (!isPort(parsed)) {
     const source = fromFlag === undefined ? name : flag;
     throw new UserError(`${source} must be a port number (1-65535), got "${raw}"`);
   }
-  return parsed.data;
+  return parsed;
 }
 
 function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
@@ -98,6 +101,7 @@ export function upConfig(flags: UpFlags, env: Env = process.env): UpConfig {
     wolfTick: positive("--wolf-tick", flags.wolfTick, 5, 3600),
     houseTick: positive("--house-tick", flags.houseTick, 5, 3600),
     host: "127.0.0.1",
+    split: flags.split === true || env.HL_UP_SPLIT === "1",
   };
 }
 

@@ -24,6 +24,8 @@ export interface ChildSpec {
   stopRound: 0 | 1 | 2;
   /** How long SIGTERM may take before SIGKILL. */
   stopTimeoutMs: number;
+  /** The services this child runs in one process (see combine.ts), when it hosts several. */
+  hosts?: ChildSpec[];
 }
 
 /**

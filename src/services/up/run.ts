@@ -1,9 +1,10 @@
+import { execFile } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { HlClient } from "../../exchange/index.ts";
-import { approveBuilderFee, builderConfig } from "../../wallet/builder.ts";
-import { Supervisor } from "../agent/supervisor.ts";
+import { promisify } from "node:util";
+import { HL_BIN, Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
+import { combineServices, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
 import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
@@ -35,6 +36,7 @@ export interface UpOptions {
   readyTimeoutMs?: number;
 }
 
+const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function answers(url: string): Promise<boolean> {
@@ -68,17 +70,20 @@ async function latestOracle(feedUrl: string): Promise<string | undefined> {
   }
 }
 
-/** Approve `builder` (0.01 %) for the paper wallet kept in `walletDir` on the sim world at `simUrl`. */
-async function approveHouseBuilder(simUrl: string, walletDir: string, builder: string): Promise<void> {
-  const client = await HlClient.create({ network: "paper", apiUrl: simUrl, env: { DATA_DIR: walletDir } });
+/**
+ * Approve the builder fee (0.01 %) of a trading child with its own paper wallet, as a one-off
+ * `hl builder approve` with the child's environment: the exchange client stays out of this long-lived
+ * parent process, whose memory counts for the whole tree.
+ */
+async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
   try {
-    await client.clearinghouseState(); // the sim world opens the account on first sight
-    await approveBuilderFee(
-      client,
-      builderConfig({ BUILDER_ADDRESS: builder, BUILDER_FEE_TENTHS_BPS: "10" }),
-    );
-  } finally {
-    await client.close();
+    await run(process.execPath, [HL_BIN, "builder", "approve", "--network", "paper", "--yes"], {
+      env: spec.env,
+      timeout: 60_000,
+    });
+  } catch (err) {
+    const { stderr, message } = err as { stderr?: string; message: string };
+    throw new Error(stderr?.trim().split("\n").at(-1) || message);
   }
 }
 
@@ -94,7 +99,8 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   mkdirSync(join(cfg.dataDir, "agent"), { recursive: true });
 
   const u = urls(cfg);
-  const specs = plan(cfg, opts.env ?? process.env);
+  const planned = plan(cfg, opts.env ?? process.env);
+  const specs = cfg.split ? planned : combineServices(planned);
   const children: RunningChild[] = [];
   const fds: number[] = [];
   let stopping = false;
@@ -152,7 +158,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     rest
       .filter((s) => s.builder && s.walletDir)
       .map((s) =>
-        approveHouseBuilder(u.sim, s.walletDir!, s.builder!).catch((e: Error) =>
+        approveHouseBuilder(s).catch((e: Error) =>
           opts.log(`${s.name}: builder approval failed: ${e.message}`),
         ),
       ),
@@ -161,8 +167,10 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
 
   const ready = Promise.all(
     children.map(async (c) => {
-      if (!c.spec.healthUrl || c.healthy) return;
-      if (await waitHealthy(c.spec.healthUrl, readyTimeoutMs, gaveUp(c))) c.healthy = true;
+      const urls = healthUrls(c.spec);
+      if (urls.length === 0 || c.healthy) return;
+      const answered = await Promise.all(urls.map((url) => waitHealthy(url, readyTimeoutMs, gaveUp(c))));
+      if (answered.every(Boolean)) c.healthy = true;
       else if (!stopping) throw new Error(`${c.spec.name} did not become healthy; see ${c.logPath}`);
     }),
   ).then(() => undefined);
@@ -183,7 +191,8 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     // Health of every served child, refreshed on each summary (a restarted child counts once it answers).
     await Promise.all(
       children.map(async (c) => {
-        if (c.spec.healthUrl) c.healthy = await answers(c.spec.healthUrl);
+        const urls = healthUrls(c.spec);
+        if (urls.length > 0) c.healthy = (await Promise.all(urls.map(answers))).every(Boolean);
         else c.healthy = c.supervisor.alive;
       }),
     );

@@ -9,14 +9,30 @@ const WHAT: Record<string, string> = {
   mcp: "MCP tools (Streamable HTTP)",
 };
 
-/** The "what runs where" table printed at start: one row per child, its URL or its strategy. */
+const row = (spec: ChildSpec, indent = "") => [
+  `${indent}${spec.name}`,
+  (spec.name === "agent" ? `${spec.displayName}: dashboard + status API` : WHAT[spec.name]) ??
+    `house agent: ${spec.displayName ?? spec.args.join(" ")}`,
+  spec.url ?? "(no page; on the leaderboard)",
+];
+
+/**
+ * The "what runs where" table printed at start: one row per child, its URL or its strategy; a child
+ * hosting several services is one row followed by one indented row per service it runs.
+ */
 export function serviceTable(children: readonly { spec: ChildSpec; logPath: string }[]): string {
-  const rows = children.map(({ spec }) => [
-    spec.name,
-    (spec.name === "agent" ? `${spec.displayName}: dashboard + status API` : WHAT[spec.name]) ??
-      `house agent: ${spec.displayName ?? spec.args.join(" ")}`,
-    spec.url ?? "(no page; on the leaderboard)",
-  ]);
+  const rows = children.flatMap(({ spec }) =>
+    spec.hosts
+      ? [
+          [
+            spec.name,
+            `one process: ${spec.hosts.map((h) => h.name).join(", ")} (hl up --split: one each)`,
+            "",
+          ],
+          ...spec.hosts.map((h) => row(h, "└ ")),
+        ]
+      : [row(spec)],
+  );
   const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => `  ${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`).join("\n");
 }

@@ -1,0 +1,39 @@
+import { UserError } from "../../core/errors.ts";
+
+/** What a service's start function needs from whoever runs it: its own `hl … serve` or a shared host. */
+export interface ServeContext {
+  /** The environment this service reads its settings from (a host gives each service its own). */
+  env: Record<string, string | undefined>;
+  /** One line for the person watching (stdout of the process). */
+  log: (line: string) => void;
+  /** One note worth printing on stderr. */
+  warn: (line: string) => void;
+}
+
+/** A started service: it listens until closed. */
+export interface RunningService {
+  close(): Promise<void>;
+}
+
+/** The options of a `serve` command as the command line gives them (values or bare flags). */
+export type ServeOptions = Record<string, string | boolean | undefined>;
+
+/** Starts one service with the options of its `serve` command. */
+export type StartService = (opts: ServeOptions, ctx: ServeContext) => Promise<RunningService>;
+
+/** The context of a service run as its own process. */
+export function processContext(): ServeContext {
+  return {
+    env: process.env,
+    log: (line) => process.stdout.write(`${line}\n`),
+    warn: (line) => process.stderr.write(`${line}\n`),
+  };
+}
+
+/** A string option, or undefined; a bare flag where a value belongs is an error. */
+export function stringOption(opts: ServeOptions, name: string, flag: string): string | undefined {
+  const v = opts[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== "string") throw new UserError(`${flag} needs a value`);
+  return v;
+}

@@ -6,8 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dec } from "../../src/core/decimal.ts";
+import { HlClient, loadOrCreatePaperWallet } from "../../src/exchange/index.ts";
+import { loadGuard } from "../../src/guard/store.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
-import { loadWolfState, statePath, type WolfState } from "../../src/wolf/state.ts";
+import { dslDir, loadWolfState, statePath, type WolfState } from "../../src/wolf/state.ts";
+import { readTrades } from "../../src/wolf/trades.ts";
 
 /**
  * `hl wolf run` as a real process on the sim world, treated badly: kill -9 again and again while
@@ -42,10 +46,23 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-function startWolf(dir: string, extraNodeArgs: string[] = [], webhook = ""): Run {
+function startWolf(dir: string, extraNodeArgs: string[] = [], webhook = "", extraArgs: string[] = []): Run {
   const child = spawn(
     "node",
-    [...extraNodeArgs, HL, "wolf", "run", "--mock", "--tick", "1", "--max-ticks", "1000", "--data-dir", dir],
+    [
+      ...extraNodeArgs,
+      HL,
+      "wolf",
+      "run",
+      "--mock",
+      "--tick",
+      "1",
+      "--max-ticks",
+      "1000",
+      "--data-dir",
+      dir,
+      ...extraArgs,
+    ],
     {
       env: {
         ...process.env,
@@ -87,7 +104,7 @@ function readState(dir: string): WolfState | undefined {
   }
 }
 
-async function _fault(body: Record<string, unknown>): Promise<void> {
+async function fault(body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${world.url}/sim/fault`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -138,4 +155,117 @@ t.unref();
     expect(await run.exited, run.out()).toBe(0);
     hook.close();
   }, 40_000);
+
+  it("kill -9, late answers, resets after send, 429s and a dropped WebSocket: no doubled, unguarded or twice-booked position", async () => {
+    const started = Date.now();
+    const dir = join(scratch, "chaos");
+    const kill9 = async (run: Run) => {
+      run.child.kill("SIGKILL");
+      await run.exited;
+    };
+    const faultsLeft = async () =>
+      ((await (await fetch(`${world.url}/sim/faults`)).json()) as { faults: unknown[] }).faults.length;
+    const consumed = async (run: Run, what: string) => {
+      const deadline = Date.now() + 15_000;
+      while ((await faultsLeft()) > 0) {
+        if (Date.now() > deadline || run.child.exitCode !== null)
+          throw new Error(`the fault (${what}) was never hit\n${run.out()}`);
+        await sleep(25);
+      }
+    };
+    // Five slots, so entries keep going out across the restarts (each stage hits one).
+    const wolf = () => startWolf(dir, [], "", ["--slots", "5"]);
+
+    // 1. 429s on the exchange endpoint, then an entry executes but its answer is held back; the
+    //    process is killed while it waits.
+    await fault({ kind: "rate_limit", endpoint: "exchange", count: 2 });
+    await fault({ kind: "late", endpoint: "exchange", type: "order", delayMs: 20_000 });
+    let run = wolf();
+    await consumed(run, "429s and a late order");
+    await sleep(300);
+    await kill9(run);
+
+    // 2. The next entry is executed, then its connection is reset before the answer; killed at once.
+    await fault({ kind: "reset", endpoint: "exchange", type: "order" });
+    run = wolf();
+    await consumed(run, "reset after send");
+    await sleep(100);
+    await kill9(run);
+
+    // 3. Killed again right after a tick, slots open.
+    run = wolf();
+    const before = readState(dir)?.tick_count ?? 0;
+    await until(() => (readState(dir)?.tick_count ?? 0) > before, 10_000, "a tick", run);
+    await kill9(run);
+
+    // 4. 429s on reads, then the WebSocket is cut while slots are guarded; killed again.
+    await fault({ kind: "rate_limit", endpoint: "info", count: 3 });
+    run = wolf();
+    await consumed(run, "429s on reads");
+    await until(
+      () => readState(dir)?.slots.some((s) => s.status === "active") ?? false,
+      10_000,
+      "a guarded slot",
+      run,
+    );
+    await sleep(500);
+    await fault({ kind: "drop_ws" });
+    await sleep(800);
+    await kill9(run);
+
+    // 5. A clean run settles what is pending, then stops gracefully.
+    run = wolf();
+    const from = readState(dir)?.tick_count ?? 0;
+    await until(
+      () => {
+        const st = readState(dir);
+        return !!st && st.tick_count >= from + 2 && !st.slots.some((s) => s.status === "pending");
+      },
+      15_000,
+      "no pending slot after two ticks",
+      run,
+    );
+    run.child.kill("SIGTERM");
+    expect(await run.exited, run.out()).toBe(0);
+
+    const st = readState(dir)!;
+    const wallet = loadOrCreatePaperWallet({ DATA_DIR: dir });
+    const client = await HlClient.create({
+      network: "paper",
+      apiUrl: world.url,
+      paperWallet: false,
+      env: {},
+    });
+    try {
+      const summary = await client.accountSummary({ user: wallet.address });
+      expect(summary.positions.length, "positions were opened").toBeGreaterThan(0);
+      for (const p of summary.positions) {
+        // 0 unguarded: every open position has its WOLF slot and a live guard file
+        const slots = st.slots.filter((s) => s.instrument === p.instrument && s.status !== "empty");
+        expect(slots, `${p.instrument}: one slot`).toHaveLength(1);
+        const slot = slots[0]!;
+        expect(slot.status).toBe("active");
+        const g = loadGuard(dslDir(dir), slot.dsl_position_id);
+        expect(g.kind, `${p.instrument}: guard file`).toBe("ok");
+        if (g.kind === "ok") expect(g.guard.state.closed).toBe(false);
+        // 0 doubled: the exchange holds exactly the one slot's entry
+        expect(dec(p.szi).abs().eq(slot.entry_size), `${p.instrument}: ${p.szi} vs ${slot.entry_size}`).toBe(
+          true,
+        );
+        expect(dec(p.szi).gt(0) ? "long" : "short").toBe(slot.side);
+      }
+      // and no slot claims a position the exchange does not hold
+      for (const s of st.slots.filter((x) => x.status !== "empty"))
+        expect(
+          summary.positions.some((p) => p.instrument === s.instrument),
+          s.instrument,
+        ).toBe(true);
+    } finally {
+      await client.close();
+    }
+    // 0 duplicate trade lines: one line per exchange order
+    const oids = readTrades(dir).map((t) => t.oid);
+    expect(new Set(oids).size).toBe(oids.length);
+    expect(Date.now() - started).toBeLessThan(45_000);
+  }, 60_000);
 });

@@ -114,7 +114,15 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
   const network = networkOf(o);
   requireMainnetConsent(network, o.yes, once ? "hl wolf once" : "hl wolf run");
   const dir = dataDirOf(o);
-  const s = await session(o);
+  const alerter = alerterFromEnv(`WOLF (${network})`);
+  const release = keepRunningOnStrayErrors({
+    log: (line) => process.stderr.write(`${line}\n`),
+    alert: (text) => alerter.send("crash", text),
+  });
+  const s = await session(o).catch((err: unknown) => {
+    release();
+    throw err;
+  });
   try {
     if (!s.client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
     process.stderr.write(
@@ -128,7 +136,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     const vault = configuredVaultContext();
     if (vault) process.stderr.write(`${vaultSummary(vault)}\n`);
     const runner = await WolfRunner.open({
-      alerter: alerterFromEnv(`WOLF (${network})`),
+      alerter,
       port: new HlWolfPort(s.client),
       dataDir: dir,
       preset: o.preset,
@@ -164,6 +172,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     );
   } finally {
     await s.close();
+    release();
   }
 }
 

@@ -46,6 +46,13 @@ export class SlotGuards {
     return g;
   }
 
+  /** Whether the slot's guard survives on disk (its file or its last-good copy), still open. */
+  survives(slot: Slot): boolean {
+    if (!slot.dsl_position_id) return false;
+    const r = loadGuard(this.dir, slot.dsl_position_id);
+    return r.kind === "ok" && !r.guard.state.closed;
+  }
+
   /**
    * Restore the guard of an open slot after a restart (from its file, else its last-good copy). When
    * neither survives, the stop is rebuilt conservatively: the high water is the best of the entry, the

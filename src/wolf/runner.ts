@@ -16,6 +16,7 @@ import { SlotGuards } from "./guards.ts";
 import { newCloid } from "./ids.ts";
 import type { ExchangePosition, IocResult, UnresolvedOrder, WolfPort } from "./port.ts";
 import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
+import { pricesSince } from "./prices-since.ts";
 import { Protector } from "./protector.ts";
 import { rememberWolfSession } from "./records.ts";
 import {
@@ -162,7 +163,8 @@ export class WolfRunner {
       state = freshState(opts.preset, opts.config, now);
     }
     const runner = new WolfRunner(opts, state, lock);
-    for (const s of state.slots) if (isOpen(s)) runner.guards.restore(s, now);
+    for (const s of state.slots)
+      if (isOpen(s)) runner.guards.restore(s, now, await runner.lostGuardPrices(s, now));
     await runner.reconcile();
     for (const s of state.slots) if (s.status === "pending") void runner.resolvePending(s.slot_id);
     await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
@@ -187,6 +189,26 @@ export class WolfRunner {
       runner.streamReady = feed.start();
     } else delete runner.state.price_stream;
     return runner;
+  }
+
+  /**
+   * When a slot's guard is lost on disk, the prices its coin traded at since the entry (15m candles),
+   * so the rebuilt stop's high water is no lower than the market's; none when the guard survives or
+   * the candles cannot be read (the stop is then rebuilt from the entry and the slot's saved ratchet).
+   */
+  private async lostGuardPrices(slot: Slot, nowMs: number): Promise<number[]> {
+    if (this.guards.survives(slot) || slot.opened_at_ms <= 0) return [];
+    try {
+      return pricesSince(
+        await this.opts.port.candles(slot.coin, "15m", slot.opened_at_ms, nowMs),
+        slot.opened_at_ms,
+      );
+    } catch (err) {
+      this.log(
+        `slot ${slot.slot_id} (${slot.instrument}): prices since entry unavailable (${err instanceof Error ? err.message : String(err)}); the stop is rebuilt from the saved ratchet`,
+      );
+      return [];
+    }
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

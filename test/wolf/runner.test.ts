@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -194,6 +194,44 @@ describe("WOLF runner on a fake exchange", () => {
     await third.close();
     writeFileSync(statePath(dataDir), "{broken");
     await expect(open()).rejects.toThrow(/corrupt/);
+  });
+
+  it("restart with both guard copies lost: the stop is rebuilt from the prices since entry, never looser", async () => {
+    const { port, dataDir, runner, open } = await setup();
+    await enterEth(runner, port);
+    const slot = runner.state.slots[0]!;
+    const entry = Number(slot.entry_price);
+    await runner.close();
+    const id = slot.dsl_position_id;
+    rmSync(join(dslDir(dataDir), `${id}.json`), { force: true });
+    rmSync(join(dslDir(dataDir), `${id}.json.bak`), { force: true });
+    // The exchange's 15m candles since the entry: the one the entry fell in also holds a wick from
+    // before the entry (not a price since entry), then a candle that ran to +6 %.
+    const q = 900_000;
+    const first = slot.opened_at_ms - (slot.opened_at_ms % q);
+    const asked: { coin: string; interval: string; start: number }[] = [];
+    port.candles = async (coin, interval, start) => {
+      asked.push({ coin, interval, start });
+      return [
+        { t: first, T: first + q - 1, o: entry, h: entry * 1.5, l: entry * 0.99, c: entry * 1.01, v: 1 },
+        {
+          t: first + q,
+          T: first + 2 * q - 1,
+          o: entry,
+          h: entry * 1.06,
+          l: entry * 1.0,
+          c: entry * 1.02,
+          v: 1,
+        },
+      ];
+    };
+    port.clock = first + 2 * q;
+    const again = await open();
+    expect(asked.some((a) => a.coin === "ETH" && a.start <= slot.opened_at_ms)).toBe(true);
+    const g = again.guards.get(0)!;
+    expect(g.state.high_water).toBeCloseTo(entry * 1.06, 6);
+    expect(loadGuard(dslDir(dataDir), id).kind).toBe("ok");
+    await again.close();
   });
 
   it("new occupants start clean: no stale signal timestamps or close fields (B5)", async () => {

@@ -33,7 +33,26 @@ describe("run config files", () => {
       /^a\.yaml: params\.a: /,
     );
     expect(() => parseRunConfig("strategy: x\nbogus: 1\n", "a.yaml")).toThrow(/bogus/);
-    expect(() => parseRunConfig("strategy: x\ndsl:\n  preset: tight\n", "a.yaml")).toThrow(/hl dsl start/);
+    expect(() => parseRunConfig("strategy: x\ndsl:\n  preset: loose\n", "a.yaml")).toThrow(
+      /^a\.yaml: Unknown DSL preset 'loose'/,
+    );
+    expect(() => parseRunConfig("strategy: x\ndsl:\n  retrace: 0.1\n", "a.yaml")).toThrow(
+      /^a\.yaml: dsl\.retrace: not a DSL setting/,
+    );
+    expect(() => parseRunConfig("strategy: x\ndsl:\n  phase1_retrace: 2\n", "a.yaml")).toThrow(
+      /^a\.yaml: invalid DSL config at phase1_retrace/,
+    );
+  });
+
+  it("reads a DSL trailing stop: a preset (default moderate) and overrides", () => {
+    expect(parseRunConfig("strategy: x\ndsl:\n  preset: tight\n  leverage: 5\n", "a.yaml").dsl).toEqual({
+      preset: "tight",
+      overrides: { leverage: 5 },
+    });
+    expect(parseRunConfig('{"strategy":"x","dsl":{}}', "a.json").dsl).toEqual({
+      preset: "moderate",
+      overrides: {},
+    });
   });
 });
 

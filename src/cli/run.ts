@@ -4,9 +4,8 @@ import { alerterFromEnv } from "../alerts/webhook.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
-import { type RunDslConfig, readRunConfig } from "../engine/run-config.ts";
+import { readRunConfig, withDslPreset } from "../engine/run-config.ts";
 import { runStrategy } from "../engine/runner.ts";
-import { runStopConfig } from "../guard/position-stop.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 interface RunOptions {
@@ -55,14 +54,6 @@ function deadManOption(raw: string): number {
   const n = positiveNumber(raw, "--dead-man", true);
   if (n > 0 && n < 5) throw new UserError(`--dead-man must be 0 (off) or at least 5 seconds, got "${raw}"`);
   return n;
-}
-
-/** --dsl-preset wins over the file's preset and keeps the file's overrides. */
-function dslOption(preset: string | undefined, file: RunDslConfig | undefined): { dsl?: RunDslConfig } {
-  if (preset === undefined) return file ? { dsl: file } : {};
-  const overrides = file?.overrides ?? {};
-  runStopConfig(preset, overrides);
-  return { dsl: { preset, overrides } };
 }
 
 /** `hl run STRATEGY -i INSTRUMENT`: the single-strategy engine. */
@@ -154,7 +145,7 @@ export function register(program: Command): void {
           requoteBps: positiveNumber(opts.requoteBps, "--requote-bps", true),
           ...(opts.deadMan !== undefined ? { deadManSeconds: deadManOption(opts.deadMan) } : {}),
           ...(opts.model ? { model: opts.model } : {}),
-          ...dslOption(opts.dslPreset, file?.dsl),
+          ...withDslPreset(file?.dsl, opts.dslPreset),
           signal: ctl.signal,
           onStart: (info) => {
             for (const note of info.notes) out(note);

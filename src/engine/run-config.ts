@@ -72,6 +72,17 @@ export function parseRunConfig(text: string, path: string): RunConfig {
   return { ...config, dsl: stop };
 }
 
+/** `--dsl-preset` wins over the file's preset and keeps the file's overrides. */
+export function withDslPreset(
+  file: RunDslConfig | undefined,
+  preset: string | undefined,
+): { dsl?: RunDslConfig } {
+  if (preset === undefined) return file ? { dsl: file } : {};
+  const overrides = file?.overrides ?? {};
+  runStopConfig(preset, overrides);
+  return { dsl: { preset, overrides } };
+}
+
 export function readRunConfig(path: string): RunConfig {
   let text: string;
   try {

@@ -555,6 +555,8 @@ export class Engine {
         this.stats.total_placed += 1;
       }
       filled += await this.syncFills();
+    } else {
+      this.log(`T${this.tickCount + 1} DSL stop: ${close.reason}, but ${wire(qty)} is below the lot size`);
     }
     if (this.position.qty.isZero()) {
       dsl.closed(mid.toNumber(), close.reason, nowMs);

@@ -4,7 +4,7 @@ import { alerterFromEnv } from "../alerts/webhook.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
-import { readRunConfig } from "../engine/run-config.ts";
+import { readRunConfig, withDslPreset } from "../engine/run-config.ts";
 import { runStrategy } from "../engine/runner.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
@@ -25,6 +25,7 @@ interface RunOptions {
   requoteBps: string;
   deadMan?: string;
   model?: string;
+  dslPreset?: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -64,7 +65,7 @@ export function register(program: Command): void {
     .option("-i, --instrument <name>", "instrument, e.g. ETH-PERP, VXX-USDYP (default ETH-PERP)")
     .option(
       "-c, --config <file>",
-      "run config, YAML or JSON: strategy, instrument, tick, params, risk (flags win)",
+      "run config, YAML or JSON: strategy, instrument, tick, params, risk, dsl (flags win)",
     )
     .option("-t, --tick <seconds>", "seconds between ticks (default: TICK_INTERVAL, else 10)")
     .option("--max-ticks <n>", "stop after this many ticks of this run (0 = run until stopped)", "0")
@@ -89,6 +90,10 @@ export function register(program: Command): void {
     .option(
       "--dead-man <seconds>",
       "exchange cancels all the account's orders this long after the engine stops renewing (0 = off; default: live max(60, 6 ticks), paper off)",
+    )
+    .option(
+      "--dsl-preset <name>",
+      "guard the run's position with a DSL trailing stop (moderate | tight); closes and stops the run on a breach",
     )
     .option("--model <name>", "LLM model for llm_agent (default: LLM_MODEL, else the provider's default)")
     .action(async (strategyArg: string | undefined, opts: RunOptions & { fresh?: boolean }) => {
@@ -140,6 +145,7 @@ export function register(program: Command): void {
           requoteBps: positiveNumber(opts.requoteBps, "--requote-bps", true),
           ...(opts.deadMan !== undefined ? { deadManSeconds: deadManOption(opts.deadMan) } : {}),
           ...(opts.model ? { model: opts.model } : {}),
+          ...withDslPreset(file?.dsl, opts.dslPreset),
           signal: ctl.signal,
           onStart: (info) => {
             for (const note of info.notes) out(note);
@@ -166,6 +172,7 @@ export function register(program: Command): void {
           `Position: ${p.net_qty} @ ${p.avg_entry_price} | realized ${p.realized_pnl} fees ${p.fees_paid} unrealized ${p.unrealized_pnl}`,
         );
         out(`Runtime: ${((Date.now() - started) / 1000).toFixed(1)}s`);
+        if (r.stopReason === "dsl_stop") out(`DSL stop: ${r.dslReason ?? "breached"}`);
         if (r.stopReason === "halted")
           throw new UserError(`risk hard stop: ${r.haltReason ?? "limit breached"}`);
       } finally {

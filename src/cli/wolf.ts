@@ -24,9 +24,9 @@ import { buildWolfConfig, tickFromEnv, WOLF_PRESET_NAMES, type WolfConfigInput }
 import { runGuardLoop } from "../wolf/dsl-guard-loop.ts";
 import { givenEntry, StandaloneGuard } from "../wolf/dsl-runner.ts";
 import { HlWolfPort } from "../wolf/hl-port.ts";
-import { migratePredecessorWolfState } from "../wolf/predecessor.ts";
+import { loadAnyWolfState, migratePredecessorWolfState } from "../wolf/predecessor.ts";
 import { WolfRunner } from "../wolf/runner.ts";
-import { dslDir, loadWolfState } from "../wolf/state.ts";
+import { dslDir } from "../wolf/state.ts";
 import { NO_STATE_TEXT, usd, wolfStatusText } from "../wolf/status.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
@@ -210,7 +210,7 @@ function registerWolf(program: Command): void {
     .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
     .option("--json", "print the contract's status object")
     .action(async (o: { dataDir?: string; json?: boolean }) => {
-      const r = loadWolfState(dataDirOf(o));
+      const r = loadAnyWolfState(dataDirOf(o));
       if (r.kind === "missing") {
         process.stdout.write(o.json ? `${JSON.stringify({ status: "stopped" })}\n` : NO_STATE_TEXT);
         return;

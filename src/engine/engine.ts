@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import type { RunStopConfig } from "../guard/position-stop.ts";
 import type { SessionSnapshot } from "../review/memory.ts";
 import type { StrategyRecords } from "../review/strategy-records.ts";
 import type {
@@ -12,9 +13,10 @@ import type {
   FillView,
   MarketSnapshot,
 } from "../strategies/sdk.ts";
-import { CloidFactory, engineTag, planOrders } from "./order-manager.ts";
+import { CloidFactory, engineTag, planOrders, roundIntent } from "./order-manager.ts";
 import type {
   CancelResult,
+  Cloid,
   GatewayFill,
   GatewayOrder,
   InstrumentSpec,
@@ -32,6 +34,7 @@ import {
   type RiskMode,
   type RiskState,
 } from "./risk.ts";
+import { RunStop } from "./run-stop.ts";
 import { StateStore, TradeLog, type TradeRecord } from "./state-store.ts";
 
 /** Answers an advice request (an LLM call); must honour the abort signal. */
@@ -71,6 +74,8 @@ export interface EngineOptions {
   alerter?: Alerter;
   /** Journal of closed positions and session memory events; default: none. */
   records?: StrategyRecords;
+  /** A DSL trailing stop on the run's position; its guard file lives in `guardDir`. */
+  dslStop?: { config: RunStopConfig; guardDir: string };
 }
 
 export interface OrderStats {
@@ -84,8 +89,10 @@ export interface OrderStats {
 export interface RunResult {
   ticks: number;
   tickCount: number;
-  stopReason: "max_ticks" | "signal" | "halted";
+  stopReason: "max_ticks" | "signal" | "halted" | "dsl_stop";
   haltReason?: string;
+  /** Why the DSL stop closed the position (stopReason "dsl_stop"). */
+  dslReason?: string;
   stats: OrderStats;
   position: PositionJson;
 }
@@ -102,6 +109,8 @@ export interface TickReport {
 }
 
 const RECENT_FILLS = 10;
+/** How far past the mid the DSL stop's IOC close is priced. */
+const DSL_CLOSE_SLIPPAGE = 0.05;
 const MAX_CONSECUTIVE_FAILURES = 5;
 
 /**
@@ -135,6 +144,10 @@ export class Engine {
   private deadManUnavailable = false;
   /** Fills already in trades.jsonl past the saved cursor (a crash came between the two); not logged again. */
   private journaled = new Set<string>();
+  private readonly dsl: RunStop | undefined;
+  /** The DSL stop's close order, and why it was sent (its fill's journal close reason). */
+  private dslClose: { cloid: Cloid; reason: string } | null = null;
+  private dslReason: string | undefined;
 
   constructor(private readonly o: EngineOptions) {
     this.store = StateStore.inDir(o.dataDir);
@@ -145,6 +158,14 @@ export class Engine {
     this.cloids = new CloidFactory(engineTag(o.strategy.id, o.instrument), this.startTimeMs);
     this.position = new Position(o.instrument);
     this.strategyState = o.strategy.init(o.params);
+    this.dsl = o.dslStop
+      ? new RunStop(
+          o.dslStop.config,
+          o.dslStop.guardDir,
+          `run:${o.strategy.id}:${o.instrument}`,
+          o.instrument,
+        )
+      : undefined;
   }
 
   /** Requests a graceful stop: the current tick finishes, the sleep is cut short. */
@@ -187,6 +208,7 @@ export class Engine {
       tickCount: this.tickCount,
       stopReason: this.stopReason,
       ...(this.risk.halted ? { haltReason: this.risk.halt_reason } : {}),
+      ...(this.dslReason ? { dslReason: this.dslReason } : {}),
       stats: this.stats,
       position: this.position.toJson(),
     };
@@ -293,6 +315,8 @@ export class Engine {
       });
       return;
     }
+    const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
+    if (this.dsl && (await this.guardWithDsl(this.dsl, mid, nowMs, filled))) return;
     const open = await this.ourOpenOrders();
     const ctx = this.context(snap, open, mode);
     const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
@@ -447,9 +471,11 @@ export class Engine {
     for (const f of fresh) {
       const before = { qty: this.position.qty, avg: this.position.avg };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
+      const byDsl = this.dslClose !== null && f.cloid?.toLowerCase() === this.dslClose.cloid.toLowerCase();
       this.o.records?.onFill(f, before, this.position, {
         ours: this.cloids.owns(f.cloid),
         risk: this.lastMode,
+        ...(byDsl ? { reason: this.dslClose?.reason } : {}),
       });
       if (!this.journaled.delete(f.id)) records.push(this.record(f));
       this.recentFills = [
@@ -482,6 +508,76 @@ export class Engine {
       ...(f.cloid ? { cloid: f.cloid } : {}),
       fill_id: f.id,
     };
+  }
+
+  /**
+   * The DSL stop sees this tick's price; on a breach it cancels our resting orders, flattens the
+   * position with a reduce-only IOC order and stops the run (so the strategy cannot re-enter at
+   * once). Returns true when it acted (the strategy sits this tick out).
+   */
+  private async guardWithDsl(dsl: RunStop, mid: Dec, nowMs: number, filled: number): Promise<boolean> {
+    const close = dsl.onPrice(
+      { qty: wire(this.position.qty), entry: this.position.avg.toNumber() },
+      mid.toNumber(),
+      nowMs,
+    );
+    if (!close) return false;
+    const open = await this.ourOpenOrders();
+    if (open.length > 0) {
+      await this.o.gateway.cancel(this.o.instrument, open);
+      this.stats.total_cancelled += open.length;
+    }
+    const qty = this.position.qty;
+    const side = qty.isPos() ? "sell" : "buy";
+    // Far enough through the book to fill at once; reduce-only, so it can never open a position.
+    const limit = mid.times(side === "sell" ? 1 - DSL_CLOSE_SLIPPAGE : 1 + DSL_CLOSE_SLIPPAGE).toNumber();
+    const grid = roundIntent(
+      { side, price: limit, size: qty.abs().toNumber(), tif: "Ioc", reduceOnly: true, tag: "dsl_stop" },
+      this.spec?.szDecimals ?? 4,
+    );
+    let sent = 0;
+    let rejected = 0;
+    if (grid) {
+      const cloid = this.cloids.next();
+      this.dslClose = { cloid, reason: `dsl_stop: ${close.reason}` };
+      this.log(
+        `T${this.tickCount + 1} DSL stop: ${close.reason} — closing ${wire(qty)} with a reduce-only IOC`,
+      );
+      const [out] = await this.o.gateway.place([
+        { instrument: this.o.instrument, cloid, side, ...grid, tif: "Ioc", reduceOnly: true },
+      ]);
+      if (out?.status === "rejected") {
+        rejected = 1;
+        this.stats.total_rejected += 1;
+        this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
+      } else {
+        sent = 1;
+        this.stats.total_placed += 1;
+      }
+      filled += await this.syncFills();
+    } else {
+      this.log(`T${this.tickCount + 1} DSL stop: ${close.reason}, but ${wire(qty)} is below the lot size`);
+    }
+    if (this.position.qty.isZero()) {
+      dsl.closed(mid.toNumber(), close.reason, nowMs);
+      this.dslReason = close.reason;
+      this.o.alerter?.send("halt", `DSL stop closed ${this.o.instrument}: ${close.reason}; strategy stopped`);
+      this.log(`DSL stop closed the position; stopping the strategy (start again to resume trading)`);
+      this.stopReason = "dsl_stop";
+      this.stopRequested = true;
+    }
+    this.tickCount += 1;
+    this.persist("running");
+    this.report({
+      tick: this.tickCount,
+      mid: mid.toNumber(),
+      sent,
+      filled,
+      cancelled: open.length,
+      rejected,
+      risk: this.lastMode,
+    });
+    return true;
   }
 
   private sessionSnapshot(): SessionSnapshot {

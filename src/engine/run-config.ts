@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { UserError } from "../core/errors.ts";
+import type { DslConfigInput } from "../guard/config.ts";
+import { runStopConfig } from "../guard/position-stop.ts";
 
 /** `hl run --config FILE`: a run written down (YAML or JSON), as the predecessor allowed. */
 const numbers = z.record(z.string(), z.number());
@@ -11,9 +13,32 @@ export const runConfigSchema = z.strictObject({
   tick: z.number().positive().optional(),
   params: numbers.optional(),
   risk: numbers.optional(),
-  dsl: z.unknown().optional(),
+  dsl: z.record(z.string(), z.unknown()).optional(),
 });
-export type RunConfig = Omit<z.infer<typeof runConfigSchema>, "dsl">;
+
+/** The DSL keys a run config may set (the direction is the position's). */
+const DSL_KEYS = [
+  "preset",
+  "leverage",
+  "phase1_retrace",
+  "phase1_max_breaches",
+  "phase1_absolute_floor",
+  "phase2_retrace",
+  "phase2_max_breaches",
+  "breach_decay_mode",
+  "tiers",
+  "stagnation_enabled",
+  "stagnation_min_roe",
+  "stagnation_timeout_ms",
+  "breach_interval_ms",
+];
+
+/** A DSL trailing stop on the run's position: a preset (default moderate) and overrides of it. */
+export interface RunDslConfig {
+  preset: string;
+  overrides: Partial<DslConfigInput>;
+}
+export type RunConfig = Omit<z.infer<typeof runConfigSchema>, "dsl"> & { dsl?: RunDslConfig };
 
 /** Parse the text of a run config (pure); `path` only names it in errors. */
 export function parseRunConfig(text: string, path: string): RunConfig {
@@ -30,13 +55,32 @@ export function parseRunConfig(text: string, path: string): RunConfig {
     const issue = r.error.issues[0];
     throw new UserError(`${path}: ${issue?.path.join(".") || "(top)"}: ${issue?.message}`);
   }
-  if (r.data.dsl !== undefined) {
-    throw new UserError(
-      `${path}: a DSL trailing stop inside a strategy run is not supported; guard the run's position with 'hl dsl start INSTRUMENT' alongside it`,
-    );
+  const { dsl, ...config } = r.data;
+  if (dsl === undefined) return config;
+  const unknown = Object.keys(dsl).find((k) => !DSL_KEYS.includes(k));
+  if (unknown)
+    throw new UserError(`${path}: dsl.${unknown}: not a DSL setting (known: ${DSL_KEYS.join(", ")})`);
+  const { preset, ...overrides } = dsl;
+  if (preset !== undefined && typeof preset !== "string")
+    throw new UserError(`${path}: dsl.preset: must be a preset name`);
+  const stop = { preset: preset ?? "moderate", overrides: overrides as Partial<DslConfigInput> };
+  try {
+    runStopConfig(stop.preset, stop.overrides);
+  } catch (e) {
+    throw new UserError(`${path}: ${(e as Error).message}`);
   }
-  const { dsl: _dsl, ...config } = r.data;
-  return config;
+  return { ...config, dsl: stop };
+}
+
+/** `--dsl-preset` wins over the file's preset and keeps the file's overrides. */
+export function withDslPreset(
+  file: RunDslConfig | undefined,
+  preset: string | undefined,
+): { dsl?: RunDslConfig } {
+  if (preset === undefined) return file ? { dsl: file } : {};
+  const overrides = file?.overrides ?? {};
+  runStopConfig(preset, overrides);
+  return { dsl: { preset, overrides } };
 }
 
 export function readRunConfig(path: string): RunConfig {

@@ -6,6 +6,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { runStopConfig } from "../guard/position-stop.ts";
 import { StrategyRecords } from "../review/strategy-records.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
 import { findStrategy, STRATEGY_IDS } from "../strategies/catalog.ts";
@@ -17,6 +18,7 @@ import { PaperGateway } from "./paper-gateway.ts";
 import type { MarketDataPort, OrderGateway } from "./ports.ts";
 import { migratePredecessorKv } from "./predecessor-db.ts";
 import { type RiskLimits, riskLimitsSchema } from "./risk.ts";
+import type { RunDslConfig } from "./run-config.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -38,6 +40,8 @@ export interface RunStrategyOptions {
   params?: Record<string, number>;
   risk?: Record<string, number>;
   requoteBps?: number;
+  /** A DSL trailing stop on the run's position (guard file under `dataDir`/dsl-stop). */
+  dsl?: RunDslConfig;
   /**
    * Dead man's switch window in seconds (0 = off). Default: on live networks max(60, 6 ticks); off
    * on paper and in dry runs (nothing rests on a real book there).
@@ -185,6 +189,14 @@ async function runWithLock(
       market,
       gateway,
       dataDir: o.dataDir,
+      ...(o.dsl
+        ? {
+            dslStop: {
+              config: runStopConfig(o.dsl.preset, o.dsl.overrides),
+              guardDir: join(o.dataDir, "dsl-stop"),
+            },
+          }
+        : {}),
       tickMs: Math.round(o.tickSeconds * 1000),
       maxTicks: o.maxTicks,
       resume: o.resume,

@@ -22,6 +22,8 @@ export interface FillContext {
   ours: boolean;
   /** The risk mode when it was applied. */
   risk: "ok" | "reduce_only" | "halt";
+  /** Why our order was sent, when not by the strategy (the run's DSL stop). */
+  reason?: string;
 }
 
 interface OpenLot {
@@ -50,6 +52,7 @@ function lot(qty: Dec, avg: Dec, ts: number, fees: Dec): OpenLot {
 }
 
 function closeReason(ctx: FillContext): string {
+  if (ctx.ours && ctx.reason) return ctx.reason;
   if (!ctx.ours)
     return "closed_outside: a fill not sent by this run (hl close, liquidation or another program)";
   if (ctx.risk !== "ok") return `risk_${ctx.risk}: position closed while the risk limit held`;

@@ -6,7 +6,9 @@ import { instrumentToCoin } from "../exchange/symbols.ts";
 import { readJson } from "../store/atomic.ts";
 import {
   emptySlot,
+  loadWolfState,
   type Slot,
+  type StateLoad,
   saveWolfState,
   statePath,
   utcDay,
@@ -114,6 +116,19 @@ export function fromPredecessorState(raw: unknown, nowMs: number): WolfState | n
 export function parseAnyWolfState(raw: unknown, nowMs: number = Date.now()): WolfState | null {
   const ours = wolfStateSchema.safeParse(raw);
   return ours.success ? ours.data : fromPredecessorState(raw, nowMs);
+}
+
+/**
+ * For readers (`hl wolf status`): a predecessor `wolf/state.json` not yet migrated is shown as the
+ * state it will become, and left untouched (the first run migrates it, keeping the original).
+ */
+export function loadAnyWolfState(dataDir: string, nowMs: number = Date.now()): StateLoad {
+  const r = readJson<unknown>(statePath(dataDir));
+  if (r.kind === "ok" && !wolfStateSchema.safeParse(r.value).success) {
+    const state = fromPredecessorState(r.value, nowMs);
+    if (state) return { kind: "ok", state };
+  }
+  return loadWolfState(dataDir);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseRunConfig } from "../../src/engine/run-config.ts";
+import { parseRunConfig, withDslPreset } from "../../src/engine/run-config.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 
 const HL = join(import.meta.dirname, "../../bin/hl.mjs");
@@ -33,7 +33,45 @@ describe("run config files", () => {
       /^a\.yaml: params\.a: /,
     );
     expect(() => parseRunConfig("strategy: x\nbogus: 1\n", "a.yaml")).toThrow(/bogus/);
-    expect(() => parseRunConfig("strategy: x\ndsl:\n  preset: tight\n", "a.yaml")).toThrow(/hl dsl start/);
+    expect(() => parseRunConfig("strategy: x\ndsl:\n  preset: loose\n", "a.yaml")).toThrow(
+      /^a\.yaml: Unknown DSL preset 'loose'/,
+    );
+    expect(() => parseRunConfig("strategy: x\ndsl:\n  retrace: 0.1\n", "a.yaml")).toThrow(
+      /^a\.yaml: dsl\.retrace: not a DSL setting/,
+    );
+    expect(() => parseRunConfig("strategy: x\ndsl:\n  phase1_retrace: 2\n", "a.yaml")).toThrow(
+      /^a\.yaml: invalid DSL config at phase1_retrace/,
+    );
+  });
+
+  it("reads the README's example run config as written", () => {
+    const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+    const block = /```yaml\n# run\.yaml[^\n]*\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    expect(parseRunConfig(block!, "run.yaml")).toMatchObject({
+      strategy: "aggressive_taker",
+      dsl: { preset: "tight", overrides: { leverage: 10, phase1_retrace: 0.02, breach_interval_ms: 4000 } },
+    });
+  });
+
+  it("--dsl-preset wins over the file's preset and keeps its overrides", () => {
+    const file = { preset: "moderate", overrides: { leverage: 5 } };
+    expect(withDslPreset(file, "tight")).toEqual({ dsl: { preset: "tight", overrides: { leverage: 5 } } });
+    expect(withDslPreset(undefined, "tight")).toEqual({ dsl: { preset: "tight", overrides: {} } });
+    expect(withDslPreset(file, undefined)).toEqual({ dsl: file });
+    expect(withDslPreset(undefined, undefined)).toEqual({});
+    expect(() => withDslPreset(undefined, "loose")).toThrow(/Unknown DSL preset 'loose'/);
+  });
+
+  it("reads a DSL trailing stop: a preset (default moderate) and overrides", () => {
+    expect(parseRunConfig("strategy: x\ndsl:\n  preset: tight\n  leverage: 5\n", "a.yaml").dsl).toEqual({
+      preset: "tight",
+      overrides: { leverage: 5 },
+    });
+    expect(parseRunConfig('{"strategy":"x","dsl":{}}', "a.json").dsl).toEqual({
+      preset: "moderate",
+      overrides: {},
+    });
   });
 });
 

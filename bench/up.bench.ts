@@ -31,11 +31,11 @@ export default async function (r: BenchReporter): Promise<void> {
       deadline,
     );
     await until(
-      "four agents on the leaderboard",
+      "five agents on the paper leaderboard",
       async () =>
         (
           await getJson<{ total_agents: number }>(
-            `${running.url("leaderboard")}/api/leaderboard?network=testnet`,
+            `${running.url("leaderboard")}/api/leaderboard?network=paper`,
           )
         )?.total_agents === 5,
       deadline,

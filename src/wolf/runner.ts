@@ -77,6 +77,8 @@ export class WolfRunner {
     opportunities: [],
     untilTick: 0,
   };
+  /** Whether this run has scanned yet. */
+  private scanned = false;
   private lastMovers: MoverSignal[] = [];
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
@@ -273,7 +275,9 @@ export class WolfRunner {
         this.log(`movers scan failed: ${(e as Error).message}`);
         return [];
       });
-    if ((st.tick_count - 1) % cfg.scanner_interval_ticks === 0) {
+    // The queue lives in memory: a (re)started run scans on its first tick rather than waiting.
+    if (!this.scanned || (st.tick_count - 1) % cfg.scanner_interval_ticks === 0) {
+      this.scanned = true;
       await scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir)
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -296,6 +296,22 @@ describe("WOLF runner on a fake exchange", () => {
 });
 
 describe("run loop and signal sources", () => {
+  it("a restarted run scans on its first tick (its opportunities were held in memory)", async () => {
+    const { port, dataDir, runner, open } = await setup();
+    const scans = () =>
+      (JSON.parse(readFileSync(join(dataDir, "scanner", "scan-history.json"), "utf8")) as unknown[]).length;
+    await runner.tick(); // tick 1 scans
+    port.clock += 60_000;
+    await runner.tick(); // tick 2 does not
+    expect(scans()).toBe(1);
+    await runner.close();
+    const again = await open();
+    port.clock += 60_000;
+    await again.tick(); // tick 3, the first of this run
+    expect(scans()).toBe(2);
+    await again.close();
+  });
+
   it("--max-ticks counts ticks of this run, not the persisted tick number", async () => {
     const { runner, open } = await setup();
     await runner.run({ maxTicks: 2, tickMs: 0 });

@@ -73,6 +73,15 @@ export interface HlClientOptions {
 }
 
 /** Marketable order: a limit IOC priced off the book or the mid, at most `slippage` away. */
+/** Options of a call that sends orders. */
+export interface SendOptions {
+  /**
+   * Called just before the signed request goes out, with each order as it will be sent and its
+   * expiry: a caller that saves them first can resolve the orders after a crash mid-request.
+   */
+  onSending?: (pending: readonly PendingOrder[]) => void;
+}
+
 export interface MarketOrderRequest {
   instrument: string;
   side: Side;
@@ -187,8 +196,8 @@ export class HlClient extends HlInfo {
   // ── orders ─────────────────────────────────────────────────────────────────────────────────
 
   /** Place one limit order (rounded to tick/lot; builder fee attached when configured). */
-  async order(req: OrderRequest): Promise<OrderResult> {
-    const [result] = await this.orders([req]);
+  async order(req: OrderRequest, opts?: SendOptions): Promise<OrderResult> {
+    const [result] = await this.orders([req], opts);
     if (!result) throw new RejectedError("the exchange answered an order with no status");
     return result;
   }
@@ -199,7 +208,7 @@ export class HlClient extends HlInfo {
    * lost after sending (timeout, reset connection), this throws OrderOutcomeUnknownError: resolve it
    * with `resolveOrder` before sending anything else for those coins.
    */
-  async orders(reqs: readonly OrderRequest[]): Promise<OrderResult[]> {
+  async orders(reqs: readonly OrderRequest[], opts: SendOptions = {}): Promise<OrderResult[]> {
     if (reqs.length === 0) return [];
     const exchange = this.exchange();
     const symbols = await this.symbols();
@@ -209,6 +218,15 @@ export class HlClient extends HlInfo {
     const sent: SentOrder[] = built.map((b) => b.sent);
     const sentAtMs = Date.now();
     const expiresAfter = sentAtMs + this.orderTtlMs;
+    const pendingOrders = () =>
+      sent.map(
+        (order): PendingOrder => ({
+          order: order as SentOrder & { cloid: Hex },
+          sentAtMs,
+          expiresAfterMs: expiresAfter,
+        }),
+      );
+    opts.onSending?.(pendingOrders());
     try {
       return await settleOrders(
         () =>
@@ -220,16 +238,9 @@ export class HlClient extends HlInfo {
       );
     } catch (err) {
       if (!outcomeUnknown(err)) throw err;
-      const pending = sent.map(
-        (order): PendingOrder => ({
-          order: order as SentOrder & { cloid: Hex },
-          sentAtMs,
-          expiresAfterMs: expiresAfter,
-        }),
-      );
       throw new OrderOutcomeUnknownError(
         `order outcome unknown (${err instanceof Error ? err.message : String(err)})`,
-        pending,
+        pendingOrders(),
         { cause: err },
       );
     }
@@ -273,7 +284,7 @@ export class HlClient extends HlInfo {
   }
 
   /** IOC at a marketable limit (see `marketablePrice`). */
-  async marketOrder(req: MarketOrderRequest): Promise<OrderResult> {
+  async marketOrder(req: MarketOrderRequest, opts?: SendOptions): Promise<OrderResult> {
     const price = await this.marketablePrice(req.instrument, req.side, {
       slippage: req.slippage,
       reference: req.reference,
@@ -287,7 +298,7 @@ export class HlClient extends HlInfo {
     };
     if (req.reduceOnly !== undefined) order.reduceOnly = req.reduceOnly;
     if (req.cloid !== undefined) order.cloid = req.cloid;
-    return this.order(order);
+    return this.order(order, opts);
   }
 
   /** Cancel by exchange order id. Throws RejectedError with the exchange's message if it cannot. */

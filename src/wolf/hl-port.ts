@@ -90,17 +90,7 @@ export class HlWolfPort implements WolfPort {
       return await this.sendIoc(req);
     } catch (err) {
       if (!(err instanceof OrderOutcomeUnknownError) || !err.pending[0]) throw err;
-      const p = err.pending[0];
-      return {
-        status: "unknown",
-        message: err.message,
-        unresolved: {
-          cloid: p.order.cloid,
-          sent_at_ms: p.sentAtMs,
-          expires_after_ms: p.expiresAfterMs,
-          order: { ...p.order },
-        },
-      };
+      return { status: "unknown", message: err.message, unresolved: unresolvedOf(err.pending[0]) };
     }
   }
 
@@ -150,25 +140,39 @@ export class HlWolfPort implements WolfPort {
 
   /** The IOC itself: priced off the caller's fresh mid when given, else off the exchange's mid. */
   private async placeIoc(instrument: string, req: IocRequest): Promise<OrderResult> {
+    const onSending = req.onSending;
+    const send = onSending
+      ? {
+          onSending: (pending: readonly PendingOrder[]) => {
+            if (pending[0]) onSending(unresolvedOf(pending[0]));
+          },
+        }
+      : {};
     if (req.mid === undefined)
-      return this.client.marketOrder({
+      return this.client.marketOrder(
+        {
+          instrument,
+          side: req.side,
+          size: req.size,
+          slippage: String(req.slippage),
+          reduceOnly: req.reduceOnly,
+          cloid: req.cloid,
+        },
+        send,
+      );
+    const { szDecimals } = await this.client.market(instrument);
+    return this.client.order(
+      {
         instrument,
         side: req.side,
         size: req.size,
-        slippage: String(req.slippage),
+        price: slippagePrice(req.mid, req.side, req.slippage, szDecimals),
+        tif: "Ioc",
         reduceOnly: req.reduceOnly,
         cloid: req.cloid,
-      });
-    const { szDecimals } = await this.client.market(instrument);
-    return this.client.order({
-      instrument,
-      side: req.side,
-      size: req.size,
-      price: slippagePrice(req.mid, req.side, req.slippage, szDecimals),
-      tif: "Ioc",
-      reduceOnly: req.reduceOnly,
-      cloid: req.cloid,
-    });
+      },
+      send,
+    );
   }
 
   /** The fee the exchange charged for an order (sum over its fills); "0" if the fills are not visible yet. */
@@ -258,4 +262,14 @@ export class HlWolfPort implements WolfPort {
     }
     return unsubscribe;
   }
+}
+
+/** What the exchange is asked about an order (kept in state.json until it is resolved). */
+function unresolvedOf(p: PendingOrder): UnresolvedOrder {
+  return {
+    cloid: p.order.cloid,
+    sent_at_ms: p.sentAtMs,
+    expires_after_ms: p.expiresAfterMs,
+    order: { ...p.order },
+  };
 }

@@ -52,6 +52,11 @@ export interface IocRequest {
   cloid: `0x${string}`;
   /** A fresh mid to price the order off (saves asking the exchange for one); omitted: ask. */
   mid?: string;
+  /**
+   * Called just before the request goes out, with what to ask the exchange about the order should
+   * its answer never come (a crash while it is in flight included): the caller saves it first.
+   */
+  onSending?: (order: UnresolvedOrder) => void;
 }
 
 export interface AccountFill {

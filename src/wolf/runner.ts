@@ -77,6 +77,8 @@ export class WolfRunner {
     opportunities: [],
     untilTick: 0,
   };
+  /** Whether this run has scanned yet. */
+  private scanned = false;
   private lastMovers: MoverSignal[] = [];
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
@@ -273,7 +275,9 @@ export class WolfRunner {
         this.log(`movers scan failed: ${(e as Error).message}`);
         return [];
       });
-    if ((st.tick_count - 1) % cfg.scanner_interval_ticks === 0) {
+    // The queue lives in memory: a (re)started run scans on its first tick rather than waiting.
+    if (!this.scanned || (st.tick_count - 1) % cfg.scanner_interval_ticks === 0) {
+      this.scanned = true;
       await scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir)
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).
@@ -392,33 +396,6 @@ export class WolfRunner {
         .setLeverage(e.coin, leverage)
         .catch((err) => this.log(`leverage ${info.instrument}: ${(err as Error).message}`));
       const side = e.direction === "long" ? "buy" : "sell";
-      let cloid = newCloid();
-      let res = await port.ioc({
-        coin: e.coin,
-        side,
-        size,
-        slippage: cfg.entry_slippage,
-        reduceOnly: false,
-        cloid,
-      });
-      if (res.status === "unfilled" && res.rejection?.reaction === "shrink") {
-        // Too large for the margin or the margin tier: one smaller order, not the same one again.
-        const half = halfSize(size, info.szDecimals, mid, cfg.min_order_usd);
-        this.log(
-          `entry ${info.instrument} refused (${res.rejection.reason}); ${half ? `trying ${half}` : "too small to shrink"}`,
-        );
-        if (half) {
-          cloid = newCloid();
-          res = await port.ioc({
-            coin: e.coin,
-            side,
-            size: half,
-            slippage: cfg.entry_slippage,
-            reduceOnly: false,
-            cloid,
-          });
-        }
-      }
       // What the slot will hold once the order is known to have filled.
       const base: Slot = {
         ...emptySlot(e.slot_id),
@@ -430,6 +407,45 @@ export class WolfRunner {
         margin_allocated: wire(dec(cfg.margin_per_slot)),
         leverage,
       };
+      // Write-ahead: the slot is saved pending with the order before it goes out, so a process killed
+      // while it is in flight resolves it by cloid on restart (keeping its signal source).
+      const send = (orderSize: string, cloid: `0x${string}`) =>
+        port.ioc({
+          coin: e.coin,
+          side,
+          size: orderSize,
+          slippage: cfg.entry_slippage,
+          reduceOnly: false,
+          cloid,
+          onSending: (order) => {
+            this.setSlot({ ...base, status: "pending", pending_order: order });
+            this.save();
+          },
+        });
+      let cloid = newCloid();
+      let res: IocResult;
+      try {
+        res = await send(size, cloid);
+        if (res.status === "unfilled" && res.rejection?.reaction === "shrink") {
+          // Too large for the margin or the margin tier: one smaller order, not the same one again.
+          const half = halfSize(size, info.szDecimals, mid, cfg.min_order_usd);
+          this.log(
+            `entry ${info.instrument} refused (${res.rejection.reason}); ${half ? `trying ${half}` : "too small to shrink"}`,
+          );
+          if (half) {
+            cloid = newCloid();
+            res = await send(half, cloid);
+          }
+        }
+      } catch (err) {
+        if (this.slot(e.slot_id).pending_order?.cloid !== cloid) throw err;
+        // Sent (or about to be) without a definite answer: the exchange is asked rather than guessed.
+        this.log(
+          `entry ${info.instrument} ${e.direction}: ${(err as Error).message}; slot ${e.slot_id} stays pending until the exchange says what became of it`,
+        );
+        void this.resolvePending(e.slot_id);
+        return;
+      }
       if (res.status === "unknown") {
         this.setSlot({ ...base, status: "pending", pending_order: res.unresolved });
         this.save();
@@ -440,6 +456,10 @@ export class WolfRunner {
         return;
       }
       if (res.status !== "filled") {
+        if (this.slot(e.slot_id).status === "pending") {
+          this.setSlot(emptySlot(e.slot_id));
+          this.save();
+        }
         this.onEntryRefused(info.instrument, e, res);
         return;
       }

@@ -184,6 +184,9 @@ t.unref();
     await consumed(run, "429s and a late order");
     await sleep(300);
     await kill9(run);
+    // The entry was saved pending (with its cloid) before it went out, so the restart resolves it.
+    const inFlight = readState(dir)?.slots.find((s) => s.status === "pending");
+    expect(inFlight?.pending_order?.cloid, "the in-flight entry was saved pending").toMatch(/^0x/);
 
     // 2. The next entry is executed, then its connection is reset before the answer; killed at once.
     await fault({ kind: "reset", endpoint: "exchange", type: "order" });
@@ -263,6 +266,13 @@ t.unref();
     } finally {
       await client.close();
     }
+    // The entry killed in flight kept its signal source, and its fill is logged exactly once.
+    const entryLines = readTrades(dir).filter((t) => t.cloid === inFlight!.pending_order!.cloid);
+    expect(entryLines).toHaveLength(1);
+    expect(entryLines[0]!.meta).toBe(`entry:${inFlight!.entry_source}`);
+    const adopted = st.slots.find((s) => s.instrument === inFlight!.instrument && s.status !== "empty");
+    if (adopted) expect(adopted.entry_source).toBe(inFlight!.entry_source);
+    expect(st.slots.filter((s) => s.entry_source === "reconciled")).toEqual([]);
     // 0 duplicate trade lines: one line per exchange order
     const oids = readTrades(dir).map((t) => t.oid);
     expect(new Set(oids).size).toBe(oids.length);

@@ -10,6 +10,7 @@ import {
   OrderOutcomeUnknownError,
   OrderUnresolvedError,
   type OutcomeSource,
+  type PendingOrder,
   placeResolved,
   resolveOrderOutcome,
 } from "../../src/exchange/order-outcome.ts";
@@ -163,6 +164,26 @@ describe("an order whose answer is lost, on the sim world", () => {
       await c.close();
     });
   }
+
+  it("onSending hears of each order, as signed and with its expiry, before the request goes out", async () => {
+    const c = await client();
+    world.faults.add({ kind: "late", type: "order", delayMs: 1_500 });
+    const heard: PendingOrder[][] = [];
+    const sending = c.marketOrder(
+      { instrument: "ETH-PERP", side: "buy", size: "0.05" },
+      { onSending: (p) => void heard.push([...p]) },
+    );
+    const err = await sending.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(OrderOutcomeUnknownError);
+    expect(heard).toEqual([(err as OrderOutcomeUnknownError).pending]);
+    expect(heard[0]![0]!.expiresAfterMs - heard[0]![0]!.sentAtMs).toBe(600);
+    const r = await c.resolveOrder(heard[0]![0]!, { pollMs: 50, clockSkewMs: 200 });
+    expect(r).toMatchObject({ status: "filled", totalSz: "0.05" });
+    await c.close();
+  });
 
   it("a 429 is retried by the client (nothing was processed), so the order trades once", async () => {
     const c = await client();

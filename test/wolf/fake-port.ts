@@ -90,7 +90,25 @@ export class FakePort implements WolfPort {
   /** The next orders are refused with these texts (not executed). */
   refusals: string[] = [];
 
+  /**
+   * Called as each order is about to go out (after the runner heard of it): throw to stand for a
+   * process killed before the request left; return to let the exchange execute it.
+   */
+  atSend: ((req: IocRequest) => void) | undefined;
+
+  /** What the exchange is asked about an order whose answer never came. */
+  private unresolvedOf(req: IocRequest): UnresolvedOrder {
+    return {
+      cloid: req.cloid,
+      sent_at_ms: this.clock,
+      expires_after_ms: this.clock + 15_000,
+      order: { coin: req.coin, side: req.side, size: req.size },
+    };
+  }
+
   async ioc(req: IocRequest): Promise<IocResult> {
+    req.onSending?.(this.unresolvedOf(req));
+    this.atSend?.(req);
     const refusal = this.refusals.shift();
     if (refusal !== undefined) {
       this.orders.push(req);
@@ -103,12 +121,7 @@ export class FakePort implements WolfPort {
       return {
         status: "unknown",
         message: "request timed out after sending",
-        unresolved: {
-          cloid: req.cloid,
-          sent_at_ms: this.clock,
-          expires_after_ms: this.clock + 15_000,
-          order: { coin: req.coin, side: req.side, size: req.size },
-        },
+        unresolved: this.unresolvedOf(req),
       };
     }
     return res;
@@ -120,9 +133,10 @@ export class FakePort implements WolfPort {
       throw new Error("exchange unreachable");
     }
     const r = this.executed.get(u.cloid);
-    return r && r.status !== "unknown"
-      ? r
-      : { status: "unfilled", message: "order never reached the exchange" };
+    if (r && r.status !== "unknown") return r;
+    // An order the exchange does not know may still arrive until its expiry has passed.
+    if (this.clock <= u.expires_after_ms) throw new Error("order not known yet; it may still arrive");
+    return { status: "unfilled", message: "order never reached the exchange" };
   }
 
   private async execute(req: IocRequest): Promise<IocResult> {

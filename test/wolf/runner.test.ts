@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -296,6 +296,22 @@ describe("WOLF runner on a fake exchange", () => {
 });
 
 describe("run loop and signal sources", () => {
+  it("a restarted run scans on its first tick (its opportunities were held in memory)", async () => {
+    const { port, dataDir, runner, open } = await setup();
+    const scans = () =>
+      (JSON.parse(readFileSync(join(dataDir, "scanner", "scan-history.json"), "utf8")) as unknown[]).length;
+    await runner.tick(); // tick 1 scans
+    port.clock += 60_000;
+    await runner.tick(); // tick 2 does not
+    expect(scans()).toBe(1);
+    await runner.close();
+    const again = await open();
+    port.clock += 60_000;
+    await again.tick(); // tick 3, the first of this run
+    expect(scans()).toBe(2);
+    await again.close();
+  });
+
   it("--max-ticks counts ticks of this run, not the persisted tick number", async () => {
     const { runner, open } = await setup();
     await runner.run({ maxTicks: 2, tickMs: 0 });
@@ -466,6 +482,85 @@ describe("an entry whose answer was lost", () => {
     expect(runner.state.slots[0]!.status).toBe("empty");
     expect(await port.positions()).toEqual([]);
     await runner.close();
+  });
+});
+
+describe("an entry is saved pending before its order goes out", () => {
+  /** A copy of the data directory as a process killed now would leave it (its lock not included). */
+  function snapshot(dataDir: string): string {
+    const copy = mkdtempSync(join(tmpdir(), "wolf-killed-"));
+    cpSync(dataDir, copy, { recursive: true, filter: (src) => !src.endsWith(".lock") });
+    return copy;
+  }
+  const reopen = (port: FakePort, dataDir: string, config: ReturnType<typeof buildWolfConfig>) =>
+    WolfRunner.open({ port, dataDir, preset: "default", config, log: quiet });
+
+  it("a kill while the entry is in flight: the restart adopts the filled order with its signal source and logs its fill once", async () => {
+    const { port, dataDir, runner, config } = await setup();
+    let killed: string | undefined;
+    const seen: { status?: string; cloid?: string | undefined }[] = [];
+    port.atSend = (req) => {
+      if (req.reduceOnly || killed) return;
+      const saved = loadWolfState(dataDir);
+      const slot = saved.kind === "ok" ? saved.state.slots.find((s) => s.coin === req.coin) : undefined;
+      seen.push({ status: slot?.status, cloid: slot?.pending_order?.cloid });
+      killed = snapshot(dataDir);
+    };
+    await enterEth(runner, port);
+    const sent = port.orders.filter((o) => o.coin === "ETH" && !o.reduceOnly);
+    expect(sent).toHaveLength(1);
+    expect(seen).toEqual([{ status: "pending", cloid: sent[0]!.cloid }]);
+    await runner.close();
+
+    // The process "killed" at the send restarts from what it had saved; the order filled meanwhile.
+    const again = await reopen(port, killed!, config);
+    await again.settled();
+    const eth = again.state.slots.filter((s) => s.coin === "ETH");
+    expect(eth).toHaveLength(1);
+    expect(eth[0]).toMatchObject({
+      status: "active",
+      entry_source: "movers_immediate",
+      entry_size: (await port.positions())[0]!.szi,
+      entry_price: port.fills[0]!.price,
+    });
+    await again.tick();
+    await again.settled();
+    const trades = readTrades(killed!).filter((t) => t.instrument === "ETH-PERP");
+    expect(trades).toHaveLength(1);
+    expect(trades[0]).toMatchObject({ cloid: sent[0]!.cloid, meta: "entry:movers_immediate" });
+    expect(port.orders.filter((o) => o.coin === "ETH" && !o.reduceOnly)).toHaveLength(1);
+    await again.close();
+  });
+
+  it("a kill before the order reached the exchange: the slot holds the coin until the order's expiry, then is free", async () => {
+    const { port, dataDir, runner, config } = await setup();
+    let killed: string | undefined;
+    port.atSend = (req) => {
+      if (req.reduceOnly || killed) return;
+      killed = snapshot(dataDir);
+      throw new Error("killed before the request left");
+    };
+    await enterEth(runner, port);
+    await runner.close();
+    expect(await port.positions()).toEqual([]);
+    port.atSend = undefined;
+
+    const again = await reopen(port, killed!, config);
+    await again.settled();
+    expect(again.state.slots[0]).toMatchObject({ status: "pending", coin: "ETH" });
+    port.clock += 5_000; // before the expiry: still held, nothing sent for ETH
+    await again.tick();
+    await again.settled();
+    expect(again.state.slots.filter((s) => s.coin === "ETH")).toHaveLength(1);
+    expect(again.state.slots[0]!.status).toBe("pending");
+    expect(port.orders.filter((o) => o.coin === "ETH")).toEqual([]);
+    port.clock += 15_000; // past the expiry: it can never execute
+    await again.tick();
+    await again.settled();
+    expect(again.state.slots.find((s) => s.coin === "ETH")?.status ?? "empty").not.toBe("pending");
+    const saved = loadWolfState(killed!);
+    expect(saved.kind === "ok" && saved.state.slots.some((s) => s.status === "pending")).toBe(false);
+    await again.close();
   });
 });
 

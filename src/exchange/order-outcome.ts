@@ -149,6 +149,9 @@ async function settle(
   return { status: "error", message: `order ${status} before it filled`, order };
 }
 
+/** Perp prices carry at most 6 decimals; an average of them keeps 2 more, not decimal.js's 40 digits. */
+const AVG_PX_DECIMALS = 8;
+
 /** Size-weighted price of the order's fills, or undefined when they are not visible yet. */
 async function averagePrice(
   source: OutcomeSource,
@@ -164,6 +167,7 @@ async function averagePrice(
     return fills
       .reduce((s, f) => s.plus(dec(f.px).times(f.sz)), new D(0))
       .div(size)
+      .toDecimalPlaces(AVG_PX_DECIMALS)
       .toFixed();
   } catch {
     return undefined;

@@ -101,6 +101,28 @@ describe("resolveOrderOutcome (rules)", () => {
     expect(r).toMatchObject({ status: "filled", oid: 9, totalSz: "0.2", avgPx: "2505" });
   });
 
+  it("an average of several fills is a price, not decimal.js's 40 digits", async () => {
+    const source: OutcomeSource = {
+      orderStatus: async () =>
+        ({
+          status: "order",
+          order: {
+            order: { oid: 9, origSz: "0.3", sz: "0", limitPx: "2600" },
+            status: "filled",
+            statusTimestamp: 1,
+          },
+        }) as never,
+      userFillsByTime: async () =>
+        [
+          { oid: 9, px: "2500", sz: "0.1" },
+          { oid: 9, px: "2500", sz: "0.1" },
+          { oid: 9, px: "2501", sz: "0.1" },
+        ] as never,
+    };
+    const r = await resolveOrderOutcome(source, { order: SENT, sentAtMs: 0, expiresAfterMs: 0 });
+    expect(r).toMatchObject({ status: "filled", totalSz: "0.3", avgPx: "2500.33333333" });
+  });
+
   it("when the exchange cannot be asked, it gives up with the order still unresolved", async () => {
     const clock = fakeTime();
     const source: OutcomeSource = {

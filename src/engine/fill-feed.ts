@@ -36,6 +36,8 @@ export class FillFeed {
   private pushed: Fill[] = [];
   private closed = false;
   private attempted = false;
+  /** Bumped on every disconnect and every new subscription: a REST read spanning one proves nothing. */
+  private epoch = 0;
   private readsSinceAttempt = 0;
 
   constructor(private readonly o: FillFeedOptions) {}
@@ -50,17 +52,22 @@ export class FillFeed {
   }
 
   /**
-   * After a REST read: the stream is trusted again only when it was already resubscribed before that
-   * read began (`liveBefore`), so nothing can fall between the two. Returns the fills pushed meanwhile.
+   * After a REST read: the stream is trusted again only when it was confirmed before that read began
+   * (`liveEpoch()` taken then) and has not dropped since, so no fill can fall between the two. Returns
+   * the fills pushed meanwhile.
    */
-  restDone(liveBefore: boolean): Fill[] {
+  restDone(liveEpochBefore: number | undefined): Fill[] {
     this.readsSinceRest = 0;
-    if (liveBefore && this.isLive()) this.stale = false;
+    if (liveEpochBefore === this.epoch && this.isLive()) this.stale = false;
     return this.take();
   }
 
-  /** Whether the stream is confirmed now (read before a REST read, for `restDone`). */
-  isLive(): boolean {
+  /** Taken before a REST read, for `restDone`: the stream's epoch when it is confirmed, else undefined. */
+  liveEpoch(): number | undefined {
+    return this.isLive() ? this.epoch : undefined;
+  }
+
+  private isLive(): boolean {
     return this.live && this.subscription !== undefined && !this.subscription.failureSignal.aborted;
   }
 
@@ -87,6 +94,7 @@ export class FillFeed {
     this.readsSinceAttempt = 0;
     this.live = false;
     this.stale = true;
+    this.epoch++;
     this.detach?.();
     this.subscription = undefined;
     this.subscribing = this.subscribe().finally(() => {
@@ -108,6 +116,7 @@ export class FillFeed {
       this.detach = this.o.source.onDisconnect(() => {
         this.live = false;
         this.stale = true;
+        this.epoch++;
       });
     } catch {
       // No stream: every read goes to REST until a retry succeeds.

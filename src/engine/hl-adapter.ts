@@ -238,10 +238,10 @@ export class HlGateway implements OrderGateway {
     let raw: Fill[];
     if (streamed && !streamed.rest) raw = streamed.fills;
     else {
-      const liveBefore = this.feed?.isLive() ?? false;
+      const liveEpoch = this.feed?.liveEpoch();
       raw = await this.client.userFillsSince({ startTime: sinceMs });
       this.throughMs = raw.reduce((t, f) => Math.max(t, f.time), this.throughMs ?? 0);
-      const pushed = this.feed?.restDone(liveBefore) ?? [];
+      const pushed = this.feed?.restDone(liveEpoch) ?? [];
       const got = new Set(raw.map((f) => f.tid));
       raw = [...raw, ...pushed.filter((f) => !got.has(f.tid))];
     }

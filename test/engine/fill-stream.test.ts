@@ -15,7 +15,23 @@ describe("hl run gateway: fills from the userFills stream", () => {
   let client: HlClient;
   let gateway: HlGateway;
   let restReads: ReturnType<typeof vi.spyOn>;
-  const since = Date.now() - 60_000;
+  /** The engine's fill cursor: the newest fill time handed over, and the ids handed over at that time. */
+  const cursor = { timeMs: Date.now() - 60_000, ids: new Set<string>() };
+
+  /** One engine read: the gateway's fills since the cursor, those past it kept and the cursor moved. */
+  async function read(): Promise<GatewayFill[]> {
+    const fresh = (await gateway.fills("ETH-PERP", cursor.timeMs)).filter(
+      (f) => f.timeMs > cursor.timeMs || (f.timeMs === cursor.timeMs && !cursor.ids.has(f.id)),
+    );
+    for (const f of fresh) {
+      if (f.timeMs > cursor.timeMs) {
+        cursor.timeMs = f.timeMs;
+        cursor.ids = new Set();
+      }
+      cursor.ids.add(f.id);
+    }
+    return fresh;
+  }
 
   beforeAll(async () => {
     world = await startSimWorld({ port: 0, seed: 11 });
@@ -45,7 +61,7 @@ describe("hl run gateway: fills from the userFills stream", () => {
   async function readUntilStreaming(seen: GatewayFill[]): Promise<void> {
     for (let i = 0; i < 60; i++) {
       const before = restReads.mock.calls.length;
-      seen.push(...(await gateway.fills("ETH-PERP", since)));
+      seen.push(...(await read()));
       if (restReads.mock.calls.length === before) return;
       await sleep(50);
     }
@@ -63,16 +79,16 @@ describe("hl run gateway: fills from the userFills stream", () => {
     const seen: GatewayFill[] = [];
     await readUntilStreaming(seen);
     const before = restReads.mock.calls.length;
-    for (let i = 0; i < 5; i++) seen.push(...(await gateway.fills("ETH-PERP", since)));
+    for (let i = 0; i < 5; i++) seen.push(...(await read()));
     await take("BTC-PERP", "buy"); // another coin's activity on the account
     await take("ETH-PERP", "buy");
     let eth: GatewayFill[] = [];
     for (let i = 0; i < 40 && eth.length === 0; i++) {
       await sleep(50);
-      eth = await gateway.fills("ETH-PERP", since);
+      eth = await read();
       seen.push(...eth);
     }
-    for (let i = 0; i < 3; i++) seen.push(...(await gateway.fills("ETH-PERP", since)));
+    for (let i = 0; i < 3; i++) seen.push(...(await read()));
     expect(restReads.mock.calls.length).toBe(before);
     expect(eth.length).toBeGreaterThan(0);
     expect(seen.map((f) => f.id)).toEqual(eth.map((f) => f.id));
@@ -91,7 +107,7 @@ describe("hl run gateway: fills from the userFills stream", () => {
     await take("ETH-PERP", "sell"); // while the stream is down or resubscribing
     const ids = new Set<string>();
     for (let i = 0; i < 60; i++) {
-      const got = await gateway.fills("ETH-PERP", since);
+      const got = await read();
       seen.push(...got);
       for (const f of got) if (f.side === "sell") ids.add(f.id);
       if (ids.size > 0 && i > 3) break;
@@ -102,8 +118,8 @@ describe("hl run gateway: fills from the userFills stream", () => {
     // The stream is trusted again once resubscribed, and the sell is not handed over a second time.
     const later: GatewayFill[] = [];
     await readUntilStreaming(later);
-    for (let i = 0; i < 3; i++) later.push(...(await gateway.fills("ETH-PERP", since)));
-    const onExchange = (await client.userFillsSince({ startTime: since }))
+    for (let i = 0; i < 3; i++) later.push(...(await read()));
+    const onExchange = (await client.userFillsSince({ startTime: 0 }))
       .filter((f) => f.coin === "ETH" && f.side === "A")
       .map((f) => String(f.tid));
     const handedOver = [...seen, ...later].filter((f) => f.side === "sell").map((f) => f.id);

@@ -1,9 +1,11 @@
 import { dec, num } from "../core/decimal.ts";
 import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
+import type { Fill } from "../exchange/info.ts";
 import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
 import type { Market } from "../exchange/symbols.ts";
 import type { BookLevel, Candle, MarketNeeds, MarketSnapshot } from "../strategies/sdk.ts";
+import { FillFeed, type FillFeedOptions } from "./fill-feed.ts";
 import type {
   CancelResult,
   Cloid,
@@ -133,11 +135,21 @@ export class HlGateway implements OrderGateway {
   private unresolved: PendingOrder[] = [];
   /** Newest account fill (any coin) the last fills read saw. */
   private throughMs: number | undefined;
+  /** The account's `userFills` stream, when there is one; REST reads are then only its backstop. */
+  private readonly feed: FillFeed | undefined;
 
   constructor(
     private readonly client: HlClient,
     private readonly market: HlMarketData,
-  ) {}
+    fillStream?: FillFeedOptions,
+  ) {
+    this.feed = fillStream ? new FillFeed(fillStream) : undefined;
+  }
+
+  /** Stop the fills stream subscription. */
+  close(): void {
+    this.feed?.close();
+  }
 
   async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
     await this.resolvePending();
@@ -216,12 +228,26 @@ export class HlGateway implements OrderGateway {
       }));
   }
 
+  /**
+   * With a fills stream, the fills it pushed since the last call (no request); over REST (the whole
+   * account's fills since `sinceMs`) on the first call, after the stream dropped, and every few calls.
+   */
   async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
     const m = await this.market.market(instrument);
-    const all = await this.client.userFillsSince({ startTime: sinceMs });
-    this.throughMs = all.reduce((t, f) => Math.max(t, f.time), this.throughMs ?? 0);
-    return all
-      .filter((f) => f.coin === m.coin)
+    const streamed = await this.feed?.read();
+    let raw: Fill[];
+    if (streamed && !streamed.rest) raw = streamed.fills;
+    else {
+      const liveEpoch = this.feed?.liveEpoch();
+      raw = await this.client.userFillsSince({ startTime: sinceMs });
+      this.throughMs = raw.reduce((t, f) => Math.max(t, f.time), this.throughMs ?? 0);
+      const pushed = this.feed?.restDone(liveEpoch) ?? [];
+      const got = new Set(raw.map((f) => f.tid));
+      raw = [...raw, ...pushed.filter((f) => !got.has(f.tid))];
+    }
+    return raw
+      .filter((f) => f.coin === m.coin && f.time >= sinceMs)
+      .sort((a, b) => a.time - b.time)
       .map((f) => ({
         id: String(f.tid),
         oid: String(f.oid),

@@ -172,13 +172,15 @@ async function runWithLock(
     const live = new HlMarketData(client, strategy.needs ?? {});
     let market: MarketDataPort = live;
     let gateway: OrderGateway;
+    let hlGateway: HlGateway | undefined;
     if (o.dryRun) {
       const paper = new PaperGateway();
       market = paper.watch(live);
       gateway = paper;
     } else {
       if (!client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
-      gateway = new HlGateway(client, live);
+      hlGateway = new HlGateway(client, live, { source: client.stream, user: client.address });
+      gateway = hlGateway;
     }
     const spec = await market.spec(o.instrument);
     o.onStart?.({ mode, network, instrument: spec.instrument, params, notes: session.notes });
@@ -224,6 +226,7 @@ async function runWithLock(
       return await engine.run();
     } finally {
       o.signal?.removeEventListener("abort", stop);
+      hlGateway?.close();
     }
   } finally {
     await session.close();

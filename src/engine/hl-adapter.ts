@@ -137,6 +137,8 @@ export class HlGateway implements OrderGateway {
   private throughMs: number | undefined;
   /** The account's `userFills` stream, when there is one; REST reads are then only its backstop. */
   private readonly feed: FillFeed | undefined;
+  /** Orders answered "filled" whose fills no read has returned yet. */
+  private readonly awaitingFills = new Set<string>();
 
   constructor(
     private readonly client: HlClient,
@@ -173,7 +175,10 @@ export class HlGateway implements OrderGateway {
     }
     return results.map((r): PlaceOutcome => {
       if (r.status === "resting") return { status: "resting", oid: String(r.oid) };
-      if (r.status === "filled") return { status: "filled", oid: String(r.oid) };
+      if (r.status === "filled") {
+        this.awaitingFills.add(String(r.oid));
+        return { status: "filled", oid: String(r.oid) };
+      }
       return { status: "rejected", message: r.message };
     });
   }
@@ -235,16 +240,21 @@ export class HlGateway implements OrderGateway {
   async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
     const m = await this.market.market(instrument);
     const streamed = await this.feed?.read();
+    const pushedEarlier = streamed && !streamed.rest ? streamed.fills : [];
+    // An order the exchange answered "filled" must show in this read: the stream may not have
+    // delivered its fills yet, so REST is asked then (the strategy and the DSL stop act on them now).
+    const complete = [...this.awaitingFills].every((oid) => pushedEarlier.some((f) => String(f.oid) === oid));
     let raw: Fill[];
-    if (streamed && !streamed.rest) raw = streamed.fills;
+    if (streamed && !streamed.rest && complete) raw = pushedEarlier;
     else {
       const liveEpoch = this.feed?.liveEpoch();
       raw = await this.client.userFillsSince({ startTime: sinceMs });
       this.throughMs = raw.reduce((t, f) => Math.max(t, f.time), this.throughMs ?? 0);
-      const pushed = this.feed?.restDone(liveEpoch) ?? [];
+      const pushed = [...pushedEarlier, ...(this.feed?.restDone(liveEpoch) ?? [])];
       const got = new Set(raw.map((f) => f.tid));
       raw = [...raw, ...pushed.filter((f) => !got.has(f.tid))];
     }
+    this.awaitingFills.clear();
     return raw
       .filter((f) => f.coin === m.coin && f.time >= sinceMs)
       .sort((a, b) => a.time - b.time)

@@ -126,4 +126,23 @@ describe("hl run gateway: fills from the userFills stream", () => {
     expect(onExchange.length).toBeGreaterThan(0);
     expect(handedOver.sort()).toEqual(onExchange.sort());
   }, 20_000);
+
+  it("an order the exchange answered filled is in the very next read, even before the stream delivers it", async () => {
+    await readUntilStreaming([]);
+    const mid = Number((await client.allMidsMerged()).ETH);
+    const [out] = await gateway.place([
+      {
+        instrument: "ETH-PERP",
+        cloid: "0x000000000000000000000000000000f1",
+        side: "buy",
+        price: (mid * 1.02).toPrecision(5),
+        size: "0.01",
+        tif: "Ioc",
+        reduceOnly: false,
+      },
+    ]);
+    expect(out?.status).toBe("filled");
+    const next = await read();
+    expect(next.map((f) => f.oid)).toContain((out as { oid: string }).oid);
+  });
 });

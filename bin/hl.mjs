@@ -8,11 +8,25 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 // Started by one of our supervisors (`hl up`, `hl agent serve`, the MCP server's jobs), a process has
 // an IPC channel to its parent. When the channel closes the parent is gone, even if it was SIGKILLed
 // and could not stop its children, so this process stops itself the way SIGTERM would (the command's
-// handlers save state). Watched from the first line: a parent dying while the sources load must not
-// be missed. Without a channel (a shell, nohup) nothing is watched.
+// handlers save state). An orphan must not outlive that stop for long (a hung request or a handle left
+// open would keep it trading unsupervised): after HL_ORPHAN_GRACE_MS (default 10 s) it ends its whole
+// process group, helpers included. Watched from the first line: a parent dying while the sources load
+// must not be missed. Without a channel (a shell, nohup) nothing is watched.
 if (process.channel) {
   process.channel.unref(); // the channel must not keep a finished command alive
-  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
+  process.once("disconnect", () => {
+    const graceMs = Number(process.env.HL_ORPHAN_GRACE_MS) || 10_000;
+    setTimeout(() => {
+      process.stderr.write(`parent gone and still running after ${graceMs} ms; stopping now\n`);
+      try {
+        process.kill(-process.pid, "SIGKILL"); // our group, when we lead one (supervisors start us detached)
+      } catch {
+        // not a group leader
+      }
+      process.exit(1);
+    }, graceMs).unref();
+    process.kill(process.pid, "SIGTERM");
+  });
 }
 
 const root = new URL("../", import.meta.url);

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,16 @@ afterAll(async () => {
   await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+function describeProcess(pid: number): string {
+  try {
+    return execFileSync("ps", ["-o", "pid=,ppid=,stat=,etime=,args=", "-p", String(pid)], {
+      encoding: "utf8",
+    }).trim();
+  } catch {
+    return String(pid);
+  }
+}
 
 async function freePort(): Promise<number> {
   for (;;) {
@@ -67,6 +77,8 @@ describe("parent death", () => {
     expect(isAlive(child)).toBe(true);
 
     agent.kill("SIGKILL");
-    expect(await survivors(tree, 20_000)).toEqual([]);
+    const left = await survivors(tree, 20_000);
+    // Name what survived, so a failure says which process it was.
+    expect(left.map(describeProcess)).toEqual([]);
   });
 });

@@ -24,6 +24,16 @@ export function simPort(env: Env = process.env): number {
   return envPort("SIM_PORT", DEFAULT_PORTS.sim, env);
 }
 
+/** Days of market history a fresh sim world backfills at start: HL_SIM_HISTORY_DAYS, else 30. */
+export function simHistoryDays(env: Env = process.env): number {
+  const raw = env.HL_SIM_HISTORY_DAYS;
+  if (raw === undefined || raw === "") return 30;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 0 || days > 365)
+    throw new UserError(`HL_SIM_HISTORY_DAYS must be a whole number of days (0-365), got "${raw}"`);
+  return days;
+}
+
 /** The network from an explicit flag, else HL_NETWORK, else HL_TESTNET=false → mainnet, else paper. */
 export function resolveNetwork(flag?: string, env: Env = process.env): Network {
   const raw = flag ?? env.HL_NETWORK;

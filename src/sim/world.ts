@@ -1,5 +1,6 @@
 import type { AddressInfo, Socket } from "node:net";
 import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
+import { simHistoryDays } from "../config/env.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
@@ -53,7 +54,7 @@ export interface SimWorldOptions {
    * accounts from there on start and saves them every few seconds and on close.
    */
   stateDir?: string;
-  /** Days of market history backfilled before start (default 30; 0 = a market with no past). */
+  /** Days of market history backfilled before start (default HL_SIM_HISTORY_DAYS, else 30; 0 = no past). */
   historyDays?: number;
   /** Coins forced to trend from the start (e.g. a demo "mover"): drift per hour for a while. */
   movers?: { coin: string; driftPerHour: number; durationMs: number }[];
@@ -80,8 +81,6 @@ export interface SimWorld {
 const DAY_MS = 86_400_000;
 /** A persisted world saves its state this often (wall ms), besides on close. */
 const SAVE_EVERY_MS = 5_000;
-/** A fresh world opens with this many days of past. */
-const HISTORY_DAYS = 30;
 
 /** Start a complete sim world: venue, market model, house makers, HTTP + WebSocket server. */
 export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorld> {
@@ -115,7 +114,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     impactNotionalUsd: m.impactNotionalUsd,
   }));
   const initial = new Map<string, PriceState>();
-  const historyDays = opts.historyDays ?? HISTORY_DAYS;
+  const historyDays = opts.historyDays ?? simHistoryDays();
   if (historyDays > 0) {
     const past = backfill(
       modelMarkets.map((m) => ({

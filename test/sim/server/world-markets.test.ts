@@ -45,7 +45,7 @@ function allFunding(coin: string, from: number): Funding[] {
 }
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 1, speed: FROZEN, startMs: START });
+  world = await startSimWorld({ seed: 1, speed: FROZEN, startMs: START, historyDays: 30 });
 });
 afterAll(async () => {
   await world?.close();

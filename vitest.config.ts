@@ -7,9 +7,10 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Every `hl` a test starts runs the current TypeScript sources, never a build of older ones.
+    // Every `hl` a test starts runs what users run: the compiled build (`npm ci` builds it), or the
+    // TypeScript sources when any source file is newer than the build (bin/hl.mjs), never a stale build.
     // Sim worlds backfill 9 days (enough for the scanner's 50 four-hour bars), not 30: each start is
     // then ~3× quicker. A test about the full past asks for it with `historyDays`.
-    env: { HL_FROM_SOURCE: "1", HL_SIM_HISTORY_DAYS: "9" },
+    env: { HL_SIM_HISTORY_DAYS: "9" },
   },
 });

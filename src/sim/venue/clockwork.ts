@@ -152,7 +152,7 @@ export class Clockwork {
         p.fundChange -= usdc;
         a.fundAllTime.set(m.idx, (a.fundAllTime.get(m.idx) ?? 0) - usdc);
         a.fundings.push({ time: t, hashSeq, m, usdc, szi: p.szi, fundingRate: rateStr, nSamples });
-        if (core.observed) {
+        if (core.observedUser(a.addr)) {
           const funding = {
             time: t,
             coin: m.coin,
@@ -279,7 +279,7 @@ export class Clockwork {
     const core = this.core;
     for (const m of core.markets) {
       const opened = m.candles.roll(now);
-      if (!core.observed) continue;
+      if (!core.observedCoin(m.coin)) continue;
       for (const { interval, candle } of opened)
         core.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, candle) });
     }

@@ -83,6 +83,18 @@ export type VenueEvent =
   // A funding payment: {time, coin, usdc, szi, fundingRate, nSamples}
   | { kind: "funding"; user: Address; funding: Record<string, unknown> };
 
+/**
+ * What a subscriber wants besides book and mids changes (left out: everything). Events no subscriber
+ * wants are never rendered, so the house's own order updates and fills cost nothing while nobody
+ * watches them; an event some subscriber wants goes to every subscriber.
+ */
+export interface VenueInterest {
+  /** Whether `user`'s account events (fills, order updates, ledger, funding) are wanted. */
+  user(user: Address): boolean;
+  /** Whether `coin`'s trades and candles are wanted. */
+  coin(coin: string): boolean;
+}
+
 export interface Venue {
   /** Answer one POST /info body ({type, ...}); throws VenueError for a bad request. */
   info(req: { type: string; [k: string]: unknown }): unknown;
@@ -90,5 +102,5 @@ export interface Venue {
   exchange(action: ExchangeAction, user: Address, nonce: number): ExchangeResponse;
   /** Current sim time in ms (the sim clock may run faster than wall time). */
   now(): number;
-  subscribe(listener: (e: VenueEvent) => void): () => void;
+  subscribe(listener: (e: VenueEvent) => void, interest?: VenueInterest): () => void;
 }

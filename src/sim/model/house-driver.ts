@@ -21,6 +21,13 @@ export interface HouseMarket {
   premiumStyle: "main" | "hip3";
 }
 
+/** One merged background taker order: a market's buys or sells since the last send. */
+export interface TakerOrder {
+  coin: string;
+  isBuy: boolean;
+  notionalUsd: number;
+}
+
 /** The house accounts: one market maker per dex family and one taker. Fixed, recognisable addresses. */
 export const HOUSE_MAKER: Address = "0xba5e000000000000000000000000000000000001";
 export const HOUSE_MAKER_HIP3: Address = "0xba5e000000000000000000000000000000000002";
@@ -141,8 +148,16 @@ export class HouseDriver {
    * the book with orders.
    */
   sendTakers(): void {
+    for (const order of this.takerOrders()) this.sendTaker(order);
+  }
+
+  /**
+   * The taker orders `sendTakers` would send now, in its order, each to be sent with `sendTaker`: a
+   * real-time caller spreads them over several turns.
+   */
+  takerOrders(): TakerOrder[] {
     const takers = this.model.drainTakers();
-    if (!this.quoting) return;
+    if (!this.quoting) return [];
     const sums = new Map<string, { buy: number; sell: number }>();
     for (const t of takers) {
       let s = sums.get(t.coin);
@@ -153,12 +168,19 @@ export class HouseDriver {
       if (t.isBuy) s.buy += t.notionalUsd;
       else s.sell += t.notionalUsd;
     }
+    const orders: TakerOrder[] = [];
     for (const [coin, s] of sums) {
       // A long skip ahead gathers more flow than the ladder holds: what the book cannot take is dropped.
       const most = (this.model.params(coin)?.levelNotionalUsd ?? 0) * MAX_TAKEN_LEVELS;
-      if (s.buy > 0) this.take(coin, true, Math.min(s.buy, most));
-      if (s.sell > 0) this.take(coin, false, Math.min(s.sell, most));
+      if (s.buy > 0) orders.push({ coin, isBuy: true, notionalUsd: Math.min(s.buy, most) });
+      if (s.sell > 0) orders.push({ coin, isBuy: false, notionalUsd: Math.min(s.sell, most) });
     }
+    return orders;
+  }
+
+  /** Send one taker order (an IOC against the book, priced at the model's price). */
+  sendTaker(order: TakerOrder): void {
+    this.take(order.coin, order.isBuy, order.notionalUsd);
   }
 
   private makerFor(m: HouseMarket): Address {

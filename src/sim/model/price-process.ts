@@ -54,7 +54,10 @@ const TREND_PREMIUM = 0.0002;
 /** Crowded regimes: switches per hour into one (from balanced) and back out of it. */
 const TO_CROWDED_PER_HOUR = 0.1;
 const TO_BALANCED_PER_HOUR = 0.1;
-/** Premium of a crowded perp: beyond the funding formula's ±0.05 % clamp, so funding leaves its baseline. */
+/**
+ * Premium of a crowded perp: beyond the funding formula's clamp band (0.01 % ± 0.05 % on the 8-hour
+ * basis), so funding leaves its baseline.
+ */
 const CROWD_PREMIUM = 0.0006;
 /** Cascades per day per market, how long one lasts, its slide per hour and its volatility multiplier. */
 const CASCADES_PER_DAY = 1 / 15;

@@ -8,8 +8,11 @@ import type { MarketModel } from "./market-model.ts";
  * (funding, day rollovers). `advance` skips ahead in bounded chunks so hourly funding sees the book
  * of each hour, not just the last one.
  */
-/** Markets requoted per event-loop turn in real time. */
-const MARKETS_PER_TURN = 3;
+/**
+ * Wall time a real-time turn of world work may run before it yields to waiting requests. One unit of
+ * work (a market's requote, one taker order, the venue's clock) takes about 0.1 ms.
+ */
+const TURN_BUDGET_MS = 0.25;
 
 export class SimScheduler {
   private timer: NodeJS.Timeout | undefined;
@@ -64,8 +67,9 @@ export class SimScheduler {
   }
 
   /**
-   * The real-time wake-up: like catchUp, but requoting a few markets per event-loop turn so requests
-   * arriving meanwhile are not held up behind the whole house.
+   * The real-time wake-up: the same work as catchUp, in the same order, as small units run a few per
+   * event-loop turn (TURN_BUDGET_MS of wall time), so requests arriving meanwhile wait behind one
+   * short unit rather than the whole house.
    */
   private tick(): void {
     if (this.slicing) return;
@@ -74,23 +78,25 @@ export class SimScheduler {
       this.onTime(now);
       return;
     }
+    const work: (() => void)[] = [];
+    for (let i = 0; i < this.driver.marketCount; i++) work.push(() => this.driver.syncMarkets(i, i + 1));
+    work.push(() => this.onTime(this.clock.now()));
+    work.push(() => {
+      for (const order of this.driver.takerOrders()) work.push(() => this.driver.sendTaker(order));
+    });
     this.slicing = true;
     let next = 0;
-    const slice = () => {
+    const turn = () => {
       if (!this.timer) {
         this.slicing = false;
         return;
       }
-      this.driver.syncMarkets(next, next + MARKETS_PER_TURN);
-      next += MARKETS_PER_TURN;
-      if (next < this.driver.marketCount) {
-        setImmediate(slice);
-        return;
-      }
-      this.onTime(this.clock.now());
-      this.driver.sendTakers();
-      this.slicing = false;
+      const started = performance.now();
+      do work[next++]!();
+      while (next < work.length && performance.now() - started < TURN_BUDGET_MS);
+      if (next < work.length) setImmediate(turn);
+      else this.slicing = false;
     };
-    slice();
+    turn();
   }
 }

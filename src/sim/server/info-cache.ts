@@ -15,15 +15,19 @@ export class InfoCache {
     private readonly ttlMs = 250,
     private readonly wallNow: () => number = Date.now,
   ) {
-    this.unsubscribe = venue.subscribe((e) => {
-      if (e.kind === "l2Book") {
-        const keys = this.keysByCoin.get(e.coin);
-        if (keys) for (const k of keys) this.entries.delete(k);
-        this.keysByCoin.delete(e.coin);
-      } else if (e.kind === "allMids") {
-        this.entries.delete(`allMids|${e.dex}`);
-      }
-    });
+    this.unsubscribe = venue.subscribe(
+      (e) => {
+        if (e.kind === "l2Book") {
+          const keys = this.keysByCoin.get(e.coin);
+          if (keys) for (const k of keys) this.entries.delete(k);
+          this.keysByCoin.delete(e.coin);
+        } else if (e.kind === "allMids") {
+          this.entries.delete(`allMids|${e.dex}`);
+        }
+      },
+      // Only book and mids changes matter here: no account, trade or candle events are rendered for it.
+      { user: () => false, coin: () => false },
+    );
   }
 
   /** The cache key of a request, or undefined when it is not one of the cached kinds. */

@@ -61,6 +61,8 @@ export class SimWebSocket {
   /** user → userEvents messages (each one variant: fills, funding, liquidation, nonUserCancel). */
   private readonly userEvents = new Map<string, unknown[]>();
   private readonly fundings = new Map<string, unknown[]>();
+  /** Topics per watched account ("user:0x…") and per coin with trades or candles ("coin:BTC"). */
+  private readonly watched = new Map<string, number>();
   private lastAccountReprice = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribeVenue: () => void;
@@ -79,7 +81,10 @@ export class SimWebSocket {
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
     });
-    this.unsubscribeVenue = deps.venue.subscribe((e) => this.onVenueEvent(e));
+    this.unsubscribeVenue = deps.venue.subscribe((e) => this.onVenueEvent(e), {
+      user: (user) => this.watched.has(`user:${user.toLowerCase()}`),
+      coin: (coin) => this.watched.has(`coin:${coin}`),
+    });
   }
 
   close(): void {
@@ -196,6 +201,7 @@ export class SimWebSocket {
     if (!byId) {
       byId = new Map();
       this.topics.set(topic, byId);
+      this.watch(sub, 1);
     }
     let entry = byId.get(id);
     if (!entry) {
@@ -228,7 +234,24 @@ export class SimWebSocket {
     if (!byId || !entry) return;
     entry.clients.delete(client);
     if (entry.clients.size === 0) byId.delete(id);
-    if (byId.size === 0) this.topics.delete(topic);
+    if (byId.size === 0) {
+      this.topics.delete(topic);
+      this.watch(entry.sub, -1);
+    }
+  }
+
+  /** Count a topic opened (1) or closed (−1) under the account or coin whose events it needs. */
+  private watch(sub: Subscription, delta: 1 | -1): void {
+    const key =
+      "user" in sub
+        ? `user:${sub.user.toLowerCase()}`
+        : sub.type === "trades" || sub.type === "candle"
+          ? `coin:${sub.coin}`
+          : undefined;
+    if (key === undefined) return;
+    const n = (this.watched.get(key) ?? 0) + delta;
+    if (n > 0) this.watched.set(key, n);
+    else this.watched.delete(key);
   }
 
   /** What Hyperliquid sends right after a subscription: the current state of the stream. */

@@ -2,11 +2,12 @@
  * Time-driven work of the venue: premium sampling every 5 s, hourly funding settlement, liquidation
  * of accounts below maintenance margin, candle roll-over.
  *
- * Funding (per hour, already an hourly rate):
+ * Funding, as Hyperliquid computes it: an 8-hour rate F = P + clamp(I₈ − P, ±0.0005), with P the
+ * hour's average premium and I₈ the 8-hour interest rate (0.01 %, published per hour as 0.0000125),
+ * of which each hour pays F / 8 (× the dex's multiplier), capped at ±4 %/h.
  * - main dex: premium = (max(impactBid − oracle, 0) − max(oracle − impactAsk, 0)) / oracle;
- *   rate = P + clamp(0.0000125 − P, ±0.0005) with P the hour's average premium;
- * - HIP-3: premium = ½(impactBid + impactAsk) / oracle − 1; rate = multiplier × (P + clamp(I − P, ±0.0005)).
- * Capped at ±4%/h. Payment = size × oracle × rate, longs pay a positive rate.
+ * - HIP-3: premium = ½(impactBid + impactAsk) / oracle − 1.
+ * Payment = size × oracle × hourly rate, longs pay a positive rate.
  */
 import { D } from "../../core/decimal.ts";
 import type { BookSide } from "./book.ts";
@@ -63,13 +64,16 @@ export function premiumNow(m: Market): PremiumNow {
   return { premium: (0.5 * (impactBid + impactAsk)) / o - 1, impactBid, impactAsk };
 }
 
+/** Hours the funding formula's rate covers; each hour pays this share of it. */
+const FUNDING_PERIOD_HOURS = 8;
+
 /** Hourly funding rate for an average premium, as a decimal string (8 dp). */
 export function fundingRate(m: Market, avgPremium: number): string {
-  const interest = Number(m.dex.fundingInterestRate);
+  const interest = Number(m.dex.fundingInterestRate) * FUNDING_PERIOD_HOURS;
   const mult = Number(m.dex.fundingMultiplier);
   const clamped = Math.min(CLAMP, Math.max(-CLAMP, interest - avgPremium));
-  const rate = Math.min(FUNDING_CAP, Math.max(-FUNDING_CAP, mult * (avgPremium + clamped)));
-  return dp8(rate);
+  const hourly = (mult * (avgPremium + clamped)) / FUNDING_PERIOD_HOURS;
+  return dp8(Math.min(FUNDING_CAP, Math.max(-FUNDING_CAP, hourly)));
 }
 
 export function dp8(x: number): string {
@@ -152,7 +156,7 @@ export class Clockwork {
         p.fundChange -= usdc;
         a.fundAllTime.set(m.idx, (a.fundAllTime.get(m.idx) ?? 0) - usdc);
         a.fundings.push({ time: t, hashSeq, m, usdc, szi: p.szi, fundingRate: rateStr, nSamples });
-        if (core.observed) {
+        if (core.observedUser(a.addr)) {
           const funding = {
             time: t,
             coin: m.coin,
@@ -279,7 +283,7 @@ export class Clockwork {
     const core = this.core;
     for (const m of core.markets) {
       const opened = m.candles.roll(now);
-      if (!core.observed) continue;
+      if (!core.observedCoin(m.coin)) continue;
       for (const { interval, candle } of opened)
         core.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, candle) });
     }

@@ -3,7 +3,7 @@
  * rendering lives in info.ts, exchange-action parsing in actions.ts, time-driven work in clockwork.ts.
  * Everything is driven by the caller's clock values: no Date.now, no Math.random.
  */
-import type { Address, VenueEvent, WireOrder } from "../venue.ts";
+import type { Address, VenueEvent, VenueInterest, WireOrder } from "../venue.ts";
 import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
 import { CandleSeries, INTERVALS } from "./candles.ts";
@@ -79,7 +79,7 @@ export class VenueCore {
   readonly scheduledCancels = new Map<string, number>();
   /** Dead man's switch firings per user in one UTC day (the exchange allows 10 a day). */
   readonly scheduledCancelsFired = new Map<string, { day: number; n: number }>();
-  readonly listeners: ((e: VenueEvent) => void)[] = [];
+  readonly listeners: { fn: (e: VenueEvent) => void; interest: VenueInterest | undefined }[] = [];
   /** Builder → UTC day (YYYYMMDD) → rows of the per-builder fill file. */
   readonly builderRows = new Map<string, Map<string, BuilderFillRow[]>>();
   /** Subscriber callbacks that threw (they are isolated from the venue and from each other). */
@@ -164,6 +164,16 @@ export class VenueCore {
     return this.listeners.length > 0;
   }
 
+  /** Whether some subscriber wants this user's account events (otherwise they are not rendered). */
+  observedUser(user: Address): boolean {
+    return this.listeners.some((l) => l.interest === undefined || l.interest.user(user));
+  }
+
+  /** Whether some subscriber wants this coin's trades and candles. */
+  observedCoin(coin: string): boolean {
+    return this.listeners.some((l) => l.interest === undefined || l.interest.coin(coin));
+  }
+
   flush(): void {
     if (this.listeners.length === 0) {
       this.pending.length = 0;
@@ -183,7 +193,7 @@ export class VenueCore {
     for (const e of events) {
       for (const l of listeners) {
         try {
-          l(e);
+          l.fn(e);
         } catch {
           // The action is already applied: a failing subscriber must not turn it into an error.
           this.listenerErrors++;
@@ -240,7 +250,7 @@ export class VenueCore {
   ledger(a: Account, now: number, delta: { type: string; [k: string]: unknown }): LedgerUpdate {
     const u: LedgerUpdate = { time: now, hash: txHash(this.seed, ++this.hashSeq), delta };
     a.ledger.push(u);
-    this.emit({ kind: "ledger", user: a.addr, update: u });
+    if (this.observedUser(a.addr)) this.emit({ kind: "ledger", user: a.addr, update: u });
     return u;
   }
 
@@ -601,7 +611,7 @@ export class VenueCore {
   }
 
   private orderUpdate(o: Order): void {
-    if (!this.observed) return;
+    if (!this.observedUser(o.user.addr)) return;
     this.emit({
       kind: "orderUpdates",
       user: o.user.addr,
@@ -702,7 +712,7 @@ export class VenueCore {
     const seller = taker.isBuy ? maker.user.addr : taker.user.addr;
     m.recent.push({ px, sz: q, time: now, takerIsBuy: taker.isBuy, hashSeq, tid, buyer, seller });
     if (m.recent.length > 2 * RECENT_TRADES) m.recent.splice(0, m.recent.length - RECENT_TRADES);
-    if (this.observed) {
+    if (this.observedCoin(m.coin)) {
       this.emit({
         kind: "trades",
         coin: m.coin,
@@ -731,7 +741,7 @@ export class VenueCore {
     this.dailyVolume.set(day, (this.dailyVolume.get(day) ?? 0) + px * q);
     m.lastPx = px;
     m.candles.trade(now, px, q);
-    if (this.observed) {
+    if (this.observedCoin(m.coin)) {
       for (const interval of INTERVALS) {
         const c = m.candles.current(interval);
         if (c) this.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, c) });
@@ -881,7 +891,8 @@ export class VenueCore {
   pushFill(a: Account, f: Fill): void {
     a.fills.push(f);
     if (a.fills.length > 2 * MAX_FILLS) a.fills.splice(0, a.fills.length - MAX_FILLS);
-    if (this.observed) this.emit({ kind: "userFills", user: a.addr, fills: [renderFill(this.seed, f)] });
+    if (this.observedUser(a.addr))
+      this.emit({ kind: "userFills", user: a.addr, fills: [renderFill(this.seed, f)] });
   }
 
   /** Parse a "0.01%" approval into tenths of a basis point (10). */

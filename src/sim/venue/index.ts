@@ -10,8 +10,10 @@
  * - `info(body)` answers a POST /info body (throws `VenueError` for a bad or unknown request → 400 /
  *   `{error}`). `exchange(action, masterUser, nonce)` applies an authenticated action and returns the
  *   exchange's `{status:"ok"|"err", response}`; map an agent signer first with `masterOf(agent)`.
- * - `subscribe(listener)` receives `VenueEvent`s after each action/advance completes (l2Book and
- *   allMids say "changed": re-read `info({type:"l2Book", coin})` / `info({type:"allMids", dex})`).
+ * - `subscribe(listener, interest?)` receives `VenueEvent`s after each action/advance completes
+ *   (l2Book and allMids say "changed": re-read `info({type:"l2Book", coin})` /
+ *   `info({type:"allMids", dex})`). Account events of users, and trades and candles of coins, that no
+ *   subscriber's `interest` wants are not rendered at all.
  * - Driver/admin: `deposit(user, "1000")`, `withdraw(user, "10")` (both ledger updates),
  *   `setOraclePrice(coin, px)` (the market model moves prices here), `advance(nowMs)` (call it
  *   regularly — e.g. every sim second: 5 s premium samples, funding at each UTC hour, liquidations,
@@ -47,7 +49,6 @@ import {
   type ExchangeResponse,
   type Venue,
   VenueError,
-  type VenueEvent,
 } from "../venue.ts";
 import { applyAction } from "./actions.ts";
 import { Clockwork } from "./clockwork.ts";
@@ -137,10 +138,11 @@ export function createVenue(opts: VenueOptions): SimVenue {
       core.flush();
       return r;
     },
-    subscribe(listener: (e: VenueEvent) => void): () => void {
-      core.listeners.push(listener);
+    subscribe(listener, interest) {
+      const entry = { fn: listener, interest };
+      core.listeners.push(entry);
       return () => {
-        const i = core.listeners.indexOf(listener);
+        const i = core.listeners.indexOf(entry);
         if (i >= 0) core.listeners.splice(i, 1);
       };
     },

@@ -72,9 +72,9 @@ export interface MarginTier {
 }
 export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginTiers: MarginTier[] }> = {
   51: { description: "tiered 10x", marginTiers: tiers(10, 3_000_000, 5) },
-  52: { description: "tiered 10x", marginTiers: tiers(10, 20_000_000, 5) },
+  52: { description: "tiered 10x (2)", marginTiers: tiers(10, 20_000_000, 5) },
   53: { description: "tiered 20x", marginTiers: tiers(20, 40_000_000, 10) },
-  54: { description: "tiered 20x", marginTiers: tiers(20, 70_000_000, 10) },
+  54: { description: "tiered 20x (2)", marginTiers: tiers(20, 70_000_000, 10) },
   55: { description: "tiered 25x", marginTiers: tiers(25, 100_000_000, 15) },
   56: { description: "tiered 40x", marginTiers: tiers(40, 150_000_000, 20) },
 };

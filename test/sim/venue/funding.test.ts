@@ -1,12 +1,44 @@
 import { describe, expect, it } from "vitest";
+import { fundingRate } from "../../../src/sim/venue/clockwork.ts";
 import { LIQUIDATOR } from "../../../src/sim/venue/index.ts";
+import type { Market } from "../../../src/sim/venue/types.ts";
 import { ALICE, BOB, BTC, CAROL, T0, testVenue } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const VXX = 120000;
 
+/** A market of a dex with this hourly interest rate and funding multiplier (all fundingRate reads). */
+function dexMarket(multiplier: string, interestPerHour = "0.0000125"): Market {
+  return {
+    dex: { fundingMultiplier: multiplier, fundingInterestRate: interestPerHour },
+  } as unknown as Market;
+}
+
+describe("funding rate formula", () => {
+  // Hyperliquid: F = P + clamp(0.01 % − P, −0.05 %, +0.05 %) is an 8-hour rate; each hour pays F / 8,
+  // capped at 4 %/h.
+  it("clamps on the 8-hour basis and pays an eighth of it each hour", () => {
+    const main = dexMarket("1");
+    expect(fundingRate(main, 0)).toBe("0.0000125");
+    // Inside the clamp band the 8-hour rate is the interest rate: 0.0003 − 0.0002.
+    expect(fundingRate(main, 0.0003)).toBe("0.0000125");
+    expect(fundingRate(main, 0.00055)).toBe("0.0000125");
+    // Beyond it the premium shows through, less the 0.05 % clamp, over 8 hours.
+    expect(fundingRate(main, 0.001)).toBe("0.0000625");
+    expect(fundingRate(main, -0.001)).toBe("-0.0000625");
+    expect(fundingRate(main, 0.00927835)).toBe("0.00109729");
+  });
+
+  it("caps the hourly rate at 4 % and scales a HIP-3 dex's rate by its multiplier", () => {
+    expect(fundingRate(dexMarket("1"), 0.5)).toBe("0.04");
+    expect(fundingRate(dexMarket("1"), -0.5)).toBe("-0.04");
+    expect(fundingRate(dexMarket("0.5"), 0.001)).toBe("0.00003125");
+    expect(fundingRate(dexMarket("0.5"), 0)).toBe("0.00000625");
+  });
+});
+
 describe("funding", () => {
-  it("settles the main-dex hourly rate from the impact-price premium: P + clamp(0.0000125 − P, ±0.0005)", () => {
+  it("settles the main-dex hourly rate from the impact-price premium: (P + clamp(0.0001 − P, ±0.0005)) / 8", () => {
     const t = testVenue();
     t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.1" });
     t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.1" });
@@ -16,7 +48,7 @@ describe("funding", () => {
     const [, ctxs] = t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, Record<string, unknown>[]];
     expect(ctxs[0]).toMatchObject({
       premium: "0.00927835",
-      funding: "0.00877835",
+      funding: "0.00109729",
       impactPxs: ["97900", "98000"],
       midPx: "97950",
       // Quotes just placed 950 above the oracle do not move the mark yet: its smoothed premium is a
@@ -36,7 +68,7 @@ describe("funding", () => {
     t.clock.now = T0 + HOUR + 10;
     t.venue.advance(t.clock.now);
     expect(t.venue.info({ type: "fundingHistory", coin: "BTC", startTime: T0 })).toEqual([
-      { coin: "BTC", fundingRate: "0.00877835", premium: "0.00927835", time: T0 + HOUR },
+      { coin: "BTC", fundingRate: "0.00109729", premium: "0.00927835", time: T0 + HOUR },
     ]);
     const alice = t.venue.info({ type: "userFunding", user: ALICE, startTime: T0 }) as {
       delta: Record<string, unknown>;
@@ -45,18 +77,18 @@ describe("funding", () => {
       {
         type: "funding",
         coin: "BTC",
-        usdc: "-85.149995",
+        usdc: "-10.643713",
         szi: "0.1",
-        fundingRate: "0.00877835",
+        fundingRate: "0.00109729",
         nSamples: 720,
       },
     ]);
     const bob = t.venue.info({ type: "userFunding", user: BOB }) as { delta: Record<string, unknown> }[];
-    expect(bob[0]!.delta).toMatchObject({ usdc: "85.149995", szi: "-0.1" });
+    expect(bob[0]!.delta).toMatchObject({ usdc: "10.643713", szi: "-0.1" });
     expect(t.state(ALICE).assetPositions[0]!.position.cumFunding).toEqual({
-      allTime: "85.149995",
-      sinceOpen: "85.149995",
-      sinceChange: "85.149995",
+      allTime: "10.643713",
+      sinceOpen: "10.643713",
+      sinceChange: "10.643713",
     });
     const predicted = t.venue.info({ type: "predictedFundings" }) as [
       string,
@@ -64,7 +96,7 @@ describe("funding", () => {
     ][];
     expect(predicted[0]).toEqual([
       "BTC",
-      [["HlPerp", { fundingRate: "0.00877835", nextFundingTime: T0 + 2 * HOUR, fundingIntervalHours: 1 }]],
+      [["HlPerp", { fundingRate: "0.00109729", nextFundingTime: T0 + 2 * HOUR, fundingIntervalHours: 1 }]],
     ]);
     expect(predicted.map((p) => p[0])).not.toContain("yex:VXX");
   });
@@ -93,10 +125,10 @@ describe("funding", () => {
       string,
       unknown
     >[];
-    expect(h).toEqual({ coin: "yex:VXX", fundingRate: "0.00394444", premium: "0.00444444", time: T0 + HOUR });
+    expect(h).toEqual({ coin: "yex:VXX", fundingRate: "0.00049306", premium: "0.00444444", time: T0 + HOUR });
     const pos = t.state(ALICE, "yex").assetPositions[0]!.position;
-    // 10 × 45 × 0.00394444 = 1.774998 paid out of the isolated margin (90 at 5x); mark 45.1 adds 1 of uPnL.
-    expect(pos.marginUsed).toBe("89.225002");
+    // 10 × 45 × 0.00049306 = 0.221877 paid out of the isolated margin (90 at 5x); mark 45.1 adds 1 of uPnL.
+    expect(pos.marginUsed).toBe("90.778123");
   });
 
   it("settles each missed hour when time jumps", () => {

@@ -116,6 +116,8 @@ export class LeaderElection {
       void this.depose();
     });
     await client.connect();
+    // Never wait forever behind a lock (a hung writer's transaction): fail this attempt, retry the next.
+    await client.query(`SET lock_timeout = ${Math.max(500, this.leaseMs)}`);
     this.client = client;
     return client;
   }
@@ -205,6 +207,13 @@ export class LeaderElection {
 }
 
 /**
+ * How long a fenced transaction may sit idle before Postgres ends it: our transactions send their
+ * statements back to back, so only a hung (stopped, swapped-out) writer idles this long, and ending
+ * its session releases the lease row it share-locked, so the takeover is not blocked behind it.
+ */
+const FENCED_IDLE_TIMEOUT_MS = 2_000;
+
+/**
  * Run `work` in one transaction that commits only while `fence` is the lease's current token. The
  * lease row is share-locked for the transaction, so a takeover (which updates the row) waits for it:
  * every committed write was made by the writer in office at commit time.
@@ -218,6 +227,7 @@ export async function fencedTransaction<T>(
   try {
     await client.query("BEGIN");
     if (fence) {
+      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${FENCED_IDLE_TIMEOUT_MS}`);
       const held = await client.query(
         "SELECT 1 FROM leader_leases WHERE name = $1 AND token = $2::bigint FOR SHARE",
         [fence.name, fence.token],

@@ -1,12 +1,12 @@
-import pg from "pg";
 import { PgListener } from "./notify.ts";
+import { createPool, type Pool } from "./pool.ts";
 
 /**
  * What a replica of a public service needs from the shared Postgres: a pool for reads and fenced
  * writes, the URL (elections hold their own connection), and the process's one LISTEN connection.
  */
 export interface SharedDb {
-  pool: pg.Pool;
+  pool: Pool;
   url: string;
   listener: PgListener;
   /** This replica's name in `leader_leases` (default host:pid). */
@@ -16,12 +16,12 @@ export interface SharedDb {
   close(): Promise<void>;
 }
 
+/** Open the pool and the LISTEN connection of one replica (the schema is `hl db migrate`'s job). */
 export async function openSharedDb(
   url: string,
-  opts: { replica?: string; leaseMs?: number; log?: (line: string) => void } = {},
+  opts: { replica?: string; leaseMs?: number; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<SharedDb> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  pool.on("error", () => undefined); // an idle client's lost connection: the next query opens another
+  const pool = createPool(url, opts.env);
   const listener = new PgListener({ connectionString: url, log: opts.log });
   try {
     await listener.start();

@@ -38,6 +38,10 @@ export async function startRoundRobin(upstreams: readonly string[]): Promise<Rou
         served[index]!++;
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
+        // An upstream that dies mid-response (a crashed replica) cuts the client off too, so it reconnects.
+        up.on("close", () => {
+          if (!up.complete) res.destroy();
+        });
         res.on("close", () => up.destroy());
       },
     );

@@ -13,6 +13,14 @@ export interface IsfrWriter {
   close(): Promise<void>;
 }
 
+/** Asked for a snapshot, a replica that is not the elected writer refuses. */
+export class NotWriterError extends Error {
+  constructor() {
+    super("this replica is not the elected ISFR writer");
+    this.name = "NotWriterError";
+  }
+}
+
 interface WriterHooks {
   intervalMs: number;
   onSnapshot(snap: Snapshot): void;
@@ -76,7 +84,7 @@ export function electedWriter(
 
   const snapshot = serialized(async () => {
     await ready;
-    if (!indexer) throw new Error("this replica is not the elected ISFR writer");
+    if (!indexer) throw new NotWriterError();
     const snap = await indexer.snapshot();
     hooks.onSnapshot(snap);
     return snap;

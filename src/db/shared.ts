@@ -1,5 +1,6 @@
+import { migrate } from "./migrate.ts";
 import { PgListener } from "./notify.ts";
-import { createPool, type Pool } from "./pool.ts";
+import { createPool, databaseUrl, type Pool } from "./pool.ts";
 
 /**
  * What a replica of a public service needs from the shared Postgres: a pool for reads and fenced
@@ -40,4 +41,25 @@ export async function openSharedDb(
       await pool.end();
     },
   };
+}
+
+/**
+ * The shared Postgres of a replica when DATABASE_URL is set (its schema brought up to date first;
+ * replicas starting together are serialised by the migration lock), or undefined: the service then
+ * keeps its SQLite file and this process is the only writer, as on one machine.
+ */
+export async function replicaDbFromEnv(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<SharedDb | undefined> {
+  const url = databaseUrl(env);
+  if (!url) return undefined;
+  const shared = await openSharedDb(url, { env, log, replica: env.HL_REPLICA_NAME });
+  try {
+    await migrate(shared.pool);
+  } catch (err) {
+    await shared.close();
+    throw err;
+  }
+  return shared;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
+import { LeaderElection } from "../../db/leader.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -20,7 +21,10 @@ export interface LeaderboardService {
   app: FastifyInstance;
   refresher: Refresher;
   store: AgentStore;
-  /** Start the background refresh (every LEADERBOARD_REFRESH_S, both networks). */
+  /**
+   * Start the background refresh (every LEADERBOARD_REFRESH_S, both networks); with DATABASE_URL,
+   * on the replica elected `leaderboard:schedule`, the others following the shared store.
+   */
   startRefresh(): void;
   close(): Promise<void>;
 }
@@ -154,12 +158,52 @@ export function createLeaderboardService(
 
   serveWebFolder(app, "/", "leaderboard");
 
+  // On Postgres (replicas) one elected replica schedules the refresh; the others rebuild their board
+  // from the shared store on the same period, so every replica serves what the writer stored.
+  let election: LeaderElection | undefined;
+  let following: NodeJS.Timeout | undefined;
+  const follow = () => {
+    following ??= setInterval(() => {
+      for (const n of LEADERBOARD_NETWORKS) refresher.rebuild(n).catch(() => undefined);
+    }, config.refreshIntervalMs);
+    following.unref();
+  };
+  const unfollow = () => {
+    if (following) clearInterval(following);
+    following = undefined;
+  };
+  function startRefresh(): void {
+    if (!config.databaseUrl) {
+      refresher.start();
+      return;
+    }
+    if (election) return;
+    follow();
+    election = new LeaderElection({
+      connectionString: config.databaseUrl,
+      name: "leaderboard:schedule",
+      holder: process.env.HL_REPLICA_NAME,
+      log: (line) => app.log.info(line),
+      onElected() {
+        unfollow();
+        refresher.start();
+      },
+      async onDeposed() {
+        await refresher.stop();
+        follow();
+      },
+    });
+    void election.start();
+  }
+
   return {
     app,
     refresher,
     store,
-    startRefresh: () => refresher.start(),
+    startRefresh,
     async close() {
+      await election?.stop();
+      unfollow();
       await refresher.stop();
       await app.close();
       await store.close();

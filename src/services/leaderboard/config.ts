@@ -13,7 +13,7 @@ export interface LeaderboardConfig {
   host: string;
   dbPath: string;
   /** DATABASE_URL: Postgres shared by replicas instead of the SQLite file at `dbPath`. */
-  databaseUrl: string | undefined;
+  databaseUrl?: string | undefined;
   corsOrigin: string;
   /** Exchange API per network: HL_API_URL_TESTNET / _MAINNET / _PAPER, else the shared client config. */
   apiUrls: Record<LeaderboardNetwork, string>;

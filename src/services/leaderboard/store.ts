@@ -58,7 +58,7 @@ export interface AgentStore {
 
 /** Postgres when the config has a DATABASE_URL, else the SQLite file at `dbPath`. */
 export function openAgentStore(
-  config: { dbPath: string; databaseUrl: string | undefined },
+  config: { dbPath: string; databaseUrl?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
 ): AgentStore {
   return config.databaseUrl

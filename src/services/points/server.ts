@@ -1,3 +1,4 @@
+import { LeaderElection } from "../../db/leader.ts";
 import { listen } from "../../http/service.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
@@ -44,21 +45,40 @@ export async function startPoints(
   const history = new FillHistory(store, cfg.coin);
   const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history });
   let following = false;
-  const follower =
-    cfg.followMs > 0
-      ? setInterval(() => {
-          if (following) return;
-          following = true;
-          service
-            .followAll((user, err) =>
-              log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
-            )
-            .finally(() => {
-              following = false;
-            });
-        }, cfg.followMs)
+  let follower: NodeJS.Timeout | undefined;
+  const startFollowing = () => {
+    if (cfg.followMs <= 0 || follower) return;
+    follower = setInterval(() => {
+      if (following) return;
+      following = true;
+      service
+        .followAll((user, err) =>
+          log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => {
+          following = false;
+        });
+    }, cfg.followMs);
+    follower.unref();
+  };
+  const stopFollowing = () => {
+    clearInterval(follower);
+    follower = undefined;
+  };
+  // On Postgres (replicas) the periodic sync of every known wallet runs on one elected replica.
+  const election =
+    cfg.databaseUrl && cfg.followMs > 0
+      ? new LeaderElection({
+          connectionString: cfg.databaseUrl,
+          name: "points:sync",
+          holder: process.env.HL_REPLICA_NAME,
+          log,
+          onElected: startFollowing,
+          onDeposed: stopFollowing,
+        })
       : undefined;
-  follower?.unref();
+  if (election) void election.start();
+  else startFollowing();
   const { app } = createPointsApp(service);
   try {
     const port = await listen(app, cfg.port, cfg.host);
@@ -68,14 +88,16 @@ export async function startPoints(
       recorder,
       store,
       async close() {
-        clearInterval(follower);
+        await election?.stop();
+        stopFollowing();
         recorder.close();
         await app.close();
         await store.close();
       },
     };
   } catch (err) {
-    clearInterval(follower);
+    await election?.stop();
+    stopFollowing();
     recorder.close();
     await store.close();
     throw err;

@@ -33,7 +33,7 @@ beforeAll(async () => {
     source: src,
     feeds: [...FEED_NAMES],
     basePort: 0,
-    proxy: false,
+    proxy: true,
     pollMs: 3_600_000, // the test publishes by polling the writer's engines
     inceptionMs: T0,
     historyRetryMs: 0,
@@ -131,4 +131,28 @@ describe("feeds on two Postgres replicas", () => {
     expect(new Set(stamps).size).toBe(stamps.length);
     expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
   }, 20_000);
+
+  it("a client reconnecting to the proxy with Last-Event-ID gets every tick after that id, each once", async () => {
+    const history = historyPageSchema.parse(await (await fetch(`${lb.url}/api/history?from=0`)).json()).ticks;
+    expect(history.length).toBeGreaterThanOrEqual(4);
+    const from = history[history.length - 4]!;
+    const ctl = new AbortController();
+    const res = await fetch(`${feeds.proxyUrl}/api/feeds/btcswp/stream`, {
+      headers: { "last-event-id": String(from.timestamp) },
+      signal: ctl.signal,
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const frames = () => text.split("\n\n").filter((b) => b.includes("data: "));
+    while (frames().length < 3) text += (await reader.read()).value ?? "";
+    const live = publish(); // and the live stream goes on after the replay
+    while (frames().length < 4) text += (await reader.read()).value ?? "";
+    ctl.abort();
+    const got = frames().map((b) => ({
+      id: Number(/^id: (\d+)$/m.exec(b)?.[1]),
+      tick: feedTickSchema.parse(JSON.parse(/^data: (.*)$/m.exec(b)![1]!)),
+    }));
+    expect(got.map((g) => g.tick)).toEqual([...history.slice(-3), await live]);
+    expect(got.map((g) => g.id)).toEqual(got.map((g) => g.tick.timestamp));
+  });
 });

@@ -275,4 +275,22 @@ describe("hl db import", () => {
       `points: no SQLite file at ${join(dataDir, "points", "points.db")}, nothing to import`,
     );
   });
+
+  it("finds each file where its service would: under DATA_DIR, unless the service's own variable names it", () => {
+    expect(sqliteFiles({ DATA_DIR: "/d" })).toEqual({
+      leaderboard: "/d/leaderboard.db",
+      points: "/d/points/points.db",
+      isfr: "/d/isfr.db",
+      feeds: "/d/feeds/feeds.db",
+    });
+    expect(
+      sqliteFiles({
+        DATA_DIR: "/d",
+        LEADERBOARD_DB: "/x/lb.db",
+        POINTS_DB: "/x/p.db",
+        ISFR_DB: "/x/i.db",
+        FEEDS_DB: "/x/f.db",
+      }),
+    ).toEqual({ leaderboard: "/x/lb.db", points: "/x/p.db", isfr: "/x/i.db", feeds: "/x/f.db" });
+  });
 });

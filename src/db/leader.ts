@@ -24,7 +24,7 @@ export interface LeaderElectionOptions {
   name: string;
   /** Who holds the lease, for operators reading `leader_leases` (default host:pid). */
   holder?: string;
-  /** A writer that has not renewed its lease for this long is replaced even if still connected (default 3 s). */
+  /** A writer that has not renewed its lease for this long is replaced even if still connected (default 2.5 s). */
   leaseMs?: number;
   /** How often a follower tries to take over (default 500 ms). */
   retryMs?: number;
@@ -58,7 +58,7 @@ export class LeaderElection {
   private readonly log: (line: string) => void;
 
   constructor(private readonly opts: LeaderElectionOptions) {
-    this.leaseMs = opts.leaseMs ?? 3_000;
+    this.leaseMs = opts.leaseMs ?? 2_500;
     this.retryMs = opts.retryMs ?? 500;
     this.holder = opts.holder ?? `${process.env.HOSTNAME ?? "host"}:${process.pid}`;
     this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
@@ -211,7 +211,7 @@ export class LeaderElection {
  * statements back to back, so only a hung (stopped, swapped-out) writer idles this long, and ending
  * its session releases the lease row it share-locked, so the takeover is not blocked behind it.
  */
-const FENCED_IDLE_TIMEOUT_MS = 2_000;
+const FENCED_IDLE_TIMEOUT_MS = 1_000;
 
 /**
  * Run `work` in one transaction that commits only while `fence` is the lease's current token. The

@@ -12,7 +12,7 @@ export interface SharedDb {
   listener: PgListener;
   /** This replica's name in `leader_leases` (default host:pid). */
   replica?: string;
-  /** Lease of an elected writer (default 3 s): a hung writer is replaced this long after its last renewal. */
+  /** Lease of an elected writer (default 2.5 s): a hung writer is replaced this long after its last renewal. */
   leaseMs?: number;
   close(): Promise<void>;
 }

@@ -67,16 +67,13 @@ describe("hl db", () => {
     );
   });
 
-  it("without a usable DATABASE_URL it exits non-zero with one readable line", async () => {
+  it("without DATABASE_URL it exits non-zero with one readable line", async () => {
     const unset = await hl({ DATABASE_URL: "" }, "db", "migrate");
     expect(unset.code).not.toBe(0);
     expect(unset.stderr).toBe("error: DATABASE_URL is not set (postgres://user:password@host:5432/db)\n");
-    const wrong = await hl({ DATABASE_URL: "mysql://x@y/z" }, "db", "status");
-    expect(wrong.code).not.toBe(0);
-    expect(wrong.stderr).toBe("error: DATABASE_URL must be a postgres:// or postgresql:// URL\n");
   });
 
-  it("import copies a data dir, says what it copied, and a second run adds nothing", async () => {
+  it("import copies a data dir and prints what it copied and verified", async () => {
     const env = { DATABASE_URL: await postgres.current.freshDatabase(), DATA_DIR: join(root, "elsewhere") };
     const dataDir = await leaderboardOnly();
     const first = await hl(env, "db", "import", "--data-dir", dataDir);
@@ -90,10 +87,6 @@ describe("hl db", () => {
       `points: no SQLite file at ${join(dataDir, "points", "points.db")}, nothing to import`,
     );
     expect(lines.at(-1)).toBe("import verified: every SQLite row is in Postgres");
-    const again = await hl(env, "db", "import", "--data-dir", dataDir);
-    expect(again.stdout).toContain(
-      "  agents -> leaderboard_agents: sqlite 1, copied 1 (0 new), postgres 1  ok",
-    );
   });
 
   it("import exits non-zero when a row cannot be verified in Postgres", async () => {

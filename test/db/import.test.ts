@@ -293,4 +293,20 @@ describe("hl db import", () => {
       }),
     ).toEqual({ leaderboard: "/x/lb.db", points: "/x/p.db", isfr: "/x/i.db", feeds: "/x/f.db" });
   });
+
+  it("a SQLite column the import does not carry is a mismatch, not a silent loss", async () => {
+    const dataDir = mkdtempSync(join(root, "extra-column-"));
+    const file = sqliteFiles(env(dataDir)).leaderboard;
+    const agents = new SqliteAgentStore(file);
+    await agents.close();
+    const db = new Database(file);
+    db.exec("ALTER TABLE agents ADD COLUMN nickname TEXT");
+    db.close();
+    const pool = await freshPool(false);
+    const { ok, lines } = importSummary(await importSqlite(pool, env(dataDir)));
+    expect(ok).toBe(false);
+    expect(lines[1]).toBe(
+      "  agents -> leaderboard_agents: sqlite 0, copied 0 (0 new), postgres 0  MISMATCH: SQLite column nickname not imported",
+    );
+  });
 });

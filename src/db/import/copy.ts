@@ -69,8 +69,17 @@ export async function copyTable(db: Db, pool: Pool, t: TableImport): Promise<Tab
     problem: null,
   };
   if (!sourceHasTable(db, t.from)) return report;
+  // A column this version does not know how to carry would be lost: refuse rather than drop it.
+  const planned = new Set(t.columns.map((c) => c.from));
+  const unknown = (db.prepare(`PRAGMA table_info(${quote(t.from)})`).all() as { name: string }[])
+    .map((c) => c.name)
+    .filter((name) => !planned.has(name));
   report.sqliteRows = (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(t.from)}`).get() as { n: number }).n;
   const exists = await pool.query<{ r: string | null }>("SELECT to_regclass($1)::text AS r", [t.to]);
+  if (unknown.length > 0) {
+    report.problem = `SQLite column${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} not imported`;
+    return report;
+  }
   if (exists.rows[0]?.r == null) {
     if (report.sqliteRows > 0) report.problem = `Postgres has no table ${t.to}`;
     return report;

@@ -67,6 +67,11 @@ describe("ISFR on two Postgres replicas", () => {
     );
     expect(lease.rows[0]?.holder).toBe("replica-0");
 
+    // The replica that does not write learns of each snapshot through NOTIFY (its metrics show it).
+    const gauge = async () =>
+      /^isfr_bps(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(`${isfr.urls[1]}/metrics`)).text())?.[1];
+    await until("the reader's ISFR gauge", async () => Number(await gauge()) > 0, 3_000);
+
     // A reader answers with what the writer stored.
     const current = await (await fetch(`${isfr.base}/isfr/v1/isfr/current`)).json();
     const again = await (await fetch(`${isfr.base}/isfr/v1/isfr/current`)).json();

@@ -16,6 +16,8 @@ export interface IsfrReplicas {
   /** The balancer's URL. */
   base: string;
   replicas: IsfrService[];
+  /** Each replica's own URL. */
+  urls: string[];
   lb: RoundRobin;
   kill(i: number): Promise<void>;
 }
@@ -68,5 +70,5 @@ export async function startIsfrReplicas(
       for (let i = 0; i < replicas.length; i++) await kill(i);
     },
   };
-  return { svc, base: lb.url, replicas, lb, kill };
+  return { svc, base: lb.url, replicas, urls, lb, kill };
 }

@@ -2,10 +2,11 @@ import { type ChildProcess, fork } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { FeedEngine } from "../src/services/feeds/engine.ts";
+import { engineTickFeed } from "../src/services/feeds/live.ts";
 import { createFeedOrigin } from "../src/services/feeds/origin.ts";
 import { FEEDS } from "../src/services/feeds/profiles.ts";
 import type { FundingSource } from "../src/services/feeds/source.ts";
-import { FeedStore } from "../src/services/feeds/store.ts";
+import { SqliteFeedStore } from "../src/services/feeds/store.ts";
 import { type BenchReporter, percentile } from "./harness.ts";
 
 /**
@@ -37,11 +38,11 @@ async function serve(): Promise<void> {
       return `0.00000${this.live}`;
     },
   };
-  const store = new FeedStore(":memory:");
+  const store = new SqliteFeedStore(":memory:");
   const engine = new FeedEngine(FEEDS.btcswp, store, src, { inceptionMs: Date.UTC(2026, 0, 1) });
   await engine.start();
   await engine.poll();
-  const { app, hub } = createFeedOrigin(engine, store);
+  const { app, hub } = createFeedOrigin(engineTickFeed(engine, store));
   await app.listen({ port: 0, host: "127.0.0.1", backlog: 4096 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;

@@ -3,6 +3,16 @@ import type { ServerResponse } from "node:http";
 export interface SseClient {
   res: ServerResponse;
   closed: boolean;
+  /** Ordered streams: id of the last event this client was sent. */
+  lastId?: number;
+  /** Ordered streams: live events held back while the client's catch-up is being written. */
+  pending?: OrderedEvent[];
+}
+
+/** An event of an ordered stream: ids increase, and a client never gets an id twice or out of order. */
+export interface OrderedEvent {
+  id: number;
+  frame: string;
 }
 
 export interface SseHubOptions {
@@ -54,6 +64,33 @@ export class SseHub {
     return client;
   }
 
+  /**
+   * Take over a response as an ordered stream: `catchUp` (events the client has not seen: the
+   * current one on a first connect, everything after its Last-Event-ID on a reconnect) is written
+   * first, while live events published meanwhile wait; then live events follow, each id once.
+   */
+  async attachOrdered(res: ServerResponse, catchUp: () => Promise<OrderedEvent[]>): Promise<SseClient> {
+    const client = this.attach(res);
+    client.pending = [];
+    try {
+      for (const e of await catchUp()) this.writeOrdered(client, e);
+    } catch {
+      // The client still gets live events; a reconnect with its Last-Event-ID retries the catch-up.
+    }
+    const held = client.pending;
+    client.pending = undefined;
+    for (const e of held) this.writeOrdered(client, e);
+    return client;
+  }
+
+  /** Send an ordered event to every client that has not had it. */
+  publish(event: OrderedEvent): void {
+    for (const c of this.clients) {
+      if (c.pending) c.pending.push(event);
+      else this.writeOrdered(c, event);
+    }
+  }
+
   /** Broadcast a frame (already formatted, ending in a blank line), optionally only to some clients. */
   broadcast(frame: string, to?: (client: SseClient) => boolean): void {
     for (const c of this.clients) if (!to || to(c)) this.write(c, frame);
@@ -72,6 +109,12 @@ export class SseHub {
     for (const c of this.clients) this.write(c, frame);
   }
 
+  private writeOrdered(client: SseClient, event: OrderedEvent): void {
+    if (client.lastId !== undefined && event.id <= client.lastId) return;
+    client.lastId = event.id;
+    this.write(client, event.frame);
+  }
+
   private write(client: SseClient, frame: string): void {
     if (client.closed) return;
     if (client.res.writableLength > this.maxBuffered) {
@@ -88,8 +131,16 @@ export class SseHub {
   }
 }
 
-/** `data: <json>\n\n`, optionally with an event name. */
-export function sseFrame(data: unknown, event?: string): string {
+/** `data: <json>\n\n`, optionally with an event name and an id (what a reconnect sends as Last-Event-ID). */
+export function sseFrame(data: unknown, event?: string, id?: number): string {
   const head = event ? `event: ${event}\n` : "";
-  return `${head}data: ${JSON.stringify(data)}\n\n`;
+  // The id goes last: readers that take the line after `event:` as the data keep working.
+  const tail = id !== undefined ? `id: ${id}\n` : "";
+  return `${head}data: ${JSON.stringify(data)}\n${tail}\n`;
+}
+
+/** The Last-Event-ID a reconnecting client sent, when it is a non-negative integer id. */
+export function lastEventId(header: string | string[] | undefined): number | undefined {
+  const raw = Array.isArray(header) ? header[0] : header;
+  return raw !== undefined && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
 }

@@ -62,18 +62,18 @@ export class FeedEngine {
   async start(): Promise<void> {
     const now = await this.source.now();
     const sym = this.def.symbol;
-    let inception = this.store.inception(sym);
+    let inception = await this.store.inception(sym);
     if (inception === undefined) {
       inception = this.opts.inceptionMs ?? Math.floor(now / HOUR_MS) * HOUR_MS;
-      this.store.setInception(sym, inception);
+      await this.store.setInception(sym, inception);
     } else if (this.opts.inceptionMs !== undefined && this.opts.inceptionMs !== inception) {
       throw new UserError(
         `${sym} was started with inception ${new Date(inception).toISOString()}; use a fresh FEEDS_DB to change it`,
       );
     }
-    this.state = replay(this.def.profile, inception, this.store.hours(sym));
-    this.checkAgainstSaved(this.state);
-    this.last = this.store.lastTick(sym);
+    this.state = replay(this.def.profile, inception, await this.store.hours(sym));
+    await this.checkAgainstSaved(this.state);
+    this.last = await this.store.lastTick(sym);
     if (this.last) this.published = dec(this.last.oracle_px);
     await this.settleNewHours(now, true);
   }
@@ -82,8 +82,8 @@ export class FeedEngine {
    * The replay from inception must land exactly on the state saved with the last settlement; if not,
    * the methodology profile or the stored hours changed, and publishing would jump.
    */
-  private checkAgainstSaved(state: IndexState): void {
-    const saved = this.store.state(this.def.symbol);
+  private async checkAgainstSaved(state: IndexState): Promise<void> {
+    const saved = await this.store.state(this.def.symbol);
     if (!saved) return;
     const same =
       saved.settledThroughMs === state.settledThroughMs &&
@@ -130,11 +130,11 @@ export class FeedEngine {
       fresh.push({ hourEndMs, rate: r.rate });
       if (!this.last || hourEndMs > this.last.timestamp) {
         this.state = state;
-        this.publishAt(hourEndMs, r.rate, true);
+        await this.publishAt(hourEndMs, r.rate, true);
       }
     }
     if (fresh.length > 0) {
-      this.store.addHours(this.def.symbol, fresh, {
+      await this.store.addHours(this.def.symbol, fresh, {
         cumulative: state.cumulative.toFixed(),
         k: state.k.toFixed(),
         settledThroughMs: state.settledThroughMs,
@@ -143,7 +143,8 @@ export class FeedEngine {
     this.state = state;
   }
 
-  private publishAt(ts: number, rate: string, force = false): FeedTick | null {
+  /** Publish a tick at `ts` if due; it is stored before anyone hears of it (a refused write publishes nothing). */
+  private async publishAt(ts: number, rate: string, force = false): Promise<FeedTick | null> {
     const state = this.requireState();
     const raw = rawPrice(this.def.profile, state, pendingExcess(state, rate, ts));
     const px = publish(this.published, raw);
@@ -162,9 +163,9 @@ export class FeedEngine {
       fixed_leg: state.k.toFixed(),
       settled_through: state.settledThroughMs,
     };
+    await this.store.addTick(tick);
     this.published = px;
     this.last = tick;
-    this.store.addTick(tick);
     for (const l of this.listeners) l(tick);
     return tick;
   }

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { createService, HttpError, type Service } from "../../http/service.ts";
-import { SseHub, sseFrame } from "../../http/sse.ts";
-import type { FeedEngine } from "./engine.ts";
-import type { FeedStore } from "./store.ts";
+import { lastEventId, type OrderedEvent, SseHub, sseFrame } from "../../http/sse.ts";
+import type { TickFeed } from "./live.ts";
 import type { FeedTick, HistoryPage } from "./tick.ts";
 
 export const HISTORY_DEFAULT_LIMIT = 1_000;
@@ -29,39 +28,54 @@ export function parseHistoryQuery(query: unknown): z.infer<typeof historyQuery> 
   return parsed.data;
 }
 
+/** A tick as an ordered SSE event: its id is its timestamp, which is what Last-Event-ID resumes after. */
+export function tickEvent(tick: FeedTick): OrderedEvent {
+  return { id: tick.timestamp, frame: sseFrame(tick, "price", tick.timestamp) };
+}
+
+/** Most ticks replayed to one reconnecting client (about a day at one tick every 20 s). */
+const MAX_REPLAY = 5_000;
+
 /**
  * One feed's origin (interfaces.md D): health, latest tick, SSE stream of ticks (`event: price`,
- * first tick on connect, comment heartbeat), and the stored tick history.
+ * first tick on connect, comment heartbeat; a reconnect with Last-Event-ID gets every tick after
+ * it first), and the stored tick history.
  */
-export function createFeedOrigin(
-  engine: FeedEngine,
-  store: FeedStore,
-  opts: FeedOriginOptions = {},
-): Service & { hub: SseHub } {
+export function createFeedOrigin(feed: TickFeed, opts: FeedOriginOptions = {}): Service & { hub: SseHub } {
   const corsOrigin = opts.corsOrigin ?? process.env.CORS_ORIGIN ?? "*";
-  const service = createService({ name: `feed-${engine.def.name}`, corsOrigin });
+  const symbol = feed.def.symbol;
+  const service = createService({ name: `feed-${feed.def.name}`, corsOrigin });
   const { app } = service;
   const hub = new SseHub({
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     headers: { "Access-Control-Allow-Origin": corsOrigin },
   });
-  const unsubscribe = engine.onTick((tick) => hub.broadcast(sseFrame(tick, "price")));
+  const unsubscribe = feed.onTick((tick) => hub.publish(tickEvent(tick)));
   app.addHook("onClose", async () => {
     unsubscribe();
     hub.close();
   });
 
-  const latest = (): FeedTick => {
-    const tick = engine.latest();
-    if (!tick) throw new HttpError(503, `${engine.symbol} has not published yet`);
+  const latest = async (): Promise<FeedTick> => {
+    const tick = await feed.latest();
+    if (!tick) throw new HttpError(503, `${symbol} has not published yet`);
     return tick;
   };
 
+  const catchUp = async (after: number | undefined): Promise<OrderedEvent[]> => {
+    if (after === undefined) {
+      const tick = await feed.latest();
+      return tick ? [tickEvent(tick)] : [];
+    }
+    const missed = await feed.ticks(after + 1, Number.MAX_SAFE_INTEGER, MAX_REPLAY);
+    return missed.map(tickEvent);
+  };
+
   app.get("/healthz", async () => {
-    const tick = engine.latest();
+    const tick = await feed.latest();
     return {
       status: "ok",
-      feed: engine.symbol,
+      feed: symbol,
       last_tick_ms: tick?.timestamp ?? null,
       subscribers: hub.size,
     };
@@ -70,19 +84,19 @@ export function createFeedOrigin(
   for (const path of ["/api/stream", "/stream"]) {
     app.get(path, (req, reply) => {
       reply.hijack();
-      const tick = engine.latest();
-      hub.attach(reply.raw, tick ? sseFrame(tick, "price") : undefined);
       req.raw.on("close", () => reply.raw.end());
+      const after = lastEventId(req.headers["last-event-id"]);
+      void hub.attachOrdered(reply.raw, () => catchUp(after));
     });
   }
   for (const path of ["/api/history", "/history"]) {
     app.get(path, async (req): Promise<HistoryPage> => {
       const q = parseHistoryQuery(req.query);
-      const ticks = store.ticks(engine.symbol, q.from, q.to, q.limit + 1);
+      const ticks = await feed.ticks(q.from, q.to, q.limit + 1);
       const more = ticks.length > q.limit;
       const page = more ? ticks.slice(0, q.limit) : ticks;
       const last = page[page.length - 1];
-      return { feed: engine.symbol, ticks: page, next_from: more && last ? last.timestamp + 1 : null };
+      return { feed: symbol, ticks: page, next_from: more && last ? last.timestamp + 1 : null };
     });
   }
   return { ...service, hub };

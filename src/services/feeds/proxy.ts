@@ -4,10 +4,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyReply } from "fastify";
 import { createService, HttpError, type Service } from "../../http/service.ts";
-import { SseHub, sseFrame } from "../../http/sse.ts";
+import { lastEventId, type OrderedEvent, SseHub } from "../../http/sse.ts";
+import { tickEvent } from "./origin.ts";
 import { FEED_NAMES, type FeedName, isFeedName } from "./profiles.ts";
 import { type SseSubscription, subscribeSse } from "./sse-client.ts";
-import { type FeedTick, parseTickData } from "./tick.ts";
+import { type FeedTick, historyPageSchema, parseTickData } from "./tick.ts";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../web/feeds");
 /** The chart library's standalone browser build (the package exports only its ES module, so go by its folder). */
@@ -46,9 +47,18 @@ class UpstreamFeed {
         const tick = event === "price" ? parseTickData(data) : null;
         if (!tick) return;
         this.last = tick;
-        this.hub.broadcast(sseFrame(tick, "price"));
+        this.hub.publish(tickEvent(tick));
       },
     });
+  }
+
+  /** What a downstream client has not seen: the latest tick, or (reconnecting) every tick after its id. */
+  async catchUp(after: number | undefined, timeoutMs: number): Promise<OrderedEvent[]> {
+    if (after === undefined) return this.last ? [tickEvent(this.last)] : [];
+    const res = await fetch(`${this.url}/api/history?from=${after + 1}&limit=5000`, {
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return historyPageSchema.parse(await res.json()).ticks.map(tickEvent);
   }
 
   close(): void {
@@ -114,8 +124,9 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
     const feed = feedOf(req.params.feed);
     feed.ensureSubscribed();
     reply.hijack();
-    feed.hub.attach(reply.raw, feed.last ? sseFrame(feed.last, "price") : undefined);
     req.raw.on("close", () => reply.raw.end());
+    const after = lastEventId(req.headers["last-event-id"]);
+    void feed.hub.attachOrdered(reply.raw, () => feed.catchUp(after, timeoutMs));
   });
 
   // Load balancers probe the proxy as they would an origin: ok only while every feed's origin is.

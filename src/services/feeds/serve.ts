@@ -1,5 +1,6 @@
 import { resolveNetwork } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
+import { replicaDbFromEnv, type SharedDb } from "../../db/shared.ts";
 import { openClientSession } from "../../exchange/index.ts";
 import { portOption } from "../host/port-option.ts";
 import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
@@ -32,8 +33,11 @@ export async function serveFeeds(opts: ServeOptions, ctx: ServeContext): Promise
       });
   for (const note of session?.notes ?? []) ctx.warn(note);
   let running: Awaited<ReturnType<typeof startFeeds>>;
+  let shared: SharedDb | undefined;
   try {
+    shared = proxyOnly ? undefined : await replicaDbFromEnv(ctx.env, ctx.warn);
     running = await startFeeds({
+      shared,
       source: session ? exchangeFundingSource(session.client) : undefined,
       dbPath: cfg.dbPath,
       feeds: proxyOnly ? [] : only ? [only] : [...FEED_NAMES],
@@ -48,14 +52,18 @@ export async function serveFeeds(opts: ServeOptions, ctx: ServeContext): Promise
       log: ctx.warn,
     });
   } catch (err) {
+    await shared?.close();
     await session?.close();
     throw err;
   }
   for (const [name, url] of Object.entries(running.origins)) ctx.log(`${name} feed on ${url}`);
+  if (shared)
+    ctx.log("feeds on Postgres (DATABASE_URL): each feed is written by the replica elected its writer");
   if (running.proxyUrl) ctx.log(`feeds proxy and page on ${running.proxyUrl}`);
   return {
     async close() {
       await running.close();
+      await shared?.close();
       await session?.close();
     },
   };

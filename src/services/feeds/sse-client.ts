@@ -4,7 +4,7 @@
  */
 
 export interface SseHandlers {
-  onEvent(event: string, data: string): void;
+  onEvent(event: string, data: string, id?: string): void;
   /** Called on every (re)connection, before its first event: a reader can backfill the gap here. */
   onOpen?(): void | Promise<void>;
   onError?(err: unknown): void;
@@ -29,9 +29,10 @@ export function splitSseBlocks(buffer: string): { blocks: string[]; rest: string
   return { blocks: parts, rest };
 }
 
-/** Parse one SSE block into its event name (default "message") and data; null for a comment-only block. */
-export function parseSseBlock(block: string): { event: string; data: string } | null {
+/** Parse one SSE block into its event name (default "message"), data and id; null for a comment-only block. */
+export function parseSseBlock(block: string): { event: string; data: string; id?: string } | null {
   let event = "message";
+  let id: string | undefined;
   const data: string[] = [];
   for (const line of block.split("\n")) {
     if (line === "" || line.startsWith(":")) continue;
@@ -41,8 +42,10 @@ export function parseSseBlock(block: string): { event: string; data: string } | 
     if (value.startsWith(" ")) value = value.slice(1);
     if (field === "event") event = value;
     else if (field === "data") data.push(value);
+    else if (field === "id" && !value.includes("\0")) id = value;
   }
-  return data.length === 0 ? null : { event, data: data.join("\n") };
+  if (data.length === 0) return null;
+  return id === undefined ? { event, data: data.join("\n") } : { event, data: data.join("\n"), id };
 }
 
 export function subscribeSse(
@@ -53,10 +56,13 @@ export function subscribeSse(
   const abort = new AbortController();
   const base = opts.retryMs ?? 250;
   const max = opts.maxRetryMs ?? 5_000;
-  const state = { connected: false, closed: false };
+  const state = { connected: false, closed: false, lastEventId: undefined as string | undefined };
 
   const connectOnce = async (): Promise<void> => {
-    const res = await fetch(url, { headers: { accept: "text/event-stream" }, signal: abort.signal });
+    // Like a browser's EventSource: a reconnect names the last event seen, so the server can resume after it.
+    const headers: Record<string, string> = { accept: "text/event-stream" };
+    if (state.lastEventId !== undefined) headers["last-event-id"] = state.lastEventId;
+    const res = await fetch(url, { headers, signal: abort.signal });
     if (!res.ok || !res.body) {
       await res.body?.cancel();
       throw new Error(`SSE ${url} answered ${res.status}`);
@@ -72,7 +78,9 @@ export function subscribeSse(
       buffer = rest;
       for (const block of blocks) {
         const ev = parseSseBlock(block);
-        if (ev) handlers.onEvent(ev.event, ev.data);
+        if (!ev) continue;
+        if (ev.id !== undefined) state.lastEventId = ev.id;
+        handlers.onEvent(ev.event, ev.data, ev.id);
       }
     }
   };

@@ -32,18 +32,23 @@ export interface IndexerOptions {
 export class IsfrIndexer {
   private readonly now: () => number;
   private readonly states = new Map<string, SourceState>();
+  private loaded: Promise<void> | undefined;
 
   constructor(private readonly opts: IndexerOptions) {
     this.now = opts.now ?? Date.now;
-    for (const s of opts.store.sourceStates()) this.states.set(s.sourceId, s);
   }
 
-  sourceState(id: string): SourceState | undefined {
-    return this.states.get(id);
+  /** The stored readings (the previous writer's, after a failover) are where this indexer resumes. */
+  private load(): Promise<void> {
+    this.loaded ??= this.opts.store.sourceStates().then((states) => {
+      for (const s of states) this.states.set(s.sourceId, s);
+    });
+    return this.loaded;
   }
 
   async snapshot(): Promise<Snapshot> {
     const { catalog, funding, sourceTimeoutMs, yieldsUrl, store } = this.opts;
+    await this.load();
     const [yields, fundingResults] = await Promise.all([
       readYieldSources(catalog, yieldsUrl, sourceTimeoutMs, this.opts.fetch),
       readFundingSources(catalog, funding, sourceTimeoutMs),
@@ -64,7 +69,7 @@ export class IsfrIndexer {
               lastError: r?.ok === false ? r.error : "not read",
             };
       this.states.set(entry.id, next);
-      store.saveSourceState(next);
+      await store.saveSourceState(next);
     }
     const readings = new Map<string, Reading>();
     for (const s of this.states.values()) {
@@ -72,8 +77,8 @@ export class IsfrIndexer {
         readings.set(s.sourceId, { rate: new D(s.rate), observedAtMs: s.observedAtMs });
     }
     const snap = toSnapshot(this.opts.params, readings, tMs);
-    store.save(snap);
-    store.prune(tMs - this.opts.retentionMs);
+    await store.save(snap);
+    await store.prune(tMs - this.opts.retentionMs);
     return snap;
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Gauge } from "prom-client";
 import { D, num } from "../../core/decimal.ts";
+import type { SharedDb } from "../../db/shared.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import { methodologyParams } from "./catalog.ts";
@@ -9,6 +10,7 @@ import type { FundingPort } from "./funding-source.ts";
 import { IsfrIndexer, toSnapshot } from "./indexer.ts";
 import { ISFR_VERSION, isRateClass, RATE_CLASSES } from "./methodology.ts";
 import { isOhlcInterval, OHLC_INTERVALS, toCandles } from "./ohlc.ts";
+import { ISFR_SNAPSHOT_CHANNEL, PgSnapshotStore } from "./pg-snapshot-store.ts";
 import {
   bps,
   candleView,
@@ -18,7 +20,8 @@ import {
   optBps,
   sourceView,
 } from "./present.ts";
-import { type Snapshot, SnapshotStore } from "./snapshot-store.ts";
+import { type Snapshot, type SnapshotStore, SqliteSnapshotStore } from "./snapshot-store.ts";
+import { electedWriter, type IsfrWriter, localWriter } from "./writer.ts";
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 365;
@@ -27,14 +30,18 @@ export interface IsfrServiceDeps {
   funding: FundingPort;
   now?: () => number;
   fetch?: typeof fetch;
+  /** Postgres shared by replicas (DATABASE_URL): snapshots are taken by the replica elected writer. */
+  shared?: SharedDb;
 }
 
 export interface IsfrService {
   app: FastifyInstance;
-  indexer: IsfrIndexer;
-  /** Take one snapshot now (also what the timer does). */
+  /** Take one snapshot now (also what the timer does); with `shared`, only on the elected writer. */
   snapshot(): Promise<Snapshot>;
-  /** Start the hourly (ISFR_SNAPSHOT_INTERVAL_S) snapshots, the first one immediately. */
+  /**
+   * Start the hourly (ISFR_SNAPSHOT_INTERVAL_S) snapshots, the first one immediately; with `shared`,
+   * while this replica is the writer, keeping the stored snapshots' cadence.
+   */
   startSnapshots(): void;
   close(): Promise<void>;
 }
@@ -55,18 +62,21 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     alpha: config.alpha,
     derivativeClassWeights: config.derivativeClassWeights,
   });
-  const store = new SnapshotStore(config.dbPath);
-  const indexer = new IsfrIndexer({
-    store,
-    catalog: config.catalog,
-    params,
-    yieldsUrl: config.yieldsUrl,
-    funding: deps.funding,
-    sourceTimeoutMs: config.sourceTimeoutMs,
-    retentionMs: (MAX_DAYS + 35) * DAY_MS,
-    now,
-    fetch: deps.fetch,
-  });
+  const shared = deps.shared;
+  const pgStore = shared ? new PgSnapshotStore(shared.pool) : undefined;
+  const store: SnapshotStore = pgStore ?? new SqliteSnapshotStore(config.dbPath);
+  const makeIndexer = (writeTo: SnapshotStore) =>
+    new IsfrIndexer({
+      store: writeTo,
+      catalog: config.catalog,
+      params,
+      yieldsUrl: config.yieldsUrl,
+      funding: deps.funding,
+      sourceTimeoutMs: config.sourceTimeoutMs,
+      retentionMs: (MAX_DAYS + 35) * DAY_MS,
+      now,
+      fetch: deps.fetch,
+    });
   const { app, metrics } = createService({ name: "isfr", corsOrigin: config.corsOrigin });
   const rateGauge = new Gauge({
     name: "isfr_bps",
@@ -84,9 +94,21 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     registers: [metrics],
   });
 
+  function showGauges(snap: Snapshot): void {
+    if (snap.rate !== null) {
+      rateGauge.set(new D(snap.rate).times(10_000).toNumber());
+      confidenceGauge.set(Number(snap.confidence));
+    }
+    freshGauge.set(snap.sources.filter((s) => s.status === "fresh").length);
+  }
+
+  /** Each source's last read error, as stored by whichever process wrote the last snapshot. */
+  async function lastErrors(): Promise<Map<string, string | null>> {
+    return new Map((await store.sourceStates()).map((s) => [s.sourceId, s.lastError]));
+  }
+
   /** The latest snapshot if it may be published as current; otherwise why not (→ 503). */
-  function current(): { snap: Snapshot } | { unavailable: string } {
-    const snap = store.latest();
+  function current(snap: Snapshot | undefined): { snap: Snapshot } | { unavailable: string } {
     if (!snap) return { unavailable: "ISFR not published yet: first snapshot pending" };
     if (snap.rate === null)
       return { unavailable: `ISFR unavailable: ${snap.reason ?? "no fresh source data"}` };
@@ -97,15 +119,15 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     return { snap };
   }
 
-  function requireCurrent(): Snapshot {
-    const c = current();
+  async function requireCurrent(): Promise<Snapshot> {
+    const c = current(await store.latest());
     if ("unavailable" in c) throw new HttpError(503, c.unavailable);
     return c.snap;
   }
 
   app.get("/isfr/health", async () => {
-    const latest = store.latest();
-    const c = current();
+    const latest = await store.latest();
+    const c = current(latest);
     return {
       status: "snap" in c ? "ok" : "degraded",
       version: ISFR_VERSION,
@@ -120,11 +142,11 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     };
   });
 
-  app.get("/isfr/v1/isfr/current", async () => currentObject(requireCurrent(), config.alpha));
+  app.get("/isfr/v1/isfr/current", async () => currentObject(await requireCurrent(), config.alpha));
 
   app.get<{ Querystring: { days?: string } }>("/isfr/v1/isfr/history", async (req) => {
     const days = daysParam(req.query.days, 30);
-    const points = store.publishedSince(now() - days * DAY_MS).map(historyPoint);
+    const points = (await store.publishedSince(now() - days * DAY_MS)).map(historyPoint);
     return { version: ISFR_VERSION, days, count: points.length, points };
   });
 
@@ -136,10 +158,10 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
         throw new HttpError(404, `Unknown class "${cls}" (expected one of ${RATE_CLASSES.join(", ")})`);
       }
       const days = daysParam(req.query.days, 30);
-      const snap = requireCurrent();
+      const snap = await requireCurrent();
       const value = snap.components[cls];
-      const history = store
-        .publishedSince(now() - days * DAY_MS)
+      const errors = await lastErrors();
+      const history = (await store.publishedSince(now() - days * DAY_MS))
         .filter((s) => s.components[cls] !== null)
         .map((s) => ({
           timestamp: isoWithOffset(s.tMs),
@@ -154,7 +176,7 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
         version: snap.version,
         sources: snap.sources
           .filter((s) => s.class === cls)
-          .map((s) => sourceView(s, indexer.sourceState(s.id)?.lastError ?? null)),
+          .map((s) => sourceView(s, errors.get(s.id) ?? null)),
         days,
         history,
       };
@@ -162,14 +184,15 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
   );
 
   app.get("/isfr/v1/isfr/sources", async () => {
-    const latest = store.latest();
+    const latest = await store.latest();
+    const errors = await lastErrors();
     // Before the first snapshot: the configured sources, none read yet.
     const snap = latest ?? toSnapshot(params, new Map(), now());
     return {
       timestamp: latest ? isoWithOffset(latest.tMs) : null,
       version: snap.version,
       stale_after_s: config.staleAfterMs / 1000,
-      sources: snap.sources.map((s) => sourceView(s, indexer.sourceState(s.id)?.lastError ?? null)),
+      sources: snap.sources.map((s) => sourceView(s, errors.get(s.id) ?? null)),
     };
   });
 
@@ -179,9 +202,10 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     if (!isOhlcInterval(interval)) {
       throw new HttpError(400, `interval must be one of ${OHLC_INTERVALS.join(", ")}`);
     }
-    const points = store
-      .ratesSince(now() - days * DAY_MS)
-      .map((s) => ({ tMs: s.tMs, value: new D(s.rate).times(10_000) }));
+    const points = (await store.ratesSince(now() - days * DAY_MS)).map((s) => ({
+      tMs: s.tMs,
+      value: new D(s.rate).times(10_000),
+    }));
     const candles = toCandles(points, interval).map(candleView);
     return { version: ISFR_VERSION, interval, days, unit: "bps", count: candles.length, candles };
   });
@@ -189,42 +213,33 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
   app.get("/isfr", async (_req, reply) => reply.redirect("/isfr/"));
   serveWebFolder(app, "/isfr/", "isfr");
 
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<Snapshot> | undefined;
-  async function snapshot(): Promise<Snapshot> {
-    // One snapshot at a time: a slow source must not pile up overlapping reads.
-    if (inFlight) return inFlight;
-    inFlight = indexer.snapshot().finally(() => {
-      inFlight = undefined;
-    });
-    const snap = await inFlight;
-    if (snap.rate !== null) {
-      rateGauge.set(new D(snap.rate).times(10_000).toNumber());
-      confidenceGauge.set(Number(snap.confidence));
-    }
-    freshGauge.set(snap.sources.filter((s) => s.status === "fresh").length);
-    return snap;
-  }
+  const hooks = {
+    intervalMs: config.snapshotIntervalMs,
+    onSnapshot: showGauges,
+    onError: (err: unknown) => app.log.error({ err }, "ISFR snapshot failed"),
+  };
+  const writer: IsfrWriter =
+    shared && pgStore
+      ? electedWriter(shared, pgStore, makeIndexer, now, { ...hooks, log: (line) => app.log.info(line) })
+      : localWriter(makeIndexer(store), hooks);
 
-  function runSnapshot(): void {
-    snapshot().catch((err: unknown) => app.log.error({ err }, "ISFR snapshot failed"));
+  // Replicas that do not write still show the latest snapshot in their metrics.
+  let unsubscribe: Promise<() => void> | undefined;
+  if (shared) {
+    unsubscribe = shared.listener.subscribe(ISFR_SNAPSHOT_CHANNEL, () => {
+      store.latest().then((snap) => snap && showGauges(snap), hooks.onError);
+    });
   }
 
   return {
     app,
-    indexer,
-    snapshot,
-    startSnapshots() {
-      if (timer) return;
-      runSnapshot();
-      timer = setInterval(runSnapshot, config.snapshotIntervalMs);
-      timer.unref();
-    },
+    snapshot: () => writer.snapshot(),
+    startSnapshots: () => writer.startSchedule(),
     async close() {
-      if (timer) clearInterval(timer);
+      (await unsubscribe)?.();
       await app.close();
-      await inFlight?.catch(() => undefined);
-      store.close();
+      await writer.close();
+      await store.close();
     },
   };
 }

@@ -58,8 +58,28 @@ export interface SourceState {
   lastError: string | null;
 }
 
-/** ISFR snapshots and the last reading of every source, in SQLite (ISFR_DB). */
-export class SnapshotStore {
+/**
+ * ISFR snapshots and the last reading of every source: SQLite (ISFR_DB) on one machine, Postgres
+ * (shared by replicas) when DATABASE_URL is set.
+ */
+export interface SnapshotStore {
+  /** Store a snapshot; a second snapshot at the same millisecond replaces the first. */
+  save(s: Snapshot): Promise<void>;
+  /** The most recent snapshot, published or not. */
+  latest(): Promise<Snapshot | undefined>;
+  /** Published snapshots at or after `sinceMs`, oldest first. */
+  publishedSince(sinceMs: number): Promise<Snapshot[]>;
+  /** Just (time, rate) of published snapshots since `sinceMs`, oldest first: what candles need. */
+  ratesSince(sinceMs: number): Promise<{ tMs: number; rate: string }[]>;
+  /** Drop snapshots older than `beforeMs` (history is served for at most a year). */
+  prune(beforeMs: number): Promise<void>;
+  saveSourceState(s: SourceState): Promise<void>;
+  sourceStates(): Promise<SourceState[]>;
+  close(): Promise<void>;
+}
+
+/** The SQLite store: one process owns the file, so it may keep the latest snapshot in memory. */
+export class SqliteSnapshotStore implements SnapshotStore {
   private readonly db: Db;
   private latestCache: Snapshot | undefined;
 
@@ -67,15 +87,14 @@ export class SnapshotStore {
     this.db = openDb(path, SCHEMA);
   }
 
-  save(s: Snapshot): void {
+  async save(s: Snapshot): Promise<void> {
     this.db
       .prepare("INSERT OR REPLACE INTO snapshots (ts_ms, published, rate, body) VALUES (?, ?, ?, ?)")
       .run(s.tMs, s.rate === null ? 0 : 1, s.rate, JSON.stringify(s));
     if (!this.latestCache || s.tMs >= this.latestCache.tMs) this.latestCache = s;
   }
 
-  /** The most recent snapshot, published or not (checked against the schema when read from disk). */
-  latest(): Snapshot | undefined {
+  async latest(): Promise<Snapshot | undefined> {
     if (this.latestCache) return this.latestCache;
     const row = this.db.prepare("SELECT body FROM snapshots ORDER BY ts_ms DESC LIMIT 1").get() as
       | { body: string }
@@ -84,27 +103,24 @@ export class SnapshotStore {
     return this.latestCache;
   }
 
-  /** Published snapshots at or after `sinceMs`, oldest first (rows this store wrote itself). */
-  publishedSince(sinceMs: number): Snapshot[] {
+  async publishedSince(sinceMs: number): Promise<Snapshot[]> {
     const rows = this.db
       .prepare("SELECT body FROM snapshots WHERE published = 1 AND ts_ms >= ? ORDER BY ts_ms")
       .all(sinceMs) as { body: string }[];
     return rows.map((r) => JSON.parse(r.body) as Snapshot);
   }
 
-  /** Just (time, rate) of published snapshots since `sinceMs`, oldest first: what candles need. */
-  ratesSince(sinceMs: number): { tMs: number; rate: string }[] {
+  async ratesSince(sinceMs: number): Promise<{ tMs: number; rate: string }[]> {
     return this.db
       .prepare("SELECT ts_ms AS tMs, rate FROM snapshots WHERE published = 1 AND ts_ms >= ? ORDER BY ts_ms")
       .all(sinceMs) as { tMs: number; rate: string }[];
   }
 
-  /** Drop snapshots older than `beforeMs` (history is served for at most a year). */
-  prune(beforeMs: number): void {
+  async prune(beforeMs: number): Promise<void> {
     this.db.prepare("DELETE FROM snapshots WHERE ts_ms < ?").run(beforeMs);
   }
 
-  saveSourceState(s: SourceState): void {
+  async saveSourceState(s: SourceState): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO source_state (source_id, rate, observed_at_ms, last_attempt_ms, last_error)
@@ -115,7 +131,7 @@ export class SnapshotStore {
       .run(s);
   }
 
-  sourceStates(): SourceState[] {
+  async sourceStates(): Promise<SourceState[]> {
     const rows = this.db.prepare("SELECT * FROM source_state").all() as {
       source_id: string;
       rate: string | null;
@@ -132,7 +148,7 @@ export class SnapshotStore {
     }));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

@@ -76,7 +76,7 @@ export async function register(
   req: RegistrationRequest,
   deps: { store: AgentStore; source: AccountSource; now: () => number },
 ): Promise<RegistrationResponse> {
-  const existing = deps.store.get(req.network, req.address);
+  const existing = await deps.store.get(req.network, req.address);
   const answer = (isNew: boolean, initial: string): RegistrationResponse => ({
     registered: true,
     new: isNew,
@@ -99,7 +99,7 @@ export async function register(
       `Failed to query Hyperliquid: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  const inserted = deps.store.insert({
+  const inserted = await deps.store.insert({
     network: req.network,
     address: req.address,
     displayName: req.displayName,
@@ -108,6 +108,9 @@ export async function register(
     ledgerMark: markOf(ledger),
     positionsCount: reading.positionsCount,
   });
-  if (!inserted) return answer(false, deps.store.get(req.network, req.address)!.initialAccountValue);
+  if (!inserted) {
+    const winner = await deps.store.get(req.network, req.address);
+    return answer(false, winner!.initialAccountValue);
+  }
   return answer(true, reading.accountValue);
 }

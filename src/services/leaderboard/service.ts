@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
+import { LeaderElection } from "../../db/leader.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -14,13 +15,16 @@ import { etagMatches, pickEncoding } from "./encodings.ts";
 import { ClientRateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
-import { AgentStore } from "./store.ts";
+import { type AgentStore, openAgentStore } from "./store.ts";
 
 export interface LeaderboardService {
   app: FastifyInstance;
   refresher: Refresher;
   store: AgentStore;
-  /** Start the background refresh (every LEADERBOARD_REFRESH_S, both networks). */
+  /**
+   * Start the background refresh (every LEADERBOARD_REFRESH_S, both networks); with DATABASE_URL,
+   * on the replica elected `leaderboard:schedule`, the others following the shared store.
+   */
   startRefresh(): void;
   close(): Promise<void>;
 }
@@ -46,11 +50,11 @@ function countParam(raw: unknown, name: string, fallback: number): number {
 
 export function createLeaderboardService(
   config: LeaderboardConfig,
-  deps: { source: AccountSource; now?: () => number },
+  deps: { source: AccountSource; now?: () => number; store?: AgentStore },
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const store = new AgentStore(config.dbPath);
+  const store = deps.store ?? openAgentStore(config);
   const refresher = new Refresher({
     store,
     source: deps.source,
@@ -76,9 +80,9 @@ export function createLeaderboardService(
     help: "Agents on the served board",
     labelNames: ["network", "stale"],
     registers: [metrics],
-    collect() {
+    async collect() {
       for (const n of LEADERBOARD_NETWORKS) {
-        const entries = refresher.board(n).entries;
+        const entries = (await refresher.board(n)).entries;
         const stale = entries.filter((e) => e.stale).length;
         this.set({ network: n, stale: "true" }, stale);
         this.set({ network: n, stale: "false" }, entries.length - stale);
@@ -90,9 +94,9 @@ export function createLeaderboardService(
     help: "Seconds since the served board was built",
     labelNames: ["network"],
     registers: [metrics],
-    collect() {
+    async collect() {
       for (const n of LEADERBOARD_NETWORKS)
-        this.set({ network: n }, (now() - refresher.board(n).lastUpdated) / 1000);
+        this.set({ network: n }, (now() - (await refresher.board(n)).lastUpdated) / 1000);
     },
   });
 
@@ -114,7 +118,7 @@ export function createLeaderboardService(
         throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
       }
       const result = await register(request, { store, source: deps.source, now });
-      if (result.new) refresher.agentAdded(request.network);
+      if (result.new) await refresher.agentAdded(request.network);
       registrations.inc({ outcome: result.new ? "new" : "existing" });
       return result;
     } catch (err) {
@@ -129,7 +133,7 @@ export function createLeaderboardService(
   app.get<{ Querystring: { network?: string; limit?: string; offset?: string } }>(
     "/api/leaderboard",
     async (req, reply) => {
-      const board = refresher.board(networkParam(req.query.network));
+      const board = await refresher.board(networkParam(req.query.network));
       reply.type("application/json; charset=utf-8");
       if (req.query.limit === undefined && req.query.offset === undefined) {
         // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
@@ -154,15 +158,55 @@ export function createLeaderboardService(
 
   serveWebFolder(app, "/", "leaderboard");
 
+  // On Postgres (replicas) one elected replica schedules the refresh; the others rebuild their board
+  // from the shared store on the same period, so every replica serves what the writer stored.
+  let election: LeaderElection | undefined;
+  let following: NodeJS.Timeout | undefined;
+  const follow = () => {
+    following ??= setInterval(() => {
+      for (const n of LEADERBOARD_NETWORKS) refresher.rebuild(n).catch(() => undefined);
+    }, config.refreshIntervalMs);
+    following.unref();
+  };
+  const unfollow = () => {
+    if (following) clearInterval(following);
+    following = undefined;
+  };
+  function startRefresh(): void {
+    if (!config.databaseUrl) {
+      refresher.start();
+      return;
+    }
+    if (election) return;
+    follow();
+    election = new LeaderElection({
+      connectionString: config.databaseUrl,
+      name: "leaderboard:schedule",
+      holder: process.env.HL_REPLICA_NAME,
+      log: (line) => app.log.info(line),
+      onElected() {
+        unfollow();
+        refresher.start();
+      },
+      async onDeposed() {
+        await refresher.stop();
+        follow();
+      },
+    });
+    void election.start();
+  }
+
   return {
     app,
     refresher,
     store,
-    startRefresh: () => refresher.start(),
+    startRefresh,
     async close() {
+      await election?.stop();
+      unfollow();
       await refresher.stop();
       await app.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type Db, openDb } from "../../store/sqlite.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
+import { PostgresAgentStore } from "./pg-store.ts";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS agents (
@@ -19,6 +20,51 @@ const SCHEMA = [
      PRIMARY KEY (network, address)
    )`,
 ];
+
+/** A new registration: its baseline, which never changes afterwards. */
+export interface NewAgent {
+  network: LeaderboardNetwork;
+  address: string;
+  displayName: string;
+  initialAccountValue: string;
+  registeredAt: number;
+  ledgerMark: LedgerMark | null;
+  positionsCount: number;
+}
+
+/** What one refresh learned about an agent. */
+export interface AgentReading {
+  accountValue: string;
+  positionsCount: number;
+  netDeposits: string;
+  at: number;
+}
+
+/**
+ * Where registered agents live: SQLite (LEADERBOARD_DB, one machine) or Postgres (DATABASE_URL,
+ * shared by replicas). Money is passed as decimal strings both ways.
+ */
+export interface AgentStore {
+  get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined>;
+  /** Insert a new agent; false (and nothing changed) when it was already registered. */
+  insert(a: NewAgent): Promise<boolean>;
+  list(network: LeaderboardNetwork): Promise<AgentRow[]>;
+  count(network: LeaderboardNetwork): Promise<number>;
+  recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void>;
+  /** The query failed: keep the last known values, mark the agent stale. */
+  recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Postgres when the config has a DATABASE_URL, else the SQLite file at `dbPath`. */
+export function openAgentStore(
+  config: { dbPath: string; databaseUrl?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): AgentStore {
+  return config.databaseUrl
+    ? PostgresAgentStore.connect(config.databaseUrl, env)
+    : new SqliteAgentStore(config.dbPath);
+}
 
 /** A registered agent with its baseline (never changed) and its last known exchange values. */
 export interface AgentRow {
@@ -69,30 +115,21 @@ function fromRaw(r: RawRow): AgentRow {
 }
 
 /** Registered agents in SQLite (LEADERBOARD_DB); safe to share between the service and the CLI (WAL). */
-export class AgentStore {
+export class SqliteAgentStore implements AgentStore {
   private readonly db: Db;
 
   constructor(path: string) {
     this.db = openDb(path, SCHEMA);
   }
 
-  get(network: LeaderboardNetwork, address: string): AgentRow | undefined {
+  async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
     const r = this.db
       .prepare("SELECT * FROM agents WHERE network = ? AND address = ?")
       .get(network, address) as RawRow | undefined;
     return r ? fromRaw(r) : undefined;
   }
 
-  /** Insert a new agent; false (and nothing changed) when it was already registered. */
-  insert(a: {
-    network: LeaderboardNetwork;
-    address: string;
-    displayName: string;
-    initialAccountValue: string;
-    registeredAt: number;
-    ledgerMark: LedgerMark | null;
-    positionsCount: number;
-  }): boolean {
+  async insert(a: NewAgent): Promise<boolean> {
     const info = this.db
       .prepare(
         `INSERT INTO agents (network, address, display_name, initial_account_value, registered_at, ledger_mark,
@@ -105,21 +142,17 @@ export class AgentStore {
     return info.changes === 1;
   }
 
-  list(network: LeaderboardNetwork): AgentRow[] {
+  async list(network: LeaderboardNetwork): Promise<AgentRow[]> {
     return (this.db.prepare("SELECT * FROM agents WHERE network = ?").all(network) as RawRow[]).map(fromRaw);
   }
 
-  count(network: LeaderboardNetwork): number {
+  async count(network: LeaderboardNetwork): Promise<number> {
     return (
       this.db.prepare("SELECT COUNT(*) AS n FROM agents WHERE network = ?").get(network) as { n: number }
     ).n;
   }
 
-  recordSuccess(
-    network: LeaderboardNetwork,
-    address: string,
-    v: { accountValue: string; positionsCount: number; netDeposits: string; at: number },
-  ): void {
+  async recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void> {
     this.db
       .prepare(
         `UPDATE agents SET account_value = ?, positions_count = ?, net_deposits = ?, refreshed_at = ?, stale = 0,
@@ -128,14 +161,13 @@ export class AgentStore {
       .run(v.accountValue, v.positionsCount, v.netDeposits, v.at, network, address);
   }
 
-  /** The query failed: keep the last known values, mark the agent stale. */
-  recordFailure(network: LeaderboardNetwork, address: string, error: string): void {
+  async recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void> {
     this.db
       .prepare("UPDATE agents SET stale = 1, last_error = ? WHERE network = ? AND address = ?")
       .run(error, network, address);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

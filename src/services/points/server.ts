@@ -1,30 +1,30 @@
+import { LeaderElection } from "../../db/leader.ts";
 import { listen } from "../../http/service.ts";
-import { openDb } from "../../store/sqlite.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
-import { MarkRecorder, MarkStore } from "./marks.ts";
+import { MarkRecorder } from "./marks.ts";
 import { type DayFiles, type FillSource, PointsService } from "./service.ts";
+import { openPointsStore, type PointsStore } from "./store.ts";
 
 export interface RunningPoints {
   url: string;
   service: PointsService;
   recorder: MarkRecorder;
-  marks: MarkStore;
+  store: PointsStore;
   close(): Promise<void>;
 }
 
 /** Start the points service: mark recorder on the BTCSWP feed, builder files, and the HTTP API. */
 export async function startPoints(
   cfg: PointsConfig,
-  deps: { fills: FillSource; files?: DayFiles; log?: (line: string) => void },
+  deps: { fills: FillSource; files?: DayFiles; store?: PointsStore; log?: (line: string) => void },
 ): Promise<RunningPoints> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const db = openDb(cfg.dbPath);
-  const marks = new MarkStore(db);
+  const store = deps.store ?? openPointsStore(cfg);
   let lastError = "";
-  const recorder = new MarkRecorder(marks, {
+  const recorder = new MarkRecorder(store, {
     feedUrl: cfg.feedUrl,
     fromMs: cfg.programStartMs,
     onError: (err) => {
@@ -42,24 +42,43 @@ export async function startPoints(
       coin: cfg.coin,
       missingTtlMs: cfg.missingFileRetryMs,
     });
-  const history = new FillHistory(db, cfg.coin);
-  const service = new PointsService(cfg, { fills: deps.fills, files, marks, history });
+  const history = new FillHistory(store, cfg.coin);
+  const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history });
   let following = false;
-  const follower =
-    cfg.followMs > 0
-      ? setInterval(() => {
-          if (following) return;
-          following = true;
-          service
-            .followAll((user, err) =>
-              log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
-            )
-            .finally(() => {
-              following = false;
-            });
-        }, cfg.followMs)
+  let follower: NodeJS.Timeout | undefined;
+  const startFollowing = () => {
+    if (cfg.followMs <= 0 || follower) return;
+    follower = setInterval(() => {
+      if (following) return;
+      following = true;
+      service
+        .followAll((user, err) =>
+          log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => {
+          following = false;
+        });
+    }, cfg.followMs);
+    follower.unref();
+  };
+  const stopFollowing = () => {
+    clearInterval(follower);
+    follower = undefined;
+  };
+  // On Postgres (replicas) the periodic sync of every known wallet runs on one elected replica.
+  const election =
+    cfg.databaseUrl && cfg.followMs > 0
+      ? new LeaderElection({
+          connectionString: cfg.databaseUrl,
+          name: "points:sync",
+          holder: process.env.HL_REPLICA_NAME,
+          log,
+          onElected: startFollowing,
+          onDeposed: stopFollowing,
+        })
       : undefined;
-  follower?.unref();
+  if (election) void election.start();
+  else startFollowing();
   const { app } = createPointsApp(service);
   try {
     const port = await listen(app, cfg.port, cfg.host);
@@ -67,18 +86,20 @@ export async function startPoints(
       url: `http://${cfg.host}:${port}`,
       service,
       recorder,
-      marks,
+      store,
       async close() {
-        clearInterval(follower);
+        await election?.stop();
+        stopFollowing();
         recorder.close();
         await app.close();
-        db.close();
+        await store.close();
       },
     };
   } catch (err) {
-    clearInterval(follower);
+    await election?.stop();
+    stopFollowing();
     recorder.close();
-    db.close();
+    await store.close();
     throw err;
   }
 }

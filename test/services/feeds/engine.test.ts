@@ -6,7 +6,7 @@ import { FeedEngine } from "../../../src/services/feeds/engine.ts";
 import { HOUR_MS } from "../../../src/services/feeds/oracle.ts";
 import { FEEDS } from "../../../src/services/feeds/profiles.ts";
 import type { FundingSource } from "../../../src/services/feeds/source.ts";
-import { FeedStore } from "../../../src/services/feeds/store.ts";
+import { SqliteFeedStore } from "../../../src/services/feeds/store.ts";
 
 const T0 = Date.UTC(2026, 4, 1);
 
@@ -34,7 +34,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function engine(src: FakeSource, store: FeedStore) {
+function engine(src: FakeSource, store: SqliteFeedStore) {
   return new FeedEngine(FEEDS.btcswp, store, src, { inceptionMs: T0, historyRetryMs: 0 });
 }
 
@@ -47,11 +47,11 @@ describe("feed engine", () => {
       { time: T0 + 3 * HOUR_MS + 40, rate: "-0.0000050" },
     ];
     src.clock = T0 + 3 * HOUR_MS + HOUR_MS / 2;
-    const store = new FeedStore(join(dir, "f.db"));
+    const store = new SqliteFeedStore(join(dir, "f.db"));
     const e = engine(src, store);
     await e.start();
     // Replay publishes one tick per settled hour, then the live nowcast of hour 4.
-    expect(store.ticks("BTCSWP", 0, Number.MAX_SAFE_INTEGER, 10).map((t) => t.oracle_px)).toEqual([
+    expect((await store.ticks("BTCSWP", 0, Number.MAX_SAFE_INTEGER, 10)).map((t) => t.oracle_px)).toEqual([
       "75144.000000",
       "75538.973952",
       "75377.333399",
@@ -59,12 +59,12 @@ describe("feed engine", () => {
     const tick = await e.poll();
     expect(tick?.oracle_px).toBe("75490.482139");
     expect(tick?.fixed_leg).toBe("0.0000049135013278317672448");
-    store.close();
+    await store.close();
   });
 
   it("true-up at the hour replaces the nowcast without a jump when the prediction was right", async () => {
     const src = new FakeSource();
-    const store = new FeedStore(join(dir, "f.db"));
+    const store = new SqliteFeedStore(join(dir, "f.db"));
     const e = engine(src, store);
     await e.start();
     src.live = "0.0000040";
@@ -84,12 +84,12 @@ describe("feed engine", () => {
     const afterRaw = Number(after!.raw_px);
     expect(afterRaw).toBeGreaterThan(75016.5);
     expect(afterRaw).toBeLessThan(75016.52);
-    store.close();
+    await store.close();
   });
 
   it("publishes only when the price changes, or after max silence", async () => {
     const src = new FakeSource();
-    const store = new FeedStore(join(dir, "f.db"));
+    const store = new SqliteFeedStore(join(dir, "f.db"));
     const e = new FeedEngine(FEEDS.btcswp, store, src, { inceptionMs: T0, maxSilenceMs: 30_000 });
     await e.start();
     src.live = FEEDS.btcswp.profile.k0.toFixed(); // zero excess: the price stands still
@@ -102,28 +102,28 @@ describe("feed engine", () => {
     src.live = "0.00001";
     src.clock = T0 + 32_000;
     expect(await e.poll()).not.toBeNull();
-    store.close();
+    await store.close();
   });
 
   it("restart continuity: persisted state reopens at the same price, and replays missed hours", async () => {
     const src = new FakeSource();
     src.live = "0.0010000"; // a spike: publication is clamped, so the anchor matters
     const path = join(dir, "f.db");
-    let store = new FeedStore(path);
+    let store = new SqliteFeedStore(path);
     let e = engine(src, store);
     await e.start();
     src.clock = T0 + HOUR_MS / 2;
     const before = await e.poll();
-    store.close();
+    await store.close();
 
-    store = new FeedStore(path);
+    store = new SqliteFeedStore(path);
     e = engine(src, store);
     await e.start();
     expect(e.latest()).toEqual(before);
     const again = await e.poll(); // same exchange time: same price, nothing new
     expect(again).toBeNull();
     expect(e.latest()?.oracle_px).toBe(before!.oracle_px);
-    store.close();
+    await store.close();
 
     // Down across two hour boundaries: the replay settles both and resumes from the stored anchor.
     src.settled.push(
@@ -131,22 +131,22 @@ describe("feed engine", () => {
       { time: T0 + 2 * HOUR_MS, rate: "0.0000100" },
     );
     src.clock = T0 + 2 * HOUR_MS + 60_000;
-    store = new FeedStore(path);
+    store = new SqliteFeedStore(path);
     e = engine(src, store);
     await e.start();
-    const hourTicks = store.ticks("BTCSWP", T0 + HOUR_MS, T0 + 2 * HOUR_MS, 10);
+    const hourTicks = await store.ticks("BTCSWP", T0 + HOUR_MS, T0 + 2 * HOUR_MS, 10);
     expect(hourTicks.map((t) => t.timestamp)).toEqual([T0 + HOUR_MS, T0 + 2 * HOUR_MS]);
     const first = Number(before!.oracle_px);
     expect(Number(hourTicks[0]!.oracle_px)).toBeCloseTo(first * 1.01, 3);
-    store.close();
+    await store.close();
 
     // A fresh process with the same store computes the same index as one that never stopped.
-    const store2 = new FeedStore(path);
+    const store2 = new SqliteFeedStore(path);
     const e2 = engine(src, store2);
     await e2.start();
     const a = await e2.poll();
     expect(a?.settled_through).toBe(T0 + 2 * HOUR_MS);
-    store2.close();
+    await store2.close();
   });
 
   it("refuses to start when replaying the stored hours no longer reproduces the saved index", async () => {
@@ -154,9 +154,9 @@ describe("feed engine", () => {
     src.settled = [{ time: T0 + HOUR_MS, rate: "0.00002" }];
     src.clock = T0 + HOUR_MS + 60_000;
     const path = join(dir, "f.db");
-    const store = new FeedStore(path);
+    const store = new SqliteFeedStore(path);
     await engine(src, store).start();
-    expect(store.state("BTCSWP")?.settledThroughMs).toBe(T0 + HOUR_MS);
+    expect((await store.state("BTCSWP"))?.settledThroughMs).toBe(T0 + HOUR_MS);
     const changed = {
       ...FEEDS.btcswp,
       profile: { ...FEEDS.btcswp.profile, k0: FEEDS.btcswp.profile.k0.plus("1e-7") },
@@ -165,17 +165,17 @@ describe("feed engine", () => {
       /does not reproduce/,
     );
     await expect(engine(src, store).start()).resolves.toBeUndefined();
-    store.close();
+    await store.close();
   });
 
   it("refuses to change a stored inception", async () => {
     const src = new FakeSource();
     const path = join(dir, "f.db");
-    const store = new FeedStore(path);
+    const store = new SqliteFeedStore(path);
     await engine(src, store).start();
     await expect(
       new FeedEngine(FEEDS.btcswp, store, src, { inceptionMs: T0 - HOUR_MS }).start(),
     ).rejects.toThrow(/inception/);
-    store.close();
+    await store.close();
   });
 });

@@ -1,0 +1,246 @@
+import pg from "pg";
+
+/**
+ * Proof of being the elected writer of one singleton job: the lease's name and the token it was
+ * granted. A write made under a fence commits only while that token is still the lease's token.
+ */
+export interface Fence {
+  name: string;
+  token: string;
+}
+
+/** A write was refused because another replica took the job over since this one was elected. */
+export class FencedOutError extends Error {
+  constructor(name: string) {
+    super(`${name}: this replica is no longer the elected writer`);
+    this.name = "FencedOutError";
+  }
+}
+
+export interface LeaderElectionOptions {
+  /** Postgres URL; the election holds one dedicated connection (the advisory lock lives on it). */
+  connectionString: string;
+  /** The singleton job, e.g. "feeds:BTCSWP" (also the lease row's key). */
+  name: string;
+  /** Who holds the lease, for operators reading `leader_leases` (default host:pid). */
+  holder?: string;
+  /** A writer that has not renewed its lease for this long is replaced even if still connected (default 2.5 s). */
+  leaseMs?: number;
+  /** How often a follower tries to take over (default 500 ms). */
+  retryMs?: number;
+  /** Called once per term, with the term's fence; a rejection ends the term. */
+  onElected(fence: Fence): void | Promise<void>;
+  /** Called when a term ends (lease lost, connection lost, or stop()). */
+  onDeposed(): void | Promise<void>;
+  log?: (line: string) => void;
+}
+
+/** The 64-bit advisory lock key of a job name (Postgres hashes it, so every replica agrees). */
+const LOCK_KEY = "hashtextextended($1, 0)";
+
+/**
+ * One singleton job's leader election. The writer holds `pg_try_advisory_lock(key)` on a dedicated
+ * connection, so a writer that dies (or loses its connection) frees the job at once; it also renews a
+ * lease row, so a writer that hangs while still connected is replaced once its lease expires — the
+ * follower ends the hung backend, which frees the lock. Each term bumps the lease's token, and writes
+ * carry it as a fence (see `fencedTransaction`), so a deposed writer that wakes up cannot write.
+ */
+export class LeaderElection {
+  private client: pg.Client | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private fence: Fence | undefined;
+  private renewedAt = 0;
+  private stopped = false;
+  private step: Promise<void> = Promise.resolve();
+  private readonly leaseMs: number;
+  private readonly retryMs: number;
+  private readonly holder: string;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly opts: LeaderElectionOptions) {
+    this.leaseMs = opts.leaseMs ?? 2_500;
+    this.retryMs = opts.retryMs ?? 500;
+    this.holder = opts.holder ?? `${process.env.HOSTNAME ?? "host"}:${process.pid}`;
+    this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  /** The current term's fence, or undefined while this replica is not the writer. */
+  get current(): Fence | undefined {
+    return this.fence;
+  }
+
+  /** Begin campaigning; resolves after the first attempt (elected or not). */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.tick();
+  }
+
+  /** Give the job up (if held) and stop campaigning. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.step;
+    await this.depose();
+    await this.disconnect();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const delay = this.fence ? Math.max(100, Math.floor(this.leaseMs / 3)) : this.retryMs;
+    this.timer = setTimeout(() => void this.tick(), delay);
+    this.timer.unref();
+  }
+
+  private tick(): Promise<void> {
+    this.step = this.step.then(async () => {
+      if (this.stopped) return;
+      try {
+        if (this.fence) await this.renew();
+        else await this.campaign();
+      } catch (err) {
+        this.log(`${this.opts.name}: election: ${err instanceof Error ? err.message : String(err)}`);
+        await this.depose();
+        await this.disconnect();
+      }
+      this.schedule();
+    });
+    return this.step;
+  }
+
+  private async connection(): Promise<pg.Client> {
+    if (this.client) return this.client;
+    const client = new pg.Client({ connectionString: this.opts.connectionString });
+    // A dropped connection has already freed the lock: step down at once, reconnect on the next try.
+    client.on("error", () => {
+      if (this.client === client) this.client = undefined;
+      void this.depose();
+    });
+    await client.connect();
+    // Never wait forever behind a lock (a hung writer's transaction): fail this attempt, retry the next.
+    await client.query(`SET lock_timeout = ${Math.max(500, this.leaseMs)}`);
+    this.client = client;
+    return client;
+  }
+
+  private async disconnect(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async campaign(): Promise<void> {
+    const c = await this.connection();
+    const got = await c.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS got`, [
+      this.opts.name,
+    ]);
+    if (!got.rows[0]?.got) {
+      await this.replaceIfHung(c);
+      return;
+    }
+    const lease = await c.query<{ token: string }>(
+      `INSERT INTO leader_leases (name, holder, token, backend_pid, expires_at)
+       VALUES ($1, $2, 1, pg_backend_pid(), now() + $3 * interval '1 millisecond')
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = leader_leases.token + 1,
+         backend_pid = excluded.backend_pid, expires_at = excluded.expires_at
+       RETURNING token::text AS token`,
+      [this.opts.name, this.holder, this.leaseMs],
+    );
+    const token = lease.rows[0]?.token;
+    if (token === undefined) throw new Error("lease row not written");
+    this.fence = { name: this.opts.name, token };
+    this.renewedAt = Date.now();
+    this.log(`${this.opts.name}: elected writer (term ${token})`);
+    try {
+      await this.opts.onElected(this.fence);
+    } catch (err) {
+      this.log(
+        `${this.opts.name}: could not take the job: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      await this.depose();
+      await c.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [this.opts.name]).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The lock is held elsewhere. If that holder's lease has expired it is connected but not working:
+   * end its backend (only if it really is the one holding this job's lock), which frees the lock.
+   */
+  private async replaceIfHung(c: pg.Client): Promise<void> {
+    await c.query(
+      `SELECT pg_terminate_backend(l.backend_pid)
+         FROM leader_leases l
+        WHERE l.name = $1 AND l.expires_at < now()
+          AND EXISTS (SELECT 1 FROM pg_locks k
+                       WHERE k.locktype = 'advisory' AND k.granted AND k.pid = l.backend_pid
+                         AND ((k.classid::bigint << 32) | k.objid::bigint) = ${LOCK_KEY})`,
+      [this.opts.name],
+    );
+  }
+
+  private async renew(): Promise<void> {
+    const fence = this.fence;
+    if (!fence) return;
+    // Past our own lease without a renewal: another replica may already be replacing us.
+    if (Date.now() - this.renewedAt > this.leaseMs) throw new Error("lease expired before it was renewed");
+    const c = await this.connection();
+    const renewed = await c.query(
+      `UPDATE leader_leases SET expires_at = now() + $3 * interval '1 millisecond'
+        WHERE name = $1 AND token = $2::bigint`,
+      [fence.name, fence.token, this.leaseMs],
+    );
+    if (renewed.rowCount !== 1) throw new Error("lease taken over by another replica");
+    this.renewedAt = Date.now();
+  }
+
+  private async depose(): Promise<void> {
+    if (!this.fence) return;
+    this.fence = undefined;
+    this.log(`${this.opts.name}: no longer the writer`);
+    try {
+      await this.opts.onDeposed();
+    } catch (err) {
+      this.log(
+        `${this.opts.name}: stepping down failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+}
+
+/**
+ * How long a fenced transaction may sit idle before Postgres ends it: our transactions send their
+ * statements back to back, so only a hung (stopped, swapped-out) writer idles this long, and ending
+ * its session releases the lease row it share-locked, so the takeover is not blocked behind it.
+ */
+const FENCED_IDLE_TIMEOUT_MS = 1_000;
+
+/**
+ * Run `work` in one transaction that commits only while `fence` is the lease's current token. The
+ * lease row is share-locked for the transaction, so a takeover (which updates the row) waits for it:
+ * every committed write was made by the writer in office at commit time.
+ */
+export async function fencedTransaction<T>(
+  pool: pg.Pool,
+  fence: Fence | undefined,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    if (fence) {
+      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${FENCED_IDLE_TIMEOUT_MS}`);
+      const held = await client.query(
+        "SELECT 1 FROM leader_leases WHERE name = $1 AND token = $2::bigint FOR SHARE",
+        [fence.name, fence.token],
+      );
+      if (held.rowCount !== 1) throw new FencedOutError(fence.name);
+    }
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -34,6 +34,7 @@ export const GROUPS: readonly Group[] = [
   { commands: ["sim"], load: () => import("./sim.ts") },
   { commands: ["services"], load: () => import("./services.ts") },
   { commands: ["db"], load: () => import("./db.ts") },
+  { commands: ["traders"], load: () => import("./traders.ts") },
 ];
 
 /** The groups to register for an argv: the one owning the first command word, else all of them. */

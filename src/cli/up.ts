@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .option("--house-tick <seconds>", "seconds between house agent ticks (default 5)")
     .option(
       "--split",
-      "run each public service in its own process (default: one shared process; HL_UP_SPLIT=1 does the same)",
+      "run each public service and each house agent in its own process (default: one shared process for the services, one for the house agents; HL_UP_SPLIT=1 does the same)",
     )
     .action(async (flags: UpFlags) => {
       const cfg = upConfig(flags);

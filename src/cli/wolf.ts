@@ -9,13 +9,11 @@ import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
 import { evaluateDsl, newDslState } from "../guard/dsl.ts";
 import { listGuards } from "../guard/store.ts";
-import { runReview } from "../review/review-hook.ts";
 import { configuredVault, configuredVaultContext, vaultSummary } from "../review/vault-notes.ts";
 import { formatMovers, formatMoversPreset, formatScan, formatScannerPreset } from "../signals/format.ts";
 import { moversHistoryPath, readHistory, scannerHistoryPath } from "../signals/history.ts";
 import type { MoversScan } from "../signals/movers.ts";
 import { MOVERS_PRESETS, moversConfig } from "../signals/movers-config.ts";
-import { moversOnce, scanOnce } from "../signals/run.ts";
 import type { ScanResult } from "../signals/scanner.ts";
 import { SCANNER_PRESETS, scannerConfig } from "../signals/scanner-config.ts";
 import { CandleCache } from "../signals/source.ts";
@@ -145,8 +143,9 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
       stream: o.stream,
       // HOWL + judge every review_interval_ticks and daily after 04:00 UTC; bounded auto-tuning of the
       // live config (takes effect next tick, persisted in state.json's `config`).
-      onReview: (ctx) => {
-        const run = runReview({
+      // Imported on the first review, not at start: a restarted run is guarded before this loads.
+      onReview: async (ctx) => {
+        const run = (await import("../review/review-hook.ts")).runReview({
           dataDir: ctx.dataDir,
           reason: ctx.reason,
           nowMs: ctx.nowMs,
@@ -470,6 +469,7 @@ function registerScanner(program: Command): void {
       const port = new HlWolfPort(s.client);
       const cache = new CandleCache(port);
       await loopScans(o, once, async (n) => {
+        const { scanOnce } = await import("../signals/run.ts");
         const { result } = await scanOnce(port, cache, cfg, dataDirOf(o));
         process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : formatScan(result, n));
       });
@@ -518,6 +518,7 @@ function registerMovers(program: Command): void {
       const port = new HlWolfPort(s.client);
       const cache = new CandleCache(port);
       await loopScans(o, once, async (n) => {
+        const { moversOnce } = await import("../signals/run.ts");
         const m = await moversOnce(port, cache, cfg, dataDirOf(o));
         process.stdout.write(o.json ? `${JSON.stringify(m, null, 2)}\n` : formatMovers(m, cfg, n));
       });

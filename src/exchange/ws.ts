@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type {
   AllMidsWsEvent,
   CandleWsEvent,
@@ -8,7 +9,7 @@ import type {
   UserFillsWsEvent,
 } from "@nktkas/hyperliquid";
 import { SubscriptionClient, WebSocketTransport } from "@nktkas/hyperliquid";
-import WebSocket from "ws";
+import type WebSocketPackage from "ws";
 import type { Address } from "./config.ts";
 import { ExchangeError, NetworkError, TimeoutError } from "./errors.ts";
 import type { CandleInterval } from "./info.ts";
@@ -45,10 +46,20 @@ export interface StreamOptions {
  * `{type:"allMids"}` request also swallows the acks of `{type:"allMids", dex}` and those time out.
  * One message per task (the WHATWG behaviour the SDK is written for) keeps the pairing right.
  */
-class OneMessagePerTaskWebSocket extends WebSocket {
-  constructor(url: string | URL, protocols?: string | string[]) {
-    super(url, protocols, { allowSynchronousEvents: false });
+type WebSocketClass = new (url: string | URL, protocols?: string | string[]) => globalThis.WebSocket;
+let oneMessagePerTask: WebSocketClass | undefined;
+/** Defined (and `ws` loaded) on the first connection: a process that never streams never loads it. */
+function oneMessagePerTaskWebSocket(): WebSocketClass {
+  if (!oneMessagePerTask) {
+    const WebSocket = createRequire(import.meta.url)("ws") as typeof WebSocketPackage;
+    class OneMessagePerTaskWebSocket extends WebSocket {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols, { allowSynchronousEvents: false });
+      }
+    }
+    oneMessagePerTask = OneMessagePerTaskWebSocket as unknown as WebSocketClass;
   }
+  return oneMessagePerTask;
 }
 
 /**
@@ -77,10 +88,7 @@ export class HlStream {
         isTestnet: this.opts.isTestnet,
         timeout: this.opts.timeoutMs ?? 10_000,
         reconnect: {
-          WebSocket: OneMessagePerTaskWebSocket as unknown as new (
-            url: string | URL,
-            protocols?: string | string[],
-          ) => globalThis.WebSocket,
+          WebSocket: oneMessagePerTaskWebSocket(),
           maxRetries: this.opts.maxRetries ?? 5,
         },
       });

@@ -1,6 +1,7 @@
+import { createRequire } from "node:module";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Registry } from "prom-client";
-import { serviceMetrics } from "./metrics.ts";
+import { METRICS_CONTENT_TYPE, type ServiceMetrics, serviceMetrics } from "./metrics.ts";
 
 export interface ServiceOptions {
   /** Service name, used in logs and metrics. */
@@ -16,7 +17,10 @@ export interface ServiceOptions {
 
 export interface Service {
   app: FastifyInstance;
-  metrics: Registry;
+  /** prom-client's registry for the service's own metrics (reading it loads prom-client). */
+  readonly metrics: Registry;
+  /** The service's metrics, without loading prom-client until scraped. */
+  meter: ServiceMetrics;
 }
 
 export class HttpError extends Error {
@@ -37,6 +41,17 @@ function applyCors(reply: FastifyReply, origin: string): void {
   reply.header("Access-Control-Allow-Headers", CORS_HEADERS);
 }
 
+// No route declares a JSON schema: the schema compilers (ajv, fast-json-stringify; several MB) load
+// only if one ever does, from fastify's own dependencies.
+const fromFastify = createRequire(createRequire(import.meta.url).resolve("fastify"));
+type CompilerFactory = (...args: unknown[]) => unknown;
+const lazyCompilers = {
+  buildValidator: (...args: unknown[]) =>
+    (fromFastify("@fastify/ajv-compiler") as () => CompilerFactory)()(...args),
+  buildSerializer: (...args: unknown[]) =>
+    (fromFastify("@fastify/fast-json-stringify-compiler") as () => CompilerFactory)()(...args),
+};
+
 /**
  * A Fastify app with the platform's conventions: JSON `{error}` bodies with the right status for
  * every failure (never HTML, never a stack), CORS, OPTIONS → 204, and a Prometheus `/metrics`.
@@ -44,9 +59,13 @@ function applyCors(reply: FastifyReply, origin: string): void {
 export function createService(opts: ServiceOptions): Service {
   const origin = opts.corsOrigin ?? process.env.CORS_ORIGIN ?? "*";
   const corsPaths = opts.corsPaths ?? (() => true);
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 1_048_576, forceCloseConnections: true });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: 1_048_576,
+    forceCloseConnections: true,
+    schemaController: { compilersFactory: lazyCompilers as never },
+  });
   const meter = serviceMetrics(opts.name);
-  const metrics = meter.registry;
   app.addHook("onResponse", async (req: FastifyRequest, reply: FastifyReply) => {
     meter.observe(
       req.method,
@@ -90,11 +109,17 @@ export function createService(opts: ServiceOptions): Service {
   );
 
   app.get("/metrics", async (_req, reply) => {
-    reply.type(metrics.contentType);
-    return metrics.metrics();
+    reply.type(METRICS_CONTENT_TYPE);
+    return meter.text();
   });
 
-  return { app, metrics };
+  return {
+    app,
+    meter,
+    get metrics() {
+      return meter.registry;
+    },
+  };
 }
 
 /** Listen and return the bound port (port 0 picks a free one). */

@@ -1,7 +1,15 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
-import matter from "gray-matter";
+
+type Matter = typeof import("gray-matter");
+let matterParser: Matter | undefined;
+/** The front-matter parser, loaded on the first note read: most processes never read a vault. */
+function matter(...args: Parameters<Matter>): ReturnType<Matter> {
+  matterParser ??= createRequire(import.meta.url)("gray-matter") as Matter;
+  return matterParser(...args);
+}
 
 /** Tags that make a note part of the trading context. */
 export const TRADING_TAGS = ["trading", "market-thesis", "wolf", "watchlist", "risk"] as const;

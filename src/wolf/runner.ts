@@ -3,7 +3,6 @@ import { D, dec, wire } from "../core/decimal.ts";
 import { CoinCooldowns } from "../exchange/rejections.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
-import { moversOnce, scanOnce } from "../signals/run.ts";
 import type { Opportunity } from "../signals/scanner.ts";
 import { type ScannerConfig, scannerConfig } from "../signals/scanner-config.ts";
 import { observeSmartMoney, type SmartMoneySignal, type SmartMoneyState } from "../signals/smart-money.ts";
@@ -82,6 +81,10 @@ export class WolfRunner {
   private lastMovers: MoverSignal[] = [];
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
+  /** The start-up poll that seeds what the whales already hold; the first tick waits for it. */
+  private smartSeed: Promise<void> = Promise.resolve();
+  /** Set once the first state (reconciled, every open slot guarded) is written. */
+  private started = false;
   private feed: PriceFeed | undefined;
   /** Coins left alone after a refusal that will not go away at once. */
   private readonly cooldowns = new CoinCooldowns();
@@ -167,29 +170,27 @@ export class WolfRunner {
     const runner = new WolfRunner(opts, state, lock);
     for (const s of state.slots)
       if (isOpen(s)) runner.guards.restore(s, now, await runner.lostGuardPrices(s, now));
-    await runner.reconcile();
+    // Protection first: the stream attaches (in the background) while the exchange is asked, so the
+    // restored stops see prices as soon as it can deliver them; ticks start at once regardless.
+    if (opts.stream !== false) runner.startFeed();
+    else delete runner.state.price_stream;
+    try {
+      await runner.reconcile();
+    } catch (err) {
+      await runner.feed?.stop();
+      throw err;
+    }
     for (const s of state.slots) if (s.status === "pending") void runner.resolvePending(s.slot_id);
-    await runner.pollSmartMoney(new Map()); // seeds the whales' current positions: they are not "new"
+    // The first state written is the reconciled one, with every open slot guarded.
+    runner.started = true;
     runner.save();
     rememberWolfSession(opts.dataDir, "session_start", runner.state, now, runner.log);
-    // The stream attaches in the background: ticks (and their exit checks) start at once regardless.
-    if (opts.stream !== false) {
-      const feed = new PriceFeed({
-        port: opts.port,
-        onMids: (mids) => runner.onMids(mids),
-        guardedCoins: () => runner.protector.guardedCoins(),
-        onStatus: (status) => {
-          runner.state.price_stream = status;
-          runner.save();
-        },
-        log: runner.log,
-        ...(opts.alerter ? { alerter: opts.alerter } : {}),
-        ...opts.feed,
-      });
-      runner.feed = feed;
-      runner.state.price_stream = "ok";
-      runner.streamReady = feed.start();
-    } else delete runner.state.price_stream;
+    // Off the start's critical path: seeding the whales' current positions (they are not "new").
+    runner.smartSeed = runner.pollSmartMoney(new Map()).then(
+      () => undefined,
+      (err: unknown) =>
+        runner.log(`smart money: start-up poll failed (${(err as Error).message}); the first tick seeds it`),
+    );
     return runner;
   }
 
@@ -211,6 +212,24 @@ export class WolfRunner {
       );
       return [];
     }
+  }
+
+  private startFeed(): void {
+    const feed = new PriceFeed({
+      port: this.opts.port,
+      onMids: (mids) => this.onMids(mids),
+      guardedCoins: () => this.protector.guardedCoins(),
+      onStatus: (status) => {
+        this.state.price_stream = status;
+        if (this.started) this.save();
+      },
+      log: this.log,
+      ...(this.opts.alerter ? { alerter: this.opts.alerter } : {}),
+      ...this.opts.feed,
+    });
+    this.feed = feed;
+    this.state.price_stream = "ok";
+    this.streamReady = feed.start();
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -269,6 +288,9 @@ export class WolfRunner {
     this.protector.onMids(mids);
     this.guards.persistAll();
 
+    // Loaded on the first tick, not at start: a restarted run is guarded before the scans' code loads.
+    const { moversOnce, scanOnce } = await import("../signals/run.ts");
+
     this.lastMovers = await moversOnce(this.scanSource, this.cache, this.moversCfg, this.opts.dataDir)
       .then((m) => m.signals)
       .catch((e) => {
@@ -289,6 +311,7 @@ export class WolfRunner {
         .catch((e) => this.log(`scanner failed: ${(e as Error).message}`));
     }
     const scanner = st.tick_count < this.scannerQueue.untilTick ? this.scannerQueue.opportunities : [];
+    await this.smartSeed;
     const smartMoney = await this.pollSmartMoney(prices);
 
     const inputs: TickInputs = {

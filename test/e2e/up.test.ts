@@ -236,10 +236,13 @@ describe("hl up", () => {
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);
     const tree = descendants(running.child.pid!);
     expect(tree).toContain(health?.pid);
-    // The public services share one process: sim, agent (+ its WOLF child), four house agents, services.
-    expect(tree.length).toBeGreaterThanOrEqual(8);
+    // The public services share one process, the house agents another: sim, agent (+ its WOLF child),
+    // traders, services.
+    expect(tree.length).toBeGreaterThanOrEqual(5);
     const commands = hlCommands(tree);
     expect(commands.filter((c) => c === "services serve")).toHaveLength(1);
+    expect(commands.filter((c) => c === "traders serve")).toHaveLength(1);
+    expect(commands.filter((c) => c.startsWith("run "))).toEqual([]);
     for (const service of ["leaderboard", "feeds", "isfr", "points", "mcp"])
       expect(commands, service).not.toContain(`${service} serve`);
     const code = await stopUp(running);

@@ -93,7 +93,7 @@ describe("lazy imports", () => {
     expect(heavyIn(modules)).toEqual({});
   });
 
-  it("`hl agent serve` at rest (health and status) loads neither the strategies nor the schema library", async () => {
+  it("`hl agent serve` at rest (health and status) loads neither the strategies, the schema libraries nor prom-client", async () => {
     const { agent: port } = await freeUpPorts();
     const base = `http://127.0.0.1:${port}`;
     const modules = await loadedBy(
@@ -107,6 +107,9 @@ describe("lazy imports", () => {
     expect(modules.some((m) => /services\/agent\/server\.(ts|js)$/.test(m))).toBe(true);
     expect(modules.filter((m) => /\/(src|dist)\/strategies\//.test(m))).toEqual([]);
     expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
+    // fastify's schema compilers (no route has a schema) and prom-client (until /metrics is read)
+    const heavy = /node_modules\/(ajv|prom-client)\/|node_modules\/fast-json-stringify\/index\.js/;
+    expect(modules.filter((m) => heavy.test(m))).toEqual([]);
   });
 
   it("the long-lived `hl up` process loads neither the exchange client nor the schema library", async () => {

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { Gauge } from "prom-client";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { CORS_HEADERS, CORS_METHODS, createService, HttpError, listen } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
@@ -49,7 +48,7 @@ export interface AgentService {
 export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Promise<AgentService> {
   const startedAt = Date.now();
   const gateway = cfg.gatewayUrl ? gatewayProxy(cfg.gatewayUrl) : undefined;
-  const { app, metrics } = createService({
+  const { app, meter } = createService({
     name: "agent",
     corsOrigin: cfg.corsOrigin,
     corsPaths: (url) => url.startsWith("/api/"),
@@ -114,16 +113,18 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     ],
     ["agent_total_orders", "Orders placed this session (strategy mode)", () => numberField("total_orders")],
   ];
-  for (const [name, help, value] of gauges) {
-    new Gauge({
-      name,
-      help,
-      registers: [metrics],
-      collect() {
-        this.set(value());
-      },
-    });
-  }
+  // Read when scraped: prom-client loads with the first /metrics, not with the service.
+  meter.whenLoaded((prom, registry) => {
+    for (const [name, help, value] of gauges)
+      new prom.Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(value());
+        },
+      });
+  });
 
   app.get("/health", async () => ({
     status: "ok",

@@ -5,6 +5,9 @@ import { fileURLToPath } from "node:url";
 /** Path of the `hl` launcher, so children run the same code base as their parent. */
 export const HL_BIN = fileURLToPath(new URL("../../../bin/hl.mjs", import.meta.url));
 
+/** A child that lived this long before it crashed had an isolated crash: restarted at once. */
+export const HEALTHY_AFTER_MS = 60_000;
+
 export interface SupervisorOptions {
   args: string[];
   /** Script run by node; the `hl` launcher unless a test substitutes a fake job. */
@@ -85,7 +88,7 @@ export class Supervisor extends EventEmitter {
       baseBackoffMs: opts.baseBackoffMs ?? 1000,
       maxBackoffMs: opts.maxBackoffMs ?? 30_000,
       maxRestarts: opts.maxRestarts ?? 10,
-      healthyAfterMs: opts.healthyAfterMs ?? 60_000,
+      healthyAfterMs: opts.healthyAfterMs ?? HEALTHY_AFTER_MS,
       stopTimeoutMs: opts.stopTimeoutMs ?? 15_000,
       stdio: opts.stdio ?? "inherit",
     };

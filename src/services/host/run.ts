@@ -26,16 +26,16 @@ const isHostedSpec = (v: unknown): v is HostedSpec => {
   );
 };
 
-export function parseHostedSpecs(raw: string | undefined): HostedSpec[] {
-  if (!raw) throw new UserError(`${HOSTED_SERVICES_ENV} is not set: nothing to serve`);
+export function parseHostedSpecs(raw: string | undefined, variable = HOSTED_SERVICES_ENV): HostedSpec[] {
+  if (!raw) throw new UserError(`${variable} is not set: nothing to serve`);
   let specs: unknown;
   try {
     specs = JSON.parse(raw);
   } catch {
-    throw new UserError(`${HOSTED_SERVICES_ENV} is not JSON`);
+    throw new UserError(`${variable} is not JSON`);
   }
   if (!Array.isArray(specs) || specs.length === 0 || !specs.every(isHostedSpec))
-    throw new UserError(`${HOSTED_SERVICES_ENV} must be a JSON array of {name, args, env}`);
+    throw new UserError(`${variable} must be a JSON array of {name, args, env}`);
   return specs;
 }
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { HL_BIN, Supervisor } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
-import { combineServices, healthUrls } from "./combine.ts";
+import { combineServices, combineTraders, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
 import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
@@ -100,7 +100,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
 
   const u = urls(cfg);
   const planned = plan(cfg, opts.env ?? process.env);
-  const specs = cfg.split ? planned : combineServices(planned);
+  const specs = cfg.split ? planned : combineServices(combineTraders(planned));
   const children: RunningChild[] = [];
   const fds: number[] = [];
   let stopping = false;
@@ -156,6 +156,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   // Trading children that route through a builder code approve it first (signed by their paper wallet).
   await Promise.all(
     rest
+      .flatMap((s) => s.hosts ?? [s])
       .filter((s) => s.builder && s.walletDir)
       .map((s) =>
         approveHouseBuilder(s).catch((e: Error) =>
@@ -177,9 +178,11 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   ready.catch(() => undefined);
 
   const traders = children.flatMap((c) =>
-    c.spec.walletDir && c.spec.displayName
-      ? [{ name: c.spec.name, walletDir: c.spec.walletDir, displayName: c.spec.displayName }]
-      : [],
+    (c.spec.hosts ?? [c.spec]).flatMap((s) =>
+      s.walletDir && s.displayName
+        ? [{ name: s.name, walletDir: s.walletDir, displayName: s.displayName }]
+        : [],
+    ),
   );
   void registerAgents(u.leaderboard, traders, aborter.signal, (agent, address) =>
     opts.log(`${agent.name} (${address}) is on the leaderboard`),

@@ -1,0 +1,134 @@
+import { join } from "node:path";
+import { UserError } from "../../core/errors.ts";
+import type { HostedSpec } from "./run.ts";
+import type { RunningService, ServeContext } from "./types.ts";
+
+/** The environment variable carrying a traders host's runs, as JSON (`HostedSpec[]` of `hl run …`). */
+export const HOSTED_TRADERS_ENV = "HL_HOSTED_TRADERS";
+
+/** What an `hl run` command line of a hosted trader says. */
+export interface TraderArgs {
+  strategy: string;
+  instrument: string;
+  tickSeconds: number;
+  network?: string;
+  params: Record<string, number>;
+}
+
+/**
+ * `hl run STRATEGY [-i INSTRUMENT] [--tick S] [--network N] [-p name=value]…`, the form `hl up` gives
+ * its house agents. Anything else is refused rather than half understood.
+ */
+export function parseTraderArgs(args: readonly string[]): TraderArgs {
+  const [command, strategy, ...rest] = args;
+  const line = args.join(" ");
+  if (command !== "run" || !strategy || strategy.startsWith("-"))
+    throw new UserError(`not an \`hl run STRATEGY\` command: ${line}`);
+  const out: TraderArgs = { strategy, instrument: "ETH-PERP", tickSeconds: 10, params: {} };
+  for (let i = 0; i < rest.length; i += 2) {
+    const flag = rest[i]!;
+    const value = rest[i + 1];
+    if (!["-i", "--instrument", "-t", "--tick", "--network", "-p", "--param"].includes(flag))
+      throw new UserError(`unsupported option ${flag} for a hosted trader: ${line}`);
+    if (value === undefined) throw new UserError(`${flag} needs a value in: ${line}`);
+    if (flag === "-i" || flag === "--instrument") out.instrument = value;
+    else if (flag === "-t" || flag === "--tick") {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n < 0)
+        throw new UserError(`--tick must be a non-negative number in: ${line}`);
+      out.tickSeconds = n;
+    } else if (flag === "--network") out.network = value;
+    else if (flag === "-p" || flag === "--param") {
+      const m = /^([a-z0-9_]+)=(.+)$/i.exec(value);
+      const n = m ? Number(m[2]) : Number.NaN;
+      if (!m || !Number.isFinite(n)) throw new UserError(`--param must look like name=number in: ${line}`);
+      out.params[m[1]!] = n;
+    }
+  }
+  return out;
+}
+
+/** Back-off of a trader's restart after its n-th quick failure in a row (like a supervised process). */
+export function traderRestartDelayMs(failures: number): number {
+  return Math.min(30_000, 2_000 * 2 ** Math.max(0, failures - 1));
+}
+
+const QUICK_FAILURE_MS = 60_000;
+const MAX_QUICK_FAILURES = 5;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Run several `hl run` trading engines in this process, each with its own environment (and so its
+ * own data directory and paper wallet); log lines carry the trader's name. An engine that stops on
+ * its own (a failure, a risk hard stop) is restarted with a back-off, the way a supervisor restarts
+ * its process, and given up on after repeated quick failures; the others keep trading.
+ */
+export async function hostTraders(specs: readonly HostedSpec[], host: ServeContext): Promise<RunningService> {
+  const parsed = specs.map((spec) => ({ spec, args: parseTraderArgs(spec.args) }));
+  const { runStrategy } = await import("../../engine/runner.ts");
+  const stop = new AbortController();
+  const loops = parsed.map(async ({ spec, args }) => {
+    const env: Record<string, string | undefined> = {
+      ...host.env,
+      [HOSTED_TRADERS_ENV]: undefined,
+      ...spec.env,
+    };
+    const log = (line: string) => host.log(`[${spec.name}] ${line}`);
+    const dataDir = env.DATA_DIR ?? "./data";
+    let failures = 0;
+    while (!stop.signal.aborted) {
+      const started = Date.now();
+      try {
+        const r = await runStrategy({
+          strategy: args.strategy,
+          instrument: args.instrument,
+          tickSeconds: args.tickSeconds,
+          maxTicks: 0,
+          mock: false,
+          dryRun: false,
+          ...(args.network ? { network: args.network } : {}),
+          resume: true,
+          dataDir: join(dataDir, "cli"),
+          recordsDir: dataDir,
+          params: args.params,
+          env,
+          signal: stop.signal,
+          log,
+          onStart: (info) =>
+            log(`${args.strategy} on ${info.instrument} (${info.network}), tick ${args.tickSeconds}s`),
+        });
+        if (stop.signal.aborted) return;
+        log(`stopped (${r.stopReason}${r.haltReason ? `: ${r.haltReason}` : ""})`);
+      } catch (err) {
+        if (stop.signal.aborted) return;
+        host.warn(`[${spec.name}] failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      failures = Date.now() - started >= QUICK_FAILURE_MS ? 1 : failures + 1;
+      if (failures > MAX_QUICK_FAILURES) {
+        host.warn(`[${spec.name}] keeps stopping; gave up (the other traders keep running)`);
+        return;
+      }
+      const wait = traderRestartDelayMs(failures);
+      log(`restarting in ${Math.round(wait / 1000)} s`);
+      await sleep(wait, stop.signal);
+    }
+  });
+  return {
+    async close() {
+      stop.abort();
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -122,5 +122,21 @@ describe("hl db", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("a command on the SQLite default never loads the Postgres client", async () => {
+    const trace = join(root, "modules.trace");
+    const r = await hl(
+      { DATABASE_URL: "", DATA_DIR: join(root, "sqlite"), HL_TRACE_MODULES: trace },
+      "leaderboard",
+      "list",
+      "--cached",
+      "--network",
+      "paper",
+    );
+    expect(r.stdout).toBe("no agents registered on paper\n");
+    const loaded = readFileSync(trace, "utf8");
+    expect(loaded).toContain("/src/services/leaderboard/store.ts");
+    expect(loaded).not.toMatch(/node_modules\/pg\//);
   });
 });

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -67,10 +67,14 @@ describe("hl db", () => {
     );
   });
 
-  it("without DATABASE_URL it exits non-zero with one readable line", async () => {
-    const unset = await hl({ DATABASE_URL: "" }, "db", "migrate");
+  it("without DATABASE_URL it exits non-zero with one readable line, never having loaded the Postgres client", async () => {
+    const trace = join(root, "modules.trace");
+    const unset = await hl({ DATABASE_URL: "", HL_TRACE_MODULES: trace }, "db", "migrate");
     expect(unset.code).not.toBe(0);
     expect(unset.stderr).toBe("error: DATABASE_URL is not set (postgres://user:password@host:5432/db)\n");
+    const loaded = readFileSync(trace, "utf8");
+    expect(loaded).toContain("/src/db/pool.ts");
+    expect(loaded).not.toMatch(/node_modules\/pg\//);
   });
 
   it("import copies a data dir and prints what it copied and verified", async () => {

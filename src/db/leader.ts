@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "./pool.ts";
 
 /**
  * Proof of being the elected writer of one singleton job: the lease's name and the token it was
@@ -109,7 +110,7 @@ export class LeaderElection {
 
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = new pg.Client({ connectionString: this.opts.connectionString });
+    const client = new (loadPg().Client)({ connectionString: this.opts.connectionString });
     // A dropped connection has already freed the lock: step down at once, reconnect on the next try.
     client.on("error", () => {
       if (this.client === client) this.client = undefined;

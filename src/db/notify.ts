@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "./pool.ts";
 
 type Handler = (payload: string) => void;
 
@@ -62,7 +63,7 @@ export class PgListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.opts.connectionString });
+    const client = new (loadPg().Client)({ connectionString: this.opts.connectionString });
     client.on("notification", (msg) => {
       for (const h of this.handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
     });

@@ -7,7 +7,7 @@ export type PoolClient = Pg.PoolClient;
 
 /** Loaded on the first pool: a service on its SQLite file never pays for the Postgres client. */
 let pgModule: typeof Pg | undefined;
-const loadPg = (): typeof Pg => {
+export const loadPg = (): typeof Pg => {
   pgModule ??= createRequire(import.meta.url)("pg") as typeof Pg;
   return pgModule;
 };

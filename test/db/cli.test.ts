@@ -73,7 +73,7 @@ describe("hl db", () => {
     expect(unset.code).not.toBe(0);
     expect(unset.stderr).toBe("error: DATABASE_URL is not set (postgres://user:password@host:5432/db)\n");
     const loaded = readFileSync(trace, "utf8");
-    expect(loaded).toContain("/src/db/pool.ts");
+    expect(loaded).toMatch(/\/(src|dist)\/db\/pool\.(ts|js)\n/);
     expect(loaded).not.toMatch(/node_modules\/pg\//);
   });
 

@@ -16,6 +16,8 @@ const HEAVY: Record<string, RegExp> = {
   viem: /node_modules\/viem\//,
   "MCP SDK": /node_modules\/@modelcontextprotocol\/sdk\//,
   "sim world": /\/(src|dist)\/sim\//,
+  // Without DATABASE_URL the services keep their SQLite files and never load the Postgres client.
+  "Postgres client": /node_modules\/pg\//,
 };
 
 const dir = mkdtempSync(join(tmpdir(), "hl-lazy-"));

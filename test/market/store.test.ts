@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Decimal from "decimal.js";
+import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import { parquetMetadata, parquetSchema } from "hyparquet";
 import { afterAll, describe, expect, it } from "vitest";

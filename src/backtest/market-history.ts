@@ -1,25 +1,10 @@
 import { UserError } from "../core/errors.ts";
 
-/** A stored candle (the market-data store's row shape). */
-export interface CandleRow {
-  t: number;
-  T: number;
-  o: string;
-  h: string;
-  l: string;
-  c: string;
-  v: string;
-  n: number;
-}
+import type { CandleInterval, CandleRow, FundingRow } from "../market/types.ts";
 
-/** A stored hourly funding settlement. */
-export interface FundingRow {
-  t: number;
-  rate: string;
-  premium: string;
-}
+export type { CandleRow, FundingRow };
 
-export type BacktestInterval = "1m" | "5m" | "1h";
+export type BacktestInterval = CandleInterval;
 
 export const INTERVAL_MS: Readonly<Record<BacktestInterval, number>> = {
   "1m": 60_000,

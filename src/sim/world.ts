@@ -6,8 +6,6 @@ import type { SigningChain } from "./auth/recover-signer.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
 import {
   HOUSE_ADDRESSES,
-  HOUSE_MAKER,
-  HOUSE_TAKER,
   HouseDriver,
   type HouseMarket,
 } from "./model/house-driver.ts";

@@ -4,11 +4,7 @@ import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
-import {
-  HOUSE_ADDRESSES,
-  HouseDriver,
-  type HouseMarket,
-} from "./model/house-driver.ts";
+import { HOUSE_ADDRESSES, HouseDriver, type HouseMarket } from "./model/house-driver.ts";
 import { MarketModel } from "./model/market-model.ts";
 import type { PriceState } from "./model/price-process.ts";
 import { SimScheduler } from "./model/scheduler.ts";

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type {
+  ActiveAssetCtxWsEvent,
   AllMidsWsEvent,
   CandleWsEvent,
   ISubscription,
@@ -16,6 +17,7 @@ import type { CandleInterval } from "./info.ts";
 import { instrumentToCoin } from "./symbols.ts";
 
 export type {
+  ActiveAssetCtxWsEvent,
   AllMidsWsEvent,
   CandleWsEvent,
   L2BookWsEvent,
@@ -129,6 +131,16 @@ export class HlStream {
   /** Public trades of an instrument or coin. */
   trades(instrumentOrCoin: string, listener: (event: TradesWsEvent) => void): Promise<Subscription> {
     return this.subscribe("trades", (c) => c.trades({ coin: instrumentToCoin(instrumentOrCoin) }, listener));
+  }
+
+  /** A perp's context (funding rate, open interest, oracle/mark/mid price, day volume), pushed on change. */
+  activeAssetCtx(
+    instrumentOrCoin: string,
+    listener: (event: ActiveAssetCtxWsEvent) => void,
+  ): Promise<Subscription> {
+    return this.subscribe("activeAssetCtx", (c) =>
+      c.activeAssetCtx({ coin: instrumentToCoin(instrumentOrCoin) }, listener),
+    );
   }
 
   /** Candles of an instrument or coin. */

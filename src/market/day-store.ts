@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { canonicalDecimal, decimalToDouble } from "./decimal-double.ts";
-import { coinDir, dayFile, dayOf, daysBetween, journalFile } from "./layout.ts";
+import { coinDir, DAY_MS, dayFile, dayOf, dayOfFileName, dayStart, journalFile } from "./layout.ts";
 import { type ColumnSpec, type ColumnValues, decodeParquet, encodeParquet } from "./parquet-codec.ts";
 import type { Dataset, MarketQuery, MarketTarget } from "./types.ts";
 
@@ -21,7 +21,12 @@ const READ_CONCURRENCY = 8;
 /** The rows of one coin with fromMs <= t < toMs: day files and their journals, sorted by t, one per key. */
 export async function readRange<R extends { t: number }>(spec: DatasetSpec<R>, q: MarketQuery): Promise<R[]> {
   const dir = coinDir(q.root, q.network, spec.dataset, q.coin);
-  const days = daysBetween(q.fromMs, q.toMs);
+  if (!(q.toMs > q.fromMs)) return [];
+  // Only the days held are opened, so an open-ended range (fromMs 0) costs one directory listing.
+  const days = (await heldDays(dir)).filter((d) => {
+    const start = dayStart(d);
+    return start < q.toMs && start + DAY_MS > q.fromMs;
+  });
   const perDay: R[][] = new Array(days.length);
   let next = 0;
   const worker = async () => {
@@ -175,6 +180,23 @@ function normalizeRow<R extends { t: number }>(spec: DatasetSpec<R>, row: R): R 
     record[col.name] = canonicalDecimal(v as string);
   }
   return record as R;
+}
+
+/** Days with a Parquet file or a journal in `dir`, oldest first. */
+async function heldDays(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  const days = new Set<string>();
+  for (const name of names) {
+    const f = dayOfFileName(name);
+    if (f) days.add(f.day);
+  }
+  return [...days].sort();
 }
 
 async function readIfExists(path: string): Promise<Buffer | undefined> {

@@ -120,6 +120,10 @@ describe("candles", () => {
     expect(part.map((r) => r.t)).toEqual([DAY0 + DAY_MS - MIN]);
     const dir = coinDir(root, "test", "candles_1m", "ETH");
     expect(readdirSync(dir).sort()).toEqual(["2026-01-01.parquet", "2026-01-02.parquet"]);
+    // An open-ended range opens only the days held.
+    const t0 = performance.now();
+    expect(await readCandles({ ...target, fromMs: 0, toMs: 8.64e15 })).toEqual(all);
+    expect(performance.now() - t0).toBeLessThan(2_000);
   });
 
   it("a second write merges into the day: new candles added, same open time replaced, no temp file left", async () => {

@@ -1,0 +1,115 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { RecordedCandle, RecordedMarket } from "../../../src/sim/replay/recorded.ts";
+import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+
+const START = Date.UTC(2026, 10, 20, 6, 0);
+const MIN = 60_000;
+/** A crawling clock: wall time barely moves it, so only advance() does. */
+const FROZEN = 1e-9;
+const open: SimWorld[] = [];
+afterAll(() => Promise.all(open.map((w) => w.close())));
+
+async function world(opts: Parameters<typeof startSimWorld>[0]): Promise<SimWorld> {
+  const w = await startSimWorld(opts);
+  open.push(w);
+  return w;
+}
+
+/** 2 h of ETH minutes around START: a zig-zag no model would draw, on ETH's tick grid. */
+function ethCandles(): RecordedCandle[] {
+  const out: RecordedCandle[] = [];
+  for (let i = -60; i < 60; i++) {
+    const c = 3000 + (i % 7) * 2.5 + Math.floor(i / 10);
+    const o = c - 1.5;
+    out.push({ t: START + i * MIN, o, h: c + 3, l: o - 2, c, v: 1.25 + (i & 3), n: 3 + (i & 1) });
+  }
+  return out;
+}
+
+type Book = { levels: { px: string; sz: string }[][]; time: number };
+type WireCandle = { t: number; o: string; h: string; l: string; c: string; v: string; n: number };
+
+describe("sim world replaying a recording", () => {
+  it("shows the recorded candles up to the clock and never the minute in progress", async () => {
+    const candles = ethCandles();
+    const eth: RecordedMarket = { coin: "ETH", candles, books: [], funding: [] };
+    const w = await world({ speed: FROZEN, replay: { fromMs: START, markets: [eth] } });
+    expect(w.clock.now()).toBe(START);
+    expect(w.replay).toEqual({ coins: ["ETH"], fromMs: START, endMs: START + 60 * MIN });
+
+    const snap = () =>
+      w.venue.info({
+        type: "candleSnapshot",
+        req: { coin: "ETH", interval: "1m", startTime: START - 30 * MIN },
+      }) as WireCandle[];
+    // The past: the recorded minutes before the start, as recorded.
+    const before = snap().filter((k) => k.t < START);
+    expect(before).toHaveLength(30);
+    const rec = candles.find((k) => k.t === START - MIN)!;
+    const wire = before.find((k) => k.t === START - MIN)!;
+    expect([wire.o, wire.h, wire.l, wire.c].map(Number)).toEqual([rec.o, rec.h, rec.l, rec.c]);
+
+    w.advance(10 * MIN + 30_000);
+    const now = snap();
+    for (let i = 0; i < 10; i++) {
+      const r = candles.find((k) => k.t === START + i * MIN)!;
+      const k = now.find((x) => x.t === r.t)!;
+      expect([k.o, k.h, k.l, k.c].map(Number), `minute ${i}`).toEqual([r.o, r.h, r.l, r.c]);
+      expect(Number(k.v)).toBeCloseTo(r.v, 6);
+      expect(k.n).toBe(r.n);
+    }
+    // Minute 10 is in progress at 10:30: its recorded figures are not known yet.
+    const live = now.find((x) => x.t === START + 10 * MIN)!;
+    const last = candles.find((k) => k.t === START + 9 * MIN)!;
+    expect([live.o, live.h, live.l, live.c].map(Number)).toEqual([last.c, last.c, last.c, last.c]);
+    expect(live.n).toBe(0);
+    expect(now.at(-1)).toBe(live);
+    // The house quotes around the last closed minute's close.
+    const book = w.venue.info({ type: "l2Book", coin: "ETH" }) as Book;
+    const mid = (Number(book.levels[0]![0]!.px) + Number(book.levels[1]![0]!.px)) / 2;
+    expect(Math.abs(mid / last.c - 1)).toBeLessThan(5e-4);
+    // Only the replayed coin is quoted; the others have no book.
+    const btc = w.venue.info({ type: "l2Book", coin: "BTC" }) as Book;
+    expect(btc.levels[0]).toHaveLength(0);
+  });
+
+  it("posts recorded books as they were and refuses admin price moves", async () => {
+    const books = [0, 1, 2].map((i) => ({
+      time: START + i * 20_000 + 5_000,
+      bids: [
+        { px: `${2990 + i}`, sz: "1.5" },
+        { px: `${2989 + i}`, sz: "4" },
+      ],
+      asks: [
+        { px: `${2992 + i}`, sz: "2" },
+        { px: `${2994 + i}`, sz: "0.25" },
+      ],
+    }));
+    const eth: RecordedMarket = { coin: "ETH", candles: ethCandles(), books, funding: [] };
+    const w = await world({ speed: FROZEN, replay: { fromMs: START, markets: [eth] } });
+    for (let i = 0; i < 3; i++) {
+      w.advance(i === 0 ? 5_000 : 20_000);
+      const book = w.venue.info({ type: "l2Book", coin: "ETH" }) as Book;
+      expect(book.levels.map((side) => side.map((l) => [l.px, l.sz]))).toEqual([
+        books[i]!.bids.map((l) => [l.px, l.sz]),
+        books[i]!.asks.map((l) => [l.px, l.sz]),
+      ]);
+    }
+    const res = await fetch(`${w.url}/sim/price`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ coin: "ETH", px: "100" }),
+    });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: string }).error).toMatch(/recording/);
+  });
+
+  it("refuses a coin the sim does not list", async () => {
+    await expect(
+      startSimWorld({
+        speed: FROZEN,
+        replay: { fromMs: START, markets: [{ coin: "NOPE", candles: ethCandles(), books: [], funding: [] }] },
+      }),
+    ).rejects.toThrow(/no market NOPE/);
+  });
+});

@@ -53,10 +53,14 @@ export class HlMarketData implements MarketDataPort {
 
   async snapshot(instrument: string): Promise<MarketSnapshot> {
     const m = await this.market(instrument);
+    // Candles are read for the book's exchange time, which a sim world may run far from the wall clock.
+    const bookRead = this.client.l2Book(m.coin);
     const [book, ctxs, candles, reference] = await Promise.all([
-      this.client.l2Book(m.coin),
+      bookRead,
       this.needs.assetContext ? this.client.metaAndAssetCtxs(m.dex || undefined) : Promise.resolve(undefined),
-      this.needs.candles ? this.candles(m.coin) : Promise.resolve([]),
+      this.needs.candles
+        ? bookRead.then((b) => this.candles(m.coin, b?.time ?? Date.now()))
+        : Promise.resolve([]),
       this.needs.referenceFunding && !m.dex ? this.referenceFunding(m.coin) : Promise.resolve({}),
     ]);
     const toLevels = (ls: readonly { px: string; sz: string }[] | undefined): BookLevel[] =>
@@ -98,8 +102,7 @@ export class HlMarketData implements MarketDataPort {
     }));
   }
 
-  private async candles(coin: string): Promise<Candle[]> {
-    const now = Date.now();
+  private async candles(coin: string, now: number): Promise<Candle[]> {
     const raw = await this.client.candleSnapshot({ coin, interval: "1m", startTime: now - CANDLE_WINDOW_MS });
     return raw.map((c) => ({
       t: c.t,

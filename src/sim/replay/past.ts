@@ -52,7 +52,7 @@ export function recordedPast(
     }
   }
   // Hourly premiums from the recorded funding: hour i ends at hourStartMs + (i + 1) h.
-  const settled = funding.filter((f) => f.time <= beforeMs && f.time > startMs);
+  const settled = funding.filter((f) => f.time <= beforeMs);
   const hourStartMs = settled[0] ? Math.floor(settled[0].time / HOUR_MS) * HOUR_MS - HOUR_MS : startMs;
   const hours = settled.length ? Math.floor((settled[settled.length - 1]!.time - hourStartMs) / HOUR_MS) : 0;
   const premiums = new Float64Array(hours);

@@ -1,4 +1,11 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
 import { afterAll, describe, expect, it } from "vitest";
+import { register } from "../../../src/cli/sim.ts";
+import { UserError } from "../../../src/core/errors.ts";
+import { writeBooks, writeCandles, writeFunding } from "../../../src/market/index.ts";
 import type { RecordedCandle, RecordedMarket } from "../../../src/sim/replay/recorded.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
@@ -102,6 +109,77 @@ describe("sim world replaying a recording", () => {
     });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: string }).error).toMatch(/recording/);
+  });
+
+  it("reads the recording from the market-data store", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hl-replay-store-"));
+    const target = { root, network: "mainnet", coin: "ETH" };
+    const candles = ethCandles();
+    await writeCandles(
+      { ...target, interval: "1m" },
+      candles.map((k) => ({
+        t: k.t,
+        T: k.t + MIN - 1,
+        o: String(k.o),
+        h: String(k.h),
+        l: String(k.l),
+        c: String(k.c),
+        v: String(k.v),
+        n: k.n,
+      })),
+    );
+    await writeBooks(target, [
+      {
+        t: START + 90_000,
+        bids: [["2999.5", "3"]],
+        asks: [["3000.5", "2.5"]],
+      },
+    ]);
+    await writeFunding(target, [{ t: START - 3_600_000, rate: "0.0000125", premium: "0.0001" }]);
+    const w = await world({
+      speed: FROZEN,
+      replay: { root, network: "mainnet", coins: ["ETH"], fromMs: START, toMs: START + 30 * MIN },
+    });
+    expect(w.replay).toEqual({ coins: ["ETH"], fromMs: START, endMs: START + 30 * MIN });
+    w.advance(2 * MIN);
+    const book = w.venue.info({ type: "l2Book", coin: "ETH" }) as Book;
+    expect(book.levels.map((side) => side.map((l) => [l.px, l.sz]))).toEqual([
+      [["2999.5", "3"]],
+      [["3000.5", "2.5"]],
+    ]);
+    const k = (
+      w.venue.info({
+        type: "candleSnapshot",
+        req: { coin: "ETH", interval: "1m", startTime: START },
+      }) as WireCandle[]
+    ).find((x) => x.t === START + MIN)!;
+    const r = candles.find((x) => x.t === START + MIN)!;
+    expect(Number(k.c)).toBe(r.c);
+    const funding = w.venue.info({
+      type: "fundingHistory",
+      coin: "ETH",
+      startTime: START - 2 * 3_600_000,
+    }) as {
+      premium: string;
+    }[];
+    expect(funding.map((f) => f.premium)).toEqual(["0.0001"]);
+  });
+
+  it("hl sim serve --replay refuses incomplete options with one readable line", async () => {
+    const serve = (...args: string[]) => {
+      const program = new Command("hl").exitOverride();
+      register(program);
+      return program.parseAsync(["node", "hl", "sim", "serve", "--port", "0", ...args]);
+    };
+    await expect(serve("--replay", "ETH")).rejects.toThrow(/--replay needs --from and --to/);
+    await expect(serve("--from", "2026-01-01")).rejects.toThrow(/--from and --to go with --replay/);
+    await expect(
+      serve("--replay", "ETH", "--from", "2026-01-02", "--to", "2026-01-01", "--data-dir", tmpdir()),
+    ).rejects.toThrow(/--to must be after --from/);
+    const empty = mkdtempSync(join(tmpdir(), "hl-replay-empty-"));
+    const none = serve("--replay", "ETH", "--from", "2026-01-01", "--to", "2026-01-02", "--data-dir", empty);
+    await expect(none).rejects.toBeInstanceOf(UserError);
+    await expect(none).rejects.toThrow(/--replay: no recorded candles or books of ETH on mainnet/);
   });
 
   it("refuses a coin the sim does not list", async () => {

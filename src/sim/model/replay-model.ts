@@ -5,6 +5,9 @@ import { type MarketParams, marketParams } from "./market-params.ts";
 import { initialPriceState, type PriceState } from "./price-process.ts";
 import type { WorldModel } from "./world-model.ts";
 
+/** Far below any tick (a 5-significant-figure tick is ≥ 0.1 bps): the first level lands one tick out. */
+const REPLAY_HALF_SPREAD_BPS = 0.01;
+
 interface ReplayState {
   rec: RecordedMarket;
   params: MarketParams;
@@ -20,7 +23,8 @@ interface ReplayState {
  * published when that minute has closed (never earlier: nothing from the future leaks into the
  * present), and the price is the last closed minute's close, or the mid of the newest recorded book
  * when that is more recent. Recorded books are posted by the house as they were; without them the
- * house quotes its usual ladder around the replayed price. There is no invented taker flow.
+ * house quotes its usual ladder depth but one tick each side of the replayed price, so the book's
+ * mid is the recorded price. There is no invented taker flow.
  */
 export class ReplayModel implements WorldModel {
   private readonly markets = new Map<string, ReplayState>();
@@ -37,7 +41,8 @@ export class ReplayModel implements WorldModel {
   ) {
     this.t = opts.startMs;
     for (const rec of recorded) {
-      const params = marketParams(rec.coin, opts.seed);
+      // The tightest book around the recorded price: one tick each side, so the mid is the recorded price.
+      const params = { ...marketParams(rec.coin, opts.seed), halfSpreadBps: REPLAY_HALF_SPREAD_BPS };
       const closed = firstNotClosed(rec.candles, opts.startMs);
       const book = lastAtOrBefore(rec.books, opts.startMs);
       const last = rec.candles[closed - 1];

@@ -71,10 +71,14 @@ describe("sim world replaying a recording", () => {
     expect([live.o, live.h, live.l, live.c].map(Number)).toEqual([last.c, last.c, last.c, last.c]);
     expect(live.n).toBe(0);
     expect(now.at(-1)).toBe(live);
-    // The house quotes around the last closed minute's close.
+    // The house quotes around the last closed minute's close, as tight as the grid allows.
     const book = w.venue.info({ type: "l2Book", coin: "ETH" }) as Book;
-    const mid = (Number(book.levels[0]![0]!.px) + Number(book.levels[1]![0]!.px)) / 2;
-    expect(Math.abs(mid / last.c - 1)).toBeLessThan(5e-4);
+    // One tick (0.1 at ETH's price) each side: the mid is the recorded close.
+    expect([Number(book.levels[0]![0]!.px), Number(book.levels[1]![0]!.px)]).toEqual([
+      last.c - 0.1,
+      last.c + 0.1,
+    ]);
+    expect(book.levels[0]!.length).toBeGreaterThanOrEqual(5);
     // Only the replayed coin is quoted; the others have no book.
     const btc = w.venue.info({ type: "l2Book", coin: "BTC" }) as Book;
     expect(btc.levels[0]).toHaveLength(0);

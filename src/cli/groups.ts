@@ -19,6 +19,7 @@ export const GROUPS: readonly Group[] = [
   { commands: ["trade"], load: () => import("./trade.ts") },
   { commands: ["orders", "cancel", "close"], load: () => import("./orders.ts") },
   { commands: ["run"], load: () => import("./run.ts") },
+  { commands: ["backtest"], load: () => import("./backtest.ts") },
   { commands: ["strategies", "status"], load: () => import("./strategies.ts") },
   { commands: ["wolf", "dsl", "scanner", "movers"], load: () => import("./wolf.ts") },
   { commands: ["howl"], load: () => import("./howl.ts") },

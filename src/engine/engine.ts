@@ -35,12 +35,12 @@ import {
   type RiskState,
 } from "./risk.ts";
 import { RunStop } from "./run-stop.ts";
-import { StateStore, TradeLog, type TradeRecord } from "./state-store.ts";
+import { type FillJournal, type KvStore, StateStore, TradeLog, type TradeRecord } from "./state-store.ts";
 
 /** Answers an advice request (an LLM call); must honour the abort signal. */
 export type Advisor = (req: AdviceRequest, signal: AbortSignal) => Promise<Advice>;
 
-export type RunMode = "live" | "mock" | "dry-run";
+export type RunMode = "live" | "mock" | "dry-run" | "backtest";
 
 export interface EngineOptions {
   strategy: AnyStrategy;
@@ -64,6 +64,18 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Wall clock (only for heartbeats and timers; market time comes from snapshots). */
   now?: () => number;
+  /**
+   * The wait between ticks (default: a timer that stop() cuts short). A backtest passes its virtual
+   * clock's advance, so no wall time passes.
+   */
+  sleep?: (ms: number) => Promise<void>;
+  /**
+   * Where state and fills are kept (default: state.db and trades.jsonl in `dataDir`, state saved
+   * every tick). A backtest keeps both in memory and saves state only when the run stops.
+   */
+  persistence?: { store: KvStore; fills: FillJournal; everyTick: boolean };
+  /** One status line per tick through `log` (default true). */
+  tickLines?: boolean;
   /**
    * Dead man's switch window (ms, exchange time; 0 or absent = off): while orders rest, the venue is
    * told to cancel every order of the account this long after the last renewal, so quotes do not
@@ -121,8 +133,9 @@ const MAX_CONSECUTIVE_FAILURES = 5;
  * cancels our resting orders and saves state.
  */
 export class Engine {
-  private readonly store: StateStore;
-  private readonly trades: TradeLog;
+  private readonly store: KvStore;
+  private readonly trades: FillJournal;
+  private readonly persistEveryTick: boolean;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
   private readonly cloids: CloidFactory;
@@ -150,8 +163,9 @@ export class Engine {
   private dslReason: string | undefined;
 
   constructor(private readonly o: EngineOptions) {
-    this.store = StateStore.inDir(o.dataDir);
-    this.trades = new TradeLog(join(o.dataDir, "trades.jsonl"));
+    this.store = o.persistence?.store ?? StateStore.inDir(o.dataDir);
+    this.trades = o.persistence?.fills ?? new TradeLog(join(o.dataDir, "trades.jsonl"));
+    this.persistEveryTick = o.persistence?.everyTick ?? true;
     this.log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.now = o.now ?? Date.now;
     this.startTimeMs = this.now();
@@ -196,7 +210,7 @@ export class Engine {
         }
         ticks += 1;
         if (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks))
-          await this.sleep(this.o.tickMs);
+          await (this.o.sleep ? this.o.sleep(this.o.tickMs) : this.sleep(this.o.tickMs));
       }
     } finally {
       await this.shutdown();
@@ -661,6 +675,7 @@ export class Engine {
   // ── state ────────────────────────────────────────────────────────────────────────────────
 
   private persist(status: "running" | "stopped" | "halted"): void {
+    if (status === "running" && !this.persistEveryTick) return;
     const pos = this.position.toJson();
     this.store.save({
       tick_count: this.tickCount,
@@ -687,6 +702,7 @@ export class Engine {
   }
 
   private report(r: TickReport): void {
+    if (this.o.tickLines === false) return;
     const coin = this.o.instrument.replace(/-(PERP|USDYP)$/i, "");
     const q = this.position.qty;
     const pos = q.isZero() ? "flat" : `${q.isPos() ? "+" : ""}${wire(q)} @ ${this.position.avg.toFixed(2)}`;

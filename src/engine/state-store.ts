@@ -27,7 +27,20 @@ import { type Db, openDb } from "../store/sqlite.ts";
  */
 export const KV_SCHEMA = ["CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT)"];
 
-export class StateStore {
+/** The engine's state: every key's JSON text (see above). */
+export interface KvStore {
+  readAll(): Record<string, string>;
+  save(entries: Record<string, unknown>): void;
+  close(): void;
+}
+
+/** The engine's journal of applied fills. */
+export interface FillJournal {
+  fillIdsSince(sinceMs: number): Set<string>;
+  append(records: readonly TradeRecord[]): void;
+}
+
+export class StateStore implements KvStore {
   private readonly db: Db;
 
   constructor(readonly path: string) {
@@ -84,7 +97,7 @@ export interface TradeRecord {
   fill_id?: string;
 }
 
-export class TradeLog {
+export class TradeLog implements FillJournal {
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
   }

@@ -1,0 +1,126 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { UserError } from "../core/errors.ts";
+import { canonicalInstrument, instrumentToCoin } from "../exchange/symbols.ts";
+import { CANDLE_INTERVALS, type CandleInterval } from "../market/types.ts";
+import { writeFileAtomic } from "../store/atomic.ts";
+import { loadHistory, sizeDecimals } from "./load-history.ts";
+import { renderReportHtml } from "./report-html.ts";
+import { runBacktest } from "./run-backtest.ts";
+import type { BacktestSummary } from "./summary.ts";
+
+export interface BacktestCommandOptions {
+  strategy: string;
+  instrument: string;
+  from: string;
+  to: string;
+  params: Record<string, number>;
+  risk: Record<string, number>;
+  feeTier: number;
+  latencyMs: number;
+  slippageBps: number;
+  interval: string;
+  network: string;
+  dataDir: string;
+  /** Where the HTML report goes (default: <dataDir>/backtests/<run>.html). */
+  report?: string;
+}
+
+export interface BacktestCommandResult {
+  summary: BacktestSummary;
+  reportPath: string;
+}
+
+/** "2026-01-31", an ISO time, or epoch milliseconds → ms. */
+export function parseTime(raw: string, flag: string): number {
+  const ms = /^\d+$/.test(raw)
+    ? Number(raw)
+    : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
+  if (!Number.isFinite(ms))
+    throw new UserError(`${flag} must be a date (2026-01-31), an ISO time or epoch ms, got "${raw}"`);
+  return ms;
+}
+
+function interval(raw: string): CandleInterval {
+  if (!(CANDLE_INTERVALS as readonly string[]).includes(raw))
+    throw new UserError(`--interval must be one of ${CANDLE_INTERVALS.join(", ")}, got "${raw}"`);
+  return raw as CandleInterval;
+}
+
+/** The inlined lightweight-charts build (the report opens offline). */
+export function lightweightChartsScript(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = require.resolve("lightweight-charts/package.json");
+  return readFileSync(join(dirname(pkg), "dist", "lightweight-charts.standalone.production.js"), "utf8");
+}
+
+/** The default report file: one per strategy, instrument, interval and period. */
+export function defaultReportPath(dataDir: string, s: BacktestSummary): string {
+  const safe = (x: string) => x.replace(/[^A-Za-z0-9._-]/g, "_");
+  const day = (iso: string) => iso.replace(/[:]/g, "").replace(/\.000Z$/, "Z");
+  return join(
+    dataDir,
+    "backtests",
+    `${safe(s.strategy)}_${safe(s.instrument)}_${s.interval}_${day(s.from)}_${day(s.to)}.html`,
+  );
+}
+
+/** `hl backtest`: read the history, run it, write the HTML report; returns the figures and the report path. */
+export async function backtestCommand(o: BacktestCommandOptions): Promise<BacktestCommandResult> {
+  const fromMs = parseTime(o.from, "--from");
+  const toMs = parseTime(o.to, "--to");
+  if (fromMs >= toMs) throw new UserError(`--from (${o.from}) must be before --to (${o.to})`);
+  let instrument: string;
+  let coin: string;
+  try {
+    instrument = canonicalInstrument(o.instrument);
+    coin = instrumentToCoin(o.instrument);
+  } catch (e) {
+    throw new UserError(e instanceof Error ? e.message : String(e));
+  }
+  const history = await loadHistory({
+    root: o.dataDir,
+    network: o.network,
+    coin,
+    interval: interval(o.interval),
+    fromMs,
+    toMs,
+  });
+  const { summary, venue } = await runBacktest({
+    strategy: o.strategy,
+    instrument,
+    params: o.params,
+    risk: o.risk,
+    feeTier: o.feeTier,
+    latencyMs: o.latencyMs,
+    slippageBps: o.slippageBps,
+    fromMs,
+    toMs,
+    history,
+    szDecimals: sizeDecimals(coin, history),
+  });
+  const reportPath = resolve(o.report ?? defaultReportPath(o.dataDir, summary));
+  mkdirSync(dirname(reportPath), { recursive: true });
+  writeFileAtomic(reportPath, renderReportHtml(summary, venue.tape, lightweightChartsScript()));
+  return { summary, reportPath };
+}
+
+/** The human-readable summary (`--json` prints the summary object instead). */
+export function formatSummary(s: BacktestSummary, reportPath: string): string[] {
+  const n = (x: number | null, unit = "") => (x === null ? "—" : `${x}${unit}`);
+  const closed = s.trades.filter((t) => t.closed_ms !== null).length;
+  return [
+    `Backtest: ${s.strategy} on ${s.instrument}, ${s.from} → ${s.to} (${s.candles} × ${s.interval})`,
+    `Params: ${Object.entries(s.params)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+    `Costs: fee tier ${s.fee_tier} (maker ${s.maker_fee_rate}, taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms`,
+    `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd})`,
+    `Sharpe: ${n(s.sharpe)}  Sortino: ${n(s.sortino)}`,
+    `Max drawdown: ${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%), ${s.max_drawdown_duration_s} s`,
+    `Trades: ${closed} closed, win rate ${s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`}, profit factor ${n(s.profit_factor)}, exposure ${s.exposure_pct}%`,
+    `Fees: ${s.fees_usd} USD  Funding: ${s.funding_usd} USD  Fills: ${s.fills}  Orders: ${s.orders_placed} placed, ${s.orders_rejected} refused`,
+    `Report: ${reportPath}`,
+  ];
+}

@@ -1,0 +1,47 @@
+import { UserError } from "../core/errors.ts";
+import { readCandles, readFunding } from "../market/index.ts";
+import type { CandleInterval } from "../market/types.ts";
+import { DEFAULT_MARKETS } from "../sim/venue/markets.ts";
+import { INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
+
+/** Candles before `--from` read as warm-up, so the first snapshots already carry a candle window. */
+export const WARMUP_CANDLES = 30;
+
+/** A coin's candles and funding from the market-data store (DATA_DIR/market/…). */
+export async function loadHistory(q: {
+  root: string;
+  network: string;
+  coin: string;
+  interval: CandleInterval;
+  fromMs: number;
+  toMs: number;
+}): Promise<ReplayHistory> {
+  const warmFrom = q.fromMs - WARMUP_CANDLES * INTERVAL_MS[q.interval];
+  const base = { root: q.root, network: q.network, coin: q.coin };
+  const [candles, funding] = await Promise.all([
+    readCandles({ ...base, interval: q.interval, fromMs: warmFrom, toMs: q.toMs }),
+    readFunding({ ...base, fromMs: q.fromMs, toMs: q.toMs }),
+  ]);
+  if (!candles.some((c) => c.t >= q.fromMs))
+    throw new UserError(
+      `no ${q.interval} candles for ${q.coin} on ${q.network} from ${new Date(q.fromMs).toISOString()} to ${new Date(q.toMs).toISOString()} under ${q.root}/market (fetch them with \`hl data fetch\`, or write the sim world's with \`hl sim export\`)`,
+    );
+  return { interval: q.interval, candles, funding };
+}
+
+/**
+ * The coin's size decimals: the sim world's (which match the exchange's for its markets), else the
+ * most the recorded prices allow (a perp price carries at most 6 − szDecimals decimals).
+ */
+export function sizeDecimals(coin: string, history: ReplayHistory): number {
+  const known = DEFAULT_MARKETS.find((m) => m.name === coin);
+  if (known) return known.szDecimals;
+  let most = 0;
+  for (const c of history.candles) {
+    for (const px of [c.o, c.h, c.l, c.c]) {
+      const dot = px.indexOf(".");
+      if (dot >= 0) most = Math.max(most, px.length - dot - 1);
+    }
+  }
+  return Math.max(0, 6 - most);
+}

@@ -1,0 +1,367 @@
+import { dec, wire } from "../core/decimal.ts";
+import type {
+  CancelResult,
+  Cloid,
+  GatewayFill,
+  GatewayOrder,
+  InstrumentSpec,
+  MarketDataPort,
+  OrderGateway,
+  PlaceOutcome,
+  PlaceRequest,
+} from "../engine/ports.ts";
+import { isValidPrice, roundPrice } from "../exchange/rounding.ts";
+import type { Candle, MarketSnapshot, Side, Tif } from "../strategies/sdk.ts";
+import { type CandleBar, crossesOpen, makerFill, takerFill } from "./candle-fill-model.ts";
+import type { FeeRates } from "./fee-schedule.ts";
+import type { Ledger } from "./ledger.ts";
+import type { CandleSeries, FundingRow } from "./market-history.ts";
+
+/** Hyperliquid's refusal texts for what the replay checks. */
+export const REFUSAL = {
+  minValue: "Order must have minimum value of $10.",
+  tick: "Price must be divisible by tick size.",
+  size: "Order has invalid size.",
+  reduceOnly: "Reduce only order would increase position.",
+  postOnly: "Post only order would have immediately matched.",
+  unknownOrder: "Order was never placed, already canceled, or filled.",
+} as const;
+
+const MIN_ORDER_VALUE_USD = 10;
+const DAY_MS = 86_400_000;
+
+export interface ReplayVenueOptions {
+  instrument: string;
+  szDecimals: number;
+  now: () => number;
+  fees: FeeRates;
+  /** Orders and cancels reach the venue this long after they are sent (market time). */
+  latencyMs: number;
+  /** A taker fill is this much worse than the open (bps). */
+  slippageBps: number;
+  /** Closed candles the snapshot carries (0: none, for strategies that do not read them). */
+  candleWindow: number;
+  ledger: Ledger;
+  /** Equity samples start with the first candle opening at or after this time. */
+  startMs: number;
+}
+
+interface VenueOrder {
+  oid: string;
+  cloid: Cloid;
+  side: Side;
+  tif: Tif;
+  reduceOnly: boolean;
+  px: number;
+  price: string;
+  size: string;
+  /** First candle open the order can trade in: its arrival, rounded up to an open. */
+  liveFromMs: number;
+  /** Its cancel's arrival (Infinity: none asked). */
+  cancelAtMs: number;
+}
+
+/** Per-candle samples of the run, for the report's figures and charts. */
+export interface ReplayTape {
+  /** Open times of the candles replayed in the run. */
+  t: number[];
+  close: number[];
+  /** Equity change since the start (realized − fees + funding + unrealized) at each close. */
+  pnl: number[];
+  /** Position at each close. */
+  qty: number[];
+}
+
+/**
+ * A venue that replays recorded candles: market data for the engine's snapshots and an order
+ * gateway whose orders fill by the candle fill model. Time is the engine's (virtual) clock: each
+ * call first replays every candle that has closed by then — funding settlements, then the candle's
+ * fills, then an equity sample. The snapshot's mid is the last close, with a one-tick spread around it.
+ */
+export class ReplayVenue implements MarketDataPort, OrderGateway {
+  private next = 0;
+  private fundingNext = 0;
+  private readonly orders: VenueOrder[] = [];
+  private readonly fillLog: GatewayFill[] = [];
+  private oidSeq = 0;
+  private fillSeq = 0;
+  private window: Candle[] = [];
+  private volumeNtl24h = 0;
+  private readonly dayCandles: number;
+  private fundingRate = 0;
+  readonly tape: ReplayTape = { t: [], close: [], pnl: [], qty: [] };
+
+  constructor(
+    private readonly candles: CandleSeries,
+    private readonly funding: readonly FundingRow[],
+    private readonly o: ReplayVenueOptions,
+  ) {
+    this.dayCandles = Math.max(1, Math.round(DAY_MS / candles.intervalMs));
+  }
+
+  /** Candles replayed so far. */
+  get replayed(): number {
+    return this.next;
+  }
+
+  /** The last closed candle's close as the exchange wrote it ("0" before the first). */
+  lastClose(): string {
+    return this.next > 0 ? (this.candles.rows[this.next - 1]?.c ?? "0") : "0";
+  }
+
+  // ── market data ──────────────────────────────────────────────────────────────────────────
+
+  async spec(instrument: string): Promise<InstrumentSpec> {
+    return { instrument, szDecimals: this.o.szDecimals };
+  }
+
+  async snapshot(instrument: string): Promise<MarketSnapshot> {
+    const now = this.o.now();
+    this.advanceTo(now);
+    const i = this.next - 1;
+    if (i < 0) return emptySnapshot(instrument, now);
+    const mid = this.candles.c[i]!;
+    const half = tickOf(mid, this.o.szDecimals) / 2;
+    const v = this.candles.v[i]!;
+    return {
+      instrument,
+      timestampMs: now,
+      mid,
+      bid: mid - half,
+      ask: mid + half,
+      book: { bids: [{ px: mid - half, sz: v }], asks: [{ px: mid + half, sz: v }] },
+      fundingRate: this.fundingRate,
+      openInterest: 0,
+      volume24h: this.volumeNtl24h,
+      candles: this.window,
+      referenceFunding: {},
+    };
+  }
+
+  // ── orders ───────────────────────────────────────────────────────────────────────────────
+
+  async place(reqs: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
+    const now = this.o.now();
+    this.advanceTo(now);
+    return reqs.map((r) => this.accept(r, now));
+  }
+
+  async cancel(_instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
+    const now = this.o.now();
+    this.advanceTo(now);
+    const failed: CancelResult["failed"] = [];
+    for (const g of orders) {
+      const o = this.orders.find((x) => x.oid === g.oid && x.cancelAtMs === Infinity);
+      if (!o) failed.push({ order: g, message: REFUSAL.unknownOrder });
+      else o.cancelAtMs = now + this.o.latencyMs;
+    }
+    return { failed };
+  }
+
+  async openOrders(): Promise<GatewayOrder[]> {
+    this.advanceTo(this.o.now());
+    const out: GatewayOrder[] = [];
+    for (const o of this.orders) {
+      if (o.cancelAtMs !== Infinity) continue;
+      out.push({
+        oid: o.oid,
+        cloid: o.cloid,
+        side: o.side,
+        price: o.price,
+        size: o.size,
+        reduceOnly: o.reduceOnly,
+      });
+    }
+    return out;
+  }
+
+  async fills(_instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+    this.advanceTo(this.o.now());
+    const log = this.fillLog;
+    let i = log.length;
+    while (i > 0 && log[i - 1]!.timeMs >= sinceMs) i -= 1;
+    return i === log.length ? [] : log.slice(i);
+  }
+
+  async position(): Promise<{ qty: string; entryPx: string }> {
+    const l = this.o.ledger;
+    return { qty: wire(l.qty), entryPx: wire(l.avg) };
+  }
+
+  private accept(r: PlaceRequest, now: number): PlaceOutcome {
+    const px = Number(r.price);
+    if (!isValidPrice(r.price, this.o.szDecimals)) return { status: "rejected", message: REFUSAL.tick };
+    const size = dec(r.size);
+    if (!size.gt(0) || size.decimalPlaces() > this.o.szDecimals)
+      return { status: "rejected", message: REFUSAL.size };
+    const q = this.o.ledger.qtyN;
+    if (r.reduceOnly && (q === 0 || q > 0 === (r.side === "buy")))
+      return { status: "rejected", message: REFUSAL.reduceOnly };
+    if (!r.reduceOnly && px * size.toNumber() < MIN_ORDER_VALUE_USD)
+      return { status: "rejected", message: REFUSAL.minValue };
+    if (r.tif === "Alo" && this.next > 0) {
+      const mid = this.candles.c[this.next - 1]!;
+      const half = tickOf(mid, this.o.szDecimals) / 2;
+      if (r.side === "buy" ? px >= mid + half : px <= mid - half)
+        return { status: "rejected", message: REFUSAL.postOnly };
+    }
+    this.oidSeq += 1;
+    const oid = String(this.oidSeq);
+    this.orders.push({
+      oid,
+      cloid: r.cloid,
+      side: r.side,
+      tif: r.tif,
+      reduceOnly: r.reduceOnly,
+      px,
+      price: r.price,
+      size: r.size,
+      liveFromMs: now + this.o.latencyMs,
+      cancelAtMs: Infinity,
+    });
+    // In flight until its first candle: the engine sees it as open (a live client would be waiting).
+    return { status: "resting", oid };
+  }
+
+  // ── replay ───────────────────────────────────────────────────────────────────────────────
+
+  /** Replays every candle that has closed by `now`. */
+  private advanceTo(now: number): void {
+    const s = this.candles;
+    const interval = s.intervalMs;
+    while (this.next < s.length && s.t[this.next]! + interval <= now) {
+      this.replay(this.next);
+      this.next += 1;
+    }
+  }
+
+  private replay(i: number): void {
+    const s = this.candles;
+    const open = s.t[i]!;
+    const end = open + s.intervalMs;
+    // Funding settles at its hour, at the price of the candle it falls in.
+    const f = this.funding;
+    while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
+      const row = f[this.fundingNext]!;
+      if (row.t >= open) this.o.ledger.applyFunding(s.rows[i]!.o, row.rate);
+      this.fundingRate = Number(row.rate);
+      this.fundingNext += 1;
+    }
+    if (this.orders.length > 0) this.trade(i, open);
+    const close = s.c[i]!;
+    // Rolling 24 h notional volume.
+    this.volumeNtl24h += s.v[i]! * close;
+    const out = i - this.dayCandles;
+    if (out >= 0) this.volumeNtl24h -= s.v[out]! * s.c[out]!;
+    if (this.o.candleWindow > 0) {
+      const w = this.window.length >= this.o.candleWindow ? this.window.slice(1) : this.window.slice();
+      w.push({ t: open, o: s.o[i]!, h: s.h[i]!, l: s.l[i]!, c: close, v: s.v[i]! });
+      this.window = w;
+    }
+    if (open >= this.o.startMs) {
+      const tape = this.tape;
+      tape.t.push(open);
+      tape.close.push(close);
+      tape.pnl.push(this.o.ledger.pnlAt(close));
+      tape.qty.push(this.o.ledger.qtyN);
+    }
+  }
+
+  /**
+   * The candle's fills. Cancels that arrived by its open take effect first; then orders live in it
+   * trade in the order the price would reach them: takers at the open, then resting limits nearest
+   * the open first (a fill can make a later reduce-only order smaller or void).
+   */
+  private trade(i: number, open: number): void {
+    const s = this.candles;
+    const bar: CandleBar = { o: s.o[i]!, h: s.h[i]!, l: s.l[i]! };
+    const live: VenueOrder[] = [];
+    for (let k = this.orders.length - 1; k >= 0; k--) {
+      const o = this.orders[k]!;
+      if (o.cancelAtMs <= open) this.orders.splice(k, 1);
+      else if (o.liveFromMs <= open) live.push(o);
+    }
+    if (live.length === 0) return;
+    live.sort((a, b) => {
+      const ta = a.tif === "Ioc" || crossesOpen(a.side, a.px, bar) ? 0 : 1;
+      const tb = b.tif === "Ioc" || crossesOpen(b.side, b.px, bar) ? 0 : 1;
+      if (ta !== tb) return ta - tb;
+      const d = Math.abs(a.px - bar.o) - Math.abs(b.px - bar.o);
+      return d !== 0 ? d : Number(a.oid) - Number(b.oid);
+    });
+    for (const o of live) {
+      const taker = o.tif === "Ioc" || crossesOpen(o.side, o.px, bar);
+      let fill = null;
+      if (taker) {
+        // A post-only order that would take on arrival is refused by the exchange: it just goes.
+        if (o.tif !== "Alo") fill = takerFill(o.side, o.px, bar, this.o.slippageBps);
+      } else fill = makerFill(o.side, o.px, bar);
+      if (fill) this.execute(o, fill.px, fill.liquidity, open);
+      // Filled in full, or an IOC/refused post-only that did not: either way it leaves the book.
+      if (fill || taker) this.remove(o);
+    }
+  }
+
+  private execute(o: VenueOrder, px: number, liquidity: "maker" | "taker", timeMs: number): void {
+    let size = dec(o.size);
+    if (o.reduceOnly) {
+      const q = this.o.ledger.qty;
+      if (q.isZero() || q.isPos() === (o.side === "buy")) return;
+      if (size.gt(q.abs())) size = q.abs();
+    }
+    const price =
+      liquidity === "maker" ? o.price : roundPrice(px, this.o.szDecimals, o.side === "buy" ? "up" : "down");
+    const rate = liquidity === "maker" ? this.o.fees.maker : this.o.fees.taker;
+    const fee = wire(dec(price).times(size).times(rate).toDecimalPlaces(8));
+    this.fillSeq += 1;
+    const id = `bt${this.fillSeq}`;
+    const fill: GatewayFill = {
+      id,
+      oid: o.oid,
+      cloid: o.cloid,
+      side: o.side,
+      price,
+      size: wire(size),
+      fee,
+      timeMs,
+    };
+    this.fillLog.push(fill);
+    this.o.ledger.applyFill({
+      id,
+      time_ms: timeMs,
+      side: o.side,
+      price,
+      size: fill.size,
+      fee,
+      liquidity,
+    });
+  }
+
+  private remove(o: VenueOrder): void {
+    const k = this.orders.indexOf(o);
+    if (k >= 0) this.orders.splice(k, 1);
+  }
+}
+
+/** The price grid's step at this price: 5 significant figures, at most 6 − szDecimals decimals. */
+export function tickOf(px: number, szDecimals: number): number {
+  const magnitude = Math.floor(Math.log10(px));
+  const decimals = Math.max(0, Math.min(6 - szDecimals, 4 - magnitude));
+  return 10 ** -decimals;
+}
+
+function emptySnapshot(instrument: string, now: number): MarketSnapshot {
+  return {
+    instrument,
+    timestampMs: now,
+    mid: 0,
+    bid: 0,
+    ask: 0,
+    book: { bids: [], asks: [] },
+    fundingRate: 0,
+    openInterest: 0,
+    volume24h: 0,
+    candles: [],
+    referenceFunding: {},
+  };
+}

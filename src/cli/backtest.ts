@@ -1,0 +1,91 @@
+import type { Command } from "commander";
+import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
+import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
+import { dataDir, resolveNetwork } from "../config/env.ts";
+import { UserError } from "../core/errors.ts";
+import { parsePairs } from "./run.ts";
+
+interface BacktestFlags {
+  instrument: string;
+  from?: string;
+  to?: string;
+  param: string[];
+  risk: string[];
+  feeTier: string;
+  latencyMs: string;
+  slippageBps: string;
+  interval: string;
+  network?: string;
+  dataDir?: string;
+  report?: string;
+  json?: boolean;
+}
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+function number(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n)) throw new UserError(`${flag} must be a number, got "${raw}"`);
+  return n;
+}
+
+/** `hl backtest STRATEGY -i INSTRUMENT --from --to`: the engine on recorded history. */
+export function register(program: Command): void {
+  program
+    .command("backtest")
+    .description(
+      "Run a strategy through the engine on recorded candles and report PnL, Sharpe, drawdown, trades",
+    )
+    .argument("<strategy>", "strategy id (see `hl strategies`)")
+    .option("-i, --instrument <name>", "instrument, e.g. ETH-PERP", "ETH-PERP")
+    .option("--from <time>", "start: 2026-01-31, an ISO time or epoch ms (UTC)")
+    .option("--to <time>", "end (exclusive), same forms")
+    .option("-p, --param <name=value>", "strategy param override (repeatable)", collect, [])
+    .option(
+      "--risk <name=value>",
+      "risk limit override (repeatable); capital_usd is the starting equity",
+      collect,
+      [],
+    )
+    .option("--fee-tier <n>", "Hyperliquid perp fee tier 0–6", "0")
+    .option("--latency-ms <ms>", "order and cancel latency, market time", "0")
+    .option(
+      "--slippage-bps <bps>",
+      "taker fills this much worse than the candle's open",
+      String(DEFAULT_SLIPPAGE_BPS),
+    )
+    .option("--interval <1m|5m|1h>", "candle interval to replay", "1m")
+    .option(
+      "--network <network>",
+      "whose recorded data: mainnet | testnet | paper (default: HL_NETWORK, else paper)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "data directory root, market data under <dir>/market (default: DATA_DIR, else ./data)",
+    )
+    .option("--report <file>", "HTML report file (default: <data-dir>/backtests/<run>.html)")
+    .option("--json", "print the figures as JSON")
+    .action(async (strategy: string, f: BacktestFlags) => {
+      if (!f.from || !f.to)
+        throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
+      const r = await backtestCommand({
+        strategy,
+        instrument: f.instrument,
+        from: f.from,
+        to: f.to,
+        params: parsePairs(f.param, "--param"),
+        risk: parsePairs(f.risk, "--risk"),
+        feeTier: number(f.feeTier, "--fee-tier"),
+        latencyMs: number(f.latencyMs, "--latency-ms"),
+        slippageBps: number(f.slippageBps, "--slippage-bps"),
+        interval: f.interval,
+        network: resolveNetwork(f.network),
+        dataDir: f.dataDir ?? dataDir(),
+        ...(f.report ? { report: f.report } : {}),
+      });
+      const out = f.json
+        ? [JSON.stringify({ ...r.summary, report: r.reportPath })]
+        : formatSummary(r.summary, r.reportPath);
+      process.stdout.write(`${out.join("\n")}\n`);
+    });
+}

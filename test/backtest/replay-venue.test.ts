@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { feeRates } from "../../src/backtest/fee-schedule.ts";
+import { Ledger } from "../../src/backtest/ledger.ts";
+import { type CandleRow, CandleSeries, type FundingRow } from "../../src/backtest/market-history.ts";
+import { REFUSAL, ReplayVenue } from "../../src/backtest/replay-venue.ts";
+import type { Cloid, PlaceRequest } from "../../src/engine/ports.ts";
+
+const M = 60_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+/** Candles [o, h, l, c] one minute apart from T0. */
+function candles(bars: [number, number, number, number][]): CandleRow[] {
+  return bars.map(([o, h, l, c], i) => ({
+    t: T0 + i * M,
+    T: T0 + i * M + M - 1,
+    o: String(o),
+    h: String(h),
+    l: String(l),
+    c: String(c),
+    v: "10",
+    n: 5,
+  }));
+}
+
+function venue(
+  bars: [number, number, number, number][],
+  opts: { latencyMs?: number; funding?: FundingRow[] } = {},
+) {
+  let now = T0;
+  const ledger = new Ledger();
+  const v = new ReplayVenue(new CandleSeries(candles(bars), M), opts.funding ?? [], {
+    instrument: "ETH-PERP",
+    szDecimals: 4,
+    now: () => now,
+    fees: feeRates(0),
+    latencyMs: opts.latencyMs ?? 0,
+    slippageBps: 1,
+    candleWindow: 3,
+    ledger,
+    startMs: T0,
+  });
+  return { v, ledger, at: (ms: number) => (now = ms) };
+}
+
+let n = 0;
+function order(
+  side: "buy" | "sell",
+  price: string,
+  size: string,
+  tif: PlaceRequest["tif"] = "Gtc",
+  reduceOnly = false,
+): PlaceRequest {
+  n += 1;
+  return {
+    instrument: "ETH-PERP",
+    cloid: `0x${n.toString(16).padStart(32, "0")}` as Cloid,
+    side,
+    price,
+    size,
+    tif,
+    reduceOnly,
+  };
+}
+
+describe("replay venue (candle fills)", () => {
+  it("a resting buy fills only when the low trades strictly below its price, at its price, as a maker", async () => {
+    const { v, ledger, at } = venue([
+      [101, 102, 100, 101],
+      [101, 102, 99.9, 100.5],
+    ]);
+    expect((await v.place([order("buy", "100", "1")]))[0]?.status).toBe("resting");
+    at(T0 + M);
+    expect(await v.fills("ETH-PERP", 0)).toEqual([]); // the low touched 100: no fill
+    expect(await v.openOrders()).toHaveLength(1);
+    at(T0 + 2 * M);
+    const [f] = await v.fills("ETH-PERP", 0);
+    expect(f).toMatchObject({ side: "buy", price: "100", size: "1", fee: "0.015", timeMs: T0 + M });
+    expect(await v.openOrders()).toEqual([]);
+    expect(ledger.qty.toString()).toBe("1");
+    expect(ledger.fills[0]?.liquidity).toBe("maker");
+  });
+
+  it("an IOC fills at the next open plus slippage, capped at its limit, as a taker; beyond the limit it lapses", async () => {
+    const { v, ledger, at } = venue([
+      [100, 100, 100, 100],
+      [100, 101, 99, 100],
+      [103, 104, 102, 103],
+    ]);
+    at(T0 + M);
+    await v.place([order("buy", "100.05", "2", "Ioc")]);
+    at(T0 + 2 * M);
+    const [f] = await v.fills("ETH-PERP", 0);
+    // 100 × (1 + 1 bp) = 100.01, rounded up onto the grid; taker fee 4.5 bp.
+    expect(f).toMatchObject({ price: "100.01", size: "2", fee: "0.090009", timeMs: T0 + M });
+    await v.place([order("sell", "102", "2", "Ioc", true)]);
+    at(T0 + 3 * M);
+    expect(await v.fills("ETH-PERP", T0 + 2 * M)).toHaveLength(1);
+    expect(ledger.qty.isZero()).toBe(true);
+    await v.place([order("buy", "102", "1", "Ioc")]);
+    expect(ledger.fills).toHaveLength(2);
+  });
+
+  it("the IOC price is capped at the limit, and a limit that is through the open takes", async () => {
+    const { v, at } = venue([
+      [100, 100, 100, 100],
+      [100, 100, 100, 100],
+    ]);
+    at(T0 + M);
+    await v.place([order("buy", "100", "1", "Ioc")]);
+    at(T0 + 2 * M);
+    expect((await v.fills("ETH-PERP", 0))[0]?.price).toBe("100");
+  });
+
+  it("latency: an order arriving inside a candle first trades in the next one; a cancel likewise", async () => {
+    const { v, at } = venue(
+      [
+        [100, 100, 100, 100],
+        [100, 100, 95, 100],
+        [100, 100, 95, 100],
+        [100, 100, 95, 100],
+      ],
+      { latencyMs: 1 },
+    );
+    at(T0 + M);
+    await v.place([order("buy", "99", "1")]);
+    at(T0 + 2 * M);
+    expect(await v.fills("ETH-PERP", 0)).toEqual([]); // arrived at T0+M+1: missed the candle opening at T0+M
+    at(T0 + 3 * M);
+    expect((await v.fills("ETH-PERP", 0))[0]?.timeMs).toBe(T0 + 2 * M);
+  });
+
+  it("refuses what Hyperliquid refuses: under $10, off-tick, too many size decimals, reduce-only that adds, crossing post-only", async () => {
+    const { v, at } = venue([
+      [100, 100, 100, 100],
+      [100, 100, 100, 100],
+    ]);
+    at(T0 + M);
+    const out = await v.place([
+      order("buy", "99", "0.1"),
+      order("buy", "99.123", "1"),
+      order("buy", "99", "0.00001"),
+      order("sell", "101", "1", "Gtc", true),
+      order("buy", "101", "1", "Alo"),
+    ]);
+    expect(out.map((o) => (o.status === "rejected" ? o.message : o.status))).toEqual([
+      REFUSAL.minValue,
+      REFUSAL.tick,
+      REFUSAL.size,
+      REFUSAL.reduceOnly,
+      REFUSAL.postOnly,
+    ]);
+    const cancel = await v.cancel("ETH-PERP", [{ oid: "999", side: "buy", price: "1", size: "1" }]);
+    expect(cancel.failed[0]?.message).toBe(REFUSAL.unknownOrder);
+  });
+
+  it("charges hourly funding on the position at the candle's price: longs pay a positive rate", async () => {
+    const bars: [number, number, number, number][] = Array.from({ length: 62 }, () => [100, 100, 100, 100]);
+    bars[1] = [100, 100, 90, 100];
+    const { v, ledger, at } = venue(bars, { funding: [{ t: T0 + 60 * M, rate: "0.0001", premium: "0" }] });
+    await v.place([order("buy", "99", "2")]);
+    at(T0 + 62 * M);
+    await v.snapshot("ETH-PERP");
+    expect(ledger.qty.toString()).toBe("2");
+    expect(ledger.funding.toString()).toBe("-0.02");
+    const snap = await v.snapshot("ETH-PERP");
+    expect(snap.fundingRate).toBe(0.0001);
+    expect(snap.candles).toHaveLength(3);
+    expect(snap.mid).toBe(100);
+  });
+});

@@ -1,5 +1,6 @@
 import { UserError } from "../core/errors.ts";
 import { Engine, type RunResult } from "../engine/engine.ts";
+import type { OrderGateway, PlaceRequest } from "../engine/ports.ts";
 import { resolveParams, resolveRiskLimits, resolveStrategy } from "../engine/runner.ts";
 import { feeRates } from "./fee-schedule.ts";
 import { Ledger } from "./ledger.ts";
@@ -27,6 +28,8 @@ export interface BacktestOptions {
   szDecimals: number;
   /** The engine's notices (refusals, risk); default: none. */
   log?: (line: string) => void;
+  /** Every order batch the engine sends, with the market time it is sent at (the parity check's record). */
+  onPlace?: (orders: readonly PlaceRequest[], atMs: number) => void;
 }
 
 export interface BacktestResult {
@@ -89,7 +92,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     params,
     instrument: o.instrument,
     market: venue,
-    gateway: venue,
+    gateway: o.onPlace ? tapPlace(venue, clock.now, o.onPlace) : venue,
     dataDir: "",
     tickMs: intervalMs,
     maxTicks: ticks,
@@ -122,4 +125,22 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     run,
   });
   return { summary, venue, ledger, run };
+}
+
+/** The gateway with every `place` reported first (nothing else changes). */
+function tapPlace(
+  g: OrderGateway,
+  now: () => number,
+  onPlace: (orders: readonly PlaceRequest[], atMs: number) => void,
+): OrderGateway {
+  return {
+    place: (orders) => {
+      onPlace(orders, now());
+      return g.place(orders);
+    },
+    cancel: (instrument, orders) => g.cancel(instrument, orders),
+    openOrders: (instrument) => g.openOrders(instrument),
+    fills: (instrument, sinceMs) => g.fills(instrument, sinceMs),
+    position: (instrument) => g.position(instrument),
+  };
 }

@@ -45,9 +45,18 @@ describe("engine market data against a world replaying the past", () => {
     const md = new HlMarketData(client, { candles: true });
     const s = await md.snapshot("ETH-PERP");
     expect(s.timestampMs).toBe(START + 5 * MIN);
-    const closed = s.candles.filter((k) => k.t < START + 5 * MIN);
-    expect(closed.length).toBeGreaterThanOrEqual(30);
-    const last = closed[closed.length - 1]!;
+    expect(s.candles.length).toBeGreaterThanOrEqual(29);
+    const last = s.candles[s.candles.length - 1]!;
     expect(last).toMatchObject({ t: START + 4 * MIN, c: 2001 + 64, v: 3 + 64 });
+  });
+
+  it("carries closed minutes only: the one in progress is partial (as a backtest never sees it)", async () => {
+    world.advance(30_000);
+    const md = new HlMarketData(client, { candles: true });
+    const s = await md.snapshot("ETH-PERP");
+    expect(s.candles.every((k) => k.t + MIN <= s.timestampMs)).toBe(true);
+    expect(s.candles.at(-1)?.t).toBe(START + 4 * MIN);
+    world.advance(30_000);
+    expect((await md.snapshot("ETH-PERP")).candles.at(-1)?.t).toBe(START + 5 * MIN);
   });
 });

@@ -1,5 +1,6 @@
 import { D, wire } from "../../core/decimal.ts";
 import { UserError } from "../../core/errors.ts";
+import { resolveParams, resolveStrategy } from "../../engine/runner.ts";
 import { expandGrid, type GridPoint, type SweepAxis } from "./grid.ts";
 import { runTasks } from "./pool.ts";
 import { rankRuns, type SweepRun } from "./rank.ts";
@@ -66,7 +67,7 @@ export function parseMetric(raw: string): SweepMetric {
 
 /** Run every grid point over [fromMs, toMs) and rank them by the metric, best first. */
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
-  const grid = gridOf(o.axes);
+  const grid = gridOf(o.base, o.axes);
   const tasks = grid.map((params, index) => ({ index, params, fromMs: o.fromMs, toMs: o.toMs }));
   const outcomes = await runTasks(o.base, tasks, o.workers, o.onProgress);
   return { metric: o.metric, runs: ranked(tasks, outcomes, o.metric) };
@@ -78,7 +79,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
  * as the result. All folds' in-sample runs go to the workers together, then all out-of-sample runs.
  */
 export async function runWalkForward(o: SweepOptions & { folds: number }): Promise<WalkForwardResult> {
-  const grid = gridOf(o.axes);
+  const grid = gridOf(o.base, o.axes);
   const folds = walkForwardFolds(o.fromMs, o.toMs, o.folds);
   const total = folds.length * (grid.length + 1);
   let before = 0;
@@ -147,10 +148,13 @@ export async function runWalkForward(o: SweepOptions & { folds: number }): Promi
   };
 }
 
-function gridOf(axes: readonly SweepAxis[]): GridPoint[] {
+/** The grid, every point checked against the strategy's params first (a bad name or value stops here). */
+function gridOf(base: SweepBase, axes: readonly SweepAxis[]): GridPoint[] {
   const grid = expandGrid(axes);
   if (grid.length === 0)
     throw new UserError("--sweep: give at least one parameter to sweep (name=a..b:step)");
+  const strategy = resolveStrategy(base.strategy);
+  for (const point of grid) resolveParams(strategy, { ...base.params, ...point });
   return grid;
 }
 

@@ -1,5 +1,5 @@
 import { UserError } from "../core/errors.ts";
-import { readCandles, readFunding } from "../market/index.ts";
+import { readBooks, readCandles, readFunding, readTrades } from "../market/index.ts";
 import type { CandleInterval } from "../market/types.ts";
 import { DEFAULT_MARKETS } from "../sim/venue/markets.ts";
 import { INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
@@ -7,7 +7,7 @@ import { INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
 /** Candles before `--from` read as warm-up, so the first snapshots already carry a candle window. */
 export const WARMUP_CANDLES = 30;
 
-/** A coin's candles and funding from the market-data store (DATA_DIR/market/…). */
+/** A coin's candles, funding, and any recorded trades and books from the market-data store (DATA_DIR/market/…). */
 export async function loadHistory(q: {
   root: string;
   network: string;
@@ -18,15 +18,18 @@ export async function loadHistory(q: {
 }): Promise<ReplayHistory> {
   const warmFrom = q.fromMs - WARMUP_CANDLES * INTERVAL_MS[q.interval];
   const base = { root: q.root, network: q.network, coin: q.coin };
-  const [candles, funding] = await Promise.all([
+  const range = { ...base, fromMs: q.fromMs, toMs: q.toMs };
+  const [candles, funding, trades, books] = await Promise.all([
     readCandles({ ...base, interval: q.interval, fromMs: warmFrom, toMs: q.toMs }),
-    readFunding({ ...base, fromMs: q.fromMs, toMs: q.toMs }),
+    readFunding(range),
+    readTrades(range),
+    readBooks(range),
   ]);
   if (!candles.some((c) => c.t >= q.fromMs))
     throw new UserError(
       `no ${q.interval} candles for ${q.coin} on ${q.network} from ${new Date(q.fromMs).toISOString()} to ${new Date(q.toMs).toISOString()} under ${q.root}/market (fetch them with \`hl data fetch\`, or write the sim world's with \`hl sim export\`)`,
     );
-  return { interval: q.interval, candles, funding };
+  return { interval: q.interval, candles, funding, trades, books };
 }
 
 /**

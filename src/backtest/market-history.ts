@@ -1,8 +1,8 @@
 import { UserError } from "../core/errors.ts";
 
-import type { CandleInterval, CandleRow, FundingRow } from "../market/types.ts";
+import type { BookRow, CandleInterval, CandleRow, FundingRow, TradeRow } from "../market/types.ts";
 
-export type { CandleRow, FundingRow };
+export type { BookRow, CandleRow, FundingRow, TradeRow };
 
 export type BacktestInterval = CandleInterval;
 
@@ -12,11 +12,14 @@ export const INTERVAL_MS: Readonly<Record<BacktestInterval, number>> = {
   "1h": 3_600_000,
 };
 
-/** What a backtest replays: one instrument's candles (oldest first) and its hourly funding. */
+/** What a backtest replays: one instrument's candles (oldest first), its hourly funding, and any recorded trades and books. */
 export interface ReplayHistory {
   interval: BacktestInterval;
   candles: readonly CandleRow[];
   funding: readonly FundingRow[];
+  /** Recorded trades and l2 book snapshots (oldest first), where there are any. */
+  trades?: readonly TradeRow[];
+  books?: readonly BookRow[];
 }
 
 /**

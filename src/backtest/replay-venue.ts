@@ -10,12 +10,14 @@ import type {
   PlaceOutcome,
   PlaceRequest,
 } from "../engine/ports.ts";
-import { isValidPrice, roundPrice } from "../exchange/rounding.ts";
+import { isValidPrice, roundPrice, roundSize } from "../exchange/rounding.ts";
 import type { Candle, MarketSnapshot, Side, Tif } from "../strategies/sdk.ts";
 import { type CandleBar, crossesOpen, makerFill, takerFill } from "./candle-fill-model.ts";
 import type { FeeRates } from "./fee-schedule.ts";
 import type { Ledger } from "./ledger.ts";
 import type { CandleSeries, FundingRow } from "./market-history.ts";
+import type { MarketTape } from "./market-tape.ts";
+import { type BookLevels, sizeAhead, tradeAgainst } from "./trade-fill-model.ts";
 
 /** Hyperliquid's refusal texts for what the replay checks. */
 export const REFUSAL = {
@@ -59,6 +61,8 @@ interface VenueOrder {
   liveFromMs: number;
   /** Its cancel's arrival (Infinity: none asked). */
   cancelAtMs: number;
+  /** Trade model: size displayed ahead of it at its price (set when it arrives; -1 before). */
+  queue: number;
 }
 
 /** Per-candle samples of the run, for the report's figures and charts. */
@@ -91,10 +95,17 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
   private fundingRate = 0;
   readonly tape: ReplayTape = { t: [], close: [], pnl: [], qty: [] };
 
+  /** Trade model: the next trade and book snapshot to replay, and the book as last recorded. */
+  private tradeNext = 0;
+  private bookNext = 0;
+  private book: BookLevels | undefined;
+
   constructor(
     private readonly candles: CandleSeries,
     private readonly funding: readonly FundingRow[],
     private readonly o: ReplayVenueOptions,
+    /** Recorded trades and books, where there are any: resting orders fill from them (trade-fill-model). */
+    private readonly tape2?: MarketTape,
   ) {
     this.dayCandles = Math.max(1, Math.round(DAY_MS / candles.intervalMs));
   }
@@ -120,6 +131,24 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     this.advanceTo(now);
     const i = this.next - 1;
     if (i < 0) return emptySnapshot(instrument, now);
+    const book = this.book;
+    if (book && book.bids.length > 0 && book.asks.length > 0) {
+      const bid = book.bids[0]![0];
+      const ask = book.asks[0]![0];
+      return {
+        ...emptySnapshot(instrument, now),
+        mid: (bid + ask) / 2,
+        bid,
+        ask,
+        book: {
+          bids: book.bids.slice(0, 20).map(([px, sz]) => ({ px, sz })),
+          asks: book.asks.slice(0, 20).map(([px, sz]) => ({ px, sz })),
+        },
+        fundingRate: this.fundingRate,
+        volume24h: this.volumeNtl24h,
+        candles: this.window,
+      };
+    }
     const mid = this.candles.c[i]!;
     const half = tickOf(mid, this.o.szDecimals) / 2;
     const v = this.candles.v[i]!;
@@ -218,6 +247,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       size: r.size,
       liveFromMs: now + this.o.latencyMs,
       cancelAtMs: Infinity,
+      queue: -1,
     });
     // In flight until its first candle: the engine sees it as open (a live client would be waiting).
     return { status: "resting", oid };
@@ -247,7 +277,9 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       this.fundingRate = Number(row.rate);
       this.fundingNext += 1;
     }
-    if (this.orders.length > 0) this.trade(i, open);
+    const tape = this.tape2;
+    if (tape?.covers(open, end)) this.tradeFromTape(tape, i, open, end);
+    else if (this.orders.length > 0) this.trade(i, open);
     const close = s.c[i]!;
     // Rolling 24 h notional volume.
     this.volumeNtl24h += s.v[i]! * close;
@@ -302,8 +334,94 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     }
   }
 
-  private execute(o: VenueOrder, px: number, liquidity: "maker" | "taker", timeMs: number): void {
+  /**
+   * A candle replayed from the recorded trades and books inside it, event by event in time order:
+   * cancels and arrivals at their exact times, book snapshots (queue ahead shrinks with its level),
+   * trades against resting orders with their queue. Takers walk the book recorded at their arrival.
+   */
+  private tradeFromTape(tape: MarketTape, i: number, open: number, end: number): void {
+    for (;;) {
+      const tt = this.tradeNext < tape.tradeCount ? tape.tradeT[this.tradeNext]! : Infinity;
+      const bt = this.bookNext < tape.books.length ? tape.books[this.bookNext]!.t : Infinity;
+      const t = Math.min(tt, bt);
+      if (t >= end) break;
+      this.arrive(i, t);
+      if (bt <= tt) {
+        this.book = tape.books[this.bookNext]!;
+        this.bookNext += 1;
+        for (const o of this.orders)
+          if (o.queue > 0) o.queue = Math.min(o.queue, sizeAhead(this.book, o.side, o.px));
+        continue;
+      }
+      const k = this.tradeNext;
+      this.tradeNext += 1;
+      // A trade before the candle's open belongs to a candle already replayed from its range.
+      if (t < open) continue;
+      const ev = {
+        px: tape.tradePx[k]!,
+        sz: tape.tradeSz[k]!,
+        taker: tape.tradeTakerBuys[k] ? "buy" : "sell",
+      } as const;
+      for (const o of [...this.orders]) {
+        if (o.queue < 0 || o.cancelAtMs <= t) continue;
+        const r = tradeAgainst(o.side, o.px, o.queue, Number(o.size), ev);
+        o.queue = r.queue;
+        if (r.filled > 0) this.execute(o, o.px, "maker", t, r.filled);
+      }
+    }
+    this.arrive(i, end - 1);
+  }
+
+  /** Orders whose cancel has arrived by `t` leave; orders arrived by `t` join their level's queue, or take. */
+  private arrive(i: number, t: number): void {
+    for (const o of [...this.orders]) {
+      if (o.cancelAtMs <= t) {
+        this.remove(o);
+        continue;
+      }
+      if (o.queue >= 0 || o.liveFromMs > t) continue;
+      const book = this.book;
+      const opposite = book ? (o.side === "buy" ? book.asks : book.bids) : [];
+      const crosses =
+        opposite.length > 0 && (o.side === "buy" ? o.px >= opposite[0]![0] : o.px <= opposite[0]![0]);
+      if (o.tif === "Ioc" || crosses) {
+        if (o.tif === "Alo") {
+          this.remove(o);
+          continue;
+        }
+        if (book) {
+          for (const [px, sz] of opposite) {
+            if (o.side === "buy" ? px > o.px : px < o.px) break;
+            if (!this.orders.includes(o)) break;
+            this.execute(o, px, "taker", t, sz);
+          }
+        } else {
+          const s = this.candles;
+          const fill = takerFill(o.side, o.px, { o: s.o[i]!, h: s.h[i]!, l: s.l[i]! }, this.o.slippageBps);
+          if (fill) this.execute(o, fill.px, "taker", t);
+        }
+        if (o.tif === "Ioc") {
+          this.remove(o);
+          continue;
+        }
+      }
+      if (this.orders.includes(o)) o.queue = sizeAhead(book, o.side, o.px);
+    }
+  }
+
+  private execute(
+    o: VenueOrder,
+    px: number,
+    liquidity: "maker" | "taker",
+    timeMs: number,
+    most = Infinity,
+  ): void {
     let size = dec(o.size);
+    if (most < size.toNumber()) {
+      // Less than one lot of the trade is left for us: nothing fills.
+      if (most < 10 ** -this.o.szDecimals) return;
+      size = dec(roundSize(most, this.o.szDecimals, "down"));
+    }
     if (o.reduceOnly) {
       const q = this.o.ledger.qty;
       if (q.isZero() || q.isPos() === (o.side === "buy")) return;
@@ -335,6 +453,9 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       fee,
       liquidity,
     });
+    const left = dec(o.size).minus(size);
+    if (left.gt(0)) o.size = wire(left);
+    else this.remove(o);
   }
 
   private remove(o: VenueOrder): void {

@@ -5,6 +5,7 @@ import { resolveParams, resolveRiskLimits, resolveStrategy } from "../engine/run
 import { feeRates } from "./fee-schedule.ts";
 import { Ledger } from "./ledger.ts";
 import { CandleSeries, INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
+import { MarketTape } from "./market-tape.ts";
 import { MemoryFillJournal, MemoryKvStore } from "./memory-store.ts";
 import { ReplayVenue } from "./replay-venue.ts";
 import { type BacktestSummary, summarise } from "./summary.ts";
@@ -75,18 +76,24 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const lastClose = series.t[end - 1]! + intervalMs;
   const ticks = Math.round((lastClose - startMs) / intervalMs) + 1;
   const clock = new VirtualClock(startMs);
+  const tape = new MarketTape(o.history.trades ?? [], o.history.books ?? []);
   const ledger = new Ledger();
-  const venue = new ReplayVenue(series, o.history.funding, {
-    instrument: o.instrument,
-    szDecimals: o.szDecimals,
-    now: clock.now,
-    fees,
-    latencyMs,
-    slippageBps,
-    candleWindow: strategy.needs?.candles ? CANDLE_WINDOW : 0,
-    ledger,
-    startMs,
-  });
+  const venue = new ReplayVenue(
+    series,
+    o.history.funding,
+    {
+      instrument: o.instrument,
+      szDecimals: o.szDecimals,
+      now: clock.now,
+      fees,
+      latencyMs,
+      slippageBps,
+      candleWindow: strategy.needs?.candles ? CANDLE_WINDOW : 0,
+      ledger,
+      startMs,
+    },
+    tape.empty ? undefined : tape,
+  );
   const engine = new Engine({
     strategy,
     params,

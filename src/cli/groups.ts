@@ -33,6 +33,7 @@ export const GROUPS: readonly Group[] = [
   { commands: ["isfr"], load: () => import("./isfr.ts") },
   { commands: ["points"], load: () => import("./points.ts") },
   { commands: ["sim"], load: () => import("./sim.ts") },
+  { commands: ["data"], load: () => import("./data.ts") },
   { commands: ["services"], load: () => import("./services.ts") },
 ];
 

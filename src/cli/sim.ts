@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { simPort } from "../config/env.ts";
+import { dataDir, simPort } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { runParity } from "../engine/parity.ts";
+import { coinList, instant, nonNegativeInt, positiveInt } from "../market/cli-args.ts";
+import { exportSimHistory } from "../market/sim-export.ts";
 import { parseTime } from "../services/feeds/config.ts";
 import { startSimWorld } from "../sim/world.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
@@ -27,6 +29,15 @@ function intOption(name: string, raw: string, min: number, max: number): number 
   if (!Number.isInteger(n) || n < min || n > max)
     throw new UserError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
+}
+
+interface ExportCliOptions {
+  days: string;
+  coins?: string;
+  seed: string;
+  to?: string;
+  dataDir?: string;
+  json?: boolean;
 }
 
 interface ParityCliOptions {
@@ -133,6 +144,33 @@ export function register(program: Command): void {
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
+    });
+
+  sim
+    .command("export")
+    .description(
+      "Write the sim world's past (1m/5m/1h candles, funding) into the market store under network paper (docs/market-data.md)",
+    )
+    .option("--days <n>", "days of history", "30")
+    .option("--coins <list>", "comma-separated sim markets (default: all), e.g. ETH,BTC,yex:VXX")
+    .option("--seed <n>", "market seed: the same seed and --to give the same files", "1")
+    .option("--to <date>", "end of the history, UTC (default: today 00:00 UTC)")
+    .option("--data-dir <dir>", "data directory (default DATA_DIR, else ./data)")
+    .option("--json", "print the summary as JSON")
+    .action(async (opts: ExportCliOptions) => {
+      const root = opts.dataDir === undefined ? dataDir() : resolve(opts.dataDir);
+      const result = await exportSimHistory({
+        root,
+        days: positiveInt("--days", opts.days, 3660),
+        seed: nonNegativeInt("--seed", opts.seed),
+        ...(opts.coins === undefined ? {} : { coins: coinList("--coins", opts.coins) }),
+        ...(opts.to === undefined ? {} : { endMs: instant("--to", opts.to) }),
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else
+        process.stdout.write(
+          `exported ${result.coins.length} coins, ${new Date(result.fromMs).toISOString()} to ${new Date(result.endMs).toISOString()}, into ${root}/market/${result.network}\n`,
+        );
     });
 }
 

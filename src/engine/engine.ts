@@ -121,6 +121,7 @@ export interface TickReport {
 }
 
 const RECENT_FILLS = 10;
+const DAY_MS = 86_400_000;
 /** How far past the mid the DSL stop's IOC close is priced. */
 const DSL_CLOSE_SLIPPAGE = 0.05;
 const MAX_CONSECUTIVE_FAILURES = 5;
@@ -161,6 +162,11 @@ export class Engine {
   /** The DSL stop's close order, and why it was sent (its fill's journal close reason). */
   private dslClose: { cloid: Cloid; reason: string } | null = null;
   private dslReason: string | undefined;
+  /** The last tick's mid (0 before the first with a market). */
+  private lastMid = 0;
+  /** The last risk evaluation while flat, and the fill count and UTC day it was made on. */
+  private lastRisk: { state: RiskState; mode: RiskMode; fills: number; day: number } | undefined;
+  private realizedNum = { fills: -1, value: 0 };
 
   constructor(private readonly o: EngineOptions) {
     this.store = o.persistence?.store ?? StateStore.inDir(o.dataDir);
@@ -217,6 +223,7 @@ export class Engine {
       this.o.records?.session("session_end", this.sessionSnapshot(), this.now());
       await this.o.alerter?.flush();
     }
+    this.syncMark();
     return {
       ticks,
       tickCount: this.tickCount,
@@ -299,14 +306,12 @@ export class Engine {
       });
       return;
     }
-    const mid = dec(snap.mid);
-    this.position.mark = mid;
-    const { state, mode } = evaluateRisk(this.o.limits, this.risk, {
-      pnl: this.position.netPnl(),
-      positionQty: this.position.qty,
-      mark: mid,
-      nowMs: snap.timestampMs > 0 ? snap.timestampMs : this.now(),
-    });
+    this.lastMid = snap.mid;
+    const flat = this.position.qty.isZero();
+    // Flat, the mark moves nothing: the decimal mark is set when it is read (persist, summary).
+    const mid = flat ? undefined : dec(snap.mid);
+    if (mid) this.position.mark = mid;
+    const { state, mode } = this.checkRisk(mid, snap.timestampMs > 0 ? snap.timestampMs : this.now());
     this.risk = state;
     if (mode === "reduce_only" && this.lastMode !== "reduce_only")
       this.o.alerter?.send(
@@ -330,7 +335,7 @@ export class Engine {
       return;
     }
     const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
-    if (this.dsl && (await this.guardWithDsl(this.dsl, mid, nowMs, filled))) return;
+    if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
     const open = await this.ourOpenOrders();
     const ctx = this.context(snap, open, mode);
     const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
@@ -396,7 +401,8 @@ export class Engine {
     }
     // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
     if (plan.place.some((p) => p.tif === "Ioc")) filled += await this.syncFills();
-    await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), resting);
+    if ((this.o.deadManMs ?? 0) > 0)
+      await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), resting);
     this.tickCount += 1;
     this.persist("running");
     this.report({
@@ -410,13 +416,44 @@ export class Engine {
     });
   }
 
+  /**
+   * The risk state for this tick's numbers. Flat, with no fill since the last evaluation and on the
+   * same UTC day, its inputs are unchanged (the same net PnL, no position, no notional) and so is
+   * its result: the last one is reused.
+   */
+  private checkRisk(mid: Dec | undefined, nowMs: number): { state: RiskState; mode: RiskMode } {
+    const day = Math.floor(nowMs / DAY_MS);
+    const last = this.lastRisk;
+    if (!mid && last && last.fills === this.position.fills && last.day === day && last.state === this.risk)
+      return last;
+    const r = evaluateRisk(this.o.limits, this.risk, {
+      pnl: this.position.netPnl(),
+      positionQty: this.position.qty,
+      mark: mid ?? dec(this.lastMid),
+      nowMs,
+    });
+    this.lastRisk = mid ? undefined : { ...r, fills: this.position.fills, day };
+    return r;
+  }
+
+  /** Net realized PnL as a number, recomputed only when a fill changed it. */
+  private realizedNumber(): number {
+    if (this.realizedNum.fills !== this.position.fills)
+      this.realizedNum = {
+        fills: this.position.fills,
+        value: this.position.realized.minus(this.position.fees).toNumber(),
+      };
+    return this.realizedNum.value;
+  }
+
   private context(snap: MarketSnapshot, open: GatewayOrder[], mode: RiskMode): DecisionContext {
+    const flat = this.position.qty.isZero();
     return {
       snapshot: snap,
-      positionQty: this.position.qty.toNumber(),
-      avgEntryPrice: this.position.avg.toNumber(),
-      unrealizedPnl: this.position.unrealized().toNumber(),
-      realizedPnl: this.position.realized.minus(this.position.fees).toNumber(),
+      positionQty: flat ? 0 : this.position.qty.toNumber(),
+      avgEntryPrice: flat ? 0 : this.position.avg.toNumber(),
+      unrealizedPnl: flat ? 0 : this.position.unrealized().toNumber(),
+      realizedPnl: this.realizedNumber(),
       openOrders: open.map((x) => ({ side: x.side, price: Number(x.price), size: Number(x.size) })),
       recentFills: this.recentFills,
       risk: { reduceOnly: mode === "reduce_only", drawdownPct: drawdownPct(this.o.limits, this.risk) },
@@ -471,9 +508,10 @@ export class Engine {
   /** Applies fills newer than the cursor (each exactly once), logs them, returns how many. */
   private async syncFills(): Promise<number> {
     const cursor = this.stats.fill_cursor;
-    const seen = new Set(cursor.ids);
-    const fresh = (await this.o.gateway.fills(this.o.instrument, cursor.time_ms))
-      .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen.has(f.id)))
+    const fetched = await this.o.gateway.fills(this.o.instrument, cursor.time_ms);
+    const seen = fetched.length > 0 ? new Set(cursor.ids) : undefined;
+    const fresh = fetched
+      .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen?.has(f.id)))
       .sort((a, b) => a.timeMs - b.timeMs);
     // Other instruments' fills move the cursor too, or every tick would fetch them all again.
     const through = this.o.gateway.accountFillsThroughMs?.() ?? 0;
@@ -594,7 +632,13 @@ export class Engine {
     return true;
   }
 
+  /** The position's decimal mark at the last mid (while flat it is only set when read). */
+  private syncMark(): void {
+    if (this.lastMid > 0 && !this.position.mark.eq(this.lastMid)) this.position.mark = dec(this.lastMid);
+  }
+
   private sessionSnapshot(): SessionSnapshot {
+    this.syncMark();
     const open = !this.position.qty.isZero();
     const pnl = this.position.netPnl();
     return {
@@ -676,6 +720,7 @@ export class Engine {
 
   private persist(status: "running" | "stopped" | "halted"): void {
     if (status === "running" && !this.persistEveryTick) return;
+    this.syncMark();
     const pos = this.position.toJson();
     this.store.save({
       tick_count: this.tickCount,

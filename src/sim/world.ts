@@ -3,7 +3,6 @@ import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
-import { backfill } from "./model/backfill.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
 import {
   HOUSE_ADDRESSES,
@@ -13,11 +12,11 @@ import {
   type HouseMarket,
 } from "./model/house-driver.ts";
 import { MarketModel } from "./model/market-model.ts";
-import { marketParams } from "./model/market-params.ts";
 import type { PriceState } from "./model/price-process.ts";
 import { ReplayModel } from "./model/replay-model.ts";
 import { SimScheduler } from "./model/scheduler.ts";
 import type { WorldModel } from "./model/world-model.ts";
+import { loadSimPast } from "./past.ts";
 import { WorldStore } from "./persist/world-store.ts";
 import { yieldPools } from "./rates/yield-pools.ts";
 import { loadRecording, type SimReplay } from "./replay/load.ts";
@@ -148,24 +147,12 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     startPx: saved?.model[m.coin]?.px ?? Number(specs.get(m.coin)?.startPx ?? "1"),
     impactNotionalUsd: m.impactNotionalUsd,
   }));
-  const initial = new Map<string, PriceState>();
   const historyDays = opts.historyDays ?? HISTORY_DAYS;
   if (recording) loadRecordedPast(venue, houseMarkets, recording.markets, clock.now());
-  else if (historyDays > 0) {
-    const past = backfill(
-      modelMarkets.map((m) => ({
-        coin: m.coin,
-        szDecimals: m.szDecimals,
-        endPx: m.startPx,
-        params: marketParams(m.coin, seed),
-      })),
-      { seed, endMs: clock.now(), days: historyDays },
-    );
-    for (const h of past) {
-      venue.loadPast(h.coin, { ...h, candles: h }, { buyer: HOUSE_TAKER, seller: HOUSE_MAKER });
-      initial.set(h.coin, h.end);
-    }
-  }
+  const initial =
+    historyDays > 0 && !recording
+      ? loadSimPast(venue, modelMarkets, { seed, endMs: clock.now(), days: historyDays })
+      : new Map<string, PriceState>();
   // A restored market continues from its saved state; the past above was regenerated to end there.
   for (const [coin, state] of Object.entries(saved?.model ?? {}))
     if (specs.has(coin)) initial.set(coin, state);

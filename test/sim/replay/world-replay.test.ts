@@ -67,6 +67,7 @@ describe("sim world replaying a recording", () => {
     }
     // Minute 10 is in progress at 10:30: its recorded figures are not known yet.
     const live = now.find((x) => x.t === START + 10 * MIN)!;
+    const r10 = candles.find((k) => k.t === START + 10 * MIN)!;
     const last = candles.find((k) => k.t === START + 9 * MIN)!;
     expect([live.o, live.h, live.l, live.c].map(Number)).toEqual([last.c, last.c, last.c, last.c]);
     expect(live.n).toBe(0);
@@ -82,6 +83,38 @@ describe("sim world replaying a recording", () => {
     // Only the replayed coin is quoted; the others have no book.
     const btc = w.venue.info({ type: "l2Book", coin: "BTC" }) as Book;
     expect(btc.levels[0]).toHaveLength(0);
+    // Coarser intervals are built from the recorded minutes: 5m bucket [0, 5) of the recording.
+    const five = (
+      w.venue.info({
+        type: "candleSnapshot",
+        req: { coin: "ETH", interval: "5m", startTime: START },
+      }) as WireCandle[]
+    ).find((x) => x.t === START)!;
+    const m5 = candles.filter((k) => k.t >= START && k.t < START + 5 * MIN);
+    expect([five.o, five.h, five.l, five.c].map(Number)).toEqual([
+      m5[0]!.o,
+      Math.max(...m5.map((k) => k.h)),
+      Math.min(...m5.map((k) => k.l)),
+      m5[4]!.c,
+    ]);
+    // A trade in the replaying world does not print into its candles: they are the recording's.
+    const user = "0x00000000000000000000000000000000000000aa";
+    w.venue.deposit(user, "100000");
+    const ask = (w.venue.info({ type: "l2Book", coin: "ETH" }) as Book).levels[1]![0]!.px;
+    const market = w.venue.markets().find((m) => m.coin === "ETH")!;
+    const taken = w.venue.exchange(
+      {
+        type: "order",
+        orders: [{ a: market.asset, b: true, p: ask, s: "0.5", r: false, t: { limit: { tif: "Ioc" } } }],
+        grouping: "na",
+      },
+      user,
+      Date.now(),
+    );
+    expect(JSON.stringify(taken)).toContain("filled");
+    w.advance(60_000);
+    const after = snap().find((x) => x.t === START + 10 * MIN)!;
+    expect([after.o, after.h, after.l, after.c].map(Number)).toEqual([r10.o, r10.h, r10.l, r10.c]);
   });
 
   it("posts recorded books as they were and refuses admin price moves", async () => {
@@ -113,6 +146,12 @@ describe("sim world replaying a recording", () => {
     });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: string }).error).toMatch(/recording/);
+    const scenario = await fetch(`${w.url}/sim/scenario`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ coin: "ETH", driftPerHour: 0.1, durationMs: 60_000 }),
+    });
+    expect(scenario.status).toBe(409);
   });
 
   it("reads the recording from the market-data store", async () => {

@@ -31,6 +31,8 @@ export interface BacktestOptions {
   log?: (line: string) => void;
   /** Every order batch the engine sends, with the market time it is sent at (the parity check's record). */
   onPlace?: (orders: readonly PlaceRequest[], atMs: number) => void;
+  /** Ticks run so far out of the run's total, after each tick (long runs report progress with it). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface BacktestResult {
@@ -110,7 +112,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     network: "backtest",
     log: o.log ?? (() => {}),
     now: clock.now,
-    sleep: clock.sleep,
+    sleep: o.onProgress ? progressSleep(clock.sleep, ticks, o.onProgress) : clock.sleep,
     persistence: { store: new MemoryKvStore(), fills: new MemoryFillJournal(), everyTick: false },
     tickLines: false,
   });
@@ -149,5 +151,19 @@ function tapPlace(
     openOrders: (instrument) => g.openOrders(instrument),
     fills: (instrument, sinceMs) => g.fills(instrument, sinceMs),
     position: (instrument) => g.position(instrument),
+  };
+}
+
+/** The virtual clock's wait, reporting each tick done first. */
+function progressSleep(
+  sleep: (ms: number) => Promise<void>,
+  total: number,
+  onProgress: (done: number, total: number) => void,
+): (ms: number) => Promise<void> {
+  let done = 0;
+  return (ms) => {
+    done += 1;
+    onProgress(done, total);
+    return sleep(ms);
   };
 }

@@ -105,7 +105,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     private readonly funding: readonly FundingRow[],
     private readonly o: ReplayVenueOptions,
     /** Recorded trades and books, where there are any: resting orders fill from them (trade-fill-model). */
-    private readonly tape2?: MarketTape,
+    private readonly recorded?: MarketTape,
   ) {
     this.dayCandles = Math.max(1, Math.round(DAY_MS / candles.intervalMs));
   }
@@ -277,7 +277,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       this.fundingRate = Number(row.rate);
       this.fundingNext += 1;
     }
-    const tape = this.tape2;
+    const tape = this.recorded;
     if (tape?.covers(open, end)) this.tradeFromTape(tape, i, open, end);
     else if (this.orders.length > 0) this.trade(i, open);
     const close = s.c[i]!;
@@ -362,11 +362,13 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
         sz: tape.tradeSz[k]!,
         taker: tape.tradeTakerBuys[k] ? "buy" : "sell",
       } as const;
-      for (const o of [...this.orders]) {
+      for (let k = 0; k < this.orders.length; k++) {
+        const o = this.orders[k]!;
         if (o.queue < 0 || o.cancelAtMs <= t) continue;
         const r = tradeAgainst(o.side, o.px, o.queue, Number(o.size), ev);
         o.queue = r.queue;
         if (r.filled > 0) this.execute(o, o.px, "maker", t, r.filled);
+        if (this.orders[k] !== o) k -= 1; // filled in full: it left the list
       }
     }
     this.arrive(i, end - 1);
@@ -374,6 +376,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
 
   /** Orders whose cancel has arrived by `t` leave; orders arrived by `t` join their level's queue, or take. */
   private arrive(i: number, t: number): void {
+    if (!this.orders.some((o) => o.cancelAtMs <= t || (o.queue < 0 && o.liveFromMs <= t))) return;
     for (const o of [...this.orders]) {
       if (o.cancelAtMs <= t) {
         this.remove(o);

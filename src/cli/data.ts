@@ -1,10 +1,14 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { dataDir, resolveNetwork } from "../config/env.ts";
-import { candleInterval, instant } from "../market/cli-args.ts";
+import { resolveEndpoint } from "../exchange/config.ts";
+import { HlStream } from "../exchange/ws.ts";
+import { candleInterval, instant, positiveInt } from "../market/cli-args.ts";
 import { fetchMarketHistory } from "../market/fetch.ts";
 import { openHistorySource } from "../market/hl-source.ts";
 import { listHoldings, renderHoldings } from "../market/inventory.ts";
+import { startRecording } from "../market/record-feed.ts";
+import { MarketRecorder } from "../market/recorder.ts";
 
 interface FetchCliOptions {
   interval: string;
@@ -67,6 +71,48 @@ export function register(program: Command): void {
           process.stdout.write(
             `${c.coin}: ${c.candles.stored} ${interval} candles in ${c.candles.requests} requests, ${c.funding.stored} funding records in ${c.funding.requests} requests\n`,
           );
+    });
+
+  data
+    .command("record")
+    .argument("<coins...>", "coins, e.g. ETH BTC yex:VXX")
+    .description(
+      "Record trades, l2Book snapshots, activeAssetCtx and settled funding from the WebSocket into daily files until stopped (Ctrl-C); at most the last second is lost if killed",
+    )
+    .option("--book-depth <n>", "book levels kept per side", "20")
+    .option("--network <network>", NETWORK_HELP)
+    .option("--data-dir <dir>", DATA_DIR_HELP)
+    .action(async (coins: string[], opts: { bookDepth: string; network?: string; dataDir?: string }) => {
+      const network = resolveNetwork(opts.network);
+      const root = rootOf(opts.dataDir);
+      const endpoint = resolveEndpoint(network);
+      const recorder = new MarketRecorder({
+        root,
+        network,
+        coins,
+        bookDepth: positiveInt("--book-depth", opts.bookDepth, 100),
+        funding: openHistorySource(network),
+      });
+      await recorder.recover();
+      const stream = new HlStream({ url: endpoint.wsUrl, isTestnet: endpoint.isTestnet });
+      const recording = await startRecording(stream, recorder, coins, {
+        onError: (err) =>
+          process.stderr.write(`record: ${err instanceof Error ? err.message : String(err)}\n`),
+      });
+      process.stdout.write(
+        `recording ${coins.join(", ")} from ${endpoint.wsUrl} into ${root}/market/${network} (Ctrl-C to stop)\n`,
+      );
+      const signal = await new Promise<NodeJS.Signals>((done) => {
+        process.once("SIGINT", done);
+        process.once("SIGTERM", done);
+      });
+      process.once(signal, () => process.exit(130));
+      await recording.stop();
+      await stream.close();
+      const c = recorder.counts;
+      process.stdout.write(
+        `stopped: ${c.trades} trades, ${c.l2book} book snapshots, ${c.asset_ctx} asset contexts, ${c.funding} funding records\n`,
+      );
     });
 
   data

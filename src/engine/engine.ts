@@ -510,9 +510,12 @@ export class Engine {
     const cursor = this.stats.fill_cursor;
     const fetched = await this.o.gateway.fills(this.o.instrument, cursor.time_ms);
     const seen = fetched.length > 0 ? new Set(cursor.ids) : undefined;
-    const fresh = fetched
-      .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen?.has(f.id)))
-      .sort((a, b) => a.timeMs - b.timeMs);
+    const fresh =
+      fetched.length === 0
+        ? fetched
+        : fetched
+            .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen?.has(f.id)))
+            .sort((a, b) => a.timeMs - b.timeMs);
     // Other instruments' fills move the cursor too, or every tick would fetch them all again.
     const through = this.o.gateway.accountFillsThroughMs?.() ?? 0;
     if (fresh.length === 0) {

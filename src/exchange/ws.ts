@@ -1,4 +1,5 @@
 import type {
+  ActiveAssetCtxWsEvent,
   AllMidsWsEvent,
   CandleWsEvent,
   ISubscription,
@@ -15,6 +16,7 @@ import type { CandleInterval } from "./info.ts";
 import { instrumentToCoin } from "./symbols.ts";
 
 export type {
+  ActiveAssetCtxWsEvent,
   AllMidsWsEvent,
   CandleWsEvent,
   L2BookWsEvent,
@@ -121,6 +123,16 @@ export class HlStream {
   /** Public trades of an instrument or coin. */
   trades(instrumentOrCoin: string, listener: (event: TradesWsEvent) => void): Promise<Subscription> {
     return this.subscribe("trades", (c) => c.trades({ coin: instrumentToCoin(instrumentOrCoin) }, listener));
+  }
+
+  /** A perp's context (funding rate, open interest, oracle/mark/mid price, day volume), pushed on change. */
+  activeAssetCtx(
+    instrumentOrCoin: string,
+    listener: (event: ActiveAssetCtxWsEvent) => void,
+  ): Promise<Subscription> {
+    return this.subscribe("activeAssetCtx", (c) =>
+      c.activeAssetCtx({ coin: instrumentToCoin(instrumentOrCoin) }, listener),
+    );
   }
 
   /** Candles of an instrument or coin. */

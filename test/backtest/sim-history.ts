@@ -1,4 +1,10 @@
-import type { CandleRow, FundingRow, ReplayHistory } from "../../src/backtest/market-history.ts";
+import type {
+  BookRow,
+  CandleRow,
+  FundingRow,
+  ReplayHistory,
+  TradeRow,
+} from "../../src/backtest/market-history.ts";
 import { backfill } from "../../src/sim/model/backfill.ts";
 import { marketParams } from "../../src/sim/model/market-params.ts";
 
@@ -64,4 +70,50 @@ export function simHistory(opts: {
     });
   }
   return { interval: "1m", candles, funding };
+}
+
+/**
+ * Trades and book snapshots derived from candles, for speed measurements of the trade replay:
+ * per minute, `trades` prints walking open → low → high → close (sellers hitting on the way down,
+ * buyers lifting on the way up) and `books` one-tick-wide snapshots of 3 levels a side.
+ */
+export function simTape(
+  h: ReplayHistory,
+  opts: { trades: number; books: number; tick: number },
+): { trades: TradeRow[]; books: BookRow[] } {
+  const trades: TradeRow[] = [];
+  const books: BookRow[] = [];
+  let tid = 0;
+  for (const c of h.candles) {
+    const o = Number(c.o);
+    const path = [o, Number(c.l), Number(c.h), Number(c.c)];
+    for (let k = 0; k < opts.trades; k++) {
+      const f = (k / opts.trades) * 3;
+      const seg = Math.min(2, Math.floor(f));
+      const a = path[seg]!;
+      const b = path[seg + 1]!;
+      const px = Math.round((a + (b - a) * (f - seg)) / opts.tick) * opts.tick;
+      tid += 1;
+      trades.push({
+        t: c.t + Math.floor((k * 60_000) / opts.trades),
+        px: px.toFixed(2),
+        sz: "0.5",
+        side: b >= a ? "B" : "A",
+        tid: String(tid),
+      });
+    }
+    for (let k = 0; k < opts.books; k++) {
+      const mid = Math.round(path[Math.min(3, k)]! / opts.tick) * opts.tick;
+      const level = (i: number, dir: number): [string, string] => [
+        (mid + dir * i * opts.tick).toFixed(2),
+        "3",
+      ];
+      books.push({
+        t: c.t + Math.floor((k * 60_000) / opts.books) + 1,
+        bids: [level(1, -1), level(2, -1), level(3, -1)],
+        asks: [level(1, 1), level(2, 1), level(3, 1)],
+      });
+    }
+  }
+  return { trades, books };
 }

@@ -25,6 +25,8 @@ export interface BacktestCommandOptions {
   dataDir: string;
   /** Where the HTML report goes (default: <dataDir>/backtests/<run>.html). */
   report?: string;
+  /** Ticks run so far out of the total (see runBacktest). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface BacktestCommandResult {
@@ -99,6 +101,7 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     toMs,
     history,
     szDecimals: sizeDecimals(coin, history),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
   const reportPath = resolve(o.report ?? defaultReportPath(o.dataDir, summary));
   mkdirSync(dirname(reportPath), { recursive: true });

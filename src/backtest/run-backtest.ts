@@ -1,5 +1,6 @@
 import { UserError } from "../core/errors.ts";
 import { Engine, type RunResult } from "../engine/engine.ts";
+import type { OrderGateway, PlaceRequest } from "../engine/ports.ts";
 import { resolveParams, resolveRiskLimits, resolveStrategy } from "../engine/runner.ts";
 import { feeRates } from "./fee-schedule.ts";
 import { Ledger } from "./ledger.ts";
@@ -28,6 +29,10 @@ export interface BacktestOptions {
   szDecimals: number;
   /** The engine's notices (refusals, risk); default: none. */
   log?: (line: string) => void;
+  /** Every order batch the engine sends, with the market time it is sent at (the parity check's record). */
+  onPlace?: (orders: readonly PlaceRequest[], atMs: number) => void;
+  /** Ticks run so far out of the run's total, after each tick (long runs report progress with it). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface BacktestResult {
@@ -96,7 +101,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     params,
     instrument: o.instrument,
     market: venue,
-    gateway: venue,
+    gateway: o.onPlace ? tapPlace(venue, clock.now, o.onPlace) : venue,
     dataDir: "",
     tickMs: intervalMs,
     maxTicks: ticks,
@@ -107,7 +112,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     network: "backtest",
     log: o.log ?? (() => {}),
     now: clock.now,
-    sleep: clock.sleep,
+    sleep: o.onProgress ? progressSleep(clock.sleep, ticks, o.onProgress) : clock.sleep,
     persistence: { store: new MemoryKvStore(), fills: new MemoryFillJournal(), everyTick: false },
     tickLines: false,
   });
@@ -129,4 +134,36 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     run,
   });
   return { summary, venue, ledger, run };
+}
+
+/** The gateway with every `place` reported first (nothing else changes). */
+function tapPlace(
+  g: OrderGateway,
+  now: () => number,
+  onPlace: (orders: readonly PlaceRequest[], atMs: number) => void,
+): OrderGateway {
+  return {
+    place: (orders) => {
+      onPlace(orders, now());
+      return g.place(orders);
+    },
+    cancel: (instrument, orders) => g.cancel(instrument, orders),
+    openOrders: (instrument) => g.openOrders(instrument),
+    fills: (instrument, sinceMs) => g.fills(instrument, sinceMs),
+    position: (instrument) => g.position(instrument),
+  };
+}
+
+/** The virtual clock's wait, reporting each tick done first. */
+function progressSleep(
+  sleep: (ms: number) => Promise<void>,
+  total: number,
+  onProgress: (done: number, total: number) => void,
+): (ms: number) => Promise<void> {
+  let done = 0;
+  return (ms) => {
+    done += 1;
+    onProgress(done, total);
+    return sleep(ms);
+  };
 }

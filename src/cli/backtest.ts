@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
 import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
+import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { parsePairs } from "./run.ts";
@@ -19,6 +20,11 @@ interface BacktestFlags {
   dataDir?: string;
   report?: string;
   json?: boolean;
+  sweep: string[];
+  metric: string;
+  workers?: string;
+  walkForward?: boolean;
+  folds: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -65,9 +71,43 @@ export function register(program: Command): void {
     )
     .option("--report <file>", "HTML report file (default: <data-dir>/backtests/<run>.html)")
     .option("--json", "print the figures as JSON")
+    .option(
+      "--sweep <name=a..b:step>",
+      "sweep a param over a range (or name=v1,v2); repeatable: the grid of all combinations, ranked",
+      collect,
+      [],
+    )
+    .option("--metric <figure>", "what a sweep ranks by (sharpe, sortino, pnl_usd, return_pct, …)", "sharpe")
+    .option("--workers <n>", "worker threads of a sweep (default: cores − 1; 0 runs in this thread)")
+    .option("--walk-forward", "with --sweep: pick the best params in-sample, report them out of sample")
+    .option("--folds <n>", "walk-forward folds", "3")
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
+      if (f.walkForward && f.sweep.length === 0)
+        throw new UserError("--walk-forward needs at least one --sweep name=a..b:step to optimise");
+      if (f.sweep.length > 0) {
+        const r = await sweepCommand({
+          strategy,
+          instrument: f.instrument,
+          from: f.from,
+          to: f.to,
+          params: parsePairs(f.param, "--param"),
+          risk: parsePairs(f.risk, "--risk"),
+          feeTier: number(f.feeTier, "--fee-tier"),
+          latencyMs: number(f.latencyMs, "--latency-ms"),
+          slippageBps: number(f.slippageBps, "--slippage-bps"),
+          interval: f.interval,
+          network: resolveNetwork(f.network),
+          dataDir: f.dataDir ?? dataDir(),
+          sweeps: f.sweep,
+          metric: f.metric,
+          ...(f.workers !== undefined ? { workers: number(f.workers, "--workers") } : {}),
+          ...(f.walkForward ? { folds: number(f.folds, "--folds") } : {}),
+        });
+        process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
+        return;
+      }
       const r = await backtestCommand({
         strategy,
         instrument: f.instrument,

@@ -7,6 +7,7 @@ import { UserError } from "../core/errors.ts";
 import { runParity } from "../engine/parity.ts";
 import { coinList, instant, nonNegativeInt, positiveInt } from "../market/cli-args.ts";
 import { exportSimHistory } from "../market/sim-export.ts";
+import { parseTime } from "../services/feeds/config.ts";
 import { startSimWorld } from "../sim/world.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
 
@@ -17,6 +18,10 @@ interface ServeOptions {
   speed?: string;
   startingBalance?: string;
   dataDir?: string;
+  replay?: string;
+  from?: string;
+  to?: string;
+  replayNetwork: string;
 }
 
 function intOption(name: string, raw: string, min: number, max: number): number {
@@ -56,6 +61,13 @@ export function register(program: Command): void {
       "--data-dir <dir>",
       "keep the world's state in <dir>/sim and restore it on start (default DATA_DIR when set, else none)",
     )
+    .option(
+      "--replay <coins>",
+      "replay these coins' recorded market (comma-separated) from the market-data store instead of inventing prices; needs --from and --to",
+    )
+    .option("--from <time>", "replay start (ISO time or epoch ms)")
+    .option("--to <time>", "replay end (ISO time or epoch ms)")
+    .option("--replay-network <network>", "network of the recording in the store", "mainnet")
     .action(async (opts: ServeOptions) => {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
       const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
@@ -69,12 +81,22 @@ export function register(program: Command): void {
         );
       }
       const dir = opts.dataDir ?? (process.env.DATA_DIR || undefined);
-      const stateDir = dir === undefined ? undefined : join(resolve(dir), "sim");
+      const replay = replayOption(opts, dir);
+      // A replaying world is the recording, nothing to save or restore.
+      const stateDir = dir === undefined || replay ? undefined : join(resolve(dir), "sim");
       // One process runs a saved world at a time: one-off paper commands wait for this lock.
       const lock = stateDir === undefined ? undefined : acquireRunLock(stateDir, "world", "hl sim serve");
       let world: Awaited<ReturnType<typeof startSimWorld>>;
       try {
-        world = await startSimWorld({ port, host: opts.host, seed, speed, startingBalance, stateDir });
+        world = await startSimWorld({
+          port,
+          host: opts.host,
+          seed,
+          speed,
+          startingBalance,
+          stateDir,
+          ...(replay ? { replay } : {}),
+        });
       } catch (err) {
         lock?.release();
         const code = (err as NodeJS.ErrnoException).code;
@@ -85,9 +107,15 @@ export function register(program: Command): void {
         }
         if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
           throw new UserError(`cannot listen on --host ${opts.host}`);
+        if (replay && !(err instanceof UserError)) throw new UserError(`--replay: ${(err as Error).message}`);
         throw err;
       }
-      process.stdout.write(`sim world listening on ${world.url} (seed ${world.seed}, speed ${speed})\n`);
+      const replaying = world.replay
+        ? `, replaying ${world.replay.coins.join(",")} from ${new Date(world.replay.fromMs).toISOString()} to ${new Date(world.replay.endMs).toISOString()}`
+        : "";
+      process.stdout.write(
+        `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${replaying})\n`,
+      );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);
@@ -144,4 +172,26 @@ export function register(program: Command): void {
           `exported ${result.coins.length} coins, ${new Date(result.fromMs).toISOString()} to ${new Date(result.endMs).toISOString()}, into ${root}/market/${result.network}\n`,
         );
     });
+}
+
+/** `--replay COINS --from --to`: which recording to play, from the market-data store under DATA_DIR. */
+function replayOption(opts: ServeOptions, dir: string | undefined) {
+  if (opts.replay === undefined) {
+    if (opts.from !== undefined || opts.to !== undefined)
+      throw new UserError("--from and --to go with --replay");
+    return undefined;
+  }
+  const coins = opts.replay
+    .split(",")
+    .map((c) => c.trim())
+    .filter((c) => c.length > 0);
+  if (coins.length === 0) throw new UserError("--replay needs at least one coin, e.g. --replay ETH,BTC");
+  if (opts.from === undefined || opts.to === undefined)
+    throw new UserError("--replay needs --from and --to (ISO time or epoch ms)");
+  const fromMs = parseTime("--from", opts.from);
+  const toMs = parseTime("--to", opts.to);
+  if (!(toMs > fromMs)) throw new UserError("--to must be after --from");
+  if (dir === undefined)
+    throw new UserError("--replay reads the market-data store: set DATA_DIR or --data-dir");
+  return { root: resolve(dir), network: opts.replayNetwork, coins, fromMs, toMs };
 }

@@ -19,14 +19,15 @@ import type {
   TradePrint,
 } from "./ports.ts";
 
-const CANDLE_WINDOW_MS = 30 * 60_000;
+const MINUTE_MS = 60_000;
+const CANDLE_WINDOW_MS = 30 * MINUTE_MS;
 /** predictedFundings venue names → our keys (Hyperliquid's own entry is the snapshot's fundingRate). */
 const OTHER_VENUES: Record<string, string> = { BinPerp: "binance", BybitPerp: "bybit" };
 
 /**
  * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick and, only for
  * strategies that read them (request weight is budgeted), the asset context (hourly funding, open
- * interest, 24 h notional volume), 1-minute candles and other venues' predicted funding (hourly).
+ * interest, 24 h notional volume), closed 1-minute candles and other venues' predicted funding (hourly).
  */
 export class HlMarketData implements MarketDataPort {
   private readonly markets = new Map<string, Promise<Market>>();
@@ -53,10 +54,14 @@ export class HlMarketData implements MarketDataPort {
 
   async snapshot(instrument: string): Promise<MarketSnapshot> {
     const m = await this.market(instrument);
+    // Candles are read for the book's exchange time, which a sim world may run far from the wall clock.
+    const bookRead = this.client.l2Book(m.coin);
     const [book, ctxs, candles, reference] = await Promise.all([
-      this.client.l2Book(m.coin),
+      bookRead,
       this.needs.assetContext ? this.client.metaAndAssetCtxs(m.dex || undefined) : Promise.resolve(undefined),
-      this.needs.candles ? this.candles(m.coin) : Promise.resolve([]),
+      this.needs.candles
+        ? bookRead.then((b) => this.candles(m.coin, b?.time ?? Date.now()))
+        : Promise.resolve([]),
       this.needs.referenceFunding && !m.dex ? this.referenceFunding(m.coin) : Promise.resolve({}),
     ]);
     const toLevels = (ls: readonly { px: string; sz: string }[] | undefined): BookLevel[] =>
@@ -98,17 +103,22 @@ export class HlMarketData implements MarketDataPort {
     }));
   }
 
-  private async candles(coin: string): Promise<Candle[]> {
-    const now = Date.now();
+  /**
+   * The 1-minute candles closed by `now`: the one in progress is left out, being partial (its volume
+   * would read as a sudden lull), and a backtest on recorded candles never sees it either.
+   */
+  private async candles(coin: string, now: number): Promise<Candle[]> {
     const raw = await this.client.candleSnapshot({ coin, interval: "1m", startTime: now - CANDLE_WINDOW_MS });
-    return raw.map((c) => ({
-      t: c.t,
-      o: Number(c.o),
-      h: Number(c.h),
-      l: Number(c.l),
-      c: Number(c.c),
-      v: Number(c.v),
-    }));
+    return raw
+      .filter((c) => c.t + MINUTE_MS <= now)
+      .map((c) => ({
+        t: c.t,
+        o: Number(c.o),
+        h: Number(c.h),
+        l: Number(c.l),
+        c: Number(c.c),
+        v: Number(c.v),
+      }));
   }
 
   private async referenceFunding(coin: string): Promise<Record<string, number>> {

@@ -53,6 +53,8 @@ export interface RunStrategyOptions {
   client?: HlClient;
   env?: Env;
   signal?: AbortSignal;
+  /** The wait between ticks (default: wall time); a sim world replaying history passes its own clock's advance. */
+  sleep?: (ms: number) => Promise<void>;
   log?: (line: string) => void;
   /** Called once with the resolved setup, before the first tick (for the CLI's header). */
   onStart?: (info: {
@@ -218,6 +220,7 @@ async function runWithLock(
       network,
       ...(advisor ? { advisor } : {}),
       ...(o.log ? { log: o.log } : {}),
+      ...(o.sleep ? { sleep: o.sleep } : {}),
     });
     const stop = () => engine.stop();
     if (o.signal?.aborted) stop();

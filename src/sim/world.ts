@@ -5,14 +5,25 @@ import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
-import { HOUSE_ADDRESSES, HouseDriver, type HouseMarket } from "./model/house-driver.ts";
+import {
+  HOUSE_ADDRESSES,
+  HOUSE_MAKER,
+  HOUSE_TAKER,
+  HouseDriver,
+  type HouseMarket,
+} from "./model/house-driver.ts";
 import { MarketModel } from "./model/market-model.ts";
 import type { PriceState } from "./model/price-process.ts";
+import { ReplayModel } from "./model/replay-model.ts";
 import { SimScheduler } from "./model/scheduler.ts";
+import type { WorldModel } from "./model/world-model.ts";
 import { loadSimPast } from "./past.ts";
 import { WorldStore } from "./persist/world-store.ts";
 import { yieldPools } from "./rates/yield-pools.ts";
-import type { SimControl } from "./server/admin.ts";
+import { loadRecording, type SimReplay } from "./replay/load.ts";
+import { recordedPast } from "./replay/past.ts";
+import type { RecordedMarket } from "./replay/recorded.ts";
+import { AdminError, type SimControl } from "./server/admin.ts";
 import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
 import { SimFaults } from "./server/faults.ts";
 import { createSimHttpServer } from "./server/http.ts";
@@ -24,6 +35,7 @@ import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
 import type { Address } from "./venue.ts";
 
 export type { SimClock } from "./model/clock.ts";
+export type { SimReplay } from "./replay/load.ts";
 export type { SimVenue } from "./venue/index.ts";
 
 export interface SimWorldOptions {
@@ -51,6 +63,19 @@ export interface SimWorldOptions {
   historyDays?: number;
   /** Coins forced to trend from the start (e.g. a demo "mover"): drift per hour for a while. */
   movers?: { coin: string; driftPerHour: number; durationMs: number }[];
+  /**
+   * Replay recorded history instead of inventing prices: the clock starts at `fromMs`, the recorded
+   * coins' candles, books and funding play back on it, and the minutes before `fromMs` are the past.
+   */
+  replay?: SimReplay;
+}
+
+/** What a replaying world plays back. */
+export interface SimReplayInfo {
+  coins: string[];
+  fromMs: number;
+  /** Where the recording (cut at the replay's `toMs`) runs out. */
+  endMs: number;
 }
 
 export interface SimWorld {
@@ -68,6 +93,8 @@ export interface SimWorld {
   scenario(s: { coin: string; driftPerHour: number; durationMs: number }): void;
   /** Injected network faults (what POST /sim/fault does). */
   faults: SimFaults;
+  /** Set when the world replays a recording. */
+  replay?: SimReplayInfo;
   close(): Promise<void>;
 }
 
@@ -77,12 +104,18 @@ const SAVE_EVERY_MS = 5_000;
 
 /** Start a complete sim world: venue, market model, house makers, HTTP + WebSocket server. */
 export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorld> {
+  if (opts.replay && (opts.stateDir !== undefined || opts.movers?.length))
+    throw new Error("a replaying world cannot be persisted (stateDir) or given movers");
+  const recording = opts.replay ? await loadRecording(opts.replay) : undefined;
   const store = opts.stateDir === undefined ? undefined : new WorldStore(opts.stateDir);
   const saved = store?.load();
   // A restored world keeps its own seed and resumes at the sim time it was saved at.
   const seed = saved?.seed ?? opts.seed ?? 1;
   const host = opts.host ?? "127.0.0.1";
-  const clock = createSimClock({ speed: opts.speed ?? 1, startMs: saved?.simTime ?? opts.startMs });
+  const clock = createSimClock({
+    speed: opts.speed ?? 1,
+    startMs: recording?.fromMs ?? saved?.simTime ?? opts.startMs,
+  });
   const venue = createVenue({
     seed,
     clock: clock.now,
@@ -91,15 +124,22 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   });
 
   const specs = new Map(DEFAULT_MARKETS.map((m) => [m.name, m]));
-  const houseMarkets: HouseMarket[] = venue.markets().map((m) => ({
-    coin: m.coin,
-    asset: m.asset,
-    szDecimals: m.szDecimals,
-    maxLeverage: m.maxLeverage,
-    onlyIsolated: m.onlyIsolated,
-    impactNotionalUsd: specs.get(m.coin)?.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD,
-    premiumStyle: m.dex === "" ? "main" : "hip3",
-  }));
+  const listed = venue.markets();
+  for (const r of recording?.markets ?? [])
+    if (!listed.some((m) => m.coin === r.coin))
+      throw new Error(`the sim world has no market ${r.coin} to replay`);
+  const replayed = new Set(recording?.markets.map((r) => r.coin));
+  const houseMarkets: HouseMarket[] = listed
+    .filter((m) => !recording || replayed.has(m.coin))
+    .map((m) => ({
+      coin: m.coin,
+      asset: m.asset,
+      szDecimals: m.szDecimals,
+      maxLeverage: m.maxLeverage,
+      onlyIsolated: m.onlyIsolated,
+      impactNotionalUsd: specs.get(m.coin)?.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD,
+      premiumStyle: m.dex === "" ? "main" : "hip3",
+    }));
   const modelMarkets = houseMarkets.map((m) => ({
     coin: m.coin,
     szDecimals: m.szDecimals,
@@ -107,15 +147,28 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     impactNotionalUsd: m.impactNotionalUsd,
   }));
   const historyDays = opts.historyDays ?? simHistoryDays();
+  if (recording) loadRecordedPast(venue, houseMarkets, recording.markets, clock.now());
   const initial =
-    historyDays > 0
+    historyDays > 0 && !recording
       ? loadSimPast(venue, modelMarkets, { seed, endMs: clock.now(), days: historyDays })
       : new Map<string, PriceState>();
   // A restored market continues from its saved state; the past above was regenerated to end there.
   for (const [coin, state] of Object.entries(saved?.model ?? {}))
     if (specs.has(coin)) initial.set(coin, state);
   if (saved) venue.restore(saved.venue);
-  const model = new MarketModel(modelMarkets, { seed, startMs: clock.now(), initial });
+  const replayModel = recording
+    ? new ReplayModel(recording.markets, {
+        seed,
+        startMs: clock.now(),
+        onCandle: (coin, candle) => venue.replayCandle(coin, candle),
+      })
+    : undefined;
+  const model: WorldModel =
+    replayModel ?? new MarketModel(modelMarkets, { seed, startMs: clock.now(), initial });
+  const replay: SimReplayInfo | undefined =
+    recording && replayModel
+      ? { coins: replayModel.coins(), fromMs: recording.fromMs, endMs: replayModel.endMs }
+      : undefined;
 
   for (const m of opts.movers ?? []) {
     model.addScenario({ coin: m.coin, driftPerHour: m.driftPerHour, untilMs: clock.now() + m.durationMs });
@@ -164,6 +217,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       return { status: "ok" };
     },
     setPrice(coin, px) {
+      if (replay) throw new AdminError(409, "a replaying world takes its prices from the recording");
       model.setPrice(coin, Number(px));
       driver.sync();
       return { status: "ok", coin, px: model.price(coin)?.px };
@@ -173,6 +227,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       return { status: "ok", time: clock.now() };
     },
     scenario(s) {
+      if (replay) throw new AdminError(409, "a replaying world takes its prices from the recording");
       model.addScenario({ coin: s.coin, driftPerHour: s.driftPerHour, untilMs: clock.now() + s.durationMs });
       return { status: "ok" };
     },
@@ -190,6 +245,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
         }),
         house: HOUSE_ADDRESSES,
         feesCollected: venue.feesCollected(),
+        ...(replay ? { replay } : {}),
       };
     },
   };
@@ -263,6 +319,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       control.scenario(sc);
     },
     faults,
+    ...(replay ? { replay } : {}),
     close() {
       closed ??= new Promise<void>((resolve) => {
         scheduler.stop();
@@ -277,4 +334,24 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       return closed;
     },
   };
+}
+
+/** The recorded minutes and funding before the replay start become each market's past. */
+function loadRecordedPast(
+  venue: SimVenue,
+  markets: readonly HouseMarket[],
+  recorded: readonly RecordedMarket[],
+  nowMs: number,
+): void {
+  for (const r of recorded) {
+    const m = markets.find((x) => x.coin === r.coin);
+    if (!m) continue;
+    const past = recordedPast(
+      r.candles,
+      r.funding,
+      { pxDecimals: 6 - m.szDecimals, szDecimals: m.szDecimals },
+      nowMs,
+    );
+    if (past) venue.loadPast(r.coin, past, { buyer: HOUSE_TAKER, seller: HOUSE_MAKER });
+  }
 }

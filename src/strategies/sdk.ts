@@ -39,7 +39,7 @@ export interface MarketSnapshot {
   fundingRate: number;
   openInterest: number;
   volume24h: number;
-  /** Recent 1-minute candles, oldest first (may be empty). */
+  /** Recent closed 1-minute candles (not the one in progress), oldest first (may be empty). */
   candles: Candle[];
   /** Funding of the same asset on other venues, per hour, keyed by venue (may be empty). */
   referenceFunding: Record<string, number>;

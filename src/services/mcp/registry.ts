@@ -9,6 +9,7 @@ import {
   wolfRun,
   wolfStatus,
 } from "./tools/actions.ts";
+import { backtest } from "./tools/backtest.ts";
 import { agentMemory, judgeReport, obsidianContext, tradeJournal } from "./tools/context.ts";
 import {
   builderStatus,
@@ -38,6 +39,7 @@ export const TOOLS = [
   wolfStatus,
   wolfRun,
   howlRun,
+  backtest,
   agentMemory,
   tradeJournal,
   judgeReport,

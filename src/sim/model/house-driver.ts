@@ -1,7 +1,7 @@
 import type { Address, ExchangeAction, ExchangeResponse } from "../venue.ts";
 import { type HouseQuote, houseLadder } from "./house-quotes.ts";
-import type { MarketModel } from "./market-model.ts";
 import { floorSz, roundPx } from "./price-grid.ts";
+import type { WorldModel } from "./world-model.ts";
 
 /** The part of the venue the house needs: place actions without signatures, and move oracles. */
 export interface HouseVenue {
@@ -42,6 +42,8 @@ interface RestingLadder {
   oids: number[];
   /** Oracle, premium and model time the ladder was built for. */
   px: number;
+  /** The recorded book it posts, when the model replays one. */
+  recorded?: readonly HouseQuote[];
   premium: number;
   at: number;
 }
@@ -67,7 +69,7 @@ export class HouseDriver {
 
   constructor(
     private readonly venue: HouseVenue,
-    private readonly model: MarketModel,
+    private readonly model: WorldModel,
     private readonly markets: readonly HouseMarket[],
     opts: { quoting: boolean; startMs: number; funded?: boolean },
   ) {
@@ -118,6 +120,12 @@ export class HouseDriver {
       }
       this.venue.setBackgroundOpenInterest(m.coin, state.oi);
       if (!this.quoting) continue;
+      const recorded = this.model.recordedBook?.(m.coin);
+      if (recorded) {
+        if (this.resting.get(m.coin)?.recorded !== recorded)
+          this.requote(m, recorded, state.px, state.premium);
+        continue;
+      }
       const params = this.model.params(m.coin)!;
       const prev = this.resting.get(m.coin);
       const tolerance = (REQUOTE_SHARE_OF_HALF_SPREAD * params.halfSpreadBps) / 1e4;
@@ -187,10 +195,11 @@ export class HouseDriver {
     return m.premiumStyle === "main" ? HOUSE_MAKER : HOUSE_MAKER_HIP3;
   }
 
-  private requote(m: HouseMarket, ladder: HouseQuote[], px: number, premium: number): void {
+  private requote(m: HouseMarket, ladder: readonly HouseQuote[], px: number, premium: number): void {
     this.cancelResting(m);
+    const recorded = this.model.recordedBook?.(m.coin) === ladder ? { recorded: ladder } : {};
     if (ladder.length === 0) {
-      this.resting.set(m.coin, { oids: [], px, premium, at: this.model.time });
+      this.resting.set(m.coin, { oids: [], px, premium, at: this.model.time, ...recorded });
       return;
     }
     const res = this.send(this.makerFor(m), {
@@ -205,7 +214,7 @@ export class HouseDriver {
       })),
       grouping: "na",
     });
-    this.resting.set(m.coin, { oids: restingOids(res), px, premium, at: this.model.time });
+    this.resting.set(m.coin, { oids: restingOids(res), px, premium, at: this.model.time, ...recorded });
   }
 
   private cancelResting(m: HouseMarket): void {

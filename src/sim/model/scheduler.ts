@@ -1,6 +1,6 @@
 import type { SimClock } from "./clock.ts";
 import type { HouseDriver } from "./house-driver.ts";
-import type { MarketModel } from "./market-model.ts";
+import type { WorldModel } from "./world-model.ts";
 
 /**
  * Drives the sim world on its clock: on every wake-up the model catches up to the clock's time, the
@@ -21,7 +21,7 @@ export class SimScheduler {
 
   constructor(
     private readonly clock: SimClock,
-    private readonly model: MarketModel,
+    private readonly model: WorldModel,
     private readonly driver: HouseDriver,
     /** Called after every catch-up with the sim time reached. */
     private readonly onTime: (nowMs: number) => void,

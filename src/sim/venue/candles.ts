@@ -98,6 +98,8 @@ export class CandleSeries {
 
   /** End (exclusive) of each interval's newest bucket: trades before it need no bucket arithmetic. */
   private readonly ends: number[] = INTERVALS.map(() => Number.NEGATIVE_INFINITY);
+  /** The candles are a recording played back (replayMinute): the venue's own trades no longer print. */
+  private replayed = false;
 
   /**
    * Start the live series where `history` ends: each interval's bucket in progress is opened with the
@@ -118,6 +120,7 @@ export class CandleSeries {
 
   /** Record a trade in every interval's current bucket. */
   trade(t: number, px: number, sz: number): void {
+    if (this.replayed) return;
     for (let k = 0; k < INTERVALS.length; k++) {
       const arr = this.series[k]!;
       const last = arr[arr.length - 1];
@@ -142,6 +145,36 @@ export class CandleSeries {
       }
       arr.push({ t: bs, o: px, h: px, l: px, c: px, v: sz, n: 1 });
       this.ends[k] = nextBucket(interval, bs);
+      trim(arr);
+    }
+  }
+
+  /**
+   * Fold one recorded, closed minute into every interval: a bucket that only carries the previous
+   * close (no trades yet) takes the minute's figures, a bucket with minutes in it is extended.
+   */
+  replayMinute(k: Candle): void {
+    this.replayed = true;
+    for (let i = 0; i < INTERVALS.length; i++) {
+      const interval = INTERVALS[i]!;
+      const arr = this.series[i]!;
+      const last = arr[arr.length - 1];
+      const bs = bucketStart(interval, k.t);
+      if (last && last.t === bs) {
+        if (last.n === 0 && last.v === 0)
+          Object.assign(last, { o: k.o, h: k.h, l: k.l, c: k.c, v: k.v, n: k.n });
+        else {
+          if (k.h > last.h) last.h = k.h;
+          if (k.l < last.l) last.l = k.l;
+          last.c = k.c;
+          last.v += k.v;
+          last.n += k.n;
+        }
+        continue;
+      }
+      if (last && last.t > bs) continue;
+      arr.push({ ...k, t: bs });
+      this.ends[i] = nextBucket(interval, bs);
       trim(arr);
     }
   }

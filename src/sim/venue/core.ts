@@ -6,7 +6,7 @@
 import type { Address, VenueEvent, VenueInterest, WireOrder } from "../venue.ts";
 import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
-import { CandleSeries, INTERVALS } from "./candles.ts";
+import { type Candle, CandleSeries, INTERVALS } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import {
@@ -742,6 +742,23 @@ export class VenueCore {
     m.lastPx = px;
     m.candles.trade(now, px, q);
     if (this.observedCoin(m.coin)) {
+      for (const interval of INTERVALS) {
+        const c = m.candles.current(interval);
+        if (c) this.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, c) });
+      }
+    }
+  }
+
+  /** A recorded minute played back (prices at the price scale, volume in lots): candles, last price, volume. */
+  replayCandle(m: Market, k: Candle): void {
+    const at = k.t + 60_000 - 1;
+    const slot = this.hourSlot(m, at);
+    const px = Math.round((k.o + k.c) / 2);
+    slot.ntl += px * k.v;
+    slot.base += k.v;
+    m.lastPx = k.c;
+    m.candles.replayMinute(k);
+    if (this.observed) {
       for (const interval of INTERVALS) {
         const c = m.candles.current(interval);
         if (c) this.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, c) });

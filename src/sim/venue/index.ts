@@ -98,6 +98,14 @@ export interface SimVenue extends Venue {
   feesCollected(): string;
   /** Load a market's past (candles, funding, volume, trades) before trading starts. */
   loadPast(coin: string, past: MarketPast, parties: { buyer: Address; seller: Address }): void;
+  /**
+   * Show one recorded, closed 1-minute candle (decimal prices, base volume) as the market's: from the
+   * first one on, the market's candles are the recording's and trades here no longer print into them.
+   */
+  replayCandle(
+    coin: string,
+    candle: { t: number; o: number; h: number; l: number; c: number; v: number; n: number },
+  ): void;
   /** Open interest the rest of the market holds in `coin`, in coins (shown in the asset context). */
   setBackgroundOpenInterest(coin: string, sz: number): void;
   /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
@@ -208,6 +216,21 @@ export function createVenue(opts: VenueOptions): SimVenue {
     },
     restore(snap) {
       restoreVenue(core, snap);
+    },
+    replayCandle(coin, k) {
+      const m = core.byCoin.get(coin);
+      if (!m) throw new VenueError(`Unknown coin: ${coin}`);
+      const px = (x: number) => Math.max(1, Math.round(x * 10 ** m.pxDec));
+      core.replayCandle(m, {
+        t: k.t,
+        o: px(k.o),
+        h: px(k.h),
+        l: px(k.l),
+        c: px(k.c),
+        v: Math.round(k.v * 10 ** m.szDec),
+        n: k.n,
+      });
+      core.flush();
     },
     setBackgroundOpenInterest(coin, sz) {
       const m = core.byCoin.get(coin);

@@ -41,6 +41,6 @@ describe("skill install", () => {
       tools: TOOLS.length,
     });
     expect(STRATEGY_IDS.length).toBe(14);
-    expect(TOOLS.length).toBe(17);
+    expect(TOOLS.length).toBe(18);
   });
 });

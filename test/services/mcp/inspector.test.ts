@@ -34,7 +34,7 @@ async function inspect(...method: string[]): Promise<unknown> {
 describe.skipIf(!existsSync(INSPECTOR))(
   "MCP Inspector CLI against hl mcp serve (skipped: inspector not installed)",
   () => {
-    it("lists the 17 tools and calls strategies", async () => {
+    it("lists the 18 tools and calls strategies", async () => {
       const [list, result] = await Promise.all([
         inspect("--method", "tools/list") as Promise<{ tools: { name: string; annotations?: object }[] }>,
         inspect("--method", "tools/call", "--tool-name", "strategies") as Promise<{

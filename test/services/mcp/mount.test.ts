@@ -28,7 +28,7 @@ afterAll(async () => {
 describe("/mcp on the agent service", () => {
   it("serves the registry's tools to the SDK client", async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(17);
+    expect(tools).toHaveLength(18);
     const r = await call(client, "judge_report");
     expect(r.structuredContent).toMatchObject({ status: "no_reports" });
   });

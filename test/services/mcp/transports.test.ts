@@ -23,6 +23,7 @@ const EXPECTED = [
   "wolf_status",
   "wolf_run",
   "howl_run",
+  "backtest",
   "agent_memory",
   "trade_journal",
   "judge_report",
@@ -54,7 +55,7 @@ afterAll(async () => {
 });
 
 describe.each(["stdio", "http", "sse"])("MCP over %s", (transport) => {
-  it("lists exactly the 17 tools of the registry, each with its annotations", async () => {
+  it("lists exactly the 18 tools of the registry, each with its annotations", async () => {
     const { tools } = await clients[transport]!.listTools();
     expect(tools.map((t) => t.name)).toEqual(EXPECTED);
     for (const def of TOOLS) {

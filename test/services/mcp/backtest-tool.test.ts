@@ -1,0 +1,78 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createService, listen } from "../../../src/http/service.ts";
+import { mountMcpHttp } from "../../../src/services/mcp/mount.ts";
+import { writeSimStore } from "../../backtest/write-sim-store.ts";
+import { call, connectHttp, serverEnv, tempDirs, text } from "./helpers.ts";
+
+/** The `backtest` tool: long-running, progress notifications, the summary as its result. */
+const dirs = tempDirs("mcp-backtest");
+const END = Date.UTC(2026, 2, 3, 0, 0);
+const HOUR = 3_600_000;
+let app: FastifyInstance;
+let client: Client;
+
+beforeAll(async () => {
+  await writeSimStore(dirs.dataDir, { endMs: END, days: 1, network: "paper" });
+  app = createService({ name: "agent-test" }).app;
+  mountMcpHttp(app, { env: { ...serverEnv(dirs), HL_NETWORK: "paper" }, dataDir: dirs.dataDir });
+  client = await connectHttp(`http://127.0.0.1:${await listen(app, 0)}`);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await app?.close();
+  dirs.cleanup();
+});
+
+describe("MCP backtest tool", () => {
+  it("reports progress while it replays and returns the report's figures", async () => {
+    const progress: { progress: number; total?: number }[] = [];
+    const r = await call(
+      client,
+      "backtest",
+      {
+        strategy: "mean_reversion",
+        from: new Date(END - 4 * HOUR).toISOString(),
+        to: new Date(END).toISOString(),
+        params: { threshold_bps: 4, size: 0.5 },
+      },
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(r.isError, text(r)).toBeFalsy();
+    const summary = r.structuredContent as {
+      strategy: string;
+      candles: number;
+      fills: number;
+      report: string;
+      pnl_usd: string;
+    };
+    expect(summary).toMatchObject({ strategy: "mean_reversion", instrument: "ETH-PERP", candles: 240 });
+    expect(summary.fills).toBeGreaterThan(0);
+    expect(summary.report).toMatch(/\.html$/);
+    expect(text(r)).toContain(`PnL: ${summary.pnl_usd} USD`);
+    // Throttled to about one notification per percent, rising, with the run's total.
+    expect(progress.length).toBeGreaterThanOrEqual(50);
+    expect(progress.length).toBeLessThanOrEqual(101);
+    expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true);
+    expect(new Set(progress.map((p) => p.total)).size).toBe(1);
+  }, 60_000);
+
+  it("answers bad input as a tool error with one readable line", async () => {
+    const r = await call(client, "backtest", {
+      strategy: "mean_reversion",
+      from: "2026-03-02",
+      to: "2026-03-01",
+    });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/--from .* must be before --to/);
+    const none = await call(client, "backtest", {
+      strategy: "mean_reversion",
+      from: "2025-01-01",
+      to: "2025-01-02",
+    });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toMatch(/no 1m candles for ETH on paper/);
+  }, 30_000);
+});

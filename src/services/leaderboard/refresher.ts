@@ -1,9 +1,7 @@
-import { wire } from "../../core/decimal.ts";
-import type { Address } from "../../exchange/index.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
+import { refreshAgent } from "./agent-refresh.ts";
 import { type Board, BoardBuilder } from "./board.ts";
 import { compressBoth } from "./encodings.ts";
-import { netDepositsSince } from "./ledger.ts";
 import type { AgentRow, AgentStore } from "./store.ts";
 
 export interface RefresherOptions {
@@ -39,6 +37,9 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /** Bodies from this size on are also kept gzip- and brotli-compressed (a large board is ~8× smaller). */
 const COMPRESS_FROM_BYTES = 1024;
 
+/** HIP-3 dexes are deployed rarely: their list is asked again after this (ms). */
+const DEX_LIST_TTL_MS = 5 * 60_000;
+
 /** Boards smaller than this are rebuilt on every registration. */
 const SMALL_BOARD = 1000;
 
@@ -50,7 +51,7 @@ function message(err: unknown): string {
 
 /**
  * Keeps one ranked board per network. A background cycle (every `intervalMs`, never overlapping)
- * re-reads each agent's account value, open positions and ledger; the board being served is only
+ * re-reads each agent's account value and open positions, and its ledger when needed (`refreshAgent`); the board being served is only
  * replaced by a complete new one, so readers never wait on the exchange.
  */
 export class Refresher {
@@ -58,6 +59,7 @@ export class Refresher {
   private readonly builder = new BoardBuilder();
   private readonly lastBuild = new Map<LeaderboardNetwork, { at: number; ms: number }>();
   private readonly pending = new Map<LeaderboardNetwork, NodeJS.Timeout>();
+  private readonly dexLists = new Map<LeaderboardNetwork, { at: number; dexes: Promise<string[]> }>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport[]> | undefined;
@@ -151,38 +153,35 @@ export class Refresher {
 
   private async refreshNetwork(network: LeaderboardNetwork): Promise<CycleReport> {
     const started = this.now();
-    const { store } = this.opts;
-    const agents = store.list(network);
-    let failed = 0;
-    if (agents.length > 0) {
-      const accounts = this.opts.source(network);
-      let dexes: string[] | undefined;
-      try {
-        dexes = await withTimeout(accounts.hip3Dexes(), this.opts.agentTimeoutMs);
-      } catch (err) {
-        for (const a of agents)
-          store.recordFailure(network, a.address, `Failed to query Hyperliquid: ${message(err)}`);
-        failed = agents.length;
-      }
-      if (dexes) failed = await this.refreshAgents(network, accounts, dexes, agents);
-    }
+    const agents = this.opts.store.list(network);
+    const failed = agents.length > 0 ? await this.refreshAgents(network, agents) : 0;
     this.rebuild(network);
     return { network, agents: agents.length, failed, durationMs: this.now() - started };
   }
 
-  private async refreshAgents(
-    network: LeaderboardNetwork,
-    accounts: NetworkAccounts,
-    dexes: string[],
-    agents: AgentRow[],
-  ): Promise<number> {
+  /** The network's HIP-3 dex list, asked at most once per `DEX_LIST_TTL_MS` (a failure is not kept). */
+  private allDexes(network: LeaderboardNetwork): Promise<string[]> {
+    const cached = this.dexLists.get(network);
+    if (cached && this.now() - cached.at < DEX_LIST_TTL_MS) return cached.dexes;
+    const dexes = withTimeout(this.opts.source(network).hip3Dexes(), this.opts.agentTimeoutMs).catch(
+      (err: unknown) => {
+        this.dexLists.delete(network);
+        throw new Error(`Failed to query Hyperliquid: ${message(err)}`);
+      },
+    );
+    this.dexLists.set(network, { at: this.now(), dexes });
+    return dexes;
+  }
+
+  private async refreshAgents(network: LeaderboardNetwork, agents: AgentRow[]): Promise<number> {
+    const accounts = this.opts.source(network);
     let next = 0;
     let failed = 0;
     const worker = async (k: number) => {
       await sleep(k * this.opts.staggerMs);
       while (!this.stopped && next < agents.length) {
         const agent = agents[next++]!;
-        const ok = await this.refreshAgent(network, accounts, dexes, agent);
+        const ok = await this.refreshAgent(network, accounts, agent);
         if (!ok) failed++;
       }
     };
@@ -194,21 +193,14 @@ export class Refresher {
   private async refreshAgent(
     network: LeaderboardNetwork,
     accounts: NetworkAccounts,
-    dexes: string[],
     agent: AgentRow,
   ): Promise<boolean> {
-    const user = agent.address as Address;
     try {
-      const [account, ledger] = await withTimeout(
-        Promise.all([accounts.account(user, dexes), accounts.ledger(user, agent.ledgerMark?.timeMs ?? 0)]),
+      const v = await withTimeout(
+        refreshAgent(agent, accounts, () => this.allDexes(network), this.now()),
         this.opts.agentTimeoutMs,
       );
-      this.opts.store.recordSuccess(network, agent.address, {
-        accountValue: account.accountValue,
-        positionsCount: account.positionsCount,
-        netDeposits: wire(netDepositsSince(ledger, agent.address, agent.ledgerMark)),
-        at: this.now(),
-      });
+      this.opts.store.recordSuccess(network, agent.address, { ...v, at: this.now() });
       return true;
     } catch (err) {
       this.opts.store.recordFailure(network, agent.address, message(err));

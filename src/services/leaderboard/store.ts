@@ -1,6 +1,7 @@
 import { type Db, openDb } from "../../store/sqlite.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
+import type { Tracking } from "./tracking.ts";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS agents (
@@ -16,9 +17,13 @@ const SCHEMA = [
      refreshed_at INTEGER,
      stale INTEGER NOT NULL DEFAULT 0,
      last_error TEXT,
+     tracking TEXT,
      PRIMARY KEY (network, address)
    )`,
 ];
+
+/** Columns added after the first schema, for files created before them. */
+const ADDED_COLUMNS: readonly (readonly [string, string])[] = [["tracking", "TEXT"]];
 
 /** A registered agent with its baseline (never changed) and its last known exchange values. */
 export interface AgentRow {
@@ -34,6 +39,8 @@ export interface AgentRow {
   refreshedAt: number | null;
   stale: boolean;
   lastError: string | null;
+  /** What the refresher remembers to skip requests; null until the first full refresh. */
+  tracking: Tracking | null;
 }
 
 interface RawRow {
@@ -49,6 +56,7 @@ interface RawRow {
   refreshed_at: number | null;
   stale: number;
   last_error: string | null;
+  tracking: string | null;
 }
 
 function fromRaw(r: RawRow): AgentRow {
@@ -65,6 +73,7 @@ function fromRaw(r: RawRow): AgentRow {
     refreshedAt: r.refreshed_at,
     stale: r.stale === 1,
     lastError: r.last_error,
+    tracking: r.tracking ? (JSON.parse(r.tracking) as Tracking) : null,
   };
 }
 
@@ -74,6 +83,12 @@ export class AgentStore {
 
   constructor(path: string) {
     this.db = openDb(path, SCHEMA);
+    const present = new Set(
+      (this.db.prepare("PRAGMA table_info(agents)").all() as { name: string }[]).map((c) => c.name),
+    );
+    for (const [name, type] of ADDED_COLUMNS) {
+      if (!present.has(name)) this.db.exec(`ALTER TABLE agents ADD COLUMN ${name} ${type}`);
+    }
   }
 
   get(network: LeaderboardNetwork, address: string): AgentRow | undefined {
@@ -92,16 +107,21 @@ export class AgentStore {
     registeredAt: number;
     ledgerMark: LedgerMark | null;
     positionsCount: number;
+    tracking?: Tracking | null;
   }): boolean {
     const info = this.db
       .prepare(
         `INSERT INTO agents (network, address, display_name, initial_account_value, registered_at, ledger_mark,
-           account_value, positions_count, refreshed_at)
+           account_value, positions_count, refreshed_at, tracking)
          VALUES (@network, @address, @displayName, @initialAccountValue, @registeredAt, @ledgerMark,
-           @initialAccountValue, @positionsCount, @registeredAt)
+           @initialAccountValue, @positionsCount, @registeredAt, @tracking)
          ON CONFLICT (network, address) DO NOTHING`,
       )
-      .run({ ...a, ledgerMark: a.ledgerMark ? JSON.stringify(a.ledgerMark) : null });
+      .run({
+        ...a,
+        ledgerMark: a.ledgerMark ? JSON.stringify(a.ledgerMark) : null,
+        tracking: a.tracking ? JSON.stringify(a.tracking) : null,
+      });
     return info.changes === 1;
   }
 
@@ -118,14 +138,28 @@ export class AgentStore {
   recordSuccess(
     network: LeaderboardNetwork,
     address: string,
-    v: { accountValue: string; positionsCount: number; netDeposits: string; at: number },
+    v: {
+      accountValue: string;
+      positionsCount: number;
+      netDeposits: string;
+      at: number;
+      tracking?: Tracking | null;
+    },
   ): void {
     this.db
       .prepare(
         `UPDATE agents SET account_value = ?, positions_count = ?, net_deposits = ?, refreshed_at = ?, stale = 0,
-           last_error = NULL WHERE network = ? AND address = ?`,
+           last_error = NULL, tracking = ? WHERE network = ? AND address = ?`,
       )
-      .run(v.accountValue, v.positionsCount, v.netDeposits, v.at, network, address);
+      .run(
+        v.accountValue,
+        v.positionsCount,
+        v.netDeposits,
+        v.at,
+        v.tracking ? JSON.stringify(v.tracking) : null,
+        network,
+        address,
+      );
   }
 
   /** The query failed: keep the last known values, mark the agent stale. */

@@ -19,7 +19,8 @@ class FakeExchange implements NetworkAccounts {
   async account(user: string): Promise<AccountReading> {
     this.calls++;
     if (this.broken.has(user)) throw new Error(`boom for ${user}`);
-    return { accountValue: this.values.get(user) ?? "100", positionsCount: 2 };
+    const accountValue = this.values.get(user) ?? "100";
+    return { accountValue, positionsCount: 2, perDex: [{ dex: "", accountValue, positions: [] }] };
   }
   async ledger(user: string): Promise<LedgerUpdate[]> {
     return this.ledgers.get(user) ?? [];

@@ -15,6 +15,7 @@ interface ServeOptions {
   speed?: string;
   startingBalance?: string;
   dataDir?: string;
+  ipWeightLimit?: string;
 }
 
 function intOption(name: string, raw: string, min: number, max: number): number {
@@ -45,12 +46,20 @@ export function register(program: Command): void {
       "--data-dir <dir>",
       "keep the world's state in <dir>/sim and restore it on start (default DATA_DIR when set, else none)",
     )
+    .option(
+      "--ip-weight-limit <weight>",
+      "enforce Hyperliquid's per-IP limit: request weight per minute per client source address (the exchange's is 1200); off by default",
+    )
     .action(async (opts: ServeOptions) => {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
       const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
       const speed = opts.speed === undefined ? 1 : Number(opts.speed);
       if (!(speed > 0 && speed <= 10_000))
         throw new UserError(`--speed must be a number above 0 and at most 10000, got "${opts.speed}"`);
+      const ipWeightLimit =
+        opts.ipWeightLimit === undefined
+          ? undefined
+          : intOption("--ip-weight-limit", opts.ipWeightLimit, 1, 100_000_000);
       const startingBalance = opts.startingBalance;
       if (startingBalance !== undefined && !/^\d+(\.\d{1,6})?$/.test(startingBalance)) {
         throw new UserError(
@@ -63,7 +72,15 @@ export function register(program: Command): void {
       const lock = stateDir === undefined ? undefined : acquireRunLock(stateDir, "world", "hl sim serve");
       let world: Awaited<ReturnType<typeof startSimWorld>>;
       try {
-        world = await startSimWorld({ port, host: opts.host, seed, speed, startingBalance, stateDir });
+        world = await startSimWorld({
+          port,
+          host: opts.host,
+          seed,
+          speed,
+          startingBalance,
+          stateDir,
+          ipWeightLimit,
+        });
       } catch (err) {
         lock?.release();
         const code = (err as NodeJS.ErrnoException).code;
@@ -76,7 +93,10 @@ export function register(program: Command): void {
           throw new UserError(`cannot listen on --host ${opts.host}`);
         throw err;
       }
-      process.stdout.write(`sim world listening on ${world.url} (seed ${world.seed}, speed ${speed})\n`);
+      const limit = ipWeightLimit === undefined ? "" : `, ${ipWeightLimit} weight/min per IP`;
+      process.stdout.write(
+        `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${limit})\n`,
+      );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);

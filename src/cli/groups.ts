@@ -33,6 +33,7 @@ export const GROUPS: readonly Group[] = [
   { commands: ["points"], load: () => import("./points.ts") },
   { commands: ["sim"], load: () => import("./sim.ts") },
   { commands: ["services"], load: () => import("./services.ts") },
+  { commands: ["db"], load: () => import("./db.ts") },
 ];
 
 /** The groups to register for an argv: the one owning the first command word, else all of them. */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadMigrations } from "../../src/db/migrate.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { freeUpPorts, until } from "../e2e/up-helpers.ts";
 
@@ -118,6 +119,21 @@ describe("Dockerfile", () => {
     const app = dirOf(final.name);
     // What the image holds: compiled code and production packages only.
     expect(existsSync(join(app, "dist/BUILD_STAMP"))).toBe(true);
+    // The compiled migration runner finds the SQL migrations beside it.
+    const migrations = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const m = await import("${app}/dist/db/migrate.js"); console.log(m.loadMigrations().map((x) => x.name).join(","));`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(migrations.stdout.trim()).toBe(
+      loadMigrations()
+        .map((m) => m.name)
+        .join(","),
+    );
     expect(existsSync(join(app, "src"))).toBe(false);
     for (const dev of ["typescript", "tsx", "vitest", "@biomejs/biome"])
       expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);

@@ -1,0 +1,62 @@
+import pg from "pg";
+import { UserError } from "../core/errors.ts";
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+const INT8_OID = 20;
+
+/**
+ * BIGINT columns hold millisecond timestamps and counts, all far below 2^53, so they are read as
+ * numbers; NUMERIC keeps pg's default (a decimal string), so money never passes through a float.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary"
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** The Postgres URL in DATABASE_URL, or undefined when the services keep their SQLite files. */
+export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new UserError("DATABASE_URL must be a postgres:// or postgresql:// URL");
+  }
+  return raw;
+}
+
+/** DATABASE_URL, or a readable error for commands that only make sense with Postgres. */
+export function requireDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const url = databaseUrl(env);
+  if (!url) throw new UserError("DATABASE_URL is not set (postgres://user:password@host:5432/db)");
+  return url;
+}
+
+/** A connection pool on `url` (DATABASE_POOL_MAX connections, default 10). */
+export function createPool(url: string, env: NodeJS.ProcessEnv = process.env): Pool {
+  const max = Number(env.DATABASE_POOL_MAX ?? 10);
+  if (!Number.isInteger(max) || max < 1) throw new UserError("DATABASE_POOL_MAX must be a positive integer");
+  const pool = new pg.Pool({ connectionString: url, max, types });
+  // An idle client losing its connection (server restart) must not crash the process; the next
+  // query gets a fresh connection.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/** Run `fn` in one transaction on one connection; rolled back when it throws. */
+export async function inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,6 +1,7 @@
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
 import { refreshAgent } from "./agent-refresh.ts";
 import { type Board, BoardBuilder } from "./board.ts";
+import { DexLists } from "./dex-list.ts";
 import { compressBoth } from "./encodings.ts";
 import type { AgentRow, AgentStore } from "./store.ts";
 
@@ -37,9 +38,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /** Bodies from this size on are also kept gzip- and brotli-compressed (a large board is ~8× smaller). */
 const COMPRESS_FROM_BYTES = 1024;
 
-/** HIP-3 dexes are deployed rarely: their list is asked again after this (ms). */
-const DEX_LIST_TTL_MS = 5 * 60_000;
-
 /** Boards smaller than this are rebuilt on every registration. */
 const SMALL_BOARD = 1000;
 
@@ -59,7 +57,7 @@ export class Refresher {
   private readonly builder = new BoardBuilder();
   private readonly lastBuild = new Map<LeaderboardNetwork, { at: number; ms: number }>();
   private readonly pending = new Map<LeaderboardNetwork, NodeJS.Timeout>();
-  private readonly dexLists = new Map<LeaderboardNetwork, { at: number; dexes: Promise<string[]> }>();
+  private readonly dexLists: DexLists;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport[]> | undefined;
@@ -67,6 +65,7 @@ export class Refresher {
 
   constructor(private readonly opts: RefresherOptions) {
     this.now = opts.now ?? Date.now;
+    this.dexLists = new DexLists(opts.source, opts.agentTimeoutMs, this.now);
   }
 
   /** The board being served (built from the stored last known values on first use). */
@@ -159,20 +158,6 @@ export class Refresher {
     return { network, agents: agents.length, failed, durationMs: this.now() - started };
   }
 
-  /** The network's HIP-3 dex list, asked at most once per `DEX_LIST_TTL_MS` (a failure is not kept). */
-  private allDexes(network: LeaderboardNetwork): Promise<string[]> {
-    const cached = this.dexLists.get(network);
-    if (cached && this.now() - cached.at < DEX_LIST_TTL_MS) return cached.dexes;
-    const dexes = withTimeout(this.opts.source(network).hip3Dexes(), this.opts.agentTimeoutMs).catch(
-      (err: unknown) => {
-        this.dexLists.delete(network);
-        throw new Error(`Failed to query Hyperliquid: ${message(err)}`);
-      },
-    );
-    this.dexLists.set(network, { at: this.now(), dexes });
-    return dexes;
-  }
-
   private async refreshAgents(network: LeaderboardNetwork, agents: AgentRow[]): Promise<number> {
     const accounts = this.opts.source(network);
     let next = 0;
@@ -197,7 +182,7 @@ export class Refresher {
   ): Promise<boolean> {
     try {
       const v = await withTimeout(
-        refreshAgent(agent, accounts, () => this.allDexes(network), this.now()),
+        refreshAgent(agent, accounts, () => this.dexLists.get(network), this.now()),
         this.opts.agentTimeoutMs,
       );
       this.opts.store.recordSuccess(network, agent.address, { ...v, at: this.now() });

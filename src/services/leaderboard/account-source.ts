@@ -89,7 +89,7 @@ export function hlAccounts(client: HlInfo & { close(): Promise<void> }): Network
 export async function hlAccountSource(
   urls: Record<LeaderboardNetwork, string>,
   timeoutMs: number,
-  opts: { env?: Record<string, string | undefined>; budget?: RateBudget } = {},
+  opts: { env?: Record<string, string | undefined>; budget?: RateBudget; localAddress?: string } = {},
 ): Promise<{
   source: AccountSource;
   close(): Promise<void>;
@@ -105,6 +105,7 @@ export async function hlAccountSource(
       retry: { attempts: 2 },
       env: { ...(opts.env ?? process.env), HL_PRIVATE_KEY: undefined },
       budget: opts.budget,
+      localAddress: opts.localAddress,
     });
     clients.set(network, hlAccounts(client));
   }

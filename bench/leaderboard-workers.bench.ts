@@ -1,3 +1,6 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Agent, fetch as undiciFetch } from "undici";
 import { migrate } from "../src/db/migrate.ts";
 import { createPool, type Pool } from "../src/db/pool.ts";
@@ -7,7 +10,6 @@ import { type LedgerMark, type LedgerUpdate, markOf } from "../src/services/lead
 import { RefreshQueue } from "../src/services/leaderboard/queue.ts";
 import type { Tracking } from "../src/services/leaderboard/tracking.ts";
 import { RefreshWorker } from "../src/services/leaderboard/worker.ts";
-import { type SimWorld, startSimWorld } from "../src/sim/world.ts";
 import { startTestPostgres } from "../test/support/postgres.ts";
 import type { BenchReporter } from "./harness.ts";
 
@@ -34,14 +36,40 @@ const MOVED_EVERY = 50;
 const STARTING_BALANCE = "10000";
 
 /** Each run has its own agents (fresh sim accounts), so deposits of one run do not carry over. */
+interface Sim {
+  url: string;
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+async function startSim(ipWeightLimit: number): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "bin/run-ts.mjs"), join(ROOT, "bench/support/limited-sim.ts")],
+    {
+      env: { ...process.env, IP_WEIGHT_LIMIT: String(ipWeightLimit) },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) resolve(out.split("\n")[0]!);
+    });
+    child.once("exit", (code) => reject(new Error(`limited-sim exited (${code})`)));
+  });
+  return { child, url: (JSON.parse(line) as { url: string }).url };
+}
+
 const address = (run: number, i: number) =>
   `0x${(0xf00d0000 + run * 0x10000 + i).toString(16).padStart(40, "0")}`;
 
 class CountingBudget extends RateBudget {
   spent = 0;
-  override take(weight: number): Promise<void> {
+  override async take(weight: number): Promise<void> {
+    await super.take(weight);
     this.spent += weight;
-    return super.take(weight);
   }
   override charge(weight: number): void {
     this.spent += weight;
@@ -50,7 +78,7 @@ class CountingBudget extends RateBudget {
 }
 
 /** Agents as registration leaves them: a fresh sim account (10,000 USDC, no positions), tracking anchored. */
-async function seed(world: SimWorld, pool: Pool, runId: number, movedEvery: number): Promise<void> {
+async function seed(world: Sim, pool: Pool, runId: number, movedEvery: number): Promise<void> {
   const tracking: Tracking = {
     dexes: [],
     cursor: null,
@@ -87,7 +115,7 @@ let seedReads = 0;
 const seedDispatchers = new Map<number, Agent>();
 
 /** Where an account's ledger stands now (read outside the workers' addresses and budgets). */
-async function ledgerMark(world: SimWorld, user: string): Promise<LedgerMark | null> {
+async function ledgerMark(world: Sim, user: string): Promise<LedgerMark | null> {
   const slot = Math.floor(seedReads++ / 100);
   let dispatcher = seedDispatchers.get(slot);
   if (!dispatcher) {
@@ -104,7 +132,7 @@ async function ledgerMark(world: SimWorld, user: string): Promise<LedgerMark | n
   return markOf((await res.json()) as LedgerUpdate[]);
 }
 
-async function deposit(world: SimWorld, user: string, amount: string): Promise<void> {
+async function deposit(world: Sim, user: string, amount: string): Promise<void> {
   const res = await fetch(`${world.url}/sim/deposit`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -123,7 +151,7 @@ interface Run {
 
 let runs = 0;
 
-async function run(world: SimWorld, pool: Pool, workers: number, movedEvery: number): Promise<Run> {
+async function run(world: Sim, pool: Pool, workers: number, movedEvery: number): Promise<Run> {
   const runId = ++runs;
   await pool.query("TRUNCATE leaderboard_agents");
   await seed(world, pool, runId, movedEvery);
@@ -181,12 +209,9 @@ async function run(world: SimWorld, pool: Pool, workers: number, movedEvery: num
 
 export default async function (r: BenchReporter): Promise<void> {
   const postgres = await startTestPostgres();
-  const world = await startSimWorld({
-    historyDays: 0,
-    houseMakers: false,
-    seed: 5,
-    ipWeightLimit: EXCHANGE_WEIGHT_PER_MIN * SCALE,
-  });
+  // The sim in its own process, as the exchange is: the workers' CPU is not the exchange's.
+  const sim = await startSim(EXCHANGE_WEIGHT_PER_MIN * SCALE);
+  const world: Sim = { url: sim.url };
   const pool = createPool(await postgres.freshDatabase());
   try {
     await migrate(pool);
@@ -250,7 +275,8 @@ export default async function (r: BenchReporter): Promise<void> {
   } finally {
     await Promise.all([...seedDispatchers.values()].map((d) => d.close()));
     await pool.end();
-    await world.close();
+    sim.child.kill("SIGTERM");
+    await new Promise((res) => sim.child.once("exit", res));
     await postgres.stop();
   }
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { RateBudget } from "../src/exchange/index.ts";
 import { hlAccountSource } from "../src/services/leaderboard/account-source.ts";
 import { Refresher } from "../src/services/leaderboard/refresher.ts";
-import { AgentStore } from "../src/services/leaderboard/store.ts";
+import { type AgentStore, SqliteAgentStore } from "../src/services/leaderboard/store.ts";
 import { startSimWorld } from "../src/sim/world.ts";
 import { type BenchReporter, percentile } from "./harness.ts";
 
@@ -21,10 +21,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 const address = (i: number) => `0x${(0xa11ce + i).toString(16).padStart(40, "0")}`;
 
-function seed(store: AgentStore, n: number): void {
+async function seed(store: AgentStore, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const a = address(i);
-    store.insert({
+    await store.insert({
       network: "testnet",
       address: a,
       displayName: `agent-${i}`,
@@ -33,7 +33,7 @@ function seed(store: AgentStore, n: number): void {
       ledgerMark: null,
       positionsCount: 0,
     });
-    store.recordSuccess("testnet", a, {
+    await store.recordSuccess("testnet", a, {
       accountValue: (10_000 + ((i * 7919) % 4001) - 2000 + i / 1000).toFixed(3),
       positionsCount: i % 4,
       netDeposits: "0",
@@ -145,9 +145,9 @@ function readHeaders(encoding: (typeof READS)[number][2], etag: string): Headers
 
 async function reads(r: BenchReporter, dir: string): Promise<void> {
   const dbPath = join(dir, "reads.db");
-  const store = new AgentStore(dbPath);
-  seed(store, AGENTS);
-  store.close();
+  const store = new SqliteAgentStore(dbPath);
+  await seed(store, AGENTS);
+  await store.close();
   // The service in its own process, as deployed (the client's work here cannot pause it).
   const server = await startChild<{
     port: number;
@@ -236,8 +236,8 @@ async function refresh(r: BenchReporter, dir: string): Promise<void> {
       budget,
     },
   );
-  const store = new AgentStore(join(dir, "refresh.db"));
-  seed(store, AGENTS);
+  const store = new SqliteAgentStore(join(dir, "refresh.db"));
+  await seed(store, AGENTS);
   const refresher = new Refresher({
     store,
     source: accounts.source,
@@ -287,7 +287,7 @@ async function refresh(r: BenchReporter, dir: string): Promise<void> {
     });
   } finally {
     await refresher.stop();
-    store.close();
+    await store.close();
     await accounts.close();
     await world.close();
   }

@@ -130,7 +130,10 @@ async function batchLatency(r: BenchReporter): Promise<void> {
     { fills, files, log: () => undefined },
   );
   try {
-    for (let t = DAY0 - 60_000; t < DAY0 + 4 * 86_400_000; t += 30_000) points.marks.add(t, "75000.000000");
+    const marks = [];
+    for (let t = DAY0 - 60_000; t < DAY0 + 4 * 86_400_000; t += 30_000)
+      marks.push({ ts: t, px: "75000.000000" });
+    await points.store.addMarks(marks);
     const body = JSON.stringify({ addresses });
     const post = async () => {
       const t0 = performance.now();

@@ -13,7 +13,7 @@ const svc = createLeaderboardService(config, {
   },
 });
 const t0 = performance.now();
-const board = svc.refresher.rebuild("testnet");
+const board = await svc.refresher.rebuild("testnet");
 const rebuildMs = performance.now() - t0;
 const t1 = performance.now();
 await board.compressed;

@@ -16,7 +16,7 @@ import {
   register as registerAgent,
 } from "../services/leaderboard/registration.ts";
 import { serveLeaderboard } from "../services/leaderboard/serve.ts";
-import { AgentStore } from "../services/leaderboard/store.ts";
+import { openAgentStore } from "../services/leaderboard/store.ts";
 import { startRefreshWorker } from "../services/leaderboard/worker-main.ts";
 import { untilStopSignal } from "./signals.ts";
 
@@ -98,7 +98,7 @@ export function register(program: Command): void {
         throw new UserError(err instanceof Error ? err.message : String(err));
       }
       const accounts = await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
-      const store = new AgentStore(config.dbPath);
+      const store = openAgentStore(config);
       try {
         const result = await registerAgent(request, { store, source: accounts.source, now: Date.now });
         if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -111,7 +111,7 @@ export function register(program: Command): void {
         if (err instanceof RegistrationError) throw new UserError(err.message);
         throw err;
       } finally {
-        store.close();
+        await store.close();
         await accounts.close();
       }
     });
@@ -124,7 +124,7 @@ export function register(program: Command): void {
     .action(async (opts: { network: string; cached?: boolean; json?: boolean }) => {
       const network = networkOption(opts.network);
       const config = leaderboardConfig();
-      const store = new AgentStore(config.dbPath);
+      const store = openAgentStore(config);
       const accounts = opts.cached ? undefined : await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
       try {
         const refresher = new Refresher({
@@ -141,12 +141,12 @@ export function register(program: Command): void {
           staggerMs: 0,
         });
         if (accounts) await refresher.cycle();
-        const board = refresher.board(network);
+        const board = await refresher.board(network);
         if (opts.json) process.stdout.write(`${board.body.toString()}\n`);
         else if (board.total === 0) process.stdout.write(`no agents registered on ${network}\n`);
         else process.stdout.write(`${table(board.entries)}\n`);
       } finally {
-        store.close();
+        await store.close();
         await accounts?.close();
       }
     });

@@ -1,8 +1,16 @@
-import pg from "pg";
+import { createRequire } from "node:module";
+import type * as Pg from "pg";
 import { UserError } from "../core/errors.ts";
 
-export type Pool = pg.Pool;
-export type PoolClient = pg.PoolClient;
+export type Pool = Pg.Pool;
+export type PoolClient = Pg.PoolClient;
+
+/** Loaded on the first pool: a service on its SQLite file never pays for the Postgres client. */
+let pgModule: typeof Pg | undefined;
+const loadPg = (): typeof Pg => {
+  pgModule ??= createRequire(import.meta.url)("pg") as typeof Pg;
+  return pgModule;
+};
 
 const INT8_OID = 20;
 
@@ -10,12 +18,14 @@ const INT8_OID = 20;
  * BIGINT columns hold millisecond timestamps and counts, all far below 2^53, so they are read as
  * numbers; NUMERIC keeps pg's default (a decimal string), so money never passes through a float.
  */
-const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID && format !== "binary"
-      ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function typeParsers(pg: typeof Pg) {
+  return {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === INT8_OID && format !== "binary"
+        ? (v: string) => Number(v)
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 /** The Postgres URL in DATABASE_URL, or undefined when the services keep their SQLite files. */
 export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -38,7 +48,8 @@ export function requireDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
 export function createPool(url: string, env: NodeJS.ProcessEnv = process.env): Pool {
   const max = Number(env.DATABASE_POOL_MAX ?? 10);
   if (!Number.isInteger(max) || max < 1) throw new UserError("DATABASE_POOL_MAX must be a positive integer");
-  const pool = new pg.Pool({ connectionString: url, max, types });
+  const pg = loadPg();
+  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg) });
   // An idle client losing its connection (server restart) must not crash the process; the next
   // query gets a fresh connection.
   pool.on("error", () => undefined);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadMigrations, type Migration, migrate, migrationStatus } from "../../src/db/migrate.ts";
-import { createPool, type Pool } from "../../src/db/pool.ts";
+import { createPool, databaseUrl, type Pool } from "../../src/db/pool.ts";
 import { usePostgres } from "../support/postgres.ts";
 
 const postgres = usePostgres();
@@ -107,5 +107,14 @@ describe("Postgres migrations", () => {
   it("reports the embedded server's start time", () => {
     process.stderr.write(`embedded Postgres started in ${postgres.current.startMs} ms\n`);
     expect(postgres.current.startMs).toBeGreaterThan(0);
+  });
+
+  it("DATABASE_URL: unset or blank means SQLite; anything but a postgres URL is refused", () => {
+    expect(databaseUrl({})).toBeUndefined();
+    expect(databaseUrl({ DATABASE_URL: "  " })).toBeUndefined();
+    expect(databaseUrl({ DATABASE_URL: "postgresql://u@h/db" })).toBe("postgresql://u@h/db");
+    expect(() => databaseUrl({ DATABASE_URL: "mysql://x@y/z" })).toThrow(
+      "DATABASE_URL must be a postgres:// or postgresql:// URL",
+    );
   });
 });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_PORTS } from "../../config/defaults.ts";
 import { apiUrl, dataDir, envPort } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
+import { databaseUrl } from "../../db/pool.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 
 type Env = Record<string, string | undefined>;
@@ -11,6 +12,8 @@ export interface LeaderboardConfig {
   port: number;
   host: string;
   dbPath: string;
+  /** DATABASE_URL: Postgres shared by replicas instead of the SQLite file at `dbPath`. */
+  databaseUrl?: string | undefined;
   corsOrigin: string;
   /** Exchange API per network: HL_API_URL_TESTNET / _MAINNET / _PAPER, else the shared client config. */
   apiUrls: Record<LeaderboardNetwork, string>;
@@ -38,6 +41,7 @@ function read<T>(env: Env, name: string, schema: z.ZodType<T>, fallback: T, what
 
 /**
  * Environment of the leaderboard: LEADERBOARD_PORT (8090), LEADERBOARD_HOST (127.0.0.1), LEADERBOARD_DB ($DATA_DIR/leaderboard.db),
+ * DATABASE_URL (Postgres instead of LEADERBOARD_DB),
  * CORS_ORIGIN (*), HL_API_URL_TESTNET / HL_API_URL_MAINNET, LEADERBOARD_REFRESH_S (45),
  * LEADERBOARD_CONCURRENCY (4), LEADERBOARD_AGENT_TIMEOUT_S (10), LEADERBOARD_STAGGER_MS (100),
  * LEADERBOARD_REGISTER_PER_MIN (10), LEADERBOARD_REGISTER_BURST (5) and LEADERBOARD_TRUSTED_PROXIES
@@ -53,6 +57,7 @@ export function leaderboardConfig(
     port: overrides.port ?? envPort("LEADERBOARD_PORT", DEFAULT_PORTS.leaderboard, env),
     host: env.LEADERBOARD_HOST || "127.0.0.1",
     dbPath: env.LEADERBOARD_DB || join(dataDir(env), "leaderboard.db"),
+    databaseUrl: databaseUrl(env),
     corsOrigin: env.CORS_ORIGIN || "*",
     apiUrls: {
       testnet: url("testnet", "HL_API_URL_TESTNET"),

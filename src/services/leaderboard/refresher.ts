@@ -58,6 +58,8 @@ export class Refresher {
   private readonly lastBuild = new Map<LeaderboardNetwork, { at: number; ms: number }>();
   private readonly pending = new Map<LeaderboardNetwork, NodeJS.Timeout>();
   private readonly dexLists: DexLists;
+  /** Builds started per network: a slow read finishing after a newer one must not replace its board. */
+  private readonly builds = new Map<LeaderboardNetwork, number>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport[]> | undefined;
@@ -69,17 +71,21 @@ export class Refresher {
   }
 
   /** The board being served (built from the stored last known values on first use). */
-  board(network: LeaderboardNetwork): Board {
+  async board(network: LeaderboardNetwork): Promise<Board> {
     return this.boards.get(network) ?? this.rebuild(network);
   }
 
   /** Rebuild a network's board from the store now (to publish a cycle's results or progress). */
-  rebuild(network: LeaderboardNetwork): Board {
+  async rebuild(network: LeaderboardNetwork): Promise<Board> {
     const timer = this.pending.get(network);
     if (timer) clearTimeout(timer);
     this.pending.delete(network);
+    const build = (this.builds.get(network) ?? 0) + 1;
+    this.builds.set(network, build);
+    const rows = await this.opts.store.list(network);
     const started = performance.now();
-    const board = this.builder.build(this.opts.store.list(network), network, this.now());
+    const board = this.builder.build(rows, network, this.now());
+    if (build !== this.builds.get(network)) return this.boards.get(network) ?? board;
     this.boards.set(network, board);
     this.lastBuild.set(network, { at: performance.now(), ms: performance.now() - started });
     // Compressed once per build; until then the identity body is served.
@@ -100,16 +106,16 @@ export class Refresher {
    * 5 % duty cycle (a burst of registrations coalesces into one rebuild), so registrations cannot
    * keep the event loop busy.
    */
-  agentAdded(network: LeaderboardNetwork): void {
+  async agentAdded(network: LeaderboardNetwork): Promise<void> {
     const last = this.lastBuild.get(network);
-    if (!last || this.board(network).total < SMALL_BOARD) {
-      this.rebuild(network);
+    if (!last || (await this.board(network)).total < SMALL_BOARD) {
+      await this.rebuild(network);
       return;
     }
     const waitMs = last.at + last.ms * 20 - performance.now();
-    if (waitMs <= 0) this.rebuild(network);
+    if (waitMs <= 0) await this.rebuild(network);
     else if (!this.pending.has(network)) {
-      const timer = setTimeout(() => this.rebuild(network), waitMs);
+      const timer = setTimeout(() => this.rebuild(network).catch(() => undefined), waitMs);
       timer.unref();
       this.pending.set(network, timer);
     }
@@ -131,7 +137,7 @@ export class Refresher {
     this.stopped = false;
     const tick = () => {
       if (this.running) {
-        for (const n of this.opts.networks) this.rebuild(n);
+        for (const n of this.opts.networks) this.rebuild(n).catch(() => undefined);
         return;
       }
       this.cycle().catch(() => undefined);
@@ -152,9 +158,9 @@ export class Refresher {
 
   private async refreshNetwork(network: LeaderboardNetwork): Promise<CycleReport> {
     const started = this.now();
-    const agents = this.opts.store.list(network);
+    const agents = await this.opts.store.list(network);
     const failed = agents.length > 0 ? await this.refreshAgents(network, agents) : 0;
-    this.rebuild(network);
+    await this.rebuild(network);
     return { network, agents: agents.length, failed, durationMs: this.now() - started };
   }
 
@@ -185,10 +191,10 @@ export class Refresher {
         refreshAgent(agent, accounts, () => this.dexLists.get(network), this.now()),
         this.opts.agentTimeoutMs,
       );
-      this.opts.store.recordSuccess(network, agent.address, { ...v, at: this.now() });
+      await this.opts.store.recordSuccess(network, agent.address, { ...v, at: this.now() });
       return true;
     } catch (err) {
-      this.opts.store.recordFailure(network, agent.address, message(err));
+      await this.opts.store.recordFailure(network, agent.address, message(err));
       return false;
     }
   }

@@ -77,7 +77,7 @@ export async function register(
   req: RegistrationRequest,
   deps: { store: AgentStore; source: AccountSource; now: () => number },
 ): Promise<RegistrationResponse> {
-  const existing = deps.store.get(req.network, req.address);
+  const existing = await deps.store.get(req.network, req.address);
   const answer = (isNew: boolean, initial: string): RegistrationResponse => ({
     registered: true,
     new: isNew,
@@ -101,7 +101,7 @@ export async function register(
     );
   }
   const mark = markOf(ledger);
-  const inserted = deps.store.insert({
+  const inserted = await deps.store.insert({
     network: req.network,
     address: req.address,
     displayName: req.displayName,
@@ -111,6 +111,9 @@ export async function register(
     positionsCount: reading.positionsCount,
     tracking: trackingOf(reading.perDex, mark, deps.now()),
   });
-  if (!inserted) return answer(false, deps.store.get(req.network, req.address)!.initialAccountValue);
+  if (!inserted) {
+    const winner = await deps.store.get(req.network, req.address);
+    return answer(false, winner!.initialAccountValue);
+  }
   return answer(true, reading.accountValue);
 }

@@ -14,7 +14,7 @@ import { etagMatches, pickEncoding } from "./encodings.ts";
 import { ClientRateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
-import { AgentStore } from "./store.ts";
+import { type AgentStore, openAgentStore } from "./store.ts";
 
 export interface LeaderboardService {
   app: FastifyInstance;
@@ -46,11 +46,11 @@ function countParam(raw: unknown, name: string, fallback: number): number {
 
 export function createLeaderboardService(
   config: LeaderboardConfig,
-  deps: { source: AccountSource; now?: () => number },
+  deps: { source: AccountSource; now?: () => number; store?: AgentStore },
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const store = new AgentStore(config.dbPath);
+  const store = deps.store ?? openAgentStore(config);
   const refresher = new Refresher({
     store,
     source: deps.source,
@@ -76,9 +76,9 @@ export function createLeaderboardService(
     help: "Agents on the served board",
     labelNames: ["network", "stale"],
     registers: [metrics],
-    collect() {
+    async collect() {
       for (const n of LEADERBOARD_NETWORKS) {
-        const entries = refresher.board(n).entries;
+        const entries = (await refresher.board(n)).entries;
         const stale = entries.filter((e) => e.stale).length;
         this.set({ network: n, stale: "true" }, stale);
         this.set({ network: n, stale: "false" }, entries.length - stale);
@@ -90,9 +90,9 @@ export function createLeaderboardService(
     help: "Seconds since the served board was built",
     labelNames: ["network"],
     registers: [metrics],
-    collect() {
+    async collect() {
       for (const n of LEADERBOARD_NETWORKS)
-        this.set({ network: n }, (now() - refresher.board(n).lastUpdated) / 1000);
+        this.set({ network: n }, (now() - (await refresher.board(n)).lastUpdated) / 1000);
     },
   });
 
@@ -114,7 +114,7 @@ export function createLeaderboardService(
         throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
       }
       const result = await register(request, { store, source: deps.source, now });
-      if (result.new) refresher.agentAdded(request.network);
+      if (result.new) await refresher.agentAdded(request.network);
       registrations.inc({ outcome: result.new ? "new" : "existing" });
       return result;
     } catch (err) {
@@ -129,7 +129,7 @@ export function createLeaderboardService(
   app.get<{ Querystring: { network?: string; limit?: string; offset?: string } }>(
     "/api/leaderboard",
     async (req, reply) => {
-      const board = refresher.board(networkParam(req.query.network));
+      const board = await refresher.board(networkParam(req.query.network));
       reply.type("application/json; charset=utf-8");
       if (req.query.limit === undefined && req.query.offset === undefined) {
         // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
@@ -162,7 +162,7 @@ export function createLeaderboardService(
     async close() {
       await refresher.stop();
       await app.close();
-      store.close();
+      await store.close();
     },
   };
 }

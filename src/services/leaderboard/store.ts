@@ -1,6 +1,7 @@
 import { type Db, openDb } from "../../store/sqlite.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
+import { PostgresAgentStore } from "./pg-store.ts";
 import type { Tracking } from "./tracking.ts";
 
 const SCHEMA = [
@@ -24,6 +25,54 @@ const SCHEMA = [
 
 /** Columns added after the first schema, for files created before them. */
 const ADDED_COLUMNS: readonly (readonly [string, string])[] = [["tracking", "TEXT"]];
+
+/** A new registration: its baseline, which never changes afterwards. */
+export interface NewAgent {
+  network: LeaderboardNetwork;
+  address: string;
+  displayName: string;
+  initialAccountValue: string;
+  registeredAt: number;
+  ledgerMark: LedgerMark | null;
+  positionsCount: number;
+  /** What the first refresh needs to skip requests (see tracking.ts); absent: one full read first. */
+  tracking?: Tracking | null;
+}
+
+/** What one refresh learned about an agent. */
+export interface AgentReading {
+  accountValue: string;
+  positionsCount: number;
+  netDeposits: string;
+  at: number;
+  tracking?: Tracking | null;
+}
+
+/**
+ * Where registered agents live: SQLite (LEADERBOARD_DB, one machine) or Postgres (DATABASE_URL,
+ * shared by replicas). Money is passed as decimal strings both ways.
+ */
+export interface AgentStore {
+  get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined>;
+  /** Insert a new agent; false (and nothing changed) when it was already registered. */
+  insert(a: NewAgent): Promise<boolean>;
+  list(network: LeaderboardNetwork): Promise<AgentRow[]>;
+  count(network: LeaderboardNetwork): Promise<number>;
+  recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void>;
+  /** The query failed: keep the last known values, mark the agent stale. */
+  recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Postgres when the config has a DATABASE_URL, else the SQLite file at `dbPath`. */
+export function openAgentStore(
+  config: { dbPath: string; databaseUrl?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): AgentStore {
+  return config.databaseUrl
+    ? PostgresAgentStore.connect(config.databaseUrl, env)
+    : new SqliteAgentStore(config.dbPath);
+}
 
 /** A registered agent with its baseline (never changed) and its last known exchange values. */
 export interface AgentRow {
@@ -78,7 +127,7 @@ function fromRaw(r: RawRow): AgentRow {
 }
 
 /** Registered agents in SQLite (LEADERBOARD_DB); safe to share between the service and the CLI (WAL). */
-export class AgentStore {
+export class SqliteAgentStore implements AgentStore {
   private readonly db: Db;
 
   constructor(path: string) {
@@ -91,24 +140,14 @@ export class AgentStore {
     }
   }
 
-  get(network: LeaderboardNetwork, address: string): AgentRow | undefined {
+  async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
     const r = this.db
       .prepare("SELECT * FROM agents WHERE network = ? AND address = ?")
       .get(network, address) as RawRow | undefined;
     return r ? fromRaw(r) : undefined;
   }
 
-  /** Insert a new agent; false (and nothing changed) when it was already registered. */
-  insert(a: {
-    network: LeaderboardNetwork;
-    address: string;
-    displayName: string;
-    initialAccountValue: string;
-    registeredAt: number;
-    ledgerMark: LedgerMark | null;
-    positionsCount: number;
-    tracking?: Tracking | null;
-  }): boolean {
+  async insert(a: NewAgent): Promise<boolean> {
     const info = this.db
       .prepare(
         `INSERT INTO agents (network, address, display_name, initial_account_value, registered_at, ledger_mark,
@@ -125,27 +164,17 @@ export class AgentStore {
     return info.changes === 1;
   }
 
-  list(network: LeaderboardNetwork): AgentRow[] {
+  async list(network: LeaderboardNetwork): Promise<AgentRow[]> {
     return (this.db.prepare("SELECT * FROM agents WHERE network = ?").all(network) as RawRow[]).map(fromRaw);
   }
 
-  count(network: LeaderboardNetwork): number {
+  async count(network: LeaderboardNetwork): Promise<number> {
     return (
       this.db.prepare("SELECT COUNT(*) AS n FROM agents WHERE network = ?").get(network) as { n: number }
     ).n;
   }
 
-  recordSuccess(
-    network: LeaderboardNetwork,
-    address: string,
-    v: {
-      accountValue: string;
-      positionsCount: number;
-      netDeposits: string;
-      at: number;
-      tracking?: Tracking | null;
-    },
-  ): void {
+  async recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void> {
     this.db
       .prepare(
         `UPDATE agents SET account_value = ?, positions_count = ?, net_deposits = ?, refreshed_at = ?, stale = 0,
@@ -162,14 +191,13 @@ export class AgentStore {
       );
   }
 
-  /** The query failed: keep the last known values, mark the agent stale. */
-  recordFailure(network: LeaderboardNetwork, address: string, error: string): void {
+  async recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void> {
     this.db
       .prepare("UPDATE agents SET stale = 1, last_error = ? WHERE network = ? AND address = ?")
       .run(error, network, address);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_PORTS, type Network } from "../../config/defaults.ts";
 import { dataDir, envPort } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
+import { databaseUrl } from "../../db/pool.ts";
 import { POINTS_ELIGIBLE_BUILDERS } from "../../wallet/builder-codes.ts";
 import { parseTime } from "../feeds/config.ts";
 import { BTCSWP_RULES, type ScoringRules } from "./scoring.ts";
@@ -18,6 +19,8 @@ export interface PointsConfig {
   port: number;
   host: string;
   dbPath: string;
+  /** DATABASE_URL: Postgres shared by replicas instead of the SQLite file at `dbPath`. */
+  databaseUrl?: string | undefined;
   /** Exchange coin of the scored market. */
   coin: string;
   market: string;
@@ -70,6 +73,7 @@ export function parseBuilders(raw: string): { name: string; address: string }[] 
 /**
  * Points service settings from the environment:
  *   POINTS_PORT (8300), POINTS_HOST (127.0.0.1), POINTS_DB ($DATA_DIR/points/points.db),
+ *   DATABASE_URL (Postgres instead of POINTS_DB),
  *   POINTS_BUILDERS (eligible builders, `addr` or `name=addr`, comma-separated; default Nunchi,
  *   Based, TreadFi), POINTS_STATS_URL (builder fill files; default the public stats host, or
  *   `<sim>/stats` on paper), POINTS_STATS_NETWORK (Mainnet|Testnet folder; default Mainnet on
@@ -89,6 +93,7 @@ export function pointsConfig(network: Network, apiUrl: string, env: Env = proces
     port: envPort("POINTS_PORT", DEFAULT_PORTS.points, env),
     host: env.POINTS_HOST || "127.0.0.1",
     dbPath: env.POINTS_DB || join(dataDir(env), "points", "points.db"),
+    databaseUrl: databaseUrl(env),
     coin: "yex:BTCSWP",
     market: "BTCSWP",
     rules: BTCSWP_RULES,

@@ -1,30 +1,29 @@
 import { listen } from "../../http/service.ts";
-import { openDb } from "../../store/sqlite.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
-import { MarkRecorder, MarkStore } from "./marks.ts";
+import { MarkRecorder } from "./marks.ts";
 import { type DayFiles, type FillSource, PointsService } from "./service.ts";
+import { openPointsStore, type PointsStore } from "./store.ts";
 
 export interface RunningPoints {
   url: string;
   service: PointsService;
   recorder: MarkRecorder;
-  marks: MarkStore;
+  store: PointsStore;
   close(): Promise<void>;
 }
 
 /** Start the points service: mark recorder on the BTCSWP feed, builder files, and the HTTP API. */
 export async function startPoints(
   cfg: PointsConfig,
-  deps: { fills: FillSource; files?: DayFiles; log?: (line: string) => void },
+  deps: { fills: FillSource; files?: DayFiles; store?: PointsStore; log?: (line: string) => void },
 ): Promise<RunningPoints> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const db = openDb(cfg.dbPath);
-  const marks = new MarkStore(db);
+  const store = deps.store ?? openPointsStore(cfg);
   let lastError = "";
-  const recorder = new MarkRecorder(marks, {
+  const recorder = new MarkRecorder(store, {
     feedUrl: cfg.feedUrl,
     fromMs: cfg.programStartMs,
     onError: (err) => {
@@ -42,8 +41,8 @@ export async function startPoints(
       coin: cfg.coin,
       missingTtlMs: cfg.missingFileRetryMs,
     });
-  const history = new FillHistory(db, cfg.coin);
-  const service = new PointsService(cfg, { fills: deps.fills, files, marks, history });
+  const history = new FillHistory(store, cfg.coin);
+  const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history });
   let following = false;
   const follower =
     cfg.followMs > 0
@@ -67,18 +66,18 @@ export async function startPoints(
       url: `http://${cfg.host}:${port}`,
       service,
       recorder,
-      marks,
+      store,
       async close() {
         clearInterval(follower);
         recorder.close();
         await app.close();
-        db.close();
+        await store.close();
       },
     };
   } catch (err) {
     clearInterval(follower);
     recorder.close();
-    db.close();
+    await store.close();
     throw err;
   }
 }

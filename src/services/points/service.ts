@@ -4,8 +4,8 @@ import type { BuilderFillRow } from "../../sim/server/builder-fills-file.ts";
 import { attributeFills, fileDay, type WalletFill } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import type { FillHistory, SourceFill } from "./fill-history.ts";
-import type { MarkLookup } from "./marks.ts";
 import { type Exclusion, fillPoints, type ScoringFill, scoreWallet, usd } from "./scoring.ts";
+import type { MarkLookup } from "./store.ts";
 import { wireTotals } from "./totals.ts";
 
 /** What the points service needs from the exchange. */
@@ -132,7 +132,7 @@ export class PointsService {
    * when nobody asks about them for a while. Returns how many synced; failures are reported, not thrown.
    */
   async followAll(onError: (user: string, err: unknown) => void): Promise<number> {
-    const users = this.deps.history.knownUsers();
+    const users = await this.deps.history.knownUsers();
     const done = await mapLimit(users, 4, async (user) => {
       try {
         await this.deps.history.sync(
@@ -184,12 +184,16 @@ export class PointsService {
       provisionalDays: this.cfg.provisionalDays,
     });
 
+    const marks = await this.deps.marks.marksAt(
+      fills.map((f) => f.time),
+      this.cfg.markToleranceMs,
+    );
     const scoring: ScoringFill[] = fills.map((f, i) => ({
       time: f.time,
       px: f.px,
       sz: f.sz,
       crossed: f.crossed,
-      mark: this.deps.marks.markAt(f.time, this.cfg.markToleranceMs),
+      mark: marks[i] ?? null,
       attribution: attribution[i] ?? null,
     }));
     const { outcomes, score } = scoreWallet(this.cfg.rules, scoring);

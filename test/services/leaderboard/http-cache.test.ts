@@ -59,7 +59,7 @@ async function get(svc: LeaderboardService, headers: Record<string, string> = {}
 describe("leaderboard full board: pre-compressed bodies and ETag", () => {
   it("serves gzip and brotli bodies compressed once per refresh, identical in content", async () => {
     const svc = service(2000);
-    const board = svc.refresher.rebuild("testnet");
+    const board = await svc.refresher.rebuild("testnet");
     await board.compressed;
     const identity = await get(svc);
     expect(identity.statusCode).toBe(200);
@@ -84,7 +84,7 @@ describe("leaderboard full board: pre-compressed bodies and ETag", () => {
 
   it("answers If-None-Match with 304 while the board is unchanged, and a new ETag once it changes", async () => {
     const svc = service(50);
-    await svc.refresher.rebuild("testnet").compressed;
+    await (await svc.refresher.rebuild("testnet")).compressed;
     const first = await get(svc, { "accept-encoding": "br" });
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^W\/"[\w-]+"$/);
@@ -100,7 +100,7 @@ describe("leaderboard full board: pre-compressed bodies and ETag", () => {
     expect(star.statusCode).toBe(304);
 
     addAgent(svc, 999, "5000"); // a new leader
-    await svc.refresher.rebuild("testnet").compressed;
+    await (await svc.refresher.rebuild("testnet")).compressed;
     const changed = await get(svc, { "if-none-match": etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
@@ -111,7 +111,7 @@ describe("leaderboard full board: pre-compressed bodies and ETag", () => {
 
   it("serves the identity body with its ETag before the compressed copies are ready", async () => {
     const svc = service(300);
-    const board = svc.refresher.rebuild("testnet");
+    const board = await svc.refresher.rebuild("testnet");
     const early = await get(svc, { "accept-encoding": "br, gzip" });
     expect(early.statusCode).toBe(200);
     if (early.headers["content-encoding"] === undefined) {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
 import type { LedgerUpdate } from "../../../src/services/leaderboard/ledger.ts";
 import { Refresher } from "../../../src/services/leaderboard/refresher.ts";
-import { AgentStore } from "../../../src/services/leaderboard/store.ts";
+import { type AgentStore, SqliteAgentStore } from "../../../src/services/leaderboard/store.ts";
 
 const addr = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
 
@@ -31,11 +31,11 @@ class FakeExchange implements NetworkAccounts {
 let store: AgentStore;
 const opened: AgentStore[] = [];
 afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+  for (const s of opened.splice(0)) void s.close();
 });
 
 function setup(n: number) {
-  store = new AgentStore(":memory:");
+  store = new SqliteAgentStore(":memory:");
   opened.push(store);
   for (let i = 0; i < n; i++) {
     store.insert({
@@ -74,7 +74,7 @@ describe("leaderboard refresher", () => {
     const [report] = await first;
     expect(report).toMatchObject({ network: "testnet", agents: 5, failed: 0 });
     expect(ex.calls).toBe(5);
-    const top = refresher.board("testnet").entries[0]!;
+    const top = (await refresher.board("testnet")).entries[0]!;
     expect(top).toMatchObject({
       address: addr(1),
       pnl: 50,
@@ -86,7 +86,7 @@ describe("leaderboard refresher", () => {
     ex.broken.add(addr(1));
     ex.values.set(addr(2), "90");
     await refresher.cycle();
-    const board = refresher.board("testnet");
+    const board = await refresher.board("testnet");
     expect(board.entries.find((e) => e.address === addr(1))).toMatchObject({ stale: true, pnl: 50 });
     expect(board.entries.find((e) => e.address === addr(2))).toMatchObject({ pnl: -10 });
     expect(board.entries.filter((e) => e.stale)).toHaveLength(1);
@@ -97,13 +97,15 @@ describe("leaderboard refresher", () => {
     ex.dexesDown = true;
     const [report] = await refresher.cycle();
     expect(report?.failed).toBe(3);
-    expect(refresher.board("testnet").entries.every((e) => e.stale)).toBe(true);
-    expect(store.get("testnet", addr(0))?.lastError).toMatch(/^Failed to query Hyperliquid: perpDexs down/);
+    expect((await refresher.board("testnet")).entries.every((e) => e.stale)).toBe(true);
+    expect((await store.get("testnet", addr(0)))?.lastError).toMatch(
+      /^Failed to query Hyperliquid: perpDexs down/,
+    );
   });
 
   it("shows a registration at once on a small board and coalesces rebuilds of a large one", async () => {
     const { refresher } = setup(1500);
-    refresher.rebuild("testnet");
+    await refresher.rebuild("testnet");
     const add = (i: number) =>
       store.insert({
         network: "testnet",
@@ -114,21 +116,21 @@ describe("leaderboard refresher", () => {
         ledgerMark: null,
         positionsCount: 0,
       });
-    add(1);
-    refresher.agentAdded("testnet"); // right after a build: deferred
-    add(2);
-    refresher.agentAdded("testnet"); // coalesced with the pending one
-    expect(refresher.board("testnet").total).toBe(1500);
+    await add(1);
+    await refresher.agentAdded("testnet"); // right after a build: deferred
+    await add(2);
+    await refresher.agentAdded("testnet"); // coalesced with the pending one
+    expect((await refresher.board("testnet")).total).toBe(1500);
     // The deferred rebuild comes at most 20 build-durations after the last one.
     const until = Date.now() + 25_000;
-    while (refresher.board("testnet").total === 1500 && Date.now() < until)
+    while ((await refresher.board("testnet")).total === 1500 && Date.now() < until)
       await new Promise((r) => setTimeout(r, 5));
-    expect(refresher.board("testnet").total).toBe(1502);
+    expect((await refresher.board("testnet")).total).toBe(1502);
     await refresher.stop();
 
     const small = setup(2);
-    small.refresher.rebuild("testnet");
-    store.insert({
+    await small.refresher.rebuild("testnet");
+    await store.insert({
       network: "testnet",
       address: addr(99),
       displayName: "x",
@@ -137,7 +139,7 @@ describe("leaderboard refresher", () => {
       ledgerMark: null,
       positionsCount: 0,
     });
-    small.refresher.agentAdded("testnet");
-    expect(small.refresher.board("testnet").total).toBe(3);
+    await small.refresher.agentAdded("testnet");
+    expect((await small.refresher.board("testnet")).total).toBe(3);
   });
 });

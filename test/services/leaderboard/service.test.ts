@@ -414,7 +414,7 @@ describe("leaderboard service against the sim world", () => {
         positionsCount: 0,
       });
     }
-    const big = lb.svc.refresher.rebuild("mainnet");
+    const big = await lb.svc.refresher.rebuild("mainnet");
     await big.compressed;
     const zipped = await fetch(`${lb.base}/api/leaderboard?network=mainnet`, {
       headers: { "accept-encoding": "gzip" },

@@ -9,7 +9,7 @@ import {
   type SourceFill,
 } from "../../../src/services/points/fill-history.ts";
 import { PointsService } from "../../../src/services/points/service.ts";
-import { openDb } from "../../../src/store/sqlite.ts";
+import { SqlitePointsStore } from "../../../src/services/points/store.ts";
 
 const COIN = "yex:BTCSWP";
 const USER = "0x00000000000000000000000000000000000000c3";
@@ -42,7 +42,7 @@ class WindowedExchange {
   };
 }
 
-const history = () => new FillHistory(openDb(":memory:"), COIN);
+const history = () => new FillHistory(new SqlitePointsStore(":memory:"), COIN);
 
 describe("FillHistory", () => {
   it("a followed wallet keeps every fill past the exchange's 10,000-fill window, each once", async () => {
@@ -86,7 +86,7 @@ describe("FillHistory", () => {
     const r = await h.sync(USER, ex.fetch, 2_000_010);
     expect(r.fills.every((f) => f.coin === COIN && f.time >= 2_000_010)).toBe(true);
     expect(r.fills).toHaveLength(80);
-    expect(h.knownUsers()).toEqual([USER]);
+    expect(await h.knownUsers()).toEqual([USER]);
   });
 
   it("keeps the history on disk across restarts", async () => {
@@ -95,14 +95,14 @@ describe("FillHistory", () => {
       const path = join(dir, "points.db");
       const ex = new WindowedExchange();
       ex.trade(50, 1_000_000);
-      const db1 = openDb(path);
+      const db1 = new SqlitePointsStore(path);
       await new FillHistory(db1, COIN).sync(USER, ex.fetch, 0);
-      db1.close();
+      await db1.close();
       // The exchange forgets (a window of nothing new): the stored fills still count.
-      const db2 = openDb(path);
+      const db2 = new SqlitePointsStore(path);
       const r = await new FillHistory(db2, COIN).sync(USER, async () => [], 0);
       expect(r.fills).toHaveLength(50);
-      db2.close();
+      await db2.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -115,7 +115,7 @@ describe("FillHistory", () => {
     const service = new PointsService(cfg, {
       fills: { now: async () => 9_000_000, fills: ex.fetch, maxBuilderFee: async () => 0 },
       files: { day: async () => null },
-      marks: { markAt: () => null },
+      marks: { marksAt: async (times) => times.map(() => null) },
       history: h,
     });
     ex.trade(6_000, 1_000_000);

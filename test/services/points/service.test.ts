@@ -3,12 +3,12 @@ import { type RunningFeeds, startFeeds } from "../../../src/services/feeds/serve
 import type { FundingSource } from "../../../src/services/feeds/source.ts";
 import { DEFAULT_BUILDERS, type PointsConfig } from "../../../src/services/points/config.ts";
 import type { SourceFill } from "../../../src/services/points/fill-history.ts";
-import { MarkRecorder, MarkStore } from "../../../src/services/points/marks.ts";
+import { MarkRecorder } from "../../../src/services/points/marks.ts";
 import { BTCSWP_RULES } from "../../../src/services/points/scoring.ts";
 import { type RunningPoints, startPoints } from "../../../src/services/points/server.ts";
 import type { DayFiles, FillSource, WalletPoints } from "../../../src/services/points/service.ts";
+import { type MarkLookup, SqlitePointsStore } from "../../../src/services/points/store.ts";
 import { type BuilderFillRow, builderFillTime } from "../../../src/sim/server/builder-fills-file.ts";
-import { openDb } from "../../../src/store/sqlite.ts";
 
 const T0 = Date.UTC(2026, 6, 1, 12);
 const WALLET = "0x00000000000000000000000000000000000000a1";
@@ -116,10 +116,13 @@ function config(feedUrl: string): PointsConfig {
   };
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!cond()) throw new Error(`timed out waiting for ${what}`);
+async function until(cond: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!(await cond())) throw new Error(`timed out waiting for ${what}`);
 }
+
+const markAt = async (store: MarkLookup, t: number, toleranceMs: number) =>
+  (await store.marksAt([t], toleranceMs))[0];
 
 beforeAll(async () => {
   feeds = await startFeeds({
@@ -142,7 +145,7 @@ beforeAll(async () => {
     files,
     log: () => undefined,
   });
-  await until(() => points.marks.lastTs() === T0 + 300_000, "the mark backfill");
+  await until(async () => (await points.store.lastMarkTs()) === T0 + 300_000, "the mark backfill");
 });
 afterAll(async () => {
   await points?.close();
@@ -262,30 +265,29 @@ describe("points API", () => {
 });
 
 describe("oracle marks", () => {
-  it("a fill is marked with the last tick at or before it, within the tolerance", () => {
-    const m = points.marks;
-    expect(m.markAt(T0 + 95_000, 60_000)).toBe("75000.000000");
-    expect(m.markAt(T0 + 300_000 + 60_000, 60_000)).toBe("75000.000000");
-    expect(m.markAt(T0 + 300_000 + 60_001, 60_000)).toBeNull();
-    expect(m.markAt(T0, 60_000)).toBeNull();
+  it("a fill is marked with the last tick at or before it, within the tolerance", async () => {
+    const m = points.store;
+    expect(await markAt(m, T0 + 95_000, 60_000)).toBe("75000.000000");
+    expect(await markAt(m, T0 + 300_000 + 60_000, 60_000)).toBe("75000.000000");
+    expect(await markAt(m, T0 + 300_000 + 60_001, 60_000)).toBeNull();
+    expect(await markAt(m, T0, 60_000)).toBeNull();
   });
 
   it("live ticks are stored, and a gap is backfilled from the feed history on reconnect", async () => {
     const btc = feeds.engines[0]!;
     funding.clock = T0 + 330_000;
     await btc.poll();
-    await until(() => points.marks.lastTs() === T0 + 330_000, "the live tick");
+    await until(async () => (await points.store.lastMarkTs()) === T0 + 330_000, "the live tick");
 
-    const db = openDb(":memory:");
-    const store = new MarkStore(db);
-    store.add(T0 + 90_000, "75000.000000");
+    const store = new SqlitePointsStore(":memory:");
+    await store.addMarks([{ ts: T0 + 90_000, px: "75000.000000" }]);
     const recorder = new MarkRecorder(store, { feedUrl: feeds.origins.btcswp!, fromMs: 0 });
     recorder.start();
-    await until(() => store.lastTs() === T0 + 330_000, "the live tick");
+    await until(async () => (await store.lastMarkTs()) === T0 + 330_000, "the live tick");
     await recorder.settled();
-    expect(store.markAt(T0 + 200_000, 60_000)).toBe("75000.000000");
+    expect(await markAt(store, T0 + 200_000, 60_000)).toBe("75000.000000");
     recorder.close();
-    db.close();
+    await store.close();
   });
 
   it("reads the feed through the proxy as well", async () => {
@@ -296,15 +298,14 @@ describe("oracle marks", () => {
       proxy: true,
       upstreams: { btcswp: feeds.origins.btcswp! },
     });
-    const db = openDb(":memory:");
-    const store = new MarkStore(db);
+    const store = new SqlitePointsStore(":memory:");
     const recorder = new MarkRecorder(store, { feedUrl: `${viaProxy.proxyUrl}/api/feeds/btcswp`, fromMs: 0 });
     recorder.start();
-    await until(() => store.lastTs() === T0 + 330_000, "the tick via the proxy");
+    await until(async () => (await store.lastMarkTs()) === T0 + 330_000, "the tick via the proxy");
     await recorder.settled();
-    expect(store.markAt(T0 + 100_000, 60_000)).toBe("75000.000000");
+    expect(await markAt(store, T0 + 100_000, 60_000)).toBe("75000.000000");
     recorder.close();
-    db.close();
+    await store.close();
     await viaProxy.close();
   });
 });

@@ -50,9 +50,9 @@ async function wallet(builder: boolean): Promise<HlClient> {
 /** Tick the feed now, and wait until the points service has stored that mark. */
 async function markNow(): Promise<void> {
   const tick = (await feeds.engines[0]!.poll()) ?? feeds.engines[0]!.latest()!;
-  for (let i = 0; i < 200 && (points.marks.lastTs() ?? 0) < tick.timestamp; i++)
+  for (let i = 0; i < 200 && ((await points.store.lastMarkTs()) ?? 0) < tick.timestamp; i++)
     await new Promise((r) => setTimeout(r, 20));
-  expect(points.marks.lastTs()).toBeGreaterThanOrEqual(tick.timestamp);
+  expect(await points.store.lastMarkTs()).toBeGreaterThanOrEqual(tick.timestamp);
 }
 
 /** `maker` rests `side` at px, `taker` crosses it: one fill each at px. */

@@ -1,0 +1,141 @@
+import { connectMigrated } from "../../db/connect.ts";
+import type { Pool } from "../../db/pool.ts";
+import type { LeaderboardNetwork } from "./account-source.ts";
+import type { LedgerMark } from "./ledger.ts";
+import type { AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
+import type { Tracking } from "./tracking.ts";
+
+interface PgRow {
+  network: LeaderboardNetwork;
+  address: string;
+  display_name: string;
+  initial_account_value: string;
+  registered_at: number;
+  ledger_mark: LedgerMark | null;
+  account_value: string;
+  positions_count: number;
+  net_deposits: string;
+  refreshed_at: number | null;
+  stale: boolean;
+  last_error: string | null;
+  tracking: Tracking | null;
+}
+
+const COLUMNS = `network, address, display_name, initial_account_value::text AS initial_account_value, registered_at,
+  ledger_mark, account_value::text AS account_value, positions_count, net_deposits::text AS net_deposits,
+  refreshed_at, stale, last_error, tracking`;
+
+function fromPg(r: PgRow): AgentRow {
+  return {
+    network: r.network,
+    address: r.address,
+    displayName: r.display_name,
+    initialAccountValue: r.initial_account_value,
+    registeredAt: r.registered_at,
+    ledgerMark: r.ledger_mark,
+    accountValue: r.account_value,
+    positionsCount: r.positions_count,
+    netDeposits: r.net_deposits,
+    refreshedAt: r.refreshed_at,
+    stale: r.stale,
+    lastError: r.last_error,
+    tracking: r.tracking,
+  };
+}
+
+/** Registered agents in Postgres (table leaderboard_agents), shared by every replica. */
+export class PostgresAgentStore implements AgentStore {
+  /**
+   * @param ready queries wait for it (the schema migration)
+   * @param ownsPool close() ends the pool
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly ready: Promise<void> = Promise.resolve(),
+    private readonly ownsPool = false,
+  ) {}
+
+  /** A store on its own pool, migrating the schema first. */
+  static connect(url: string, env: NodeJS.ProcessEnv = process.env): PostgresAgentStore {
+    const { pool, ready } = connectMigrated(url, env);
+    return new PostgresAgentStore(pool, ready, true);
+  }
+
+  private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
+    await this.ready;
+    return (await this.pool.query<R>(sql, params)).rows;
+  }
+
+  async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
+    const [r] = await this.query<PgRow>(
+      `SELECT ${COLUMNS} FROM leaderboard_agents WHERE network = $1 AND address = $2`,
+      [network, address],
+    );
+    return r ? fromPg(r) : undefined;
+  }
+
+  async insert(a: NewAgent): Promise<boolean> {
+    const rows = await this.query(
+      `INSERT INTO leaderboard_agents (network, address, display_name, initial_account_value, registered_at,
+         ledger_mark, account_value, positions_count, refreshed_at, tracking, due_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $4, $7, $5, $8, 0)
+       ON CONFLICT (network, address) DO NOTHING
+       RETURNING address`,
+      [
+        a.network,
+        a.address,
+        a.displayName,
+        a.initialAccountValue,
+        a.registeredAt,
+        a.ledgerMark ? JSON.stringify(a.ledgerMark) : null,
+        a.positionsCount,
+        a.tracking ? JSON.stringify(a.tracking) : null,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  async list(network: LeaderboardNetwork): Promise<AgentRow[]> {
+    const rows = await this.query<PgRow>(
+      `SELECT ${COLUMNS} FROM leaderboard_agents WHERE network = $1 ORDER BY registered_at, address`,
+      [network],
+    );
+    return rows.map(fromPg);
+  }
+
+  async count(network: LeaderboardNetwork): Promise<number> {
+    const [r] = await this.query<{ n: number }>(
+      "SELECT COUNT(*)::int AS n FROM leaderboard_agents WHERE network = $1",
+      [network],
+    );
+    return r?.n ?? 0;
+  }
+
+  async recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void> {
+    await this.query(
+      `UPDATE leaderboard_agents SET account_value = $1, positions_count = $2, net_deposits = $3,
+         refreshed_at = $4, stale = FALSE, last_error = NULL, tracking = $7
+       WHERE network = $5 AND address = $6`,
+      [
+        v.accountValue,
+        v.positionsCount,
+        v.netDeposits,
+        v.at,
+        network,
+        address,
+        v.tracking ? JSON.stringify(v.tracking) : null,
+      ],
+    );
+  }
+
+  async recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void> {
+    await this.query(
+      "UPDATE leaderboard_agents SET stale = TRUE, last_error = $1 WHERE network = $2 AND address = $3",
+      [error, network, address],
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+}

@@ -1,0 +1,147 @@
+import { connectMigrated } from "../../db/connect.ts";
+import { inTransaction, type Pool } from "../../db/pool.ts";
+import type { PointsStore, StoredFill, StoredMark, WalletSync } from "./store.ts";
+
+/** Rows per INSERT: arrays are single parameters, this only bounds one statement's work. */
+const BATCH = 5_000;
+
+/** The points store in Postgres (points_marks, points_wallet_fills, points_wallet_sync), shared by replicas. */
+export class PostgresPointsStore implements PointsStore {
+  /**
+   * @param ready queries wait for it (the schema migration)
+   * @param ownsPool close() ends the pool
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly ready: Promise<void> = Promise.resolve(),
+    private readonly ownsPool = false,
+  ) {}
+
+  /** A store on its own pool, migrating the schema first. */
+  static connect(url: string, env: NodeJS.ProcessEnv = process.env): PostgresPointsStore {
+    const { pool, ready } = connectMigrated(url, env);
+    return new PostgresPointsStore(pool, ready, true);
+  }
+
+  private async query<R extends object>(sql: string, params: unknown[] = []): Promise<R[]> {
+    await this.ready;
+    return (await this.pool.query<R>(sql, params)).rows;
+  }
+
+  async addMarks(marks: readonly StoredMark[]): Promise<void> {
+    // One statement may not update a row twice: the last price of a timestamp wins, as in SQLite.
+    const byTs = new Map(marks.map((m) => [m.ts, m.px]));
+    const all = [...byTs];
+    for (let i = 0; i < all.length; i += BATCH) {
+      const chunk = all.slice(i, i + BATCH);
+      await this.query(
+        `INSERT INTO points_marks (ts, px) SELECT * FROM unnest($1::bigint[], $2::numeric[])
+         ON CONFLICT (ts) DO UPDATE SET px = EXCLUDED.px`,
+        [chunk.map(([ts]) => ts), chunk.map(([, px]) => px)],
+      );
+    }
+  }
+
+  async lastMarkTs(): Promise<number | undefined> {
+    const [row] = await this.query<{ ts: number | null }>("SELECT MAX(ts) AS ts FROM points_marks");
+    return row?.ts ?? undefined;
+  }
+
+  async marksAt(times: readonly number[], toleranceMs: number): Promise<(string | null)[]> {
+    if (times.length === 0) return [];
+    const rows = await this.query<{ px: string | null; age: number | null }>(
+      `SELECT m.px::text AS px, t.time - m.ts AS age
+       FROM unnest($1::bigint[]) WITH ORDINALITY AS t(time, i)
+       LEFT JOIN LATERAL (
+         SELECT ts, px FROM points_marks WHERE ts <= t.time ORDER BY ts DESC LIMIT 1
+       ) m ON TRUE
+       ORDER BY t.i`,
+      [times],
+    );
+    return rows.map((r) => (r.px !== null && r.age !== null && r.age <= toleranceMs ? r.px : null));
+  }
+
+  async walletSync(wallet: string): Promise<WalletSync | undefined> {
+    const [row] = await this.query<{ through_ms: number; missing_before_ms: number | null }>(
+      "SELECT through_ms, missing_before_ms FROM points_wallet_sync WHERE wallet = $1",
+      [wallet],
+    );
+    return row && { throughMs: row.through_ms, missingBeforeMs: row.missing_before_ms };
+  }
+
+  async recordSync(
+    wallet: string,
+    fills: readonly StoredFill[],
+    throughMs: number,
+    missingBeforeMs: number | null,
+  ): Promise<number> {
+    await this.ready;
+    return inTransaction(this.pool, async (client) => {
+      let added = 0;
+      for (let i = 0; i < fills.length; i += BATCH) {
+        const chunk = fills.slice(i, i + BATCH);
+        const res = await client.query(
+          `INSERT INTO points_wallet_fills (wallet, tid, time, side, px, sz, crossed, builder_fee)
+           SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::numeric[], $6::numeric[],
+             $7::boolean[], $8::numeric[])
+           ON CONFLICT (wallet, tid) DO NOTHING`,
+          [
+            wallet,
+            chunk.map((f) => f.tid),
+            chunk.map((f) => f.time),
+            chunk.map((f) => f.side),
+            chunk.map((f) => f.px),
+            chunk.map((f) => f.sz),
+            chunk.map((f) => f.crossed),
+            chunk.map((f) => f.builderFee),
+          ],
+        );
+        added += res.rowCount ?? 0;
+      }
+      await client.query(
+        `INSERT INTO points_wallet_sync (wallet, through_ms, missing_before_ms) VALUES ($1, $2, $3)
+         ON CONFLICT (wallet) DO UPDATE SET
+           through_ms = GREATEST(points_wallet_sync.through_ms, EXCLUDED.through_ms),
+           missing_before_ms = GREATEST(COALESCE(points_wallet_sync.missing_before_ms, 0),
+             COALESCE(EXCLUDED.missing_before_ms, 0))`,
+        [wallet, throughMs, missingBeforeMs],
+      );
+      return added;
+    });
+  }
+
+  async fillsSince(wallet: string, fromMs: number): Promise<StoredFill[]> {
+    const rows = await this.query<{
+      tid: number;
+      time: number;
+      side: "B" | "A";
+      px: string;
+      sz: string;
+      crossed: boolean;
+      builder_fee: string | null;
+    }>(
+      `SELECT tid, time, side, px::text AS px, sz::text AS sz, crossed, builder_fee::text AS builder_fee
+       FROM points_wallet_fills WHERE wallet = $1 AND time >= $2 ORDER BY time, tid`,
+      [wallet, fromMs],
+    );
+    return rows.map((r) => ({
+      tid: r.tid,
+      time: r.time,
+      side: r.side,
+      px: r.px,
+      sz: r.sz,
+      crossed: r.crossed,
+      builderFee: r.builder_fee,
+    }));
+  }
+
+  async knownWallets(): Promise<string[]> {
+    return (
+      await this.query<{ wallet: string }>("SELECT wallet FROM points_wallet_sync ORDER BY wallet")
+    ).map((r) => r.wallet);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+}

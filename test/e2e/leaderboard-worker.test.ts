@@ -131,6 +131,9 @@ describe("hl leaderboard worker", () => {
     expect(await refused({ DATABASE_URL: "" })).toBe(
       "DATABASE_URL is not set (postgres://user:password@host:5432/db)",
     );
+    expect(await refused({ LEADERBOARD_REFRESH_BY: "cron" })).toBe(
+      'LEADERBOARD_REFRESH_BY must be "service" or "workers", got "cron"',
+    );
     expect(await refused({ LEADERBOARD_LEASE_S: "3" })).toBe(
       "LEADERBOARD_LEASE_S (3) must be at least twice LEADERBOARD_AGENT_TIMEOUT_S (2)",
     );

@@ -17,6 +17,8 @@ export interface RefresherOptions {
   agentTimeoutMs: number;
   /** Delay between starting workers, so a cycle does not open with a burst. */
   staggerMs: number;
+  /** False when refresh workers read the exchange: a cycle only rebuilds the boards from the store. */
+  exchangeReads?: boolean;
   now?: () => number;
 }
 
@@ -159,7 +161,8 @@ export class Refresher {
   private async refreshNetwork(network: LeaderboardNetwork): Promise<CycleReport> {
     const started = this.now();
     const agents = await this.opts.store.list(network);
-    const failed = agents.length > 0 ? await this.refreshAgents(network, agents) : 0;
+    const reads = this.opts.exchangeReads ?? true;
+    const failed = reads && agents.length > 0 ? await this.refreshAgents(network, agents) : 0;
     await this.rebuild(network);
     return { network, agents: agents.length, failed, durationMs: this.now() - started };
   }

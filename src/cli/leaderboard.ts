@@ -17,6 +17,7 @@ import {
 } from "../services/leaderboard/registration.ts";
 import { serveLeaderboard } from "../services/leaderboard/serve.ts";
 import { openAgentStore } from "../services/leaderboard/store.ts";
+import { startRefreshWorker } from "../services/leaderboard/worker-main.ts";
 import { untilStopSignal } from "./signals.ts";
 
 function networkOption(raw: string | undefined): LeaderboardNetwork {
@@ -61,6 +62,20 @@ export function register(program: Command): void {
     .option("--port <port>", "port to listen on (default LEADERBOARD_PORT, else 8090)")
     .action(async (opts: { port?: string }) => {
       const running = await serveLeaderboard(opts, processContext());
+      await untilStopSignal();
+      await running.close();
+    });
+
+  lb.command("worker")
+    .description(
+      "Refresh agents from the Postgres queue (DATABASE_URL) with this worker's own weight budget; run one per source address",
+    )
+    .option("--source-address <ip>", "local address to reach the exchange from (its own per-IP limit)")
+    .action(async (opts: { sourceAddress?: string }) => {
+      const running = await startRefreshWorker(process.env, opts.sourceAddress);
+      process.stdout.write(
+        `leaderboard worker ${running.id} refreshing from the queue${opts.sourceAddress ? ` via ${opts.sourceAddress}` : ""}\n`,
+      );
       await untilStopSignal();
       await running.close();
     });

@@ -22,6 +22,7 @@ interface ServeOptions {
   from?: string;
   to?: string;
   replayNetwork: string;
+  ipWeightLimit?: string;
 }
 
 function intOption(name: string, raw: string, min: number, max: number): number {
@@ -68,12 +69,20 @@ export function register(program: Command): void {
     .option("--from <time>", "replay start (ISO time or epoch ms)")
     .option("--to <time>", "replay end (ISO time or epoch ms)")
     .option("--replay-network <network>", "network of the recording in the store", "mainnet")
+    .option(
+      "--ip-weight-limit <weight>",
+      "enforce Hyperliquid's per-IP limit: request weight per minute per client source address (the exchange's is 1200); off by default",
+    )
     .action(async (opts: ServeOptions) => {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
       const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
       const speed = opts.speed === undefined ? 1 : Number(opts.speed);
       if (!(speed > 0 && speed <= 10_000))
         throw new UserError(`--speed must be a number above 0 and at most 10000, got "${opts.speed}"`);
+      const ipWeightLimit =
+        opts.ipWeightLimit === undefined
+          ? undefined
+          : intOption("--ip-weight-limit", opts.ipWeightLimit, 1, 100_000_000);
       const startingBalance = opts.startingBalance;
       if (startingBalance !== undefined && !/^\d+(\.\d{1,6})?$/.test(startingBalance)) {
         throw new UserError(
@@ -96,6 +105,7 @@ export function register(program: Command): void {
           startingBalance,
           stateDir,
           ...(replay ? { replay } : {}),
+          ipWeightLimit,
         });
       } catch (err) {
         lock?.release();
@@ -113,8 +123,9 @@ export function register(program: Command): void {
       const replaying = world.replay
         ? `, replaying ${world.replay.coins.join(",")} from ${new Date(world.replay.fromMs).toISOString()} to ${new Date(world.replay.endMs).toISOString()}`
         : "";
+      const limit = ipWeightLimit === undefined ? "" : `, ${ipWeightLimit} weight/min per IP`;
       process.stdout.write(
-        `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${replaying})\n`,
+        `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${replaying}${limit})\n`,
       );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once("SIGINT", resolve);

@@ -63,6 +63,8 @@ export interface HlClientOptions {
   budget?: RateBudget;
   /** Per-request timeout (default 10 s). */
   timeoutMs?: number;
+  /** Source address of the HTTP connections (see `ResilientTransportOptions.localAddress`). */
+  localAddress?: string;
   /**
    * How long after sending an order the exchange may still execute it (its `expiresAfter`; default
    * the request timeout + 5 s). Past it, an order the exchange does not know is certainly not placed.
@@ -167,6 +169,7 @@ export class HlClient extends HlInfo {
       budget: opts.budget ?? sharedRateBudget(endpoint.apiUrl, env),
       timeoutMs: opts.timeoutMs,
       retry: opts.retry,
+      localAddress: opts.localAddress,
     });
     const orderTtlMs = opts.orderTtlMs ?? (opts.timeoutMs ?? 10_000) + 5_000;
     const client = new HlClient(transport, endpoint, signer, builder, orderTtlMs);
@@ -406,11 +409,12 @@ export class HlClient extends HlInfo {
     await this.exchange().withdraw3({ destination: req.destination, amount: dec(req.amount).toFixed() });
   }
 
-  /** Close the WebSocket stream, if one was opened. HTTP needs no closing. */
+  /** Close the WebSocket stream, if one was opened, and connections bound to a source address. */
   async close(): Promise<void> {
     const stream = this.streamInstance;
     this.streamInstance = undefined;
     if (stream) await stream.close();
+    await this.transport.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { HttpRequestError, HttpTransport, type IRequestTransport } from "@nktkas/hyperliquid";
+import { Agent } from "undici";
 import { type RateBudget, requestWeight, responseWeight } from "./budget.ts";
 import { ExchangeError, NetworkError, RateLimitedError, RejectedError, TimeoutError } from "./errors.ts";
 
@@ -19,6 +20,11 @@ export interface ResilientTransportOptions {
   budget: RateBudget;
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
+  /**
+   * Source address of the connections (e.g. 127.0.0.2): the exchange counts request weight per
+   * client address, so workers on one machine with their own addresses have their own limits.
+   */
+  localAddress?: string;
   /** Injected for tests; default Math.random / setTimeout. */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -52,15 +58,19 @@ export class ResilientTransport implements IRequestTransport {
   private readonly timeoutMs: number;
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly dispatcher: Agent | undefined;
 
   constructor(opts: ResilientTransportOptions) {
     this.isTestnet = opts.isTestnet;
     this.apiUrl = opts.apiUrl;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.dispatcher = opts.localAddress ? new Agent({ localAddress: opts.localAddress }) : undefined;
     this.http = new HttpTransport({
       apiUrl: opts.apiUrl,
       isTestnet: opts.isTestnet,
       timeout: this.timeoutMs,
+      // Node's fetch takes an undici dispatcher beside the standard RequestInit fields.
+      fetchOptions: this.dispatcher ? ({ dispatcher: this.dispatcher } as unknown as RequestInit) : undefined,
     });
     this.budget = opts.budget;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
@@ -88,6 +98,11 @@ export class ResilientTransport implements IRequestTransport {
       if (endpoint === "exchange") assertAccepted(body);
       return body as T;
     }
+  }
+
+  /** Close the connections of a transport with its own source address. */
+  async close(): Promise<void> {
+    await this.dispatcher?.close();
   }
 
   /** Full jitter: uniform in [0, min(max, base·2^(attempt-1))]. */

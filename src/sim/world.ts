@@ -28,6 +28,7 @@ import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
 import { SimFaults } from "./server/faults.ts";
 import { createSimHttpServer } from "./server/http.ts";
 import { InfoCache } from "./server/info-cache.ts";
+import { IpWeightLimiter } from "./server/ip-weight.ts";
 import { UsdypFaucet } from "./server/usdyp-claim.ts";
 import { SimWebSocket } from "./server/ws.ts";
 import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
@@ -68,6 +69,12 @@ export interface SimWorldOptions {
    * coins' candles, books and funding play back on it, and the minutes before `fromMs` are the past.
    */
   replay?: SimReplay;
+  /**
+   * Enforce Hyperliquid's per-IP REST limit: this much request weight per minute per client source
+   * address (the exchange's is 1200), 429 beyond it. Default off: tests and `hl up` on this machine
+   * share one address.
+   */
+  ipWeightLimit?: number;
 }
 
 /** What a replaying world plays back. */
@@ -254,6 +261,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   const faults = new SimFaults();
   const server = createSimHttpServer({
     faults,
+    ipWeight: opts.ipWeightLimit === undefined ? undefined : new IpWeightLimiter(opts.ipWeightLimit),
     venue,
     infoCache,
     auth,

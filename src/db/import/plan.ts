@@ -40,6 +40,7 @@ export const IMPORT_PLAN: readonly TableImport[] = [
       col("refreshed_at", "bigint"),
       col("stale", "boolean"),
       col("last_error", "text"),
+      col("tracking", "jsonb"),
     ],
     key: ["network", "address"],
   },

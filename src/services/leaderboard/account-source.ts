@@ -1,3 +1,4 @@
+import { D } from "../../core/decimal.ts";
 import type { Address } from "../../exchange/index.ts";
 import {
   HlClient,
@@ -7,6 +8,7 @@ import {
   summarizeAccount,
 } from "../../exchange/index.ts";
 import type { LedgerUpdate } from "./ledger.ts";
+import type { DexReading } from "./tracking.ts";
 
 /** `paper`: agents trading on a sim world, ranked apart from real testnet and mainnet agents. */
 export const LEADERBOARD_NETWORKS = ["testnet", "mainnet", "paper"] as const;
@@ -14,15 +16,18 @@ export const NETWORK_CHOICES = '"testnet", "mainnet" or "paper"';
 export type LeaderboardNetwork = (typeof LEADERBOARD_NETWORKS)[number];
 
 export interface AccountReading {
-  /** Σ account value over the main dex and every HIP-3 dex (decimal string). */
+  /** Σ account value over the dexes read (decimal string). */
   accountValue: string;
   positionsCount: number;
+  /** Each dex read, main dex first. */
+  perDex: DexReading[];
 }
 
 /** What the leaderboard needs from one network's exchange. */
 export interface NetworkAccounts {
-  /** HIP-3 dex names (the main dex is implied); read once per refresh cycle. */
+  /** HIP-3 dex names (the main dex is implied); `perpDexs`, weight 20. */
   hip3Dexes(): Promise<string[]>;
+  /** The main dex and the HIP-3 dexes given: one `clearinghouseState` (weight 2) each. */
   account(user: Address, hip3Dexes: readonly string[]): Promise<AccountReading>;
   /** Non-funding ledger entries from `startTime` (exchange clock, ms) on. */
   ledger(user: Address, startTime: number): Promise<LedgerUpdate[]>;
@@ -47,7 +52,23 @@ export function hlAccounts(client: HlInfo & { close(): Promise<void> }): Network
         dexes.map(async (dex) => ({ dex, state: await client.clearinghouseState({ user, dex }) })),
       );
       const summary = summarizeAccount(user, perDex);
-      return { accountValue: summary.accountValue, positionsCount: summary.positions.length };
+      return {
+        accountValue: summary.accountValue,
+        positionsCount: summary.positions.length,
+        perDex: perDex.map(({ dex, state }) => ({
+          dex,
+          accountValue: state.marginSummary.accountValue,
+          positions: state.assetPositions
+            .map(({ position: p }) => ({
+              coin: p.coin,
+              szi: p.szi,
+              entryPx: p.entryPx,
+              unrealizedPnl: p.unrealizedPnl,
+              fundingSinceOpen: p.cumFunding.sinceOpen,
+            }))
+            .filter((p) => !new D(p.szi).isZero()),
+        })),
+      };
     },
     ledger(user, startTime) {
       // Pages are capped by the exchange: keep asking from the last entry's time while pages are full.
@@ -68,7 +89,7 @@ export function hlAccounts(client: HlInfo & { close(): Promise<void> }): Network
 export async function hlAccountSource(
   urls: Record<LeaderboardNetwork, string>,
   timeoutMs: number,
-  opts: { env?: Record<string, string | undefined>; budget?: RateBudget } = {},
+  opts: { env?: Record<string, string | undefined>; budget?: RateBudget; localAddress?: string } = {},
 ): Promise<{
   source: AccountSource;
   close(): Promise<void>;
@@ -84,6 +105,7 @@ export async function hlAccountSource(
       retry: { attempts: 2 },
       env: { ...(opts.env ?? process.env), HL_PRIVATE_KEY: undefined },
       budget: opts.budget,
+      localAddress: opts.localAddress,
     });
     clients.set(network, hlAccounts(client));
   }

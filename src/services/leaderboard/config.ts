@@ -21,6 +21,11 @@ export interface LeaderboardConfig {
   concurrency: number;
   agentTimeoutMs: number;
   staggerMs: number;
+  /**
+   * LEADERBOARD_REFRESH_BY=workers: `hl leaderboard worker` processes refresh the agents (Postgres
+   * queue); the service only rebuilds its boards from the store every refresh interval.
+   */
+  refreshByWorkers: boolean;
   /** Registrations per client (IP) per minute, and the burst allowed at once. */
   registerPerMinute: number;
   registerBurst: number;
@@ -37,6 +42,12 @@ function read<T>(env: Env, name: string, schema: z.ZodType<T>, fallback: T, what
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new UserError(`${name} must be ${what}, got "${raw}"`);
   return parsed.data;
+}
+
+function refreshBy(raw: string | undefined): boolean {
+  if (raw === undefined || raw === "" || raw === "service") return false;
+  if (raw === "workers") return true;
+  throw new UserError(`LEADERBOARD_REFRESH_BY must be "service" or "workers", got "${raw}"`);
 }
 
 /**
@@ -76,6 +87,7 @@ export function leaderboardConfig(
       100,
       "milliseconds (≥ 0)",
     ),
+    refreshByWorkers: refreshBy(env.LEADERBOARD_REFRESH_BY),
     registerPerMinute: read(env, "LEADERBOARD_REGISTER_PER_MIN", positive, 10, "a positive number"),
     registerBurst: read(env, "LEADERBOARD_REGISTER_BURST", positiveInt, 5, "a positive integer"),
     trustedProxies: (env.LEADERBOARD_TRUSTED_PROXIES ?? "")

@@ -3,6 +3,7 @@ import type { Pool } from "../../db/pool.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
 import type { AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
+import type { Tracking } from "./tracking.ts";
 
 interface PgRow {
   network: LeaderboardNetwork;
@@ -17,11 +18,12 @@ interface PgRow {
   refreshed_at: number | null;
   stale: boolean;
   last_error: string | null;
+  tracking: Tracking | null;
 }
 
 const COLUMNS = `network, address, display_name, initial_account_value::text AS initial_account_value, registered_at,
   ledger_mark, account_value::text AS account_value, positions_count, net_deposits::text AS net_deposits,
-  refreshed_at, stale, last_error`;
+  refreshed_at, stale, last_error, tracking`;
 
 function fromPg(r: PgRow): AgentRow {
   return {
@@ -37,6 +39,7 @@ function fromPg(r: PgRow): AgentRow {
     refreshedAt: r.refreshed_at,
     stale: r.stale,
     lastError: r.last_error,
+    tracking: r.tracking,
   };
 }
 
@@ -74,8 +77,8 @@ export class PostgresAgentStore implements AgentStore {
   async insert(a: NewAgent): Promise<boolean> {
     const rows = await this.query(
       `INSERT INTO leaderboard_agents (network, address, display_name, initial_account_value, registered_at,
-         ledger_mark, account_value, positions_count, refreshed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $4, $7, $5)
+         ledger_mark, account_value, positions_count, refreshed_at, tracking, due_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $4, $7, $5, $8, 0)
        ON CONFLICT (network, address) DO NOTHING
        RETURNING address`,
       [
@@ -86,6 +89,7 @@ export class PostgresAgentStore implements AgentStore {
         a.registeredAt,
         a.ledgerMark ? JSON.stringify(a.ledgerMark) : null,
         a.positionsCount,
+        a.tracking ? JSON.stringify(a.tracking) : null,
       ],
     );
     return rows.length === 1;
@@ -110,9 +114,17 @@ export class PostgresAgentStore implements AgentStore {
   async recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void> {
     await this.query(
       `UPDATE leaderboard_agents SET account_value = $1, positions_count = $2, net_deposits = $3,
-         refreshed_at = $4, stale = FALSE, last_error = NULL
+         refreshed_at = $4, stale = FALSE, last_error = NULL, tracking = $7
        WHERE network = $5 AND address = $6`,
-      [v.accountValue, v.positionsCount, v.netDeposits, v.at, network, address],
+      [
+        v.accountValue,
+        v.positionsCount,
+        v.netDeposits,
+        v.at,
+        network,
+        address,
+        v.tracking ? JSON.stringify(v.tracking) : null,
+      ],
     );
   }
 

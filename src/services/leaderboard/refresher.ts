@@ -1,9 +1,8 @@
-import { wire } from "../../core/decimal.ts";
-import type { Address } from "../../exchange/index.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
+import { refreshAgent } from "./agent-refresh.ts";
 import { type Board, BoardBuilder } from "./board.ts";
+import { DexLists } from "./dex-list.ts";
 import { compressBoth } from "./encodings.ts";
-import { netDepositsSince } from "./ledger.ts";
 import type { AgentRow, AgentStore } from "./store.ts";
 
 export interface RefresherOptions {
@@ -18,6 +17,8 @@ export interface RefresherOptions {
   agentTimeoutMs: number;
   /** Delay between starting workers, so a cycle does not open with a burst. */
   staggerMs: number;
+  /** False when refresh workers read the exchange: a cycle only rebuilds the boards from the store. */
+  exchangeReads?: boolean;
   now?: () => number;
 }
 
@@ -50,7 +51,7 @@ function message(err: unknown): string {
 
 /**
  * Keeps one ranked board per network. A background cycle (every `intervalMs`, never overlapping)
- * re-reads each agent's account value, open positions and ledger; the board being served is only
+ * re-reads each agent's account value and open positions, and its ledger when needed (`refreshAgent`); the board being served is only
  * replaced by a complete new one, so readers never wait on the exchange.
  */
 export class Refresher {
@@ -58,6 +59,7 @@ export class Refresher {
   private readonly builder = new BoardBuilder();
   private readonly lastBuild = new Map<LeaderboardNetwork, { at: number; ms: number }>();
   private readonly pending = new Map<LeaderboardNetwork, NodeJS.Timeout>();
+  private readonly dexLists: DexLists;
   /** Builds started per network: a slow read finishing after a newer one must not replace its board. */
   private readonly builds = new Map<LeaderboardNetwork, number>();
   private readonly now: () => number;
@@ -67,6 +69,7 @@ export class Refresher {
 
   constructor(private readonly opts: RefresherOptions) {
     this.now = opts.now ?? Date.now;
+    this.dexLists = new DexLists(opts.source, opts.agentTimeoutMs, this.now);
   }
 
   /** The board being served (built from the stored last known values on first use). */
@@ -157,38 +160,22 @@ export class Refresher {
 
   private async refreshNetwork(network: LeaderboardNetwork): Promise<CycleReport> {
     const started = this.now();
-    const { store } = this.opts;
-    const agents = await store.list(network);
-    let failed = 0;
-    if (agents.length > 0) {
-      const accounts = this.opts.source(network);
-      let dexes: string[] | undefined;
-      try {
-        dexes = await withTimeout(accounts.hip3Dexes(), this.opts.agentTimeoutMs);
-      } catch (err) {
-        for (const a of agents)
-          await store.recordFailure(network, a.address, `Failed to query Hyperliquid: ${message(err)}`);
-        failed = agents.length;
-      }
-      if (dexes) failed = await this.refreshAgents(network, accounts, dexes, agents);
-    }
+    const agents = await this.opts.store.list(network);
+    const reads = this.opts.exchangeReads ?? true;
+    const failed = reads && agents.length > 0 ? await this.refreshAgents(network, agents) : 0;
     await this.rebuild(network);
     return { network, agents: agents.length, failed, durationMs: this.now() - started };
   }
 
-  private async refreshAgents(
-    network: LeaderboardNetwork,
-    accounts: NetworkAccounts,
-    dexes: string[],
-    agents: AgentRow[],
-  ): Promise<number> {
+  private async refreshAgents(network: LeaderboardNetwork, agents: AgentRow[]): Promise<number> {
+    const accounts = this.opts.source(network);
     let next = 0;
     let failed = 0;
     const worker = async (k: number) => {
       await sleep(k * this.opts.staggerMs);
       while (!this.stopped && next < agents.length) {
         const agent = agents[next++]!;
-        const ok = await this.refreshAgent(network, accounts, dexes, agent);
+        const ok = await this.refreshAgent(network, accounts, agent);
         if (!ok) failed++;
       }
     };
@@ -200,21 +187,14 @@ export class Refresher {
   private async refreshAgent(
     network: LeaderboardNetwork,
     accounts: NetworkAccounts,
-    dexes: string[],
     agent: AgentRow,
   ): Promise<boolean> {
-    const user = agent.address as Address;
     try {
-      const [account, ledger] = await withTimeout(
-        Promise.all([accounts.account(user, dexes), accounts.ledger(user, agent.ledgerMark?.timeMs ?? 0)]),
+      const v = await withTimeout(
+        refreshAgent(agent, accounts, () => this.dexLists.get(network), this.now()),
         this.opts.agentTimeoutMs,
       );
-      await this.opts.store.recordSuccess(network, agent.address, {
-        accountValue: account.accountValue,
-        positionsCount: account.positionsCount,
-        netDeposits: wire(netDepositsSince(ledger, agent.address, agent.ledgerMark)),
-        at: this.now(),
-      });
+      await this.opts.store.recordSuccess(network, agent.address, { ...v, at: this.now() });
       return true;
     } catch (err) {
       await this.opts.store.recordFailure(network, agent.address, message(err));

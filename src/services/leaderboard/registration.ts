@@ -9,6 +9,7 @@ import {
 } from "./account-source.ts";
 import { markOf } from "./ledger.ts";
 import type { AgentStore } from "./store.ts";
+import { trackingOf } from "./tracking.ts";
 
 export const INVALID_ADDRESS = "Invalid Ethereum address (expected 0x + 40 hex chars)";
 export const MAX_DISPLAY_NAME = 32;
@@ -99,14 +100,16 @@ export async function register(
       `Failed to query Hyperliquid: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
+  const mark = markOf(ledger);
   const inserted = await deps.store.insert({
     network: req.network,
     address: req.address,
     displayName: req.displayName,
     initialAccountValue: reading.accountValue,
     registeredAt: deps.now(),
-    ledgerMark: markOf(ledger),
+    ledgerMark: mark,
     positionsCount: reading.positionsCount,
+    tracking: trackingOf(reading.perDex, mark, deps.now()),
   });
   if (!inserted) {
     const winner = await deps.store.get(req.network, req.address);

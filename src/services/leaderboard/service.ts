@@ -63,6 +63,7 @@ export function createLeaderboardService(
     concurrency: config.concurrency,
     agentTimeoutMs: config.agentTimeoutMs,
     staggerMs: config.staggerMs,
+    exchangeReads: !config.refreshByWorkers,
     now,
   });
   const limiter = new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);

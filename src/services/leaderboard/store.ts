@@ -2,6 +2,7 @@ import { type Db, openDb } from "../../store/sqlite.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
 import { PostgresAgentStore } from "./pg-store.ts";
+import type { Tracking } from "./tracking.ts";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS agents (
@@ -17,9 +18,13 @@ const SCHEMA = [
      refreshed_at INTEGER,
      stale INTEGER NOT NULL DEFAULT 0,
      last_error TEXT,
+     tracking TEXT,
      PRIMARY KEY (network, address)
    )`,
 ];
+
+/** Columns added after the first schema, for files created before them. */
+const ADDED_COLUMNS: readonly (readonly [string, string])[] = [["tracking", "TEXT"]];
 
 /** A new registration: its baseline, which never changes afterwards. */
 export interface NewAgent {
@@ -30,6 +35,8 @@ export interface NewAgent {
   registeredAt: number;
   ledgerMark: LedgerMark | null;
   positionsCount: number;
+  /** What the first refresh needs to skip requests (see tracking.ts); absent: one full read first. */
+  tracking?: Tracking | null;
 }
 
 /** What one refresh learned about an agent. */
@@ -38,6 +45,7 @@ export interface AgentReading {
   positionsCount: number;
   netDeposits: string;
   at: number;
+  tracking?: Tracking | null;
 }
 
 /**
@@ -80,6 +88,8 @@ export interface AgentRow {
   refreshedAt: number | null;
   stale: boolean;
   lastError: string | null;
+  /** What the refresher remembers to skip requests; null until the first full refresh. */
+  tracking: Tracking | null;
 }
 
 interface RawRow {
@@ -95,6 +105,7 @@ interface RawRow {
   refreshed_at: number | null;
   stale: number;
   last_error: string | null;
+  tracking: string | null;
 }
 
 function fromRaw(r: RawRow): AgentRow {
@@ -111,6 +122,7 @@ function fromRaw(r: RawRow): AgentRow {
     refreshedAt: r.refreshed_at,
     stale: r.stale === 1,
     lastError: r.last_error,
+    tracking: r.tracking ? (JSON.parse(r.tracking) as Tracking) : null,
   };
 }
 
@@ -120,6 +132,12 @@ export class SqliteAgentStore implements AgentStore {
 
   constructor(path: string) {
     this.db = openDb(path, SCHEMA);
+    const present = new Set(
+      (this.db.prepare("PRAGMA table_info(agents)").all() as { name: string }[]).map((c) => c.name),
+    );
+    for (const [name, type] of ADDED_COLUMNS) {
+      if (!present.has(name)) this.db.exec(`ALTER TABLE agents ADD COLUMN ${name} ${type}`);
+    }
   }
 
   async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
@@ -133,12 +151,16 @@ export class SqliteAgentStore implements AgentStore {
     const info = this.db
       .prepare(
         `INSERT INTO agents (network, address, display_name, initial_account_value, registered_at, ledger_mark,
-           account_value, positions_count, refreshed_at)
+           account_value, positions_count, refreshed_at, tracking)
          VALUES (@network, @address, @displayName, @initialAccountValue, @registeredAt, @ledgerMark,
-           @initialAccountValue, @positionsCount, @registeredAt)
+           @initialAccountValue, @positionsCount, @registeredAt, @tracking)
          ON CONFLICT (network, address) DO NOTHING`,
       )
-      .run({ ...a, ledgerMark: a.ledgerMark ? JSON.stringify(a.ledgerMark) : null });
+      .run({
+        ...a,
+        ledgerMark: a.ledgerMark ? JSON.stringify(a.ledgerMark) : null,
+        tracking: a.tracking ? JSON.stringify(a.tracking) : null,
+      });
     return info.changes === 1;
   }
 
@@ -156,9 +178,17 @@ export class SqliteAgentStore implements AgentStore {
     this.db
       .prepare(
         `UPDATE agents SET account_value = ?, positions_count = ?, net_deposits = ?, refreshed_at = ?, stale = 0,
-           last_error = NULL WHERE network = ? AND address = ?`,
+           last_error = NULL, tracking = ? WHERE network = ? AND address = ?`,
       )
-      .run(v.accountValue, v.positionsCount, v.netDeposits, v.at, network, address);
+      .run(
+        v.accountValue,
+        v.positionsCount,
+        v.netDeposits,
+        v.at,
+        v.tracking ? JSON.stringify(v.tracking) : null,
+        network,
+        address,
+      );
   }
 
   async recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { requestWeight, responseWeight } from "../../exchange/budget.ts";
 import { meterRequest, serviceMetrics } from "../../http/metrics.ts";
 import type { AuthDeps } from "../auth/authenticate.ts";
 import type { Address, Venue } from "../venue.ts";
@@ -6,6 +7,7 @@ import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
 import { answerExchange, answerInfo } from "./endpoints.ts";
 import { type Fault, FaultError, type SimFaults } from "./faults.ts";
 import { InfoCache } from "./info-cache.ts";
+import type { IpWeightLimiter } from "./ip-weight.ts";
 import {
   BodyTooLarge,
   readBody,
@@ -32,6 +34,14 @@ export interface SimHttpDeps {
   faults?: SimFaults;
   /** Nunchi's testnet USDyP claim, when this world serves it. */
   usdypFaucet?: UsdypFaucet;
+  /** Hyperliquid's per-IP request-weight limit, when this world enforces it. */
+  ipWeight?: IpWeightLimiter;
+}
+
+/** The client's source address, IPv4-mapped IPv6 written as plain IPv4. */
+function sourceAddress(req: IncomingMessage): string {
+  const raw = req.socket.remoteAddress ?? "";
+  return raw.startsWith("::ffff:") ? raw.slice(7) : raw;
 }
 
 const BUILDER_FILLS_PATH = /^\/stats\/(Mainnet|Testnet)\/builder_fills\/([^/]+)\/(\d{8})\.csv\.lz4$/;
@@ -91,7 +101,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     if (typeof read.body === "symbol") {
       return sendText(res, 422, "Failed to deserialize the JSON body into the target type: invalid JSON");
     }
-    const fault = deps.faults?.take(path === "/exchange" ? "exchange" : "info", read.body);
+    const endpoint = path === "/exchange" ? "exchange" : "info";
+    const source = sourceAddress(req);
+    // The exchange answers an address over its weight with 429 and a JSON `null` body.
+    if (deps.ipWeight && !deps.ipWeight.take(source, requestWeight(endpoint, read.body))) {
+      return sendRawJson(res, 429, "null");
+    }
+    const fault = deps.faults?.take(endpoint, read.body);
     if (fault?.kind === "rate_limit") return sendText(res, 429, "Too Many Requests");
     if (fault?.kind === "slow") await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (path === "/exchange") {
@@ -107,6 +123,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     if (cached !== undefined) return sendRawJson(res, 200, cached);
     const result = answerInfo(deps.venue, read.body, deps.seeUser);
     if (!result.ok) return sendText(res, 422, result.message);
+    deps.ipWeight?.charge(source, responseWeight("info", read.body, result.body));
     const json = JSON.stringify(result.body) ?? "null";
     if (key !== undefined) deps.infoCache!.set(key, body, json);
     return sendRawJson(res, 200, json);

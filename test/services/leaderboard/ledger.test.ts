@@ -94,6 +94,7 @@ function row(address: string, initial: string, value: string, over: Partial<Agen
     refreshedAt: 1000,
     stale: false,
     lastError: null,
+    tracking: null,
     ...over,
   };
 }

@@ -15,7 +15,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const exchange: NetworkAccounts = {
   hip3Dexes: async () => [],
-  account: async (): Promise<AccountReading> => ({ accountValue: "1234.5678", positionsCount: 1 }),
+  account: async (): Promise<AccountReading> => ({
+    accountValue: "1234.5678",
+    positionsCount: 1,
+    perDex: [{ dex: "", accountValue: "1234.5678", positions: [] }],
+  }),
   ledger: async () => [],
   close: async () => undefined,
 };

@@ -19,7 +19,8 @@ class FakeExchange implements NetworkAccounts {
   async account(user: string): Promise<AccountReading> {
     this.calls++;
     if (this.broken.has(user)) throw new Error(`boom for ${user}`);
-    return { accountValue: this.values.get(user) ?? "100", positionsCount: 2 };
+    const accountValue = this.values.get(user) ?? "100";
+    return { accountValue, positionsCount: 2, perDex: [{ dex: "", accountValue, positions: [] }] };
   }
   async ledger(user: string): Promise<LedgerUpdate[]> {
     return this.ledgers.get(user) ?? [];
@@ -33,7 +34,7 @@ afterEach(() => {
   for (const s of opened.splice(0)) void s.close();
 });
 
-function setup(n: number) {
+function setup(n: number, exchangeReads = true) {
   store = new SqliteAgentStore(":memory:");
   opened.push(store);
   for (let i = 0; i < n; i++) {
@@ -56,6 +57,7 @@ function setup(n: number) {
     concurrency: 3,
     agentTimeoutMs: 1000,
     staggerMs: 0,
+    exchangeReads,
   });
   return { ex, refresher };
 }
@@ -89,6 +91,20 @@ describe("leaderboard refresher", () => {
     expect(board.entries.find((e) => e.address === addr(1))).toMatchObject({ stale: true, pnl: 50 });
     expect(board.entries.find((e) => e.address === addr(2))).toMatchObject({ pnl: -10 });
     expect(board.entries.filter((e) => e.stale)).toHaveLength(1);
+  });
+
+  it("with refresh workers it reads nothing from the exchange: a cycle republishes what the workers stored", async () => {
+    const { ex, refresher } = setup(3, false);
+    await store.recordSuccess("testnet", addr(1), {
+      accountValue: "175",
+      positionsCount: 1,
+      netDeposits: "0",
+      at: 5,
+    });
+    const [report] = await refresher.cycle();
+    expect(report).toMatchObject({ agents: 3, failed: 0 });
+    expect(ex.calls).toBe(0);
+    expect((await refresher.board("testnet")).entries[0]).toMatchObject({ address: addr(1), pnl: 75 });
   });
 
   it("marks the whole network stale when the dex list cannot be read", async () => {

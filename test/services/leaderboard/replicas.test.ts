@@ -22,7 +22,11 @@ class FakeExchange implements NetworkAccounts {
   }
   async account(): Promise<AccountReading> {
     this.calls++;
-    return { accountValue: this.value, positionsCount: 1 };
+    return {
+      accountValue: this.value,
+      positionsCount: 1,
+      perDex: [{ dex: "", accountValue: this.value, positions: [] }],
+    };
   }
   async ledger(): Promise<LedgerUpdate[]> {
     return [];

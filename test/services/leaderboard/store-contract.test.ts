@@ -66,8 +66,31 @@ describe.each(kinds)("leaderboard agent store on %s", (_kind, open) => {
       refreshedAt: 1_700_000_000_123,
       stale: false,
       lastError: null,
+      tracking: null,
     });
     expect(await store.get("mainnet", ALICE)).toBeUndefined();
+  });
+
+  it("keeps the refresh tracking given at registration and at each success", async () => {
+    const store = await fresh();
+    const tracking = {
+      dexes: ["xyz"],
+      cursor: { timeMs: 5, hashes: ["0xa"] },
+      anchor: "10000.5",
+      signature: "|ETH|1|3000",
+      scannedAt: 7,
+    };
+    await store.insert(agent({ tracking }));
+    expect((await store.get("testnet", ALICE))?.tracking).toEqual(tracking);
+    const next = { ...tracking, dexes: [], anchor: "9000" };
+    await store.recordSuccess("testnet", ALICE, {
+      accountValue: "9000",
+      positionsCount: 0,
+      netDeposits: "0",
+      at: 9,
+      tracking: next,
+    });
+    expect((await store.list("testnet"))[0]?.tracking).toEqual(next);
   });
 
   it("keeps networks apart and counts and lists per network", async () => {

@@ -1,0 +1,89 @@
+import { Agent, fetch as undiciFetch } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HlClient, RateBudget, RateLimitedError } from "../../../src/exchange/index.ts";
+import { IpWeightLimiter } from "../../../src/sim/server/ip-weight.ts";
+import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+
+const USER = "0x00000000000000000000000000000000000000b1";
+
+describe("per-IP weight limiter", () => {
+  it("refills continuously up to a minute's weight, per address, and lets a post-hoc charge go into debt", () => {
+    let t = 0;
+    const limiter = new IpWeightLimiter(1200, () => t);
+    for (let i = 0; i < 60; i++) expect(limiter.take("a", 20)).toBe(true);
+    expect(limiter.take("a", 2)).toBe(false);
+    expect(limiter.take("b", 20)).toBe(true);
+    expect(limiter.retryAfterSeconds("a", 20)).toBe(1);
+    t = 1000; // 20 weight back
+    expect(limiter.take("a", 20)).toBe(true);
+    expect(limiter.take("a", 1)).toBe(false);
+    t = 61_000;
+    limiter.charge("a", 1300); // a full bucket, then 1300 owed
+    expect(limiter.take("a", 1)).toBe(false);
+    expect(limiter.retryAfterSeconds("a", 1)).toBe(6);
+  });
+});
+
+describe("sim world with --ip-weight-limit", () => {
+  let world: SimWorld;
+  const agents: Agent[] = [];
+  beforeAll(async () => {
+    world = await startSimWorld({ historyDays: 0, houseMakers: false, ipWeightLimit: 100 });
+  });
+  afterAll(async () => {
+    await Promise.all(agents.map((a) => a.close()));
+    await world.close();
+  });
+
+  function from(localAddress: string) {
+    const dispatcher = new Agent({ localAddress });
+    agents.push(dispatcher);
+    return async (body: unknown) => {
+      const res = await undiciFetch(`${world.url}/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        dispatcher,
+      });
+      return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+    };
+  }
+
+  it("counts the exchange's weight per request type against the source address and answers 429 with null", async () => {
+    const a = from("127.0.0.2");
+    const b = from("127.0.0.3");
+    // meta weighs 20, clearinghouseState 2: 4 × 20 + 10 × 2 = 100, the whole minute's budget
+    for (let i = 0; i < 4; i++) expect((await a({ type: "meta" })).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await a({ type: "clearinghouseState", user: USER })).status).toBe(200);
+    const refused = await a({ type: "clearinghouseState", user: USER });
+    expect(refused).toEqual({ status: 429, type: "application/json", text: "null" });
+    // Another source address has its own budget.
+    expect((await b({ type: "clearinghouseState", user: USER })).status).toBe(200);
+  });
+
+  it("the exchange client binds the source address it is given and reports a refusal as rate limited", async () => {
+    const client = await HlClient.create({
+      network: "paper",
+      apiUrl: world.url,
+      paperWallet: false,
+      env: {},
+      localAddress: "127.0.0.4",
+      retry: { attempts: 1 },
+      budget: new RateBudget({ weightPerMinute: 1_000_000 }),
+    });
+    try {
+      for (let i = 0; i < 50; i++) await client.clearinghouseState({ user: USER });
+      await expect(client.clearinghouseState({ user: USER })).rejects.toBeInstanceOf(RateLimitedError);
+      // 127.0.0.1 (the tests' own address) was never charged.
+      const own = await fetch(`${world.url}/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "clearinghouseState", user: USER }),
+      });
+      expect(own.status).toBe(200);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -16,7 +16,7 @@ const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 const postgres = usePostgres();
 const root = mkdtempSync(join(tmpdir(), "hl-db-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const PREDECESSOR = join(import.meta.dirname, "../../../shared/spec/vectors/predecessor-data");
+const PREDECESSOR = join(import.meta.dirname, "../fixtures/predecessor-data");
 
 /** A data dir whose leaderboard has one agent (the other services never ran there). */
 async function leaderboardOnly(): Promise<string> {

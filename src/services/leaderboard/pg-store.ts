@@ -5,7 +5,8 @@ import type { LedgerMark } from "./ledger.ts";
 import type { AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
 import type { Tracking } from "./tracking.ts";
 
-interface PgRow {
+/** A `leaderboard_agents` row as pg returns it (NUMERIC as decimal strings). */
+export interface AgentPgRow {
   network: LeaderboardNetwork;
   address: string;
   display_name: string;
@@ -25,7 +26,7 @@ const COLUMNS = `network, address, display_name, initial_account_value::text AS 
   ledger_mark, account_value::text AS account_value, positions_count, net_deposits::text AS net_deposits,
   refreshed_at, stale, last_error, tracking`;
 
-function fromPg(r: PgRow): AgentRow {
+export function agentFromPg(r: AgentPgRow): AgentRow {
   return {
     network: r.network,
     address: r.address,
@@ -67,11 +68,11 @@ export class PostgresAgentStore implements AgentStore {
   }
 
   async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
-    const [r] = await this.query<PgRow>(
+    const [r] = await this.query<AgentPgRow>(
       `SELECT ${COLUMNS} FROM leaderboard_agents WHERE network = $1 AND address = $2`,
       [network, address],
     );
-    return r ? fromPg(r) : undefined;
+    return r ? agentFromPg(r) : undefined;
   }
 
   async insert(a: NewAgent): Promise<boolean> {
@@ -96,11 +97,11 @@ export class PostgresAgentStore implements AgentStore {
   }
 
   async list(network: LeaderboardNetwork): Promise<AgentRow[]> {
-    const rows = await this.query<PgRow>(
+    const rows = await this.query<AgentPgRow>(
       `SELECT ${COLUMNS} FROM leaderboard_agents WHERE network = $1 ORDER BY registered_at, address`,
       [network],
     );
-    return rows.map(fromPg);
+    return rows.map(agentFromPg);
   }
 
   async count(network: LeaderboardNetwork): Promise<number> {

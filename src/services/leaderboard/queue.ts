@@ -1,9 +1,7 @@
 import type { Pool } from "../../db/pool.ts";
-import type { LeaderboardNetwork } from "./account-source.ts";
 import type { AgentValues } from "./agent-refresh.ts";
-import type { LedgerMark } from "./ledger.ts";
+import { type AgentPgRow, agentFromPg } from "./pg-store.ts";
 import type { AgentRow } from "./store.ts";
-import type { Tracking } from "./tracking.ts";
 
 /** One agent held by one worker until `leaseUntil` (Postgres clock, ms); `seq` fences late writes. */
 export interface Lease {
@@ -12,44 +10,13 @@ export interface Lease {
   leaseUntil: number;
 }
 
-interface PgAgentRow {
-  network: LeaderboardNetwork;
-  address: string;
-  display_name: string;
-  initial_account_value: string;
-  registered_at: number;
-  ledger_mark: LedgerMark | null;
-  account_value: string;
-  positions_count: number;
-  net_deposits: string;
-  refreshed_at: number | null;
-  stale: boolean;
-  last_error: string | null;
-  tracking: Tracking | null;
+interface LeasedRow extends AgentPgRow {
   lease_seq: number;
   lease_until: number;
 }
 
-function leaseOf(r: PgAgentRow): Lease {
-  return {
-    seq: r.lease_seq,
-    leaseUntil: r.lease_until,
-    agent: {
-      network: r.network,
-      address: r.address,
-      displayName: r.display_name,
-      initialAccountValue: r.initial_account_value,
-      registeredAt: r.registered_at,
-      ledgerMark: r.ledger_mark,
-      accountValue: r.account_value,
-      positionsCount: r.positions_count,
-      netDeposits: r.net_deposits,
-      refreshedAt: r.refreshed_at,
-      stale: r.stale,
-      lastError: r.last_error,
-      tracking: r.tracking,
-    },
-  };
+function leaseOf(r: LeasedRow): Lease {
+  return { seq: r.lease_seq, leaseUntil: r.lease_until, agent: agentFromPg(r) };
 }
 
 /** Postgres's clock in ms: every worker judges due times and leases by the same clock. */
@@ -71,7 +38,7 @@ export class RefreshQueue {
 
   /** Claim up to `limit` due agents, most overdue first. */
   async claim(limit: number): Promise<Lease[]> {
-    const { rows } = await this.pool.query<PgAgentRow>(
+    const { rows } = await this.pool.query<LeasedRow>(
       `WITH picked AS (
          SELECT network, address FROM leaderboard_agents
          WHERE due_at <= ${NOW_MS} AND (lease_until IS NULL OR lease_until < ${NOW_MS})

@@ -10,7 +10,8 @@ import { renderReportHtml } from "./report-html.ts";
 import { runBacktest } from "./run-backtest.ts";
 import type { BacktestSummary } from "./summary.ts";
 
-export interface BacktestCommandOptions {
+/** What every backtest run reads: the strategy, the market, the period and the venue's costs. */
+export interface BacktestInputs {
   strategy: string;
   instrument: string;
   from: string;
@@ -23,6 +24,9 @@ export interface BacktestCommandOptions {
   interval: string;
   network: string;
   dataDir: string;
+}
+
+export interface BacktestCommandOptions extends BacktestInputs {
   /** Where the HTML report goes (default: <dataDir>/backtests/<run>.html). */
   report?: string;
   /** Ticks run so far out of the total (see runBacktest). */
@@ -68,8 +72,8 @@ export function defaultReportPath(dataDir: string, s: BacktestSummary): string {
   );
 }
 
-/** `hl backtest`: read the history, run it, write the HTML report; returns the figures and the report path. */
-export async function backtestCommand(o: BacktestCommandOptions): Promise<BacktestCommandResult> {
+/** Checks the inputs (one readable line for each mistake) and reads the period's history. */
+export async function loadInputs(o: BacktestInputs) {
   const fromMs = parseTime(o.from, "--from");
   const toMs = parseTime(o.to, "--to");
   if (fromMs >= toMs) throw new UserError(`--from (${o.from}) must be before --to (${o.to})`);
@@ -89,6 +93,12 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     fromMs,
     toMs,
   });
+  return { instrument, fromMs, toMs, history, szDecimals: sizeDecimals(coin, history) };
+}
+
+/** `hl backtest`: read the history, run it, write the HTML report; returns the figures and the report path. */
+export async function backtestCommand(o: BacktestCommandOptions): Promise<BacktestCommandResult> {
+  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
   const { summary, venue } = await runBacktest({
     strategy: o.strategy,
     instrument,
@@ -100,7 +110,7 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     fromMs,
     toMs,
     history,
-    szDecimals: sizeDecimals(coin, history),
+    szDecimals,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
   const reportPath = resolve(o.report ?? defaultReportPath(o.dataDir, summary));

@@ -1,8 +1,5 @@
 import { UserError } from "../../core/errors.ts";
-import { canonicalInstrument, instrumentToCoin } from "../../exchange/symbols.ts";
-import { CANDLE_INTERVALS, type CandleInterval } from "../../market/types.ts";
-import { parseTime } from "../backtest-command.ts";
-import { loadHistory, sizeDecimals } from "../load-history.ts";
+import { type BacktestInputs, loadInputs } from "../backtest-command.ts";
 import { parseSweep } from "./grid.ts";
 import { defaultWorkers } from "./pool.ts";
 import {
@@ -13,19 +10,7 @@ import {
   type WalkForwardResult,
 } from "./run-sweep.ts";
 
-export interface SweepCommandOptions {
-  strategy: string;
-  instrument: string;
-  from: string;
-  to: string;
-  params: Record<string, number>;
-  risk: Record<string, number>;
-  feeTier: number;
-  latencyMs: number;
-  slippageBps: number;
-  interval: string;
-  network: string;
-  dataDir: string;
+export interface SweepCommandOptions extends BacktestInputs {
   sweeps: string[];
   metric: string;
   workers?: number;
@@ -41,30 +26,10 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
   const workers = o.workers ?? defaultWorkers();
   if (!Number.isInteger(workers) || workers < 0 || workers > 64)
     throw new UserError(`--workers must be a whole number from 0 to 64, got ${workers}`);
-  const fromMs = parseTime(o.from, "--from");
-  const toMs = parseTime(o.to, "--to");
-  if (fromMs >= toMs) throw new UserError(`--from (${o.from}) must be before --to (${o.to})`);
   const swept = new Set(axes.map((a) => a.name));
   const fixed = Object.keys(o.params).filter((k) => swept.has(k));
   if (fixed.length > 0) throw new UserError(`${fixed.join(", ")} is both swept and fixed with -p`);
-  let instrument: string;
-  let coin: string;
-  try {
-    instrument = canonicalInstrument(o.instrument);
-    coin = instrumentToCoin(o.instrument);
-  } catch (e) {
-    throw new UserError(e instanceof Error ? e.message : String(e));
-  }
-  if (!(CANDLE_INTERVALS as readonly string[]).includes(o.interval))
-    throw new UserError(`--interval must be one of ${CANDLE_INTERVALS.join(", ")}, got "${o.interval}"`);
-  const history = await loadHistory({
-    root: o.dataDir,
-    network: o.network,
-    coin,
-    interval: o.interval as CandleInterval,
-    fromMs,
-    toMs,
-  });
+  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
   const base = {
     strategy: o.strategy,
     instrument,
@@ -73,7 +38,7 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
     feeTier: o.feeTier,
     latencyMs: o.latencyMs,
     slippageBps: o.slippageBps,
-    szDecimals: sizeDecimals(coin, history),
+    szDecimals,
     history,
   };
   const run = {

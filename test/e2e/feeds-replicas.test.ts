@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,10 +7,10 @@ import { createPool, type Pool } from "../../src/db/pool.ts";
 import { feedTickSchema } from "../../src/services/feeds/tick.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { usePostgres } from "../support/postgres.ts";
+import { spawnReplica } from "../support/replicas.ts";
 
 /** Two `hl feeds serve` processes on one Postgres (DATABASE_URL): SIGKILL the writer, the other goes on. */
 
-const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 const postgres = usePostgres();
 let sim: SimWorld;
 let dir: string;
@@ -20,9 +20,9 @@ let btc: string[] = [];
 
 /** Start replica `i`; resolves with its BTCSWP origin URL once it prints it. */
 function serve(i: number, databaseUrl: string): { proc: ChildProcess; url: Promise<string> } {
-  const proc = spawn(process.execPath, [HL, "feeds", "serve", "--network", "paper", "--port", "0"], {
-    env: {
-      ...process.env,
+  return spawnReplica(
+    ["feeds", "serve", "--network", "paper", "--port", "0"],
+    {
       DATABASE_URL: databaseUrl,
       HL_REPLICA_NAME: `feeds-${i}`,
       DATA_DIR: join(dir, `r${i}`),
@@ -31,20 +31,8 @@ function serve(i: number, databaseUrl: string): { proc: ChildProcess; url: Promi
       FEEDS_POLL_MS: "200",
       FEEDS_MAX_SILENCE_MS: "200",
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    let out = "";
-    const scan = (d: Buffer) => {
-      out += d.toString();
-      const m = /btcswp feed on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    proc.stdout!.on("data", scan);
-    proc.stderr!.on("data", scan);
-    proc.on("exit", (code) => reject(new Error(`hl feeds serve exited ${code}: ${out}`)));
-  });
-  return { proc, url };
+    /btcswp feed on (http:\/\/\S+)/,
+  );
 }
 
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "../../src/db/pool.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { usePostgres } from "../support/postgres.ts";
+import { spawnReplica } from "../support/replicas.ts";
 
 /** Two `hl isfr serve` processes on one Postgres (DATABASE_URL): kill the writer, the other goes on. */
 
-const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 const postgres = usePostgres();
 let sim: SimWorld;
 let dir: string;
@@ -36,9 +36,9 @@ let urls: string[] = [];
 
 /** Start replica `i`; resolves with its base URL once it prints it. */
 function serve(i: number, databaseUrl: string): { proc: ChildProcess; url: Promise<string> } {
-  const proc = spawn(process.execPath, [HL, "isfr", "serve", "--network", "paper", "--port", "0"], {
-    env: {
-      ...process.env,
+  return spawnReplica(
+    ["isfr", "serve", "--network", "paper", "--port", "0"],
+    {
       DATABASE_URL: databaseUrl,
       HL_REPLICA_NAME: `isfr-${i}`,
       DATA_DIR: join(dir, `r${i}`),
@@ -46,20 +46,8 @@ function serve(i: number, databaseUrl: string): { proc: ChildProcess; url: Promi
       HL_PRIVATE_KEY: "",
       ISFR_SNAPSHOT_INTERVAL_S: "1",
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    let out = "";
-    const scan = (d: Buffer) => {
-      out += d.toString();
-      const m = /ISFR on (http:\/\/[^/\s]+)\/isfr\//.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    proc.stdout!.on("data", scan);
-    proc.stderr!.on("data", scan);
-    proc.on("exit", (code) => reject(new Error(`hl isfr serve exited ${code}: ${out}`)));
-  });
-  return { proc, url };
+    /ISFR on (http:\/\/[^/\s]+)\/isfr\//,
+  );
 }
 
 async function holder(): Promise<string | undefined> {

@@ -1,6 +1,8 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { migrate } from "../../src/db/migrate.ts";
 import { createPool } from "../../src/db/pool.ts";
 import { openSharedDb, type SharedDb } from "../../src/db/shared.ts";
+import { HL } from "../e2e/up-helpers.ts";
 
 /** Apply the migrations to a fresh test database. */
 export async function migrated(url: string): Promise<void> {
@@ -15,4 +17,31 @@ export async function migrated(url: string): Promise<void> {
 /** One replica's pool and LISTEN connection, named `replica-<i>` in the lease table. */
 export function replicaDb(url: string, i: number, leaseMs?: number): Promise<SharedDb> {
   return openSharedDb(url, { replica: `replica-${i}`, leaseMs, log: () => undefined });
+}
+
+/**
+ * Start a real `hl … serve` replica; `url` resolves with the first capture of `announce` in its
+ * output (its listening URL), and rejects if the process exits first.
+ */
+export function spawnReplica(
+  args: string[],
+  env: Record<string, string>,
+  announce: RegExp,
+): { proc: ChildProcess; url: Promise<string> } {
+  const proc = spawn(process.execPath, [HL, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    let out = "";
+    const scan = (d: Buffer) => {
+      out += d.toString();
+      const m = announce.exec(out);
+      if (m) resolve(m[1]!);
+    };
+    proc.stdout!.on("data", scan);
+    proc.stderr!.on("data", scan);
+    proc.on("exit", (code) => reject(new Error(`hl ${args.slice(0, 2).join(" ")} exited ${code}: ${out}`)));
+  });
+  return { proc, url };
 }

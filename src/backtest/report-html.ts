@@ -6,6 +6,15 @@ export const MAX_BARS = 2000;
 /** Round trips drawn on the price chart and listed in the table, at most. */
 export const MAX_TRADES_SHOWN = 500;
 
+/** A report over several coins (WOLF): whose price is drawn, and the report's title. */
+export interface ReportChart {
+  /** Only this coin's trades are marked on the price chart (trades carrying a `coin`). */
+  chartCoin: string;
+  title: string;
+}
+
+type ReportTrade = BacktestSummary["trades"][number] & { coin?: string };
+
 interface ChartData {
   bars: { time: number; open: number; high: number; low: number; close: number }[];
   equity: { time: number; value: number }[];
@@ -14,7 +23,7 @@ interface ChartData {
 }
 
 /** The tape in at most MAX_BARS buckets: OHLC of the closes, equity and drawdown at each bucket's end. */
-export function chartData(summary: BacktestSummary, tape: ReplayTape): ChartData {
+export function chartData(summary: BacktestSummary, tape: ReplayTape, chart?: ReportChart): ChartData {
   const n = tape.t.length;
   const per = Math.max(1, Math.ceil(n / MAX_BARS));
   const capital = Number(summary.capital_usd);
@@ -55,7 +64,8 @@ export function chartData(summary: BacktestSummary, tape: ReplayTape): ChartData
   const first = n > 0 ? tape.t[0]! : 0;
   const snap = (ms: number) => Math.floor((first + Math.floor((ms - first) / bucketMs) * bucketMs) / 1000);
   const markers: ChartData["markers"] = [];
-  for (const t of summary.trades.slice(0, MAX_TRADES_SHOWN)) {
+  for (const t of (summary.trades as ReportTrade[]).slice(0, MAX_TRADES_SHOWN)) {
+    if (chart && t.coin !== undefined && t.coin !== chart.chartCoin) continue;
     const long = t.side === "long";
     markers.push({
       time: snap(t.opened_ms),
@@ -102,8 +112,13 @@ function fmt(v: number | string | null): string {
  * and the trades on the price chart (lightweight-charts, inlined so the file opens offline), and
  * the trade list. Pure: the same summary and tape give the same bytes.
  */
-export function renderReportHtml(summary: BacktestSummary, tape: ReplayTape, chartsScript: string): string {
-  const data = chartData(summary, tape);
+export function renderReportHtml(
+  summary: BacktestSummary,
+  tape: ReplayTape,
+  chartsScript: string,
+  chart?: ReportChart,
+): string {
+  const data = chartData(summary, tape, chart);
   const s = summary;
   const figures: [string, string][] = [
     ["PnL (USD)", s.pnl_usd],
@@ -123,18 +138,20 @@ export function renderReportHtml(summary: BacktestSummary, tape: ReplayTape, cha
   const params = Object.entries(s.params)
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
-  const rows = s.trades
+  const trades = s.trades as ReportTrade[];
+  const withCoin = trades.some((t) => t.coin !== undefined);
+  const rows = trades
     .slice(0, MAX_TRADES_SHOWN)
     .map(
       (t) =>
-        `<tr><td>${esc(t.side)}</td><td>${new Date(t.opened_ms).toISOString()}</td><td>${t.closed_ms === null ? "open" : new Date(t.closed_ms).toISOString()}</td><td>${esc(t.size)}</td><td>${esc(t.entry_px)}</td><td>${esc(t.exit_px ?? "—")}</td><td>${esc(t.fees)}</td><td>${esc(t.funding)}</td><td>${esc(t.net_pnl)}</td></tr>`,
+        `<tr>${withCoin ? `<td>${esc(t.coin ?? "")}</td>` : ""}<td>${esc(t.side)}</td><td>${new Date(t.opened_ms).toISOString()}</td><td>${t.closed_ms === null ? "open" : new Date(t.closed_ms).toISOString()}</td><td>${esc(t.size)}</td><td>${esc(t.entry_px)}</td><td>${esc(t.exit_px ?? "—")}</td><td>${esc(t.fees)}</td><td>${esc(t.funding)}</td><td>${esc(t.net_pnl)}</td></tr>`,
     )
     .join("\n");
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>Backtest · ${esc(s.strategy)} · ${esc(s.instrument)}</title>
+<title>Backtest · ${esc(chart?.title ?? s.strategy)} · ${esc(s.instrument)}</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1f2328; }
 h1 { font-size: 20px; margin: 0 0 4px; }
@@ -149,17 +166,17 @@ td, th { border: 1px solid #d0d7de; padding: 2px 6px; text-align: right; }
 </style>
 </head>
 <body>
-<h1>${esc(s.strategy)} on ${esc(s.instrument)}</h1>
+<h1>${esc(chart?.title ?? s.strategy)} on ${esc(s.instrument)}</h1>
 <div class="sub">${esc(s.from)} → ${esc(s.to)} · ${s.candles} × ${esc(s.interval)} candles · fee tier ${s.fee_tier} · latency ${s.latency_ms} ms · slippage ${s.slippage_bps} bps · ${esc(params)}</div>
 <div class="figs">${figures.map(([k, v]) => `<div class="fig"><b>${esc(k)}</b>${esc(v)}</div>`).join("")}</div>
-<h2>Price and trades</h2>
+<h2>${chart ? `${esc(chart.chartCoin)} price and its trades` : "Price and trades"}</h2>
 <div id="price" class="chart"></div>
 <h2>Equity (USD)</h2>
 <div id="equity" class="chart"></div>
 <h2>Drawdown (%)</h2>
 <div id="drawdown" class="chart"></div>
 <h2>Trades${s.trades.length > MAX_TRADES_SHOWN ? ` (first ${MAX_TRADES_SHOWN} of ${s.trades.length})` : ""}</h2>
-<table><thead><tr><th>side</th><th>opened</th><th>closed</th><th>size</th><th>entry</th><th>exit</th><th>fees</th><th>funding</th><th>net PnL</th></tr></thead>
+<table><thead><tr>${withCoin ? "<th>coin</th>" : ""}<th>side</th><th>opened</th><th>closed</th><th>size</th><th>entry</th><th>exit</th><th>fees</th><th>funding</th><th>net PnL</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>

@@ -175,6 +175,27 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
   }
 }
 
+interface WolfBacktestFlags {
+  from?: string;
+  to?: string;
+  preset: string;
+  config?: string;
+  tick?: number;
+  budget?: number;
+  slots?: number;
+  leverage?: number;
+  coins?: string;
+  interval: string;
+  feeTier: number;
+  latencyMs: number;
+  slippageBps: number;
+  network?: string;
+  dataDir?: string;
+  report?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
 function registerWolf(program: Command): void {
   const wolf = program.command("wolf").description("WOLF: multi-slot orchestrator with DSL trailing stops");
   const runOpts = (c: Command) =>
@@ -203,6 +224,75 @@ function registerWolf(program: Command): void {
   runOpts(wolf.command("once").description("run one tick and exit")).action((o: WolfRunOpts) =>
     runWolf({ ...o, maxTicks: 1 }, true),
   );
+  wolf
+    .command("backtest")
+    .description("run WOLF (scanner, movers, slots, DSL, hard stops) over recorded history and report")
+    .option("--from <time>", "start: 2026-01-31, an ISO time or epoch ms (UTC)")
+    .option("--to <time>", "end (exclusive), same forms")
+    .option(
+      "-p, --preset <name>",
+      `preset: ${WOLF_PRESET_NAMES.join(" | ")}`,
+      process.env.WOLF_PRESET || "default",
+    )
+    .option("-c, --config <file>", "JSON file of config fields (overrides the preset)")
+    .option("-t, --tick <seconds>", "tick interval of market time (default: the config's)", num("--tick"))
+    .option("--budget <usd>", "total budget, the starting equity", num("--budget"))
+    .option("--slots <n>", "number of slots", num("--slots"))
+    .option("--leverage <x>", "leverage", num("--leverage"))
+    .option("--coins <list>", "comma-separated coins to replay (default: every coin held)")
+    .option("--interval <1m|5m|1h>", "candle interval to replay", "1m")
+    .option("--fee-tier <n>", "Hyperliquid perp fee tier 0–6", num("--fee-tier"), 0)
+    .option("--latency-ms <ms>", "order latency, market time", num("--latency-ms"), 0)
+    .option("--slippage-bps <bps>", "fills this much worse than the candle's open", num("--slippage-bps"), 1)
+    .option(
+      "--network <network>",
+      "whose recorded data: mainnet | testnet | paper (default: HL_NETWORK, else paper)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "data directory root, market data under <dir>/market (default: DATA_DIR, else ./data)",
+    )
+    .option("--report <file>", "HTML report file (default: <data-dir>/backtests/wolf_<preset>_<run>.html)")
+    .option("--json", "print the figures as JSON")
+    .option("--verbose", "print WOLF's own lines (entries, exits, refusals) to stderr")
+    .action(async (o: WolfBacktestFlags) => {
+      if (!o.from || !o.to)
+        throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
+      const config = buildWolfConfig(
+        o.preset,
+        { budget: o.budget, slots: o.slots, leverage: o.leverage, tickSeconds: o.tick },
+        o.config ? readConfigFile(o.config) : {},
+      );
+      const { formatWolfSummary, wolfBacktestCommand } = await import(
+        "../backtest/wolf/wolf-backtest-command.ts"
+      );
+      const r = await wolfBacktestCommand({
+        preset: o.preset,
+        config,
+        from: o.from,
+        to: o.to,
+        ...(o.coins
+          ? {
+              coins: o.coins
+                .split(",")
+                .map((c) => c.trim())
+                .filter(Boolean),
+            }
+          : {}),
+        interval: o.interval,
+        feeTier: o.feeTier,
+        latencyMs: o.latencyMs,
+        slippageBps: o.slippageBps,
+        network: resolveNetwork(o.network),
+        dataDir: dataDirOf(o),
+        ...(o.report ? { report: o.report } : {}),
+        ...(o.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
+      });
+      const out = o.json
+        ? [JSON.stringify({ ...r.summary, report: r.reportPath })]
+        : formatWolfSummary(r.summary, r.reportPath);
+      process.stdout.write(`${out.join("\n")}\n`);
+    });
   wolf
     .command("status")
     .description("slots, positions and PnL from state.json")

@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { feeRates } from "../../../src/backtest/fee-schedule.ts";
 import { REFUSAL } from "../../../src/backtest/replay-venue.ts";
 import { CoinReplay } from "../../../src/backtest/wolf/coin-replay.ts";
 import { ReplayWolfPort } from "../../../src/backtest/wolf/replay-wolf-port.ts";
-import type { CoinHistory } from "../../../src/backtest/wolf/universe.ts";
+import { type CoinHistory, loadUniverse } from "../../../src/backtest/wolf/universe.ts";
+import { writeCandles } from "../../../src/market/index.ts";
 import type { CandleRow } from "../../../src/market/types.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -229,5 +233,43 @@ describe("ReplayWolfPort orders", () => {
     expect(coins[0]!.ledger.funding.toString()).toBe("-0.23");
     await expect(port.subscribeMids()).rejects.toThrow(/no price stream in a backtest/);
     expect(await port.walletPositions()).toBeNull();
+  });
+});
+
+describe("loadUniverse", () => {
+  it("says which coins are not held, and what is", async () => {
+    const root = mkdtempSync(join(tmpdir(), "wolf-universe-"));
+    try {
+      await writeCandles({ root, network: "paper", coin: "ETH", interval: "1m" }, history("ETH", 5).candles);
+      await expect(
+        loadUniverse({
+          root,
+          network: "paper",
+          interval: "1m",
+          fromMs: T0,
+          toMs: T0 + 5 * MIN,
+          coins: ["DOGE"],
+        }),
+      ).rejects.toThrow(/^no 1m candles held for DOGE on paper under .* \(held: ETH\)$/);
+      await expect(
+        loadUniverse({
+          root,
+          network: "paper",
+          interval: "1m",
+          fromMs: T0 + 86_400_000,
+          toMs: T0 + 2 * 86_400_000,
+        }),
+      ).rejects.toThrow(/^no 1m candles on paper from 2026-01-02/);
+      const u = await loadUniverse({
+        root,
+        network: "paper",
+        interval: "1m",
+        fromMs: T0,
+        toMs: T0 + 5 * MIN,
+      });
+      expect(u.coins.map((c) => [c.coin, c.candles.length])).toEqual([["ETH", 5]]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

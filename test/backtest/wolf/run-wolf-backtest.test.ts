@@ -1,0 +1,65 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runWolfBacktest } from "../../../src/backtest/wolf/run-wolf-backtest.ts";
+import { loadUniverse, type UniverseHistory } from "../../../src/backtest/wolf/universe.ts";
+import { exportSimHistory } from "../../../src/market/sim-export.ts";
+import { buildWolfConfig } from "../../../src/wolf/config.ts";
+
+/** WolfRunner over the sim world's history, in-process: the protective path between ticks, cancellation. */
+
+const END = Date.parse("2026-01-31T00:00:00Z");
+const FROM = END - 6 * 3_600_000;
+let root = "";
+let universe: UniverseHistory;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "wolf-run-"));
+  await exportSimHistory({ root, days: 2, coins: ["BTC", "ETH", "SOL", "HYPE"], endMs: END });
+  universe = await loadUniverse({ root, network: "paper", interval: "1m", fromMs: FROM, toMs: END });
+}, 30_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("runWolfBacktest", () => {
+  it("acts on every close between ticks: a stop fills off the tick grid", async () => {
+    const config = buildWolfConfig("default", { tickSeconds: 300 }, { daily_loss_limit: 1000 });
+    const { summary } = await runWolfBacktest({
+      preset: "default",
+      config,
+      universe,
+      fromMs: FROM,
+      toMs: END,
+    });
+    expect(summary.candles).toBe(360);
+    expect(summary.ticks).toBe(72);
+    const closed = summary.trades.filter((t) => t.closed_ms !== null);
+    expect(closed.length).toBeGreaterThan(0);
+    // Entries come from ticks (every 5 min); at least one exit was decided on a close in between.
+    for (const t of summary.trades) expect((t.opened_ms - FROM) % 300_000).toBe(0);
+    expect(closed.some((t) => (t.closed_ms! - FROM) % 300_000 !== 0)).toBe(true);
+    // The runner's files stayed in its scratch directory.
+    expect(existsSync(join(root, "wolf"))).toBe(false);
+  });
+
+  it("stops when its signal aborts", async () => {
+    const config = buildWolfConfig("default", {});
+    const ac = new AbortController();
+    let seen = 0;
+    await expect(
+      runWolfBacktest({
+        preset: "default",
+        config,
+        universe,
+        fromMs: FROM,
+        toMs: END,
+        signal: ac.signal,
+        onProgress: (done) => {
+          seen = done;
+          if (done === 10) ac.abort();
+        },
+      }),
+    ).rejects.toThrow("backtest cancelled");
+    expect(seen).toBe(10);
+  });
+});

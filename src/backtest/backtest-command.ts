@@ -31,6 +31,8 @@ export interface BacktestCommandOptions extends BacktestInputs {
   report?: string;
   /** Ticks run so far out of the total (see runBacktest). */
   onProgress?: (done: number, total: number) => void;
+  /** Cancels the run (see runBacktest). */
+  signal?: AbortSignal;
 }
 
 export interface BacktestCommandResult {
@@ -112,6 +114,7 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     history,
     szDecimals,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
   });
   const reportPath = resolve(o.report ?? defaultReportPath(o.dataDir, summary));
   mkdirSync(dirname(reportPath), { recursive: true });

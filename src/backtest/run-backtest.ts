@@ -2,6 +2,7 @@ import { UserError } from "../core/errors.ts";
 import { Engine, type RunResult } from "../engine/engine.ts";
 import type { OrderGateway, PlaceRequest } from "../engine/ports.ts";
 import { resolveParams, resolveRiskLimits, resolveStrategy } from "../engine/runner.ts";
+import { cancellableSleep } from "./cancel-point.ts";
 import { feeRates } from "./fee-schedule.ts";
 import { Ledger } from "./ledger.ts";
 import { CandleSeries, INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
@@ -33,6 +34,8 @@ export interface BacktestOptions {
   onPlace?: (orders: readonly PlaceRequest[], atMs: number) => void;
   /** Ticks run so far out of the run's total, after each tick (long runs report progress with it). */
   onProgress?: (done: number, total: number) => void;
+  /** Cancels the run between two ticks (it then rejects with "backtest cancelled"). */
+  signal?: AbortSignal;
 }
 
 export interface BacktestResult {
@@ -112,7 +115,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     network: "backtest",
     log: o.log ?? (() => {}),
     now: clock.now,
-    sleep: o.onProgress ? progressSleep(clock.sleep, ticks, o.onProgress) : clock.sleep,
+    sleep: cancellable(
+      o.onProgress ? progressSleep(clock.sleep, ticks, o.onProgress) : clock.sleep,
+      o.signal,
+    ),
     persistence: { store: new MemoryKvStore(), fills: new MemoryFillJournal(), everyTick: false },
     tickLines: false,
   });
@@ -166,4 +172,11 @@ function progressSleep(
     onProgress(done, total);
     return sleep(ms);
   };
+}
+
+function cancellable(
+  sleep: (ms: number) => Promise<void>,
+  signal: AbortSignal | undefined,
+): (ms: number) => Promise<void> {
+  return signal ? cancellableSleep(sleep, signal) : sleep;
 }

@@ -6,6 +6,7 @@ import { DEFAULT_MARKETS } from "../../sim/venue/markets.ts";
 import type { WolfConfig } from "../../wolf/config.ts";
 import { WolfRunner } from "../../wolf/runner.ts";
 import { readTrades } from "../../wolf/trades.ts";
+import { CancelPoint } from "../cancel-point.ts";
 import { feeRates } from "../fee-schedule.ts";
 import { sizeDecimals } from "../load-history.ts";
 import { INTERVAL_MS } from "../market-history.ts";
@@ -115,11 +116,13 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
       stream: false,
       log: o.log ?? (() => {}),
     });
+    // WOLF's steps are slow (the runner saves its files each tick): the event loop turns often.
+    const cancel = o.signal ? new CancelPoint(o.signal, 8) : undefined;
     let nextTick = startMs;
     let ticks = 0;
     try {
       for (let k = 0; k <= steps; k++) {
-        if (o.signal?.aborted) throw new UserError("backtest cancelled");
+        await cancel?.check();
         const now = clock.now();
         for (const c of coins) c.advanceTo(now);
         if (k === steps) {

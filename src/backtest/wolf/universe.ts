@@ -1,4 +1,5 @@
 import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { UserError } from "../../core/errors.ts";
 import {
   candleDataset,
@@ -37,7 +38,7 @@ export function heldCoins(root: string, network: string, interval: CandleInterva
   const coins: string[] = [];
   for (const dexDir of subdirs(base)) {
     if (!dexDir.startsWith("dex=")) continue;
-    for (const coinDir of subdirs(`${base}/${dexDir}`)) {
+    for (const coinDir of subdirs(join(base, dexDir))) {
       if (!coinDir.startsWith("coin=")) continue;
       coins.push(joinCoin(unescapePartition(dexDir.slice(4)), unescapePartition(coinDir.slice(5))));
     }

@@ -1,8 +1,10 @@
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createService, listen } from "../../../src/http/service.ts";
 import { mountMcpHttp } from "../../../src/services/mcp/mount.ts";
+import { backtest } from "../../../src/services/mcp/tools/backtest.ts";
 import { writeSimStore } from "../../backtest/write-sim-store.ts";
 import { call, connectHttp, serverEnv, tempDirs, text } from "./helpers.ts";
 
@@ -74,5 +76,44 @@ describe("MCP backtest tool", () => {
     });
     expect(none.isError).toBe(true);
     expect(text(none)).toMatch(/no 1m candles for ETH on paper/);
+  }, 30_000);
+
+  it("stops mid-run when the request is cancelled", async () => {
+    // Five days, so the run is far from its end however fast the replay gets.
+    const dataDir = join(dirs.root, "long");
+    await writeSimStore(dataDir, { endMs: END, days: 5, network: "paper" });
+    const ac = new AbortController();
+    const seen: number[] = [];
+    let total = 0;
+    const run = backtest.run(
+      {
+        strategy: "mean_reversion",
+        instrument: "ETH-PERP",
+        from: new Date(END - 5 * 24 * HOUR).toISOString(),
+        to: new Date(END).toISOString(),
+        params: { threshold_bps: 4, size: 0.5 },
+        risk: {},
+        fee_tier: 0,
+        latency_ms: 0,
+        slippage_bps: 1,
+        interval: "1m",
+        network: "paper",
+      },
+      {
+        signal: ac.signal,
+        dataDir,
+        env: { HL_NETWORK: "paper" },
+        progress(p) {
+          seen.push(p.progress);
+          total = p.total ?? 0;
+          // Delivered as a separate event, as a cancellation from the client is: only a run that
+          // lets the event loop turn sees it before it ends.
+          if (seen.length === 1) setTimeout(() => ac.abort(), 0);
+        },
+      },
+    );
+    await expect(run).rejects.toThrow(/cancelled/);
+    expect(total).toBe(5 * 1440 + 1);
+    expect(seen.at(-1)!).toBeLessThan(total / 2);
   }, 30_000);
 });

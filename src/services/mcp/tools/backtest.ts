@@ -15,7 +15,8 @@ export const backtest = defineTool({
     "Run a strategy through the trading engine on recorded candles from the market-data store (hl data fetch, " +
     "hl sim export) and return the report's figures: PnL, return, Sharpe, Sortino, max drawdown, win rate, " +
     "profit factor, exposure, fees, funding and the trade list, plus the path of the HTML report. Long-running: " +
-    "reports progress as the replay advances. Nothing is sent to any exchange.",
+    "reports progress as the replay advances and stops when the request is cancelled. Nothing is sent to any " +
+    "exchange.",
   input: {
     strategy: z.string().min(1).describe("Strategy id, see the strategies tool (e.g. momentum_breakout)"),
     instrument: z.string().default("ETH-PERP").describe("Instrument, e.g. ETH-PERP"),
@@ -56,6 +57,7 @@ export const backtest = defineTool({
         interval: args.interval,
         network: resolveNetwork(args.network ?? undefined, ctx.env),
         dataDir: ctx.dataDir,
+        signal: ctx.signal,
         onProgress(done, total) {
           const step = Math.floor((done * PROGRESS_STEPS) / total);
           if (step === reported) return;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWolfBacktest } from "../../../src/backtest/wolf/run-wolf-backtest.ts";
 import { loadUniverse, type UniverseHistory } from "../../../src/backtest/wolf/universe.ts";
+import { formatWolfSummary } from "../../../src/backtest/wolf/wolf-backtest-command.ts";
 import { exportSimHistory } from "../../../src/market/sim-export.ts";
 import { buildWolfConfig } from "../../../src/wolf/config.ts";
 
@@ -38,6 +39,13 @@ describe("runWolfBacktest", () => {
     // Entries come from ticks (every 5 min); at least one exit was decided on a close in between.
     for (const t of summary.trades) expect((t.opened_ms - FROM) % 300_000).toBe(0);
     expect(closed.some((t) => (t.closed_ms! - FROM) % 300_000 !== 0)).toBe(true);
+    // The text form carries the same figures.
+    const text = formatWolfSummary(summary, "r.html");
+    expect(text[0]).toBe(
+      "WOLF backtest (default) on BTC, ETH, HYPE, SOL, 2026-01-30T18:00:00.000Z → 2026-01-31T00:00:00.000Z (360 × 1m, 72 ticks)",
+    );
+    expect(text).toContain(`PnL: ${summary.pnl_usd} USD (${summary.return_pct}% of 10000)`);
+    expect(text.find((l) => l.startsWith("Exits: "))).toMatch(/^Exits: ([a-z_]+ \d+(, )?)+$/);
     // The runner's files stayed in its scratch directory.
     expect(existsSync(join(root, "wolf"))).toBe(false);
   });

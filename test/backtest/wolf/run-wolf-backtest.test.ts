@@ -17,7 +17,7 @@ let universe: UniverseHistory;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "wolf-run-"));
-  await exportSimHistory({ root, days: 2, coins: ["BTC", "ETH", "SOL", "HYPE"], endMs: END });
+  await exportSimHistory({ root, days: 1, coins: ["BTC", "ETH", "SOL", "HYPE"], endMs: END });
   universe = await loadUniverse({ root, network: "paper", interval: "1m", fromMs: FROM, toMs: END });
 }, 30_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -55,6 +55,11 @@ export class CoinReplay {
     return this.next > 0;
   }
 
+  /** True once every recorded candle has closed: the recording ends here (a coin no longer listed). */
+  get ended(): boolean {
+    return this.next === this.series.length;
+  }
+
   /** The last closed candle's close (the mid the replay quotes), NaN before the first. */
   mid(): number {
     return this.next > 0 ? this.series.c[this.next - 1]! : Number.NaN;

@@ -78,7 +78,8 @@ export class ReplayWolfPort implements WolfPort {
         open_interest: c.openInterest,
         open_interest_usd: c.openInterest * mark,
         mark_price: mark,
-        delisted: false,
+        // Its recording stopped before the period's end: the signals leave it alone, as a delisted coin.
+        delisted: c.ended,
       });
     }
     return out;

@@ -125,29 +125,19 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
         await cancel?.check();
         const now = clock.now();
         for (const c of coins) c.advanceTo(now);
-        if (k === steps) {
-          // The period's last close: sampled below; nothing sent now could fill inside the period.
-        } else if (now >= nextTick) {
+        // At the period's last close nothing is decided: an order sent then could not fill inside it.
+        const last = k === steps;
+        if (!last && now >= nextTick) {
           await runner.tick();
           ticks += 1;
           while (nextTick <= now) nextTick += tickMs;
-        } else if (runner.protector.guardedCoins().length > 0) {
+        } else if (!last && runner.protector.guardedCoins().length > 0) {
           // Between ticks each close reaches the protective path, as a streamed price would.
           runner.onMids(await port.mids());
         }
         await runner.settled();
         if (k > 0) {
-          let pnl = 0;
-          let open = 0;
-          for (const c of coins) {
-            if (!c.priced) continue;
-            pnl += c.ledger.pnlAt(c.mid());
-            if (c.ledger.qtyN !== 0) open += 1;
-          }
-          tape.t.push(now - intervalMs);
-          tape.close.push(chart.priced ? chart.mid() : 0);
-          tape.pnl.push(pnl);
-          tape.qty.push(open);
+          sample(tape, coins, chart, now - intervalMs);
           o.onProgress?.(k, steps);
         }
         if (k < steps) await clock.sleep(intervalMs);
@@ -187,4 +177,19 @@ function scratchRoot(): string {
   } catch {
     return tmpdir();
   }
+}
+
+/** One equity sample at the candle opening at `t`: the account's PnL over every coin, the open positions. */
+function sample(tape: ReplayTape, coins: readonly CoinReplay[], chart: CoinReplay, t: number): void {
+  let pnl = 0;
+  let open = 0;
+  for (const c of coins) {
+    if (!c.priced) continue;
+    pnl += c.ledger.pnlAt(c.mid());
+    if (c.ledger.qtyN !== 0) open += 1;
+  }
+  tape.t.push(t);
+  tape.close.push(chart.priced ? chart.mid() : 0);
+  tape.pnl.push(pnl);
+  tape.qty.push(open);
 }

@@ -95,7 +95,7 @@ describe("ReplayWolfPort market data", () => {
         },
       ],
     });
-    const late = history("SOL", 30);
+    const late = history("SOL", 40);
     late.candles = late.candles.slice(20);
     const { port, at } = setup([eth, late]);
     at(T0 + 10 * MIN);
@@ -112,6 +112,12 @@ describe("ReplayWolfPort market data", () => {
     // Σ v × close over the 10 closed candles.
     expect(m[0]!.volume_24h).toBeCloseTo(10 * (100.25 + 109.25) * 5, 6);
     expect(await port.mids()).toEqual({ ETH: "109.25" });
+    // A recording that stops before the period's end reads as a delisted coin.
+    at(T0 + 30 * MIN);
+    expect((await port.markets()).map((x) => [x.name, x.delisted])).toEqual([
+      ["ETH", true],
+      ["SOL", false],
+    ]);
     await expect(port.candles("DOGE", "1h", T0, T0 + MIN)).rejects.toThrow(/no recorded history for DOGE/);
   });
 });

@@ -17,32 +17,42 @@ let universe: UniverseHistory;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "wolf-run-"));
-  await exportSimHistory({ root, days: 1, coins: ["BTC", "ETH", "SOL", "HYPE"], endMs: END });
+  await exportSimHistory({ root, days: 2, coins: ["BTC", "ETH", "SOL", "HYPE"], endMs: END });
   universe = await loadUniverse({ root, network: "paper", interval: "1m", fromMs: FROM, toMs: END });
 }, 30_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("runWolfBacktest", () => {
-  it("acts on every close between ticks: a stop fills off the tick grid", async () => {
-    const config = buildWolfConfig("default", { tickSeconds: 300 }, { daily_loss_limit: 1000 });
+  it("enters on the movers' signals, and acts on every close between ticks: a stop fills off the tick grid", async () => {
+    // Scanner held back, so every entry is the movers'; a tick every other candle.
+    const config = buildWolfConfig(
+      "default",
+      { tickSeconds: 120 },
+      { daily_loss_limit: 1000, movers_confidence_threshold: 40, scanner_score_threshold: 1000 },
+    );
+    const log: string[] = [];
     const { summary } = await runWolfBacktest({
       preset: "default",
       config,
       universe,
       fromMs: FROM,
       toMs: END,
+      log: (l) => log.push(l),
     });
     expect(summary.candles).toBe(360);
-    expect(summary.ticks).toBe(72);
+    expect(summary.ticks).toBe(180);
+    expect(Object.keys(summary.entries_by_source)).toEqual(["movers_signal"]);
+    // The scans ran on every tick without failing (a failing scan is logged and skipped).
+    expect(log.filter((l) => /fail/i.test(l))).toEqual([]);
     const closed = summary.trades.filter((t) => t.closed_ms !== null);
     expect(closed.length).toBeGreaterThan(0);
-    // Entries come from ticks (every 5 min); at least one exit was decided on a close in between.
-    for (const t of summary.trades) expect((t.opened_ms - FROM) % 300_000).toBe(0);
-    expect(closed.some((t) => (t.closed_ms! - FROM) % 300_000 !== 0)).toBe(true);
+    // Entries come from ticks; at least one exit was decided on a close in between.
+    for (const t of summary.trades) expect((t.opened_ms - FROM) % 120_000).toBe(0);
+    expect(closed.some((t) => (t.closed_ms! - FROM) % 120_000 !== 0)).toBe(true);
     // The text form carries the same figures.
     const text = formatWolfSummary(summary, "r.html");
     expect(text[0]).toBe(
-      "WOLF backtest (default) on BTC, ETH, HYPE, SOL, 2026-01-30T18:00:00.000Z → 2026-01-31T00:00:00.000Z (360 × 1m, 72 ticks)",
+      "WOLF backtest (default) on BTC, ETH, HYPE, SOL, 2026-01-30T18:00:00.000Z → 2026-01-31T00:00:00.000Z (360 × 1m, 180 ticks)",
     );
     expect(text).toContain(`PnL: ${summary.pnl_usd} USD (${summary.return_pct}% of 10000)`);
     expect(text.find((l) => l.startsWith("Exits: "))).toMatch(/^Exits: ([a-z_]+ \d+(, )?)+$/);

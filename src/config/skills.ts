@@ -13,7 +13,7 @@ export const SKILLS: readonly Skill[] = [
   {
     name: "wolf",
     description: "Multi-slot orchestrator: scanner, movers and smart-money entries, DSL-guarded exits",
-    commands: "hl wolf run|once|status|presets|config",
+    commands: "hl wolf run|once|status|presets|config|backtest",
   },
   {
     name: "dsl",

@@ -79,9 +79,9 @@ describe("MCP backtest tool", () => {
   }, 30_000);
 
   it("stops mid-run when the request is cancelled", async () => {
-    // Five days, so the run is far from its end however fast the replay gets.
+    // Three days, so the run is far from its end however fast the replay gets.
     const dataDir = join(dirs.root, "long");
-    await writeSimStore(dataDir, { endMs: END, days: 5, network: "paper" });
+    await writeSimStore(dataDir, { endMs: END, days: 3, network: "paper" });
     const ac = new AbortController();
     const seen: number[] = [];
     let total = 0;
@@ -89,7 +89,7 @@ describe("MCP backtest tool", () => {
       {
         strategy: "mean_reversion",
         instrument: "ETH-PERP",
-        from: new Date(END - 5 * 24 * HOUR).toISOString(),
+        from: new Date(END - 3 * 24 * HOUR).toISOString(),
         to: new Date(END).toISOString(),
         params: { threshold_bps: 4, size: 0.5 },
         risk: {},
@@ -113,7 +113,7 @@ describe("MCP backtest tool", () => {
       },
     );
     await expect(run).rejects.toThrow(/cancelled/);
-    expect(total).toBe(5 * 1440 + 1);
+    expect(total).toBe(3 * 1440 + 1);
     expect(seen.at(-1)!).toBeLessThan(total / 2);
   }, 30_000);
 });

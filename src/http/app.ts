@@ -4,7 +4,14 @@ import { corsHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import { METRICS_CONTENT_TYPE, type ServiceMetrics, serviceMetrics } from "./metrics.ts";
 import { json, type Reply, send, TAKEN_OVER, type TakenOver } from "./reply.ts";
-import { type Handler, type HttpRequest, type Method, type RouteOptions, Router } from "./router.ts";
+import {
+  type Handler,
+  type HttpRequest,
+  type Match,
+  type Method,
+  type RouteOptions,
+  Router,
+} from "./router.ts";
 
 export interface HttpAppOptions {
   /** Service name, used in logs and metrics. */
@@ -43,6 +50,8 @@ export class HttpApp {
     this.meter = serviceMetrics(opts.name);
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = KEEP_ALIVE_MS;
+    // No deadline on a whole request (an upload, a slow client): the body limit bounds what one costs.
+    this.server.requestTimeout = 0;
     this.get("/metrics", async () => send(await this.meter.text(), METRICS_CONTENT_TYPE));
   }
 
@@ -91,20 +100,16 @@ export class HttpApp {
     });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     const url = req.url ?? "/";
     const method = req.method ?? "GET";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const match = method === "OPTIONS" ? undefined : this.router.find(method, path);
+    const route = match?.route.pattern ?? "unmatched";
     res.once("finish", () =>
-      this.meter.observe(
-        method,
-        match?.route.pattern ?? "unmatched",
-        res.statusCode,
-        (performance.now() - started) / 1000,
-      ),
+      this.meter.observe(method, route, res.statusCode, (performance.now() - started) / 1000),
     );
     if (method === "OPTIONS") {
       res.writeHead(204, this.cors);
@@ -112,53 +117,86 @@ export class HttpApp {
       return;
     }
     const cors = this.corsPaths(url) ? this.cors : undefined;
-    let answer: Reply | TakenOver;
+    let answer: Reply | TakenOver | Promise<Reply | TakenOver>;
     try {
       if (path.includes("%")) validPath(path);
-      if (!match) {
-        if (this.opts.notFound) {
-          this.opts.notFound(req, res);
-          return;
-        }
-        answer = json({ error: `Not found: ${method} ${path}` }, 404);
-      } else {
-        const { route } = match;
-        route.guard?.(req);
-        const body = method === "GET" || method === "HEAD" ? undefined : await readBody(req, this.bodyLimit);
-        const request: HttpRequest = {
-          raw: req,
-          res,
-          method,
-          path,
-          get query() {
-            return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
-          },
-          rest: match.rest === "" ? "" : decodeURIComponent(match.rest),
-          body,
-        };
-        answer = await route.handler(request);
-      }
+      if (match) answer = this.dispatch(match, req, res, method, path, q < 0 ? "" : url.slice(q + 1));
+      else if (this.opts.notFound) {
+        this.opts.notFound(req, res);
+        return;
+      } else answer = json({ error: `Not found: ${method} ${path}` }, 404);
     } catch (err) {
       answer = this.failure(err, method, path);
-      if (err instanceof BodyError) answer.headers.connection = "close";
     }
-    if (answer === TAKEN_OVER) return;
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    res.writeHead(answer.status, {
-      ...cors,
-      ...answer.headers,
-      "content-length": String(Buffer.byteLength(answer.body)),
-    });
-    res.end(answer.body);
+    // Most answers are ready at once: no promise, no microtask on the hot path.
+    if (answer instanceof Promise)
+      answer.then(
+        (a) => write(res, cors, a),
+        (err: unknown) => write(res, cors, this.failure(err, method, path)),
+      );
+    else write(res, cors, answer);
+  }
+
+  /** Guard, body (never for GET and HEAD), handler. */
+  private dispatch(
+    match: Match,
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    path: string,
+    search: string,
+  ): Reply | TakenOver | Promise<Reply | TakenOver> {
+    const { route } = match;
+    route.guard?.(req);
+    const rest = match.rest === "" ? "" : decodeURIComponent(match.rest);
+    if (method === "GET" || method === "HEAD")
+      return route.handler(new Request(req, res, method, path, search, rest, undefined));
+    return readBody(req, this.bodyLimit).then((body) =>
+      route.handler(new Request(req, res, method, path, search, rest, body)),
+    );
   }
 
   private failure(err: unknown, method: string, path: string): Reply {
+    if (err instanceof BodyError) {
+      const answer = json({ error: err.message }, err.statusCode);
+      answer.headers.connection = "close";
+      return answer;
+    }
     if (err instanceof HttpError) return json({ error: err.message }, err.statusCode);
     console.error(`${this.opts.name}: ${method} ${path} failed:`, err);
     return json({ error: "Internal server error" }, 500);
+  }
+}
+
+function write(
+  res: ServerResponse,
+  cors: Record<string, string> | undefined,
+  answer: Reply | TakenOver,
+): void {
+  if (answer === TAKEN_OVER) return;
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const headers: Record<string, string> = cors ? { ...cors, ...answer.headers } : { ...answer.headers };
+  headers["content-length"] = String(Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
+}
+
+class Request implements HttpRequest {
+  constructor(
+    readonly raw: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly method: string,
+    readonly path: string,
+    private readonly search: string,
+    readonly rest: string,
+    readonly body: unknown,
+  ) {}
+
+  get query(): URLSearchParams {
+    return new URLSearchParams(this.search);
   }
 }
 

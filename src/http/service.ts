@@ -1,7 +1,11 @@
 import { createRequire } from "node:module";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Registry } from "prom-client";
+import { CORS_HEADERS, CORS_METHODS } from "./cors.ts";
+import { HttpError } from "./errors.ts";
 import { METRICS_CONTENT_TYPE, type ServiceMetrics, serviceMetrics } from "./metrics.ts";
+
+export { CORS_HEADERS, CORS_METHODS, HttpError };
 
 export interface ServiceOptions {
   /** Service name, used in logs and metrics. */
@@ -22,18 +26,6 @@ export interface Service {
   /** The service's metrics, without loading prom-client until scraped. */
   meter: ServiceMetrics;
 }
-
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const CORS_METHODS = "GET, POST, OPTIONS";
-export const CORS_HEADERS = "Content-Type, Authorization";
 
 function applyCors(reply: FastifyReply, origin: string): void {
   reply.header("Access-Control-Allow-Origin", origin);

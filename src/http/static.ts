@@ -2,6 +2,8 @@ import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
+import type { HttpApp } from "./app.ts";
+import { json, type Reply, send } from "./reply.ts";
 
 /** The repository's `web/` folder: dashboard pages, served as files with no build step. */
 export const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
@@ -24,34 +26,52 @@ const CHARTS_FILE = fileURLToPath(
   ),
 );
 
+/** One GET route of a web folder: an exact path, or a prefix ending in `/*` answered from its rest. */
+interface WebRoute {
+  pattern: string;
+  answer(rest: string): Promise<Reply>;
+}
+
 /**
- * Serve the files of `web/<folder>/` under `prefix` (e.g. "/" or "/isfr/"), `index.html` for the
- * folder itself, plus the chart library at `<prefix>vendor/lightweight-charts.js`. Paths that try to
- * leave the folder are refused.
+ * The files of `web/<folder>/` under `prefix` (e.g. "/" or "/isfr/"), `index.html` for the folder
+ * itself, plus the chart library at `<prefix>vendor/lightweight-charts.js`. Paths that try to leave
+ * the folder are refused.
  */
-export function serveWebFolder(app: FastifyInstance, prefix: string, folder: string): void {
+function webFolderRoutes(prefix: string, folder: string): WebRoute[] {
   const root = join(WEB_DIR, folder);
   const base = prefix.endsWith("/") ? prefix : `${prefix}/`;
-  app.get(`${base}vendor/lightweight-charts.js`, async (_req, reply) => {
-    reply.type(TYPES[".js"]!).header("Cache-Control", "public, max-age=3600");
-    return readFile(CHARTS_FILE);
-  });
-  const send = async (rel: string, reply: import("fastify").FastifyReply) => {
+  const file = async (rel: string): Promise<Reply> => {
     const path = normalize(join(root, rel || "index.html"));
-    if (!path.startsWith(root.endsWith(sep) ? root : root + sep)) {
-      return reply.code(404).send({ error: "Not found" });
-    }
+    if (!path.startsWith(root.endsWith(sep) ? root : root + sep)) return json({ error: "Not found" }, 404);
     try {
       const body = await readFile(path);
-      reply.type(TYPES[extname(path)] ?? "application/octet-stream").header("Cache-Control", "no-cache");
-      return reply.send(body);
+      return send(body, TYPES[extname(path)] ?? "application/octet-stream", { "cache-control": "no-cache" });
     } catch {
-      return reply.code(404).send({ error: `Not found: ${base}${rel}` });
+      return json({ error: `Not found: ${base}${rel}` }, 404);
     }
   };
-  app.get(base, async (_req, reply) => send("", reply));
-  app.get(`${base}assets/*`, async (req, reply) => {
-    const rel = (req.params as { "*": string })["*"];
-    return send(join("assets", rel), reply);
-  });
+  return [
+    {
+      pattern: `${base}vendor/lightweight-charts.js`,
+      answer: async () =>
+        send(await readFile(CHARTS_FILE), TYPES[".js"]!, { "cache-control": "public, max-age=3600" }),
+    },
+    { pattern: base, answer: () => file("") },
+    { pattern: `${base}assets/*`, answer: (rest) => file(join("assets", rest)) },
+  ];
+}
+
+/** Serve a web folder (see webFolderRoutes) on a Fastify app. */
+export function serveWebFolder(app: FastifyInstance, prefix: string, folder: string): void {
+  for (const route of webFolderRoutes(prefix, folder))
+    app.get(route.pattern, async (req, reply) => {
+      const answer = await route.answer((req.params as { "*"?: string })["*"] ?? "");
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    });
+}
+
+/** Serve a web folder (see webFolderRoutes) on an HttpApp. */
+export function serveWebFolderOn(app: HttpApp, prefix: string, folder: string): void {
+  for (const route of webFolderRoutes(prefix, folder))
+    app.get(route.pattern, (req) => route.answer(req.rest));
 }

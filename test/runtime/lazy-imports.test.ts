@@ -20,6 +20,9 @@ const HEAVY: Record<string, RegExp> = {
   "Postgres client": /node_modules\/pg\//,
 };
 
+/** fastify and the libraries only it loads (its router, plugin loader, schema compilers). */
+const FRAMEWORK = /node_modules\/(fastify|find-my-way|avvio|@fastify\/[^/]+|fast-json-stringify|ajv)\//;
+
 const dir = mkdtempSync(join(tmpdir(), "hl-lazy-"));
 let sim: SimWorld;
 const children: ChildProcess[] = [];
@@ -93,6 +96,8 @@ describe("lazy imports", () => {
     );
     expect(modules.some((m) => /services\/agent\/server\.(ts|js)$/.test(m))).toBe(true);
     expect(heavyIn(modules)).toEqual({});
+    // The service runs on node:http with its own router: no web framework at all.
+    expect(modules.filter((m) => FRAMEWORK.test(m))).toEqual([]);
   });
 
   it("`hl agent serve` at rest (health and status) loads neither the strategies, the schema libraries nor prom-client", async () => {
@@ -109,7 +114,7 @@ describe("lazy imports", () => {
     expect(modules.some((m) => /services\/agent\/server\.(ts|js)$/.test(m))).toBe(true);
     expect(modules.filter((m) => /\/(src|dist)\/strategies\//.test(m))).toEqual([]);
     expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
-    // fastify's schema compilers (no route has a schema) and prom-client (until /metrics is read)
+    // schema compilers (no route has a schema) and prom-client (until /metrics is read)
     const heavy = /node_modules\/(ajv|prom-client)\/|node_modules\/fast-json-stringify\/index\.js/;
     expect(modules.filter((m) => heavy.test(m))).toEqual([]);
   });

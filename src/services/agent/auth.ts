@@ -1,8 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
-import type { FastifyRequest } from "fastify";
-import { HttpError } from "../../http/service.ts";
+import { HttpError } from "../../http/errors.ts";
 
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
@@ -60,7 +60,7 @@ export function originAllowed(origin: string, hostHeader: string | undefined, co
   }
 }
 
-function header(req: FastifyRequest, name: string): string | undefined {
+function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -71,7 +71,7 @@ function header(req: FastifyRequest, name: string): string | undefined {
  * `Authorization: Bearer <token>` is required (401 otherwise); without one they answer loopback
  * callers only, and only under a name the service answers to (403 for anyone else).
  */
-export function checkControlAccess(req: FastifyRequest, access: ControlAccess): void {
+export function checkControlAccess(req: IncomingMessage, access: ControlAccess): void {
   const host = header(req, "host");
   const origin = header(req, "origin");
   if (origin !== undefined && !originAllowed(origin, host, access.corsOrigin)) {

@@ -1,26 +1,23 @@
-import type { Server } from "node:http";
-import { request as httpRequest } from "node:http";
+import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
-import type { FastifyReply, FastifyRequest } from "fastify";
 
 /**
  * Hosting variant: every path the agent does not serve, and every WebSocket upgrade, is passed to the
- * AI gateway at `target`. When the gateway is down the caller gets a JSON 502, never a hang.
+ * AI gateway at `target`, the request body as sent. When the gateway is down the caller gets a JSON
+ * 502, never a hang.
  */
 export function gatewayProxy(target: string, timeoutMs = 30_000) {
   const url = new URL(target);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
 
-  const notFound = (req: FastifyRequest, reply: FastifyReply) => {
-    reply.hijack();
-    const res = reply.raw;
+  const notFound = (req: IncomingMessage, res: ServerResponse) => {
     const upstream = httpRequest(
       {
         host: url.hostname,
         port,
         method: req.method,
-        path: req.raw.url,
+        path: req.url,
         headers: { ...req.headers, host: url.host },
         timeout: timeoutMs,
       },
@@ -36,9 +33,7 @@ export function gatewayProxy(target: string, timeoutMs = 30_000) {
     };
     upstream.on("timeout", () => upstream.destroy(new Error("timed out")));
     upstream.on("error", fail);
-    if (req.body !== undefined)
-      upstream.end(typeof req.body === "string" ? req.body : JSON.stringify(req.body));
-    else req.raw.pipe(upstream);
+    req.pipe(upstream);
   };
 
   const attachUpgrades = (server: Server) =>

@@ -1,8 +1,11 @@
+import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
-import { CORS_HEADERS, CORS_METHODS, createService, HttpError, listen } from "../../http/service.ts";
-import { serveWebFolder } from "../../http/static.ts";
+import { createHttpApp, type HttpApp } from "../../http/app.ts";
+import { corsHeaders } from "../../http/cors.ts";
+import { HttpError } from "../../http/errors.ts";
+import { JSON_TYPE, json, send, TAKEN_OVER } from "../../http/reply.ts";
+import { serveWebFolderOn } from "../../http/static.ts";
 import { checkControlAccess } from "./auth.ts";
 import { type AgentConfig, childArgs, tickSeconds } from "./config.ts";
 import { StatusFeed } from "./feed.ts";
@@ -29,7 +32,7 @@ export interface AgentDeps {
   catalog: () => unknown | Promise<unknown>;
   skillInstall: () => Promise<SkillInstallResult>;
   /** Mounts the MCP server on the app when RUN_MODE=mcp. */
-  mountMcp?: (app: FastifyInstance) => Promise<void> | void;
+  mountMcp?: (app: HttpApp) => Promise<void> | void;
   supervisor?: Partial<SupervisorOptions>;
   feedIntervalMs?: number;
   /** Operator alerts about the trading job (crash, gave up); default: from HL_ALERT_WEBHOOK. */
@@ -37,7 +40,7 @@ export interface AgentDeps {
 }
 
 export interface AgentService {
-  app: FastifyInstance;
+  app: HttpApp;
   port: number;
   supervisor: Supervisor | undefined;
   reader: StatusReader;
@@ -48,7 +51,7 @@ export interface AgentService {
 export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Promise<AgentService> {
   const startedAt = Date.now();
   const gateway = cfg.gatewayUrl ? gatewayProxy(cfg.gatewayUrl) : undefined;
-  const { app, meter } = createService({
+  const app = createHttpApp({
     name: "agent",
     corsOrigin: cfg.corsOrigin,
     corsPaths: (url) => url.startsWith("/api/"),
@@ -76,11 +79,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   const reader = new StatusReader(cfg.dataDir, cfg.mode, deps.mappers, isAlive);
   const feed = new StatusFeed(() => reader.status(), {
     intervalMs: deps.feedIntervalMs,
-    headers: {
-      "Access-Control-Allow-Origin": cfg.corsOrigin,
-      "Access-Control-Allow-Methods": CORS_METHODS,
-      "Access-Control-Allow-Headers": CORS_HEADERS,
-    },
+    headers: corsHeaders(cfg.corsOrigin),
   });
 
   const tickOf = () => {
@@ -114,7 +113,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     ["agent_total_orders", "Orders placed this session (strategy mode)", () => numberField("total_orders")],
   ];
   // Read when scraped: prom-client loads with the first /metrics, not with the service.
-  meter.whenLoaded((prom, registry) => {
+  app.meter.whenLoaded((prom, registry) => {
     for (const [name, help, value] of gauges)
       new prom.Gauge({
         name,
@@ -126,80 +125,85 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       });
   });
 
-  app.get("/health", async () => ({
-    status: "ok",
-    mode: cfg.mode,
-    uptime_s: Math.floor((Date.now() - startedAt) / 1000),
-    pid: supervisor?.pid ?? null,
-    alive: isAlive(),
-    paused: supervisor?.paused ?? false,
-    supervisor: supervisor?.status ?? "none",
-    restart_in_s: supervisor?.restartInS ?? null,
-    last_tick_age_s: reader.lastTickAgeS(),
-    price_stream: reader.priceStream(),
-  }));
-
-  app.get("/api/status", async (_req, reply) =>
-    reply.type("application/json; charset=utf-8").send(reader.statusJson()),
+  app.get("/health", () =>
+    json({
+      status: "ok",
+      mode: cfg.mode,
+      uptime_s: Math.floor((Date.now() - startedAt) / 1000),
+      pid: supervisor?.pid ?? null,
+      alive: isAlive(),
+      paused: supervisor?.paused ?? false,
+      supervisor: supervisor?.status ?? "none",
+      restart_in_s: supervisor?.restartInS ?? null,
+      last_tick_age_s: reader.lastTickAgeS(),
+      price_stream: reader.priceStream(),
+    }),
   );
+
+  app.get("/api/status", () => send(reader.statusJson(), JSON_TYPE));
   // The catalog is generated from the strategy files and never changes while the process runs.
   let catalogJson: Promise<string> | undefined;
-  app.get("/api/strategies", async (_req, reply) => {
+  app.get("/api/strategies", async () => {
     catalogJson ??= Promise.resolve(deps.catalog()).then((c) => JSON.stringify(c));
-    return reply.type("application/json; charset=utf-8").send(await catalogJson);
+    return send(await catalogJson, JSON_TYPE);
   });
-  app.get("/status", async (_req, reply) =>
-    reply.type("text/plain; charset=utf-8").send(`${reader.text().trimEnd()}\n`),
+  app.get("/status", () => send(`${reader.text().trimEnd()}\n`, "text/plain; charset=utf-8"));
+  app.get("/api/info", () =>
+    json({
+      mode: cfg.mode,
+      network: cfg.network,
+      tick_interval_s: tickSeconds(cfg),
+      control_token_required: cfg.apiToken !== undefined,
+      supervisor: supervisor?.status ?? "none",
+    }),
   );
-  app.get("/api/info", async () => ({
-    mode: cfg.mode,
-    network: cfg.network,
-    tick_interval_s: tickSeconds(cfg),
-    control_token_required: cfg.apiToken !== undefined,
-    supervisor: supervisor?.status ?? "none",
-  }));
   const tradesPath = join(cfg.dataDir, cfg.mode === "strategy" ? "cli" : "wolf", "trades.jsonl");
-  app.get("/api/trades", async (req) => {
-    const raw = Number((req.query as { limit?: string }).limit ?? 50);
+  app.get("/api/trades", (req) => {
+    const given = req.query.getAll("limit");
+    // A repeated limit is as wrong as a malformed one.
+    const raw = given.length === 0 ? 50 : given.length === 1 ? Number(given[0]) : Number.NaN;
     if (!Number.isInteger(raw) || raw < 1 || raw > 1000)
       throw new HttpError(400, "limit must be an integer 1-1000");
-    return { trades: lastJsonLines(tradesPath, raw) };
+    return json({ trades: lastJsonLines(tradesPath, raw) });
   });
 
   // Checked before the body is read: a refused request never reaches a handler.
   const control = { token: cfg.apiToken, corsOrigin: cfg.corsOrigin };
-  const guarded = { onRequest: async (req: FastifyRequest) => checkControlAccess(req, control) };
-  app.post("/api/skill/install", guarded, async () => deps.skillInstall());
-  app.post("/api/pause", guarded, async (_req, reply) => {
-    if (!supervisor?.pause()) return reply.code(409).send({ error: "No running agent to pause" });
-    return { status: "paused" };
-  });
-  app.post("/api/resume", guarded, async (_req, reply) => {
-    if (!supervisor?.resume()) return reply.code(409).send({ error: "No paused agent to resume" });
-    return { status: "resumed" };
-  });
+  const guarded = { guard: (req: IncomingMessage) => checkControlAccess(req, control) };
+  app.post("/api/skill/install", async () => json(await deps.skillInstall()), guarded);
+  app.post(
+    "/api/pause",
+    () =>
+      supervisor?.pause() ? json({ status: "paused" }) : json({ error: "No running agent to pause" }, 409),
+    guarded,
+  );
+  app.post(
+    "/api/resume",
+    () =>
+      supervisor?.resume() ? json({ status: "resumed" }) : json({ error: "No paused agent to resume" }, 409),
+    guarded,
+  );
 
-  app.get("/api/feed", (_req, reply) => {
-    reply.hijack();
-    feed.attach(reply.raw);
+  app.get("/api/feed", (req) => {
+    feed.attach(req.res);
+    return TAKEN_OVER;
   });
 
   if (cfg.mode === "mcp" && deps.mountMcp) await deps.mountMcp(app);
   const dashboardPrefix = gateway ? "/dashboard/" : "/";
   // Always served (an empty list without HL_LINKS), so the page's script tag never 404s.
   const linksScript = `window.HL_LINKS = ${JSON.stringify(cfg.links).replace(/</g, "\\u003c")};\n`;
-  app.get(`${dashboardPrefix}assets/links.js`, async (_req, reply) => {
-    reply.type("text/javascript; charset=utf-8").header("Cache-Control", "no-cache");
-    return linksScript;
-  });
+  app.get(`${dashboardPrefix}assets/links.js`, () =>
+    send(linksScript, "text/javascript; charset=utf-8", { "cache-control": "no-cache" }),
+  );
   if (gateway) {
-    serveWebFolder(app, "/dashboard/", "agent");
+    serveWebFolderOn(app, "/dashboard/", "agent");
     gateway.attachUpgrades(app.server);
   } else {
-    serveWebFolder(app, "/", "agent");
+    serveWebFolderOn(app, "/", "agent");
   }
 
-  const port = await listen(app, cfg.port, cfg.host);
+  const port = await app.listen(cfg.port, cfg.host);
   supervisor?.start();
 
   return {

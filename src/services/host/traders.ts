@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { UserError } from "../../core/errors.ts";
+import type { runStrategy } from "../../engine/runner.ts";
 import type { HostedSpec } from "./run.ts";
 import type { RunningService, ServeContext } from "./types.ts";
 
@@ -53,8 +54,13 @@ export function traderRestartDelayMs(failures: number): number {
   return Math.min(30_000, 2_000 * 2 ** Math.max(0, failures - 1));
 }
 
-const QUICK_FAILURE_MS = 60_000;
-const MAX_QUICK_FAILURES = 5;
+/** A stop this soon after the engine's start counts as quick; a longer run starts the count again. */
+const QUICK_STOP_MS = 60_000;
+/**
+ * Restarts after quick stops in a row before giving up: the 6th quick stop in a row is final, as
+ * when `hl up --split` supervises a house agent in its own process (5 restarts).
+ */
+const MAX_QUICK_RESTARTS = 5;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -69,15 +75,30 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** What hostTraders runs on; tests replace the engine and the clock. */
+export interface TraderHostDeps {
+  /** Runs one engine until it stops (default: the strategy runner, loaded on start). */
+  run?: typeof runStrategy;
+  /** The wait before a restart; ends early when `signal` aborts. */
+  wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  now?: () => number;
+}
+
 /**
  * Run several `hl run` trading engines in this process, each with its own environment (and so its
  * own data directory and paper wallet); log lines carry the trader's name. An engine that stops on
  * its own (a failure, a risk hard stop) is restarted with a back-off, the way a supervisor restarts
  * its process, and given up on after repeated quick failures; the others keep trading.
  */
-export async function hostTraders(specs: readonly HostedSpec[], host: ServeContext): Promise<RunningService> {
+export async function hostTraders(
+  specs: readonly HostedSpec[],
+  host: ServeContext,
+  deps: TraderHostDeps = {},
+): Promise<RunningService> {
   const parsed = specs.map((spec) => ({ spec, args: parseTraderArgs(spec.args) }));
-  const { runStrategy } = await import("../../engine/runner.ts");
+  const run = deps.run ?? (await import("../../engine/runner.ts")).runStrategy;
+  const wait = deps.wait ?? sleep;
+  const now = deps.now ?? Date.now;
   const stop = new AbortController();
   const loops = parsed.map(async ({ spec, args }) => {
     const env: Record<string, string | undefined> = {
@@ -87,11 +108,11 @@ export async function hostTraders(specs: readonly HostedSpec[], host: ServeConte
     };
     const log = (line: string) => host.log(`[${spec.name}] ${line}`);
     const dataDir = env.DATA_DIR ?? "./data";
-    let failures = 0;
+    let quickStops = 0;
     while (!stop.signal.aborted) {
-      const started = Date.now();
+      const started = now();
       try {
-        const r = await runStrategy({
+        const r = await run({
           strategy: args.strategy,
           instrument: args.instrument,
           tickSeconds: args.tickSeconds,
@@ -115,14 +136,14 @@ export async function hostTraders(specs: readonly HostedSpec[], host: ServeConte
         if (stop.signal.aborted) return;
         host.warn(`[${spec.name}] failed: ${err instanceof Error ? err.message : String(err)}`);
       }
-      failures = Date.now() - started >= QUICK_FAILURE_MS ? 1 : failures + 1;
-      if (failures > MAX_QUICK_FAILURES) {
+      quickStops = now() - started >= QUICK_STOP_MS ? 1 : quickStops + 1;
+      if (quickStops > MAX_QUICK_RESTARTS) {
         host.warn(`[${spec.name}] keeps stopping; gave up (the other traders keep running)`);
         return;
       }
-      const wait = traderRestartDelayMs(failures);
-      log(`restarting in ${Math.round(wait / 1000)} s`);
-      await sleep(wait, stop.signal);
+      const delay = traderRestartDelayMs(quickStops);
+      log(`restarting in ${Math.round(delay / 1000)} s`);
+      await wait(delay, stop.signal);
     }
   });
   return {

@@ -1,8 +1,7 @@
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService, listen } from "../../../src/http/service.ts";
+import { createHttpApp, type HttpApp } from "../../../src/http/app.ts";
 import { mountMcpHttp } from "../../../src/services/mcp/mount.ts";
 import { backtest } from "../../../src/services/mcp/tools/backtest.ts";
 import { writeSimStore } from "../../backtest/write-sim-store.ts";
@@ -12,14 +11,14 @@ import { call, connectHttp, serverEnv, tempDirs, text } from "./helpers.ts";
 const dirs = tempDirs("mcp-backtest");
 const END = Date.UTC(2026, 2, 3, 0, 0);
 const HOUR = 3_600_000;
-let app: FastifyInstance;
+let app: HttpApp;
 let client: Client;
 
 beforeAll(async () => {
   await writeSimStore(dirs.dataDir, { endMs: END, days: 1, network: "paper" });
-  app = createService({ name: "agent-test" }).app;
+  app = createHttpApp({ name: "agent-test" });
   mountMcpHttp(app, { env: { ...serverEnv(dirs), HL_NETWORK: "paper" }, dataDir: dirs.dataDir });
-  client = await connectHttp(`http://127.0.0.1:${await listen(app, 0)}`);
+  client = await connectHttp(`http://127.0.0.1:${await app.listen(0)}`);
 });
 
 afterAll(async () => {

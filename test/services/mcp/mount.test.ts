@@ -1,21 +1,20 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService, listen } from "../../../src/http/service.ts";
+import { createHttpApp, type HttpApp } from "../../../src/http/app.ts";
 import { mountMcpHttp } from "../../../src/services/mcp/mount.ts";
 import { call, connectHttp, serverEnv, tempDirs } from "./helpers.ts";
 
-/** RUN_MODE=mcp: the agent service's Fastify app hosts the same tools at /mcp (Streamable HTTP). */
+/** RUN_MODE=mcp: the agent service's app hosts the same tools at /mcp (Streamable HTTP). */
 
 const dirs = tempDirs("mcp-mount");
-let app: FastifyInstance;
+let app: HttpApp;
 let base: string;
 let client: Client;
 
 beforeAll(async () => {
-  app = createService({ name: "agent-test" }).app;
+  app = createHttpApp({ name: "agent-test" });
   mountMcpHttp(app, { env: serverEnv(dirs), dataDir: dirs.dataDir });
-  base = `http://127.0.0.1:${await listen(app, 0)}`;
+  base = `http://127.0.0.1:${await app.listen(0)}`;
   client = await connectHttp(base);
 });
 

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { UserError } from "../../core/errors.ts";
 import type { runStrategy } from "../../engine/runner.ts";
+import { HEALTHY_AFTER_MS, restartDelayMs } from "../agent/supervisor.ts";
 import type { HostedSpec } from "./run.ts";
 import type { RunningService, ServeContext } from "./types.ts";
 
@@ -49,13 +50,14 @@ export function parseTraderArgs(args: readonly string[]): TraderArgs {
   return out;
 }
 
-/** Back-off of a trader's restart after its n-th quick failure in a row (like a supervised process). */
-export function traderRestartDelayMs(failures: number): number {
-  return Math.min(30_000, 2_000 * 2 ** Math.max(0, failures - 1));
+/**
+ * Wait before a trader's restart after its n-th quick stop in a row: the same rule as a supervised
+ * trading process (an isolated stop restarts at once, a loop backs off 2 s, 4 s … up to 30 s).
+ */
+export function traderRestartDelayMs(quickStops: number): number {
+  return restartDelayMs(quickStops, 2_000, 30_000);
 }
 
-/** A stop this soon after the engine's start counts as quick; a longer run starts the count again. */
-const QUICK_STOP_MS = 60_000;
 /**
  * Restarts after quick stops in a row before giving up: the 6th quick stop in a row is final, as
  * when `hl up --split` supervises a house agent in its own process (5 restarts).
@@ -136,12 +138,16 @@ export async function hostTraders(
         if (stop.signal.aborted) return;
         host.warn(`[${spec.name}] failed: ${err instanceof Error ? err.message : String(err)}`);
       }
-      quickStops = now() - started >= QUICK_STOP_MS ? 1 : quickStops + 1;
+      quickStops = now() - started >= HEALTHY_AFTER_MS ? 1 : quickStops + 1;
       if (quickStops > MAX_QUICK_RESTARTS) {
         host.warn(`[${spec.name}] keeps stopping; gave up (the other traders keep running)`);
         return;
       }
       const delay = traderRestartDelayMs(quickStops);
+      if (delay === 0) {
+        log("restarting at once");
+        continue;
+      }
       log(`restarting in ${Math.round(delay / 1000)} s`);
       await wait(delay, stop.signal);
     }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
 import { LeaderElection } from "../../db/leader.ts";
+import { PgListener } from "../../db/notify.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -12,7 +13,9 @@ import {
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
 import { etagMatches, pickEncoding } from "./encodings.ts";
-import { ClientRateLimiter, rateLimitedClient } from "./rate-limit.ts";
+import { PgClientRateLimiter } from "./pg-rate-limit.ts";
+import { BOARD_CHANNEL, type BoardChange, PostgresAgentStore } from "./pg-store.ts";
+import { ClientRateLimiter, type RateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
 import { type AgentStore, openAgentStore } from "./store.ts";
@@ -26,6 +29,10 @@ export interface LeaderboardService {
    * on the replica elected `leaderboard:schedule`, the others following the shared store.
    */
   startRefresh(): void;
+  /** Whether this process records refresh results: always on SQLite; on Postgres while elected. */
+  writing(): boolean;
+  /** Settles when the store can be used (Postgres: reached and migrated); rejects when it cannot. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +62,8 @@ export function createLeaderboardService(
   const now = deps.now ?? Date.now;
   const started = now();
   const store = deps.store ?? openAgentStore(config);
+  // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
+  const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;
   const refresher = new Refresher({
     store,
     source: deps.source,
@@ -64,9 +73,14 @@ export function createLeaderboardService(
     agentTimeoutMs: config.agentTimeoutMs,
     staggerMs: config.staggerMs,
     exchangeReads: !config.refreshByWorkers,
+    announce: shared ? (network) => shared.announce(network) : undefined,
     now,
   });
-  const limiter = new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
+  // Until elected, a replica neither reads the exchange for refreshes nor writes their results.
+  if (shared) refresher.setWriter(null);
+  const limiter: RateLimiter = shared
+    ? new PgClientRateLimiter(shared.pool, shared.ready, config.registerPerMinute, config.registerBurst, now)
+    : new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
   const trustedProxies = new Set(config.trustedProxies);
   const { app, metrics } = createService({ name: "leaderboard", corsOrigin: config.corsOrigin });
 
@@ -112,7 +126,7 @@ export function createLeaderboardService(
         headerValue(req.headers["x-forwarded-for"]),
         trustedProxies,
       );
-      const wait = client === null ? 0 : limiter.take(client);
+      const wait = client === null ? 0 : await limiter.take(client);
       if (wait > 0) {
         registrations.inc({ outcome: "rate_limited" });
         reply.header("Retry-After", String(wait));
@@ -159,55 +173,79 @@ export function createLeaderboardService(
 
   serveWebFolder(app, "/", "leaderboard");
 
-  // On Postgres (replicas) one elected replica schedules the refresh; the others rebuild their board
-  // from the shared store on the same period, so every replica serves what the writer stored.
+  // On Postgres (replicas) the replica elected `leaderboard:schedule` refreshes the agents, writing
+  // through its term's fence; every other replica's cycles only rebuild its boards from the store.
+  // Each replica also rebuilds as soon as another one announces a registration or a refresh.
   let election: LeaderElection | undefined;
-  let following: NodeJS.Timeout | undefined;
-  const follow = () => {
-    following ??= setInterval(() => {
-      for (const n of LEADERBOARD_NETWORKS) refresher.rebuild(n).catch(() => undefined);
-    }, config.refreshIntervalMs);
-    following.unref();
-  };
-  const unfollow = () => {
-    if (following) clearInterval(following);
-    following = undefined;
-  };
-  function startRefresh(): void {
-    if (!config.databaseUrl) {
-      refresher.start();
-      return;
-    }
-    if (election) return;
-    follow();
+  let listener: PgListener | undefined;
+  let closed = false;
+  if (shared && config.databaseUrl) {
     election = new LeaderElection({
       connectionString: config.databaseUrl,
       name: "leaderboard:schedule",
       holder: process.env.HL_REPLICA_NAME,
       log: (line) => app.log.info(line),
-      onElected() {
-        unfollow();
-        refresher.start();
+      onElected(fence) {
+        refresher.setWriter(shared.fenced(fence));
       },
-      async onDeposed() {
-        await refresher.stop();
-        follow();
+      onDeposed() {
+        refresher.setWriter(null);
       },
     });
-    void election.start();
+    listener = new PgListener({ connectionString: config.databaseUrl, log: (line) => app.log.warn(line) });
+    const rebuildAll = () => {
+      for (const n of LEADERBOARD_NETWORKS) refresher.changed(n).catch(() => undefined);
+    };
+    void listener.subscribe(
+      BOARD_CHANNEL,
+      (payload) => {
+        const change = boardChange(payload);
+        if (change && change.origin !== shared.origin)
+          refresher.changed(change.network).catch(() => undefined);
+      },
+      rebuildAll,
+    );
+    // Both wait for the schema (a replica started before Postgres retries until it is reachable).
+    const campaign = election;
+    const listening = listener;
+    void shared.ready
+      .then(async () => {
+        if (closed) return;
+        await campaign.start();
+        await listening.start();
+        rebuildAll();
+      })
+      .catch((err: unknown) =>
+        app.log.error(
+          `leaderboard: replica coordination: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
   }
 
   return {
     app,
     refresher,
     store,
-    startRefresh,
+    startRefresh: () => refresher.start(),
+    writing: () => !election || election.current !== undefined,
+    ready: shared?.ready ?? Promise.resolve(),
     async close() {
+      closed = true;
       await election?.stop();
-      unfollow();
+      await listener?.close();
       await refresher.stop();
       await app.close();
       await store.close();
     },
   };
+}
+
+function boardChange(payload: string): BoardChange | undefined {
+  try {
+    const change = JSON.parse(payload) as Partial<BoardChange>;
+    const network = LEADERBOARD_NETWORKS.find((n) => n === change.network);
+    return network && typeof change.origin === "string" ? { network, origin: change.origin } : undefined;
+  } catch {
+    return undefined;
+  }
 }

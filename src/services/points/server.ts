@@ -6,6 +6,7 @@ import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
 import { MarkRecorder } from "./marks.ts";
 import { type DayFiles, type FillSource, PointsService } from "./service.ts";
+import { PostgresPointsStore } from "./pg-store.ts";
 import { openPointsStore, type PointsStore } from "./store.ts";
 
 export interface RunningPoints {
@@ -46,14 +47,15 @@ export async function startPoints(
   const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history });
   let following = false;
   let follower: NodeJS.Timeout | undefined;
-  const startFollowing = () => {
+  const startFollowing = (writes: FillHistory) => {
     if (cfg.followMs <= 0 || follower) return;
     follower = setInterval(() => {
       if (following) return;
       following = true;
       service
-        .followAll((user, err) =>
-          log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+        .followAll(
+          (user, err) => log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+          writes,
         )
         .finally(() => {
           following = false;
@@ -65,20 +67,21 @@ export async function startPoints(
     clearInterval(follower);
     follower = undefined;
   };
-  // On Postgres (replicas) the periodic sync of every known wallet runs on one elected replica.
+  // On Postgres (replicas) the periodic sync of every known wallet runs on one elected replica, and
+  // its writes carry the term's fence: once another replica took over, they are refused.
   const election =
-    cfg.databaseUrl && cfg.followMs > 0
+    cfg.databaseUrl && cfg.followMs > 0 && store instanceof PostgresPointsStore
       ? new LeaderElection({
           connectionString: cfg.databaseUrl,
           name: "points:sync",
           holder: process.env.HL_REPLICA_NAME,
           log,
-          onElected: startFollowing,
+          onElected: (fence) => startFollowing(new FillHistory(store.fenced(fence), cfg.coin)),
           onDeposed: stopFollowing,
         })
       : undefined;
   if (election) void election.start();
-  else startFollowing();
+  else startFollowing(history);
   const { app } = createPointsApp(service);
   try {
     const port = await listen(app, cfg.port, cfg.host);

@@ -5,8 +5,8 @@ import type { PointsConfig } from "./config.ts";
 import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
 import { MarkRecorder } from "./marks.ts";
-import { type DayFiles, type FillSource, PointsService } from "./service.ts";
 import { PostgresPointsStore } from "./pg-store.ts";
+import { type DayFiles, type FillSource, PointsService } from "./service.ts";
 import { openPointsStore, type PointsStore } from "./store.ts";
 
 export interface RunningPoints {

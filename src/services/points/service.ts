@@ -139,11 +139,7 @@ export class PointsService {
     const users = await history.knownUsers();
     const done = await mapLimit(users, 4, async (user) => {
       try {
-        await history.sync(
-          user,
-          (u, from) => this.deps.fills.fills(u, from),
-          this.cfg.programStartMs,
-        );
+        await history.sync(user, (u, from) => this.deps.fills.fills(u, from), this.cfg.programStartMs);
         return true;
       } catch (err) {
         onError(user, err);

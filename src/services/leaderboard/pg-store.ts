@@ -101,8 +101,12 @@ export class PostgresAgentStore implements AgentStore {
   }
 
   /** A store on its own pool, migrating the schema first. */
-  static connect(url: string, env: NodeJS.ProcessEnv = process.env): PostgresAgentStore {
-    const { pool, ready } = connectMigrated(url, env);
+  static connect(
+    url: string,
+    env: NodeJS.ProcessEnv = process.env,
+    log?: (line: string) => void,
+  ): PostgresAgentStore {
+    const { pool, ready } = connectMigrated(url, env, log);
     return new PostgresAgentStore(pool, ready, true);
   }
 

@@ -57,11 +57,11 @@ function countParam(raw: unknown, name: string, fallback: number): number {
 
 export function createLeaderboardService(
   config: LeaderboardConfig,
-  deps: { source: AccountSource; now?: () => number; store?: AgentStore },
+  deps: { source: AccountSource; now?: () => number; store?: AgentStore; log?: (line: string) => void },
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const store = deps.store ?? openAgentStore(config);
+  const store = deps.store ?? openAgentStore(config, process.env, deps.log);
   // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
   const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;
   const refresher = new Refresher({

@@ -29,7 +29,7 @@ export class PostgresPointsStore implements PointsStore {
    */
   constructor(
     private readonly pool: Pool,
-    private readonly ready: Promise<void> = Promise.resolve(),
+    readonly ready: Promise<void> = Promise.resolve(),
     private readonly ownsPool = false,
     private readonly fence?: Fence,
   ) {}
@@ -72,8 +72,12 @@ export class PostgresPointsStore implements PointsStore {
   }
 
   /** A store on its own pool, migrating the schema first. */
-  static connect(url: string, env: NodeJS.ProcessEnv = process.env): PostgresPointsStore {
-    const { pool, ready } = connectMigrated(url, env);
+  static connect(
+    url: string,
+    env: NodeJS.ProcessEnv = process.env,
+    log?: (line: string) => void,
+  ): PostgresPointsStore {
+    const { pool, ready } = connectMigrated(url, env, log);
     return new PostgresPointsStore(pool, ready, true);
   }
 

@@ -23,7 +23,14 @@ export async function startPoints(
   deps: { fills: FillSource; files?: DayFiles; store?: PointsStore; log?: (line: string) => void },
 ): Promise<RunningPoints> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const store = deps.store ?? openPointsStore(cfg);
+  const store = deps.store ?? openPointsStore(cfg, process.env, log);
+  if (store instanceof PostgresPointsStore) {
+    // Postgres reached and migrated (retried while it is not up yet) before anything else starts.
+    await store.ready.catch(async (err: unknown) => {
+      await store.close();
+      throw err;
+    });
+  }
   let lastError = "";
   const recorder = new MarkRecorder(store, {
     feedUrl: cfg.feedUrl,

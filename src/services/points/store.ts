@@ -70,9 +70,10 @@ export interface PointsStore extends MarkLookup {
 export function openPointsStore(
   config: { dbPath: string; databaseUrl?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
+  log?: (line: string) => void,
 ): PointsStore {
   return config.databaseUrl
-    ? PostgresPointsStore.connect(config.databaseUrl, env)
+    ? PostgresPointsStore.connect(config.databaseUrl, env, log)
     : new SqlitePointsStore(config.dbPath);
 }
 

@@ -65,6 +65,17 @@ describe("connecting to a Postgres that is not up yet", () => {
       expect(reg.status).toBe(200);
       const board = (await (await fetch(`${base}/api/leaderboard`)).json()) as { total_agents: number };
       expect(board.total_agents).toBe(1);
+
+      // Reached but refused (a wrong password): not retried, the server's answer at once.
+      const refusedLogs: string[] = [];
+      const refused = connectMigrated(
+        `postgres://postgres:wrong@127.0.0.1:${port}/postgres`,
+        { DATABASE_CONNECT_TIMEOUT_S: "30" },
+        (line) => refusedLogs.push(line),
+      );
+      await expect(refused.ready).rejects.toThrow(/password authentication failed/);
+      expect(refusedLogs).toEqual([]);
+      await refused.pool.end();
     } finally {
       await svc.close();
     }

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
-import { LeaderElection } from "../../db/leader.ts";
-import { PgListener } from "../../db/notify.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -14,10 +12,11 @@ import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
 import { etagMatches, pickEncoding } from "./encodings.ts";
 import { PgClientRateLimiter } from "./pg-rate-limit.ts";
-import { BOARD_CHANNEL, type BoardChange, PostgresAgentStore } from "./pg-store.ts";
+import { PostgresAgentStore } from "./pg-store.ts";
 import { ClientRateLimiter, type RateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
+import { coordinateReplicas } from "./replicas.ts";
 import { type AgentStore, openAgentStore } from "./store.ts";
 
 export interface LeaderboardService {
@@ -76,8 +75,6 @@ export function createLeaderboardService(
     announce: shared ? (network) => shared.announce(network) : undefined,
     now,
   });
-  // Until elected, a replica neither reads the exchange for refreshes nor writes their results.
-  if (shared) refresher.setWriter(null);
   const limiter: RateLimiter = shared
     ? new PgClientRateLimiter(shared.pool, shared.ready, config.registerPerMinute, config.registerBurst, now)
     : new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
@@ -173,79 +170,27 @@ export function createLeaderboardService(
 
   serveWebFolder(app, "/", "leaderboard");
 
-  // On Postgres (replicas) the replica elected `leaderboard:schedule` refreshes the agents, writing
-  // through its term's fence; every other replica's cycles only rebuild its boards from the store.
-  // Each replica also rebuilds as soon as another one announces a registration or a refresh.
-  let election: LeaderElection | undefined;
-  let listener: PgListener | undefined;
-  let closed = false;
-  if (shared && config.databaseUrl) {
-    election = new LeaderElection({
-      connectionString: config.databaseUrl,
-      name: "leaderboard:schedule",
-      holder: process.env.HL_REPLICA_NAME,
-      log: (line) => app.log.info(line),
-      onElected(fence) {
-        refresher.setWriter(shared.fenced(fence));
-      },
-      onDeposed() {
-        refresher.setWriter(null);
-      },
-    });
-    listener = new PgListener({ connectionString: config.databaseUrl, log: (line) => app.log.warn(line) });
-    const rebuildAll = () => {
-      for (const n of LEADERBOARD_NETWORKS) refresher.changed(n).catch(() => undefined);
-    };
-    void listener.subscribe(
-      BOARD_CHANNEL,
-      (payload) => {
-        const change = boardChange(payload);
-        if (change && change.origin !== shared.origin)
-          refresher.changed(change.network).catch(() => undefined);
-      },
-      rebuildAll,
-    );
-    // Both wait for the schema (a replica started before Postgres retries until it is reachable).
-    const campaign = election;
-    const listening = listener;
-    void shared.ready
-      .then(async () => {
-        if (closed) return;
-        await campaign.start();
-        await listening.start();
-        rebuildAll();
-      })
-      .catch((err: unknown) =>
-        app.log.error(
-          `leaderboard: replica coordination: ${err instanceof Error ? err.message : String(err)}`,
-        ),
-      );
-  }
+  const replicas =
+    shared && config.databaseUrl
+      ? coordinateReplicas(shared, refresher, {
+          url: config.databaseUrl,
+          holder: process.env.HL_REPLICA_NAME,
+          log: (line) => app.log.info(line),
+        })
+      : undefined;
 
   return {
     app,
     refresher,
     store,
     startRefresh: () => refresher.start(),
-    writing: () => !election || election.current !== undefined,
+    writing: () => replicas?.writing() ?? true,
     ready: shared?.ready ?? Promise.resolve(),
     async close() {
-      closed = true;
-      await election?.stop();
-      await listener?.close();
+      await replicas?.close();
       await refresher.stop();
       await app.close();
       await store.close();
     },
   };
-}
-
-function boardChange(payload: string): BoardChange | undefined {
-  try {
-    const change = JSON.parse(payload) as Partial<BoardChange>;
-    const network = LEADERBOARD_NETWORKS.find((n) => n === change.network);
-    return network && typeof change.origin === "string" ? { network, origin: change.origin } : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -68,7 +68,7 @@ export async function whenReachable<T>(
       const left = timeoutMs - (Date.now() - started);
       if (left <= 0) {
         throw new UserError(
-          `Postgres at ${where} not reachable after ${n} attempts in ${Math.round(timeoutMs / 1000)} s: ${reason}`,
+          `Postgres at ${where} not reachable after ${n} attempts in ${timeoutMs / 1000} s: ${reason}`,
         );
       }
       const wait = Math.min(delay, left);

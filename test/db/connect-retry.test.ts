@@ -3,6 +3,7 @@ import { connectMigrated } from "../../src/db/connect.ts";
 import { listen } from "../../src/http/service.ts";
 import type { NetworkAccounts } from "../../src/services/leaderboard/account-source.ts";
 import { leaderboardConfig } from "../../src/services/leaderboard/config.ts";
+import { serveLeaderboard } from "../../src/services/leaderboard/serve.ts";
 import { createLeaderboardService } from "../../src/services/leaderboard/service.ts";
 import { freePort, startTestPostgres, type TestPostgres } from "../support/postgres.ts";
 
@@ -99,5 +100,28 @@ describe("connecting to a Postgres that is not up yet", () => {
     expect(logs.length).toBeGreaterThanOrEqual(2);
     expect(logs.join("\n")).not.toContain("secret");
     await pool.end();
+  });
+
+  it("hl leaderboard serve never binds without its Postgres: after DATABASE_CONNECT_TIMEOUT_S it fails with that error", async () => {
+    const port = await freePort();
+    const warnings: string[] = [];
+    const serving = serveLeaderboard(
+      { port: "0" },
+      {
+        env: {
+          DATABASE_URL: `postgres://hl:secret@127.0.0.1:${port}/hl`,
+          DATABASE_CONNECT_TIMEOUT_S: "0.5",
+          HL_API_URL_TESTNET: "http://127.0.0.1:9",
+          HL_API_URL_MAINNET: "http://127.0.0.1:9",
+        },
+        log: (line) => warnings.push(`log: ${line}`),
+        warn: (line) => warnings.push(line),
+      },
+    );
+    await expect(serving).rejects.toThrow(
+      /^Postgres at 127\.0\.0\.1:\d+\/hl not reachable after \d+ attempts in 0\.5 s/,
+    );
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.every((w) => w.startsWith("postgres 127.0.0.1:"))).toBe(true); // never "listening on"
   });
 });

@@ -56,11 +56,19 @@ function countParam(raw: unknown, name: string, fallback: number): number {
 
 export function createLeaderboardService(
   config: LeaderboardConfig,
-  deps: { source: AccountSource; now?: () => number; store?: AgentStore; log?: (line: string) => void },
+  deps: {
+    source: AccountSource;
+    now?: () => number;
+    store?: AgentStore;
+    /** Where a Postgres store reads DATABASE_POOL_MAX and DATABASE_CONNECT_TIMEOUT_S (process.env). */
+    env?: NodeJS.ProcessEnv;
+    /** Notes such as a retry while Postgres is not reachable yet (stderr). */
+    log?: (line: string) => void;
+  },
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const store = deps.store ?? openAgentStore(config, process.env, deps.log);
+  const store = deps.store ?? openAgentStore(config, deps.env, deps.log);
   // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
   const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;
   const refresher = new Refresher({

@@ -20,10 +20,17 @@ export interface RunningPoints {
 /** Start the points service: mark recorder on the BTCSWP feed, builder files, and the HTTP API. */
 export async function startPoints(
   cfg: PointsConfig,
-  deps: { fills: FillSource; files?: DayFiles; store?: PointsStore; log?: (line: string) => void },
+  deps: {
+    fills: FillSource;
+    files?: DayFiles;
+    store?: PointsStore;
+    /** Where a Postgres store reads DATABASE_POOL_MAX and DATABASE_CONNECT_TIMEOUT_S (process.env). */
+    env?: NodeJS.ProcessEnv;
+    log?: (line: string) => void;
+  },
 ): Promise<RunningPoints> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const store = deps.store ?? openPointsStore(cfg, process.env, log);
+  const store = deps.store ?? openPointsStore(cfg, deps.env, log);
   if (store instanceof PostgresPointsStore) {
     // Postgres reached and migrated (retried while it is not up yet) before anything else starts.
     await store.ready.catch(async (err: unknown) => {

@@ -145,6 +145,8 @@ export class Refresher {
    * (its ETag and compressed copies stay valid).
    */
   async changed(network: LeaderboardNetwork): Promise<void> {
+    // A large board is rebuilt within the registrations' duty cycle, however many replicas announce.
+    if ((this.boards.get(network)?.total ?? 0) >= SMALL_BOARD) return this.agentAdded(network);
     const running = this.following.get(network);
     if (running) {
       running.again = true;

@@ -1,6 +1,7 @@
 import { migrate } from "./migrate.ts";
 import { PgListener } from "./notify.ts";
 import { createPool, databaseUrl, type Pool } from "./pool.ts";
+import { whenReachable } from "./reachable.ts";
 
 /**
  * What a replica of a public service needs from the shared Postgres: a pool for reads and fenced
@@ -45,8 +46,9 @@ export async function openSharedDb(
 
 /**
  * The shared Postgres of a replica when DATABASE_URL is set (its schema brought up to date first;
- * replicas starting together are serialised by the migration lock), or undefined: the service then
- * keeps its SQLite file and this process is the only writer, as on one machine.
+ * replicas starting together are serialised by the migration lock; a Postgres not up yet is waited
+ * for, see whenReachable), or undefined: the service then keeps its SQLite file and this process is
+ * the only writer, as on one machine.
  */
 export async function replicaDbFromEnv(
   env: NodeJS.ProcessEnv,
@@ -54,12 +56,11 @@ export async function replicaDbFromEnv(
 ): Promise<SharedDb | undefined> {
   const url = databaseUrl(env);
   if (!url) return undefined;
-  const shared = await openSharedDb(url, { env, log, replica: env.HL_REPLICA_NAME });
+  const pool = createPool(url, env);
   try {
-    await migrate(shared.pool);
-  } catch (err) {
-    await shared.close();
-    throw err;
+    await whenReachable(url, () => migrate(pool), { env, log });
+  } finally {
+    await pool.end();
   }
-  return shared;
+  return openSharedDb(url, { env, log, replica: env.HL_REPLICA_NAME });
 }

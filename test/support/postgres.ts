@@ -51,7 +51,8 @@ async function ensurePostgresUser(): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on (at the time of asking). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -119,8 +120,11 @@ async function templateCluster(): Promise<string> {
   return dir;
 }
 
-/** Start a private Postgres on a free loopback port, from a copy of the cached cluster. */
-export async function startTestPostgres(): Promise<TestPostgres> {
+/**
+ * Start a private Postgres from a copy of the cached cluster, on `port` (a service may already be
+ * waiting for it there) or else on a free loopback port.
+ */
+export async function startTestPostgres(opts: { port?: number } = {}): Promise<TestPostgres> {
   const started = Date.now();
   await ensurePostgresUser();
   const template = await templateCluster();
@@ -133,7 +137,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   let port = 0;
   const log: string[] = [];
   for (let attempt = 1; !server; attempt++) {
-    port = await freePort();
+    port = opts.port ?? (await freePort());
     const candidate = cluster(dataDir, port, log);
     try {
       await candidate.start();

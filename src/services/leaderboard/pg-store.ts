@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { connectMigrated } from "../../db/connect.ts";
+import { type Fence, fencedTransaction } from "../../db/leader.ts";
 import type { Pool } from "../../db/pool.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
@@ -44,21 +46,67 @@ export function agentFromPg(r: AgentPgRow): AgentRow {
   };
 }
 
-/** Registered agents in Postgres (table leaderboard_agents), shared by every replica. */
+/** NOTIFY channel of board changes: a registration, or the elected writer's refresh (see BoardChange). */
+export const BOARD_CHANNEL = "leaderboard_board";
+
+/** A board change as announced on BOARD_CHANNEL: which network, and which store instance wrote it. */
+export interface BoardChange {
+  network: LeaderboardNetwork;
+  origin: string;
+}
+
+/**
+ * Registered agents in Postgres (table leaderboard_agents), shared by every replica. Every new
+ * registration and every `announce` is sent on BOARD_CHANNEL, so the other replicas rebuild their
+ * boards at once. A store bound to a fence (`fenced`) records refresh results only while that writer
+ * is still elected.
+ */
 export class PostgresAgentStore implements AgentStore {
+  /** Names this store's announcements, so its own service can tell them from the other replicas'. */
+  readonly origin: string;
+
   /**
    * @param ready queries wait for it (the schema migration)
    * @param ownsPool close() ends the pool
    */
   constructor(
-    private readonly pool: Pool,
-    private readonly ready: Promise<void> = Promise.resolve(),
+    readonly pool: Pool,
+    readonly ready: Promise<void> = Promise.resolve(),
     private readonly ownsPool = false,
-  ) {}
+    private readonly fence?: Fence,
+    origin?: string,
+  ) {
+    this.origin = origin ?? randomUUID();
+  }
+
+  /** The same store, recording refresh results as the holder of `fence` (refused once deposed). */
+  fenced(fence: Fence): PostgresAgentStore {
+    return new PostgresAgentStore(this.pool, this.ready, false, fence, this.origin);
+  }
+
+  /** Tell every replica that `network`'s agents changed (the writer refreshed them). */
+  async announce(network: LeaderboardNetwork): Promise<void> {
+    await this.query("SELECT pg_notify($1, $2)", [BOARD_CHANNEL, this.change(network)]);
+  }
+
+  private change(network: LeaderboardNetwork): string {
+    return JSON.stringify({ network, origin: this.origin } satisfies BoardChange);
+  }
+
+  /** A write of the elected refresh: one transaction that commits only while the fence holds. */
+  private async write(sql: string, params: unknown[]): Promise<void> {
+    await this.ready;
+    if (this.fence) await fencedTransaction(this.pool, this.fence, (c) => c.query(sql, params));
+    else await this.pool.query(sql, params);
+  }
 
   /** A store on its own pool, migrating the schema first. */
-  static connect(url: string, env: NodeJS.ProcessEnv = process.env): PostgresAgentStore {
-    const { pool, ready } = connectMigrated(url, env);
+  static connect(
+    url: string,
+    env: NodeJS.ProcessEnv = process.env,
+    log?: (line: string) => void,
+  ): PostgresAgentStore {
+    const { pool, ready } = connectMigrated(url, env, log);
     return new PostgresAgentStore(pool, ready, true);
   }
 
@@ -76,12 +124,16 @@ export class PostgresAgentStore implements AgentStore {
   }
 
   async insert(a: NewAgent): Promise<boolean> {
+    // Announced in the same statement, so only when the row is new, and delivered once it commits.
     const rows = await this.query(
-      `INSERT INTO leaderboard_agents (network, address, display_name, initial_account_value, registered_at,
-         ledger_mark, account_value, positions_count, refreshed_at, tracking, due_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $4, $7, $5, $8, 0)
-       ON CONFLICT (network, address) DO NOTHING
-       RETURNING address`,
+      `WITH added AS (
+         INSERT INTO leaderboard_agents (network, address, display_name, initial_account_value, registered_at,
+           ledger_mark, account_value, positions_count, refreshed_at, tracking, due_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $4, $7, $5, $8, 0)
+         ON CONFLICT (network, address) DO NOTHING
+         RETURNING address
+       )
+       SELECT address, pg_notify($9, $10) FROM added`,
       [
         a.network,
         a.address,
@@ -91,6 +143,8 @@ export class PostgresAgentStore implements AgentStore {
         a.ledgerMark ? JSON.stringify(a.ledgerMark) : null,
         a.positionsCount,
         a.tracking ? JSON.stringify(a.tracking) : null,
+        BOARD_CHANNEL,
+        this.change(a.network),
       ],
     );
     return rows.length === 1;
@@ -113,7 +167,7 @@ export class PostgresAgentStore implements AgentStore {
   }
 
   async recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void> {
-    await this.query(
+    await this.write(
       `UPDATE leaderboard_agents SET account_value = $1, positions_count = $2, net_deposits = $3,
          refreshed_at = $4, stale = FALSE, last_error = NULL, tracking = $7
        WHERE network = $5 AND address = $6`,
@@ -130,7 +184,7 @@ export class PostgresAgentStore implements AgentStore {
   }
 
   async recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void> {
-    await this.query(
+    await this.write(
       "UPDATE leaderboard_agents SET stale = TRUE, last_error = $1 WHERE network = $2 AND address = $3",
       [error, network, address],
     );

@@ -1,8 +1,13 @@
+/** Takes one registration token for a client: 0 when allowed, else the seconds to wait. */
+export interface RateLimiter {
+  take(client: string): number | Promise<number>;
+}
+
 /**
- * Per-client token buckets: each client may make `burst` requests at once and `perMinute` a minute
+ * Per-client token buckets in this process (one machine; replicas share PgClientRateLimiter): each client may make `burst` requests at once and `perMinute` a minute
  * on average. Idle full buckets are forgotten, so memory follows active clients only.
  */
-export class ClientRateLimiter {
+export class ClientRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly perMs: number;
 

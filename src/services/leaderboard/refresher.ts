@@ -1,3 +1,4 @@
+import { FencedOutError } from "../../db/leader.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
 import { refreshAgent } from "./agent-refresh.ts";
 import { type Board, BoardBuilder } from "./board.ts";
@@ -19,6 +20,8 @@ export interface RefresherOptions {
   staggerMs: number;
   /** False when refresh workers read the exchange: a cycle only rebuilds the boards from the store. */
   exchangeReads?: boolean;
+  /** Called after a cycle published a network's board (replicas: tell the others to rebuild theirs). */
+  announce?: (network: LeaderboardNetwork) => Promise<void>;
   now?: () => number;
 }
 
@@ -66,10 +69,23 @@ export class Refresher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport[]> | undefined;
   private stopped = false;
+  /** Where refresh results are recorded; null on a replica that is not the elected writer. */
+  private writes: AgentStore | null;
+  /** Per network: a rebuild for another replica's change is running (and whether another is owed). */
+  private readonly following = new Map<LeaderboardNetwork, { again: boolean }>();
 
   constructor(private readonly opts: RefresherOptions) {
     this.now = opts.now ?? Date.now;
     this.dexLists = new DexLists(opts.source, opts.agentTimeoutMs, this.now);
+    this.writes = opts.store;
+  }
+
+  /**
+   * Record refresh results in `store` (the elected writer's fenced store), or, with null, neither read
+   * the exchange nor write: a cycle then only rebuilds the boards from what the writer stored.
+   */
+  setWriter(store: AgentStore | null): void {
+    this.writes = store;
   }
 
   /** The board being served (built from the stored last known values on first use). */
@@ -123,12 +139,53 @@ export class Refresher {
     }
   }
 
+  /**
+   * Another replica changed `network`'s agents: rebuild from the store. Changes arriving during a
+   * rebuild are folded into one more; a rebuild that finds the same ranking keeps the board served
+   * (its ETag and compressed copies stay valid).
+   */
+  async changed(network: LeaderboardNetwork): Promise<void> {
+    // A large board is rebuilt within the registrations' duty cycle, however many replicas announce.
+    if ((this.boards.get(network)?.total ?? 0) >= SMALL_BOARD) return this.agentAdded(network);
+    const running = this.following.get(network);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: true };
+    this.following.set(network, state);
+    try {
+      while (state.again && !this.stopped) {
+        state.again = false;
+        await this.rebuildIfChanged(network);
+      }
+    } finally {
+      this.following.delete(network);
+    }
+  }
+
+  private async rebuildIfChanged(network: LeaderboardNetwork): Promise<void> {
+    const served = this.boards.get(network);
+    if (!served) return; // never read here yet: the first read builds it from the store
+    const rows = await this.opts.store.list(network);
+    const fresh = this.builder.build(rows, network, this.now());
+    const current = this.boards.get(network);
+    const same =
+      current !== undefined &&
+      current.total === fresh.total &&
+      current.entryJson.every((json, i) => json === fresh.entryJson[i]);
+    if (!same) await this.rebuild(network);
+  }
+
   /** Run one refresh cycle over every network (joins the running one if a cycle is under way). */
   cycle(): Promise<CycleReport[]> {
     if (!this.running) {
-      this.running = Promise.all(this.opts.networks.map((n) => this.refreshNetwork(n))).finally(() => {
-        this.running = undefined;
-      });
+      const writes = this.writes;
+      this.running = Promise.all(this.opts.networks.map((n) => this.refreshNetwork(n, writes))).finally(
+        () => {
+          this.running = undefined;
+        },
+      );
     }
     return this.running;
   }
@@ -139,7 +196,7 @@ export class Refresher {
     this.stopped = false;
     const tick = () => {
       if (this.running) {
-        for (const n of this.opts.networks) this.rebuild(n).catch(() => undefined);
+        for (const n of this.opts.networks) this.publish(n, this.writes).catch(() => undefined);
         return;
       }
       this.cycle().catch(() => undefined);
@@ -158,25 +215,41 @@ export class Refresher {
     await this.running?.catch(() => undefined);
   }
 
-  private async refreshNetwork(network: LeaderboardNetwork): Promise<CycleReport> {
+  /** Rebuild a network's board; the writer also tells the other replicas to rebuild theirs. */
+  private async publish(network: LeaderboardNetwork, writes: AgentStore | null): Promise<void> {
+    await this.rebuild(network);
+    if (writes) await this.opts.announce?.(network);
+  }
+
+  private async refreshNetwork(network: LeaderboardNetwork, writes: AgentStore | null): Promise<CycleReport> {
     const started = this.now();
     const agents = await this.opts.store.list(network);
-    const reads = this.opts.exchangeReads ?? true;
-    const failed = reads && agents.length > 0 ? await this.refreshAgents(network, agents) : 0;
-    await this.rebuild(network);
+    const reads = (this.opts.exchangeReads ?? true) && writes !== null;
+    const failed = reads && agents.length > 0 ? await this.refreshAgents(network, agents, writes) : 0;
+    await this.publish(network, writes);
     return { network, agents: agents.length, failed, durationMs: this.now() - started };
   }
 
-  private async refreshAgents(network: LeaderboardNetwork, agents: AgentRow[]): Promise<number> {
+  private async refreshAgents(
+    network: LeaderboardNetwork,
+    agents: AgentRow[],
+    writes: AgentStore,
+  ): Promise<number> {
     const accounts = this.opts.source(network);
     let next = 0;
     let failed = 0;
+    let deposed = false;
     const worker = async (k: number) => {
       await sleep(k * this.opts.staggerMs);
-      while (!this.stopped && next < agents.length) {
+      while (!this.stopped && !deposed && next < agents.length) {
         const agent = agents[next++]!;
-        const ok = await this.refreshAgent(network, accounts, agent);
-        if (!ok) failed++;
+        try {
+          if (!(await this.refreshAgent(network, accounts, agent, writes))) failed++;
+        } catch (err) {
+          // Another replica writes now: this cycle's remaining results are not ours to record.
+          if (!(err instanceof FencedOutError)) throw err;
+          deposed = true;
+        }
       }
     };
     const workers = Math.max(1, Math.min(this.opts.concurrency, agents.length));
@@ -184,21 +257,24 @@ export class Refresher {
     return failed;
   }
 
+  /** Refresh one agent; false when the exchange failed it. Throws FencedOutError once deposed. */
   private async refreshAgent(
     network: LeaderboardNetwork,
     accounts: NetworkAccounts,
     agent: AgentRow,
+    writes: AgentStore,
   ): Promise<boolean> {
+    let v: Awaited<ReturnType<typeof refreshAgent>>;
     try {
-      const v = await withTimeout(
+      v = await withTimeout(
         refreshAgent(agent, accounts, () => this.dexLists.get(network), this.now()),
         this.opts.agentTimeoutMs,
       );
-      await this.opts.store.recordSuccess(network, agent.address, { ...v, at: this.now() });
-      return true;
     } catch (err) {
-      await this.opts.store.recordFailure(network, agent.address, message(err));
+      await writes.recordFailure(network, agent.address, message(err));
       return false;
     }
+    await writes.recordSuccess(network, agent.address, { ...v, at: this.now() });
+    return true;
   }
 }

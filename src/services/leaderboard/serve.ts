@@ -9,11 +9,18 @@ import { createLeaderboardService } from "./service.ts";
 export async function serveLeaderboard(opts: ServeOptions, ctx: ServeContext): Promise<RunningService> {
   const config = leaderboardConfig(ctx.env, { port: portOption(stringOption(opts, "port", "--port")) });
   const accounts = await hlAccountSource(config.apiUrls, config.agentTimeoutMs, { env: ctx.env });
-  const service = createLeaderboardService(config, { source: accounts.source });
+  const service = createLeaderboardService(config, {
+    source: accounts.source,
+    env: ctx.env,
+    log: ctx.warn,
+  });
   let port: number;
   try {
+    // On Postgres, reached and migrated first (retried while it is not up yet).
+    await service.ready;
     port = await listen(service.app, config.port, config.host);
   } catch (err) {
+    await service.close();
     await accounts.close();
     throw err;
   }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
-import { LeaderElection } from "../../db/leader.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -12,9 +11,12 @@ import {
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
 import { etagMatches, pickEncoding } from "./encodings.ts";
-import { ClientRateLimiter, rateLimitedClient } from "./rate-limit.ts";
+import { PgClientRateLimiter } from "./pg-rate-limit.ts";
+import { PostgresAgentStore } from "./pg-store.ts";
+import { ClientRateLimiter, type RateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
+import { coordinateReplicas } from "./replicas.ts";
 import { type AgentStore, openAgentStore } from "./store.ts";
 
 export interface LeaderboardService {
@@ -26,6 +28,10 @@ export interface LeaderboardService {
    * on the replica elected `leaderboard:schedule`, the others following the shared store.
    */
   startRefresh(): void;
+  /** Whether this process records refresh results: always on SQLite; on Postgres while elected. */
+  writing(): boolean;
+  /** Settles when the store can be used (Postgres: reached and migrated); rejects when it cannot. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,11 +56,21 @@ function countParam(raw: unknown, name: string, fallback: number): number {
 
 export function createLeaderboardService(
   config: LeaderboardConfig,
-  deps: { source: AccountSource; now?: () => number; store?: AgentStore },
+  deps: {
+    source: AccountSource;
+    now?: () => number;
+    store?: AgentStore;
+    /** Where a Postgres store reads DATABASE_POOL_MAX and DATABASE_CONNECT_TIMEOUT_S (process.env). */
+    env?: NodeJS.ProcessEnv;
+    /** Notes such as a retry while Postgres is not reachable yet (stderr). */
+    log?: (line: string) => void;
+  },
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const store = deps.store ?? openAgentStore(config);
+  const store = deps.store ?? openAgentStore(config, deps.env, deps.log);
+  // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
+  const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;
   const refresher = new Refresher({
     store,
     source: deps.source,
@@ -64,9 +80,12 @@ export function createLeaderboardService(
     agentTimeoutMs: config.agentTimeoutMs,
     staggerMs: config.staggerMs,
     exchangeReads: !config.refreshByWorkers,
+    announce: shared ? (network) => shared.announce(network) : undefined,
     now,
   });
-  const limiter = new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
+  const limiter: RateLimiter = shared
+    ? new PgClientRateLimiter(shared.pool, shared.ready, config.registerPerMinute, config.registerBurst, now)
+    : new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
   const trustedProxies = new Set(config.trustedProxies);
   const { app, metrics } = createService({ name: "leaderboard", corsOrigin: config.corsOrigin });
 
@@ -112,7 +131,7 @@ export function createLeaderboardService(
         headerValue(req.headers["x-forwarded-for"]),
         trustedProxies,
       );
-      const wait = client === null ? 0 : limiter.take(client);
+      const wait = client === null ? 0 : await limiter.take(client);
       if (wait > 0) {
         registrations.inc({ outcome: "rate_limited" });
         reply.header("Retry-After", String(wait));
@@ -159,52 +178,24 @@ export function createLeaderboardService(
 
   serveWebFolder(app, "/", "leaderboard");
 
-  // On Postgres (replicas) one elected replica schedules the refresh; the others rebuild their board
-  // from the shared store on the same period, so every replica serves what the writer stored.
-  let election: LeaderElection | undefined;
-  let following: NodeJS.Timeout | undefined;
-  const follow = () => {
-    following ??= setInterval(() => {
-      for (const n of LEADERBOARD_NETWORKS) refresher.rebuild(n).catch(() => undefined);
-    }, config.refreshIntervalMs);
-    following.unref();
-  };
-  const unfollow = () => {
-    if (following) clearInterval(following);
-    following = undefined;
-  };
-  function startRefresh(): void {
-    if (!config.databaseUrl) {
-      refresher.start();
-      return;
-    }
-    if (election) return;
-    follow();
-    election = new LeaderElection({
-      connectionString: config.databaseUrl,
-      name: "leaderboard:schedule",
-      holder: process.env.HL_REPLICA_NAME,
-      log: (line) => app.log.info(line),
-      onElected() {
-        unfollow();
-        refresher.start();
-      },
-      async onDeposed() {
-        await refresher.stop();
-        follow();
-      },
-    });
-    void election.start();
-  }
+  const replicas =
+    shared && config.databaseUrl
+      ? coordinateReplicas(shared, refresher, {
+          url: config.databaseUrl,
+          holder: process.env.HL_REPLICA_NAME,
+          log: (line) => app.log.info(line),
+        })
+      : undefined;
 
   return {
     app,
     refresher,
     store,
-    startRefresh,
+    startRefresh: () => refresher.start(),
+    writing: () => replicas?.writing() ?? true,
+    ready: shared?.ready ?? Promise.resolve(),
     async close() {
-      await election?.stop();
-      unfollow();
+      await replicas?.close();
       await refresher.stop();
       await app.close();
       await store.close();

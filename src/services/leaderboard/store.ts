@@ -68,9 +68,10 @@ export interface AgentStore {
 export function openAgentStore(
   config: { dbPath: string; databaseUrl?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
+  log?: (line: string) => void,
 ): AgentStore {
   return config.databaseUrl
-    ? PostgresAgentStore.connect(config.databaseUrl, env)
+    ? PostgresAgentStore.connect(config.databaseUrl, env, log)
     : new SqliteAgentStore(config.dbPath);
 }
 

@@ -38,14 +38,36 @@ export class FillHistory {
 
   /**
    * Fetch what is new for `user` (from the last fill seen, else the program start), store the scored
-   * coin's fills, and return every stored fill since the program start with the coverage.
+   * coin's fills, and return every stored fill since the program start with the coverage. No two
+   * processes sync one wallet at once, and within `freshMs` of another process's sync the stored
+   * fills are used as they are (see PointsStore.exclusiveSync).
    */
   async sync(
     user: string,
     fetch: (user: string, startMs: number) => Promise<SourceFill[]>,
     programStartMs: number,
+    freshMs = 0,
   ): Promise<{ fills: SourceFill[]; coverage: HistoryCoverage }> {
     const key = user.toLowerCase();
+    let added = 0;
+    await this.store.exclusiveSync(key, freshMs, async () => {
+      added = await this.fetchNew(key, fetch, programStartMs);
+    });
+    const after = await this.store.walletSync(key);
+    const missingBeforeMs =
+      after?.missingBeforeMs && after.missingBeforeMs > 0 ? after.missingBeforeMs : null;
+    return {
+      fills: await this.fillsOf(key, programStartMs, after?.throughMs ?? programStartMs, added > 0),
+      coverage: { complete: missingBeforeMs === null, missingBeforeMs },
+    };
+  }
+
+  /** Ask the exchange for the fills since the last one seen and store them; returns how many were new. */
+  private async fetchNew(
+    key: string,
+    fetch: (user: string, startMs: number) => Promise<SourceFill[]>,
+    programStartMs: number,
+  ): Promise<number> {
     const before = await this.store.walletSync(key);
     const fromMs = Math.max(before?.throughMs ?? programStartMs, programStartMs);
     const fetched = await fetch(key, fromMs);
@@ -68,14 +90,7 @@ export class FillHistory {
         crossed: f.crossed,
         builderFee: f.builderFee ?? null,
       }));
-    const added = await this.store.recordSync(key, scored, newest, gap);
-    const after = await this.store.walletSync(key);
-    const missingBeforeMs =
-      after?.missingBeforeMs && after.missingBeforeMs > 0 ? after.missingBeforeMs : null;
-    return {
-      fills: await this.fillsOf(key, programStartMs, after?.throughMs ?? newest, added > 0),
-      coverage: { complete: missingBeforeMs === null, missingBeforeMs },
-    };
+    return this.store.recordSync(key, scored, newest, gap);
   }
 
   /** The stored fills of `user` since `fromMs`: from memory when nothing changed since the last read. */

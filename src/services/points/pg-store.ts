@@ -1,25 +1,83 @@
 import { connectMigrated } from "../../db/connect.ts";
-import { inTransaction, type Pool } from "../../db/pool.ts";
+import { type Fence, fencedTransaction } from "../../db/leader.ts";
+import { loadPg, type Pool } from "../../db/pool.ts";
 import type { PointsStore, StoredFill, StoredMark, WalletSync } from "./store.ts";
 
 /** Rows per INSERT: arrays are single parameters, this only bounds one statement's work. */
 const BATCH = 5_000;
 
-/** The points store in Postgres (points_marks, points_wallet_fills, points_wallet_sync), shared by replicas. */
+/**
+ * Connections that hold wallet locks. They are a pool of their own: a lock holder's queries go to the
+ * main pool, so however many syncs wait for locks, none waits for a connection a lock holder needs.
+ */
+const LOCK_CONNECTIONS = 4;
+
+/** Postgres's clock in ms: replicas judge a sync's age by the same clock. */
+const NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/**
+ * The points store in Postgres (points_marks, points_wallet_fills, points_wallet_sync), shared by
+ * replicas. A store bound to a fence (`fenced`, the elected `points:sync` writer's) records syncs only
+ * while that writer is still elected.
+ */
 export class PostgresPointsStore implements PointsStore {
+  private locks: Pool | undefined;
+
   /**
    * @param ready queries wait for it (the schema migration)
    * @param ownsPool close() ends the pool
    */
   constructor(
     private readonly pool: Pool,
-    private readonly ready: Promise<void> = Promise.resolve(),
+    readonly ready: Promise<void> = Promise.resolve(),
     private readonly ownsPool = false,
+    private readonly fence?: Fence,
   ) {}
 
+  /** The same store, recording syncs as the holder of `fence` (refused once another replica took over). */
+  fenced(fence: Fence): PostgresPointsStore {
+    const store = new PostgresPointsStore(this.pool, this.ready, false, fence);
+    store.locks = this.lockPool();
+    return store;
+  }
+
+  private lockPool(): Pool {
+    if (!this.locks) {
+      this.locks = new (loadPg().Pool)({ ...this.pool.options, max: LOCK_CONNECTIONS });
+      this.locks.on("error", () => undefined);
+    }
+    return this.locks;
+  }
+
+  async exclusiveSync(wallet: string, freshMs: number, sync: () => Promise<void>): Promise<boolean> {
+    await this.ready;
+    const client = await this.lockPool().connect();
+    const lock = [`points:wallet:${wallet}`];
+    try {
+      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", lock);
+      try {
+        const fresh = await client.query(
+          `SELECT 1 FROM points_wallet_sync WHERE wallet = $1 AND synced_at_ms > ${NOW_MS} - $2::bigint`,
+          [wallet, freshMs],
+        );
+        if (fresh.rowCount === 1) return false;
+        await sync();
+        return true;
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", lock);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
   /** A store on its own pool, migrating the schema first. */
-  static connect(url: string, env: NodeJS.ProcessEnv = process.env): PostgresPointsStore {
-    const { pool, ready } = connectMigrated(url, env);
+  static connect(
+    url: string,
+    env: NodeJS.ProcessEnv = process.env,
+    log?: (line: string) => void,
+  ): PostgresPointsStore {
+    const { pool, ready } = connectMigrated(url, env, log);
     return new PostgresPointsStore(pool, ready, true);
   }
 
@@ -76,7 +134,7 @@ export class PostgresPointsStore implements PointsStore {
     missingBeforeMs: number | null,
   ): Promise<number> {
     await this.ready;
-    return inTransaction(this.pool, async (client) => {
+    return fencedTransaction(this.pool, this.fence, async (client) => {
       let added = 0;
       for (let i = 0; i < fills.length; i += BATCH) {
         const chunk = fills.slice(i, i + BATCH);
@@ -99,8 +157,10 @@ export class PostgresPointsStore implements PointsStore {
         added += res.rowCount ?? 0;
       }
       await client.query(
-        `INSERT INTO points_wallet_sync (wallet, through_ms, missing_before_ms) VALUES ($1, $2, $3)
+        `INSERT INTO points_wallet_sync (wallet, through_ms, missing_before_ms, synced_at_ms)
+         VALUES ($1, $2, $3, ${NOW_MS})
          ON CONFLICT (wallet) DO UPDATE SET
+           synced_at_ms = EXCLUDED.synced_at_ms,
            through_ms = GREATEST(points_wallet_sync.through_ms, EXCLUDED.through_ms),
            missing_before_ms = GREATEST(COALESCE(points_wallet_sync.missing_before_ms, 0),
              COALESCE(EXCLUDED.missing_before_ms, 0))`,
@@ -142,6 +202,8 @@ export class PostgresPointsStore implements PointsStore {
   }
 
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    if (!this.ownsPool) return;
+    await this.locks?.end();
+    await this.pool.end();
   }
 }

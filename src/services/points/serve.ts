@@ -15,7 +15,11 @@ export async function servePoints(opts: ServeOptions, ctx: ServeContext): Promis
   const session = await openClientSession({ network, paperWallet: false, env: ctx.env });
   for (const note of session.notes) ctx.warn(note);
   try {
-    const running = await startPoints(cfg, { fills: exchangeFillSource(session.client), log: ctx.warn });
+    const running = await startPoints(cfg, {
+      fills: exchangeFillSource(session.client),
+      env: ctx.env,
+      log: ctx.warn,
+    });
     ctx.log(`points API on ${running.url}/points (marks from ${cfg.feedUrl})`);
     return {
       async close() {

@@ -5,6 +5,7 @@ import type { PointsConfig } from "./config.ts";
 import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
 import { MarkRecorder } from "./marks.ts";
+import { PostgresPointsStore } from "./pg-store.ts";
 import { type DayFiles, type FillSource, PointsService } from "./service.ts";
 import { openPointsStore, type PointsStore } from "./store.ts";
 
@@ -19,10 +20,24 @@ export interface RunningPoints {
 /** Start the points service: mark recorder on the BTCSWP feed, builder files, and the HTTP API. */
 export async function startPoints(
   cfg: PointsConfig,
-  deps: { fills: FillSource; files?: DayFiles; store?: PointsStore; log?: (line: string) => void },
+  deps: {
+    fills: FillSource;
+    files?: DayFiles;
+    store?: PointsStore;
+    /** Where a Postgres store reads DATABASE_POOL_MAX and DATABASE_CONNECT_TIMEOUT_S (process.env). */
+    env?: NodeJS.ProcessEnv;
+    log?: (line: string) => void;
+  },
 ): Promise<RunningPoints> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const store = deps.store ?? openPointsStore(cfg);
+  const store = deps.store ?? openPointsStore(cfg, deps.env, log);
+  if (store instanceof PostgresPointsStore) {
+    // Postgres reached and migrated (retried while it is not up yet) before anything else starts.
+    await store.ready.catch(async (err: unknown) => {
+      await store.close();
+      throw err;
+    });
+  }
   let lastError = "";
   const recorder = new MarkRecorder(store, {
     feedUrl: cfg.feedUrl,
@@ -46,14 +61,15 @@ export async function startPoints(
   const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history });
   let following = false;
   let follower: NodeJS.Timeout | undefined;
-  const startFollowing = () => {
+  const startFollowing = (writes: FillHistory) => {
     if (cfg.followMs <= 0 || follower) return;
     follower = setInterval(() => {
       if (following) return;
       following = true;
       service
-        .followAll((user, err) =>
-          log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+        .followAll(
+          (user, err) => log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
+          writes,
         )
         .finally(() => {
           following = false;
@@ -65,20 +81,21 @@ export async function startPoints(
     clearInterval(follower);
     follower = undefined;
   };
-  // On Postgres (replicas) the periodic sync of every known wallet runs on one elected replica.
+  // On Postgres (replicas) the periodic sync of every known wallet runs on one elected replica, and
+  // its writes carry the term's fence: once another replica took over, they are refused.
   const election =
-    cfg.databaseUrl && cfg.followMs > 0
+    cfg.databaseUrl && cfg.followMs > 0 && store instanceof PostgresPointsStore
       ? new LeaderElection({
           connectionString: cfg.databaseUrl,
           name: "points:sync",
           holder: process.env.HL_REPLICA_NAME,
           log,
-          onElected: startFollowing,
+          onElected: (fence) => startFollowing(new FillHistory(store.fenced(fence), cfg.coin)),
           onDeposed: stopFollowing,
         })
       : undefined;
   if (election) void election.start();
-  else startFollowing();
+  else startFollowing(history);
   const { app } = createPointsApp(service);
   try {
     const port = await listen(app, cfg.port, cfg.host);

@@ -129,17 +129,17 @@ export class PointsService {
 
   /**
    * Sync the fills of every wallet seen so far, a few at a time, so their history stays whole even
-   * when nobody asks about them for a while. Returns how many synced; failures are reported, not thrown.
+   * when nobody asks about them for a while (through `history`: the elected writer's fenced one on
+   * replicas). Returns how many synced; failures are reported, not thrown.
    */
-  async followAll(onError: (user: string, err: unknown) => void): Promise<number> {
-    const users = await this.deps.history.knownUsers();
+  async followAll(
+    onError: (user: string, err: unknown) => void,
+    history: FillHistory = this.deps.history,
+  ): Promise<number> {
+    const users = await history.knownUsers();
     const done = await mapLimit(users, 4, async (user) => {
       try {
-        await this.deps.history.sync(
-          user,
-          (u, from) => this.deps.fills.fills(u, from),
-          this.cfg.programStartMs,
-        );
+        await history.sync(user, (u, from) => this.deps.fills.fills(u, from), this.cfg.programStartMs);
         return true;
       } catch (err) {
         onError(user, err);
@@ -160,7 +160,13 @@ export class PointsService {
   private async compute(user: string): Promise<WalletResult> {
     const [nowMs, synced] = await Promise.all([
       this.deps.fills.now(),
-      this.deps.history.sync(user, (u, from) => this.deps.fills.fills(u, from), this.cfg.programStartMs),
+      // A wallet another replica synced within the cache period is not fetched again.
+      this.deps.history.sync(
+        user,
+        (u, from) => this.deps.fills.fills(u, from),
+        this.cfg.programStartMs,
+        this.cfg.cacheMs,
+      ),
     ]);
     const { fills, coverage } = synced;
 

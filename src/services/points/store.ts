@@ -53,6 +53,12 @@ export interface PointsStore extends MarkLookup {
     throughMs: number,
     missingBeforeMs: number | null,
   ): Promise<number>;
+  /**
+   * Run `sync` (fetch a wallet's new fills and record them) while no other process syncs that
+   * wallet, unless one finished a sync of it less than `freshMs` ago: then `sync` is skipped and
+   * the result is false. Replicas thereby fetch a wallet once however many of them are asked.
+   */
+  exclusiveSync(wallet: string, freshMs: number, sync: () => Promise<void>): Promise<boolean>;
   /** The wallet's stored fills since `fromMs`, by time then trade id. */
   fillsSince(wallet: string, fromMs: number): Promise<StoredFill[]>;
   /** Wallets synced at least once, sorted. */
@@ -64,9 +70,10 @@ export interface PointsStore extends MarkLookup {
 export function openPointsStore(
   config: { dbPath: string; databaseUrl?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
+  log?: (line: string) => void,
 ): PointsStore {
   return config.databaseUrl
-    ? PostgresPointsStore.connect(config.databaseUrl, env)
+    ? PostgresPointsStore.connect(config.databaseUrl, env, log)
     : new SqlitePointsStore(config.dbPath);
 }
 
@@ -182,6 +189,12 @@ export class SqlitePointsStore implements PointsStore {
       this.saveSync.run(wallet, throughMs, missingBeforeMs);
     })();
     return added;
+  }
+
+  /** One process owns the file: the service already shares one computation per wallet. */
+  async exclusiveSync(_wallet: string, _freshMs: number, sync: () => Promise<void>): Promise<boolean> {
+    await sync();
+    return true;
   }
 
   async fillsSince(wallet: string, fromMs: number): Promise<StoredFill[]> {

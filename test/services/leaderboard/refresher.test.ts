@@ -157,4 +157,34 @@ describe("leaderboard refresher", () => {
     await small.refresher.agentAdded("testnet");
     expect((await small.refresher.board("testnet")).total).toBe(3);
   });
+
+  it("another replica's change: the board is rebuilt when its ranking moved, and kept (same ETag) when not", async () => {
+    const { refresher } = setup(3);
+    const served = await refresher.board("testnet");
+    await refresher.changed("testnet"); // nothing moved
+    expect(await refresher.board("testnet")).toBe(served);
+
+    await store.recordSuccess("testnet", addr(2), {
+      accountValue: "130",
+      positionsCount: 1,
+      netDeposits: "0",
+      at: 1,
+    });
+    await refresher.changed("testnet");
+    const moved = await refresher.board("testnet");
+    expect(moved.etag).not.toBe(served.etag);
+    expect(moved.entries[0]).toMatchObject({ address: addr(2), pnl: 30 });
+  });
+
+  it("a replica that is not the writer neither reads the exchange nor records anything in its cycles", async () => {
+    const { ex, refresher } = setup(2);
+    ex.values.set(addr(0), "150");
+    refresher.setWriter(null);
+    await refresher.cycle();
+    expect(ex.calls).toBe(0);
+    expect((await store.get("testnet", addr(0)))?.accountValue).toBe("100");
+    refresher.setWriter(store);
+    await refresher.cycle();
+    expect((await store.get("testnet", addr(0)))?.accountValue).toBe("150");
+  });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPool } from "../../../src/db/pool.ts";
 import { DEFAULT_BUILDERS, type PointsConfig } from "../../../src/services/points/config.ts";
 import { BTCSWP_RULES } from "../../../src/services/points/scoring.ts";
 import { type RunningPoints, startPoints } from "../../../src/services/points/server.ts";
@@ -32,28 +33,29 @@ const postgres = usePostgres();
 const sources = [countingSource(), countingSource()];
 const replicas: { points: RunningPoints; open: boolean }[] = [];
 
+const baseConfig: PointsConfig = {
+  port: 0,
+  host: "127.0.0.1",
+  dbPath: "",
+  coin: "yex:BTCSWP",
+  market: "BTCSWP",
+  rules: BTCSWP_RULES,
+  builders: [...DEFAULT_BUILDERS],
+  statsUrl: "http://127.0.0.1:9/unused",
+  statsNetwork: "Testnet",
+  missingFileRetryMs: 0,
+  programStartMs: 0,
+  markToleranceMs: 60_000,
+  feedUrl: "http://127.0.0.1:9", // no feed: marks play no part here
+  cacheMs: 0,
+  followMs: 100,
+  provisionalDays: 1,
+};
+
 beforeAll(async () => {
   const databaseUrl = await postgres.current.freshDatabase();
   await migrated(databaseUrl);
-  const cfg: PointsConfig = {
-    port: 0,
-    host: "127.0.0.1",
-    dbPath: "",
-    databaseUrl,
-    coin: "yex:BTCSWP",
-    market: "BTCSWP",
-    rules: BTCSWP_RULES,
-    builders: [...DEFAULT_BUILDERS],
-    statsUrl: "http://127.0.0.1:9/unused",
-    statsNetwork: "Testnet",
-    missingFileRetryMs: 0,
-    programStartMs: 0,
-    markToleranceMs: 60_000,
-    feedUrl: "http://127.0.0.1:9", // no feed: marks play no part here
-    cacheMs: 0,
-    followMs: 100,
-    provisionalDays: 1,
-  };
+  const cfg: PointsConfig = { ...baseConfig, databaseUrl };
   for (const fills of sources) {
     const points = await startPoints(cfg, { fills, files: noFiles, log: () => undefined });
     replicas.push({ points, open: true });
@@ -63,6 +65,14 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const r of replicas) if (r.open) await r.points.close();
 });
+
+async function untilAsync(what: string, ok: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const start = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<number> {
   const start = Date.now();
@@ -91,5 +101,70 @@ describe("points on two Postgres replicas", () => {
       () => sources[1]!.calls >= bAfterLookup + 2,
     );
     expect(took).toBeLessThan(5_000);
+  }, 20_000);
+
+  it("a deposed writer's sync is refused: nothing it read before losing the job is recorded", async () => {
+    const databaseUrl = await postgres.current.freshDatabase();
+    await migrated(databaseUrl);
+    const pool = createPool(databaseUrl);
+    const fill = {
+      tid: 7,
+      time: T0 + 1_000,
+      coin: "yex:BTCSWP",
+      side: "B" as const,
+      px: "1",
+      sz: "1",
+      crossed: false,
+    };
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let waiting = 0;
+    let served = false;
+    // The exchange as the stale writer saw it: the fill is read once, while the writer still held the job.
+    const stale: FillSource = {
+      now: async () => T0,
+      async fills() {
+        if (served) return [];
+        served = true;
+        waiting++;
+        await gate;
+        return [fill];
+      },
+      maxBuilderFee: async () => 0,
+    };
+    const logs: string[] = [];
+    const a = await startPoints(
+      { ...baseConfig, databaseUrl, followMs: 50 },
+      { fills: stale, files: noFiles, log: (line) => logs.push(line) },
+    );
+    try {
+      await a.store.recordSync(WALLET, [], T0, null); // a wallet being followed
+      await until("the writer's sync to wait on the exchange", () => waiting > 0);
+      // Its election connection is cut: the job is free and is taken again (a new term).
+      await pool.query(
+        "SELECT pg_terminate_backend(backend_pid) FROM leader_leases WHERE name = 'points:sync'",
+      );
+      await untilAsync("a new term", async () => {
+        const { rows } = await pool.query<{ token: number }>(
+          "SELECT token FROM leader_leases WHERE name = 'points:sync'",
+        );
+        return (rows[0]?.token ?? 0) >= 2;
+      });
+      release();
+      const stored = async () =>
+        (await pool.query("SELECT tid FROM points_wallet_fills WHERE wallet = $1", [WALLET])).rows;
+      const refused = () => logs.some((l) => /no longer the elected writer/.test(l));
+      await untilAsync(
+        "the stale write to land or be refused",
+        async () => refused() || (await stored()).length > 0,
+      );
+      expect(await stored()).toEqual([]);
+    } finally {
+      release();
+      await a.close();
+      await pool.end();
+    }
   }, 20_000);
 });

@@ -5,10 +5,12 @@ import { DEFAULT_BUILDERS, type PointsConfig } from "../../../src/services/point
 import type { SourceFill } from "../../../src/services/points/fill-history.ts";
 import { MarkRecorder } from "../../../src/services/points/marks.ts";
 import { BTCSWP_RULES } from "../../../src/services/points/scoring.ts";
-import { type RunningPoints, startPoints } from "../../../src/services/points/server.ts";
+import { startPoints } from "../../../src/services/points/server.ts";
 import type { DayFiles, FillSource, WalletPoints } from "../../../src/services/points/service.ts";
 import { type MarkLookup, SqlitePointsStore } from "../../../src/services/points/store.ts";
 import { type BuilderFillRow, builderFillTime } from "../../../src/sim/server/builder-fills-file.ts";
+import { usePostgres } from "../../support/postgres.ts";
+import { type PointsDeployment, startPointsReplicas } from "./replicas.ts";
 
 const T0 = Date.UTC(2026, 6, 1, 12);
 const WALLET = "0x00000000000000000000000000000000000000a1";
@@ -92,7 +94,7 @@ const files: DayFiles = {
 };
 
 let feeds: RunningFeeds;
-let points: RunningPoints;
+let points: PointsDeployment;
 const funding = new FlatFunding();
 
 function config(feedUrl: string): PointsConfig {
@@ -124,188 +126,218 @@ async function until(cond: () => Promise<boolean>, what: string): Promise<void> 
 const markAt = async (store: MarkLookup, t: number, toleranceMs: number) =>
   (await store.marksAt([t], toleranceMs))[0];
 
-beforeAll(async () => {
-  feeds = await startFeeds({
-    source: funding,
-    dbPath: ":memory:",
-    feeds: ["btcswp"],
-    basePort: 0,
-    proxy: false,
-    pollMs: 3_600_000,
-    inceptionMs: T0,
-  });
-  const btc = feeds.engines[0]!;
-  // Ticks every 30 s of exchange time (unchanged price, published on max silence) for 5 minutes.
-  for (let t = 90_000; t <= 300_000; t += 30_000) {
-    funding.clock = T0 + t;
-    await btc.poll();
-  }
-  points = await startPoints(config(feeds.origins.btcswp!), {
-    fills: fillSource,
-    files,
-    log: () => undefined,
-  });
-  await until(async () => (await points.store.lastMarkTs()) === T0 + 300_000, "the mark backfill");
-});
-afterAll(async () => {
-  await points?.close();
-  await feeds?.close();
-});
+const postgres = usePostgres();
 
-describe("points API", () => {
-  it("GET /points/market-address/:wallet scores the wallet's BTCSWP fills", async () => {
-    const res = await fetch(`${points.url}/points/market-address/${WALLET}`);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as WalletPoints;
-    expect(body).toMatchObject({
-      address: WALLET,
-      market: "BTCSWP",
-      total_points: "6.18975",
-      eligible_volume_usd: "2251",
-      provisional_points: "0",
-      fills_total: 5,
-      fills_eligible: 2,
-      excluded: { out_of_band: 1, no_builder: 1, capped: 0, no_mark: 1 },
-      by_day: [
-        { date: "2026-07-01", points: "6.18975", eligible_volume_usd: "2251", capped_volume_usd: "0" },
-      ],
-    });
-    expect(body.as_of).toBe(new Date(T0 + 5 * 86_400_000).toISOString());
-  });
+/** The same acceptance tests, against one process on SQLite and against two replicas on Postgres. */
+const deployments: [
+  string,
+  (cfg: PointsConfig, deps: Parameters<typeof startPoints>[1]) => Promise<PointsDeployment>,
+][] = [
+  ["one process on SQLite", (cfg, deps) => startPoints(cfg, deps)],
+  [
+    "two replicas on Postgres behind a round-robin balancer",
+    async (cfg, deps) =>
+      startPointsReplicas({ ...cfg, dbPath: "", databaseUrl: await postgres.current.freshDatabase() }, deps),
+  ],
+];
 
-  it("?fills=true lists each scored fill with its mark, attribution and outcome", async () => {
-    const body = (await (await fetch(`${points.url}/points/market-address/${WALLET}?fills=true`)).json()) as {
-      fills: {
-        points: string;
-        excluded: string | null;
-        attribution: string | null;
-        mark: string | null;
-        role: string;
-      }[];
-    };
-    expect(body.fills.map((f) => [f.role, f.points, f.excluded, f.attribution, f.mark])).toEqual([
-      ["maker", "4.5", null, "confirmed", "75000.000000"],
-      ["taker", "1.68975", null, "confirmed", "75000.000000"],
-      ["maker", "0", "out_of_band", "confirmed", "75000.000000"],
-      ["maker", "0", "no_builder", null, "75000.000000"],
-      ["maker", "0", "no_mark", "confirmed", null],
-    ]);
-    const plain = (await (await fetch(`${points.url}/points/market-address/${WALLET}`)).json()) as Record<
-      string,
-      unknown
-    >;
-    expect(plain.fills).toBeUndefined();
-  });
-
-  it("a wallet without fills scores zero", async () => {
-    const body = (await (await fetch(`${points.url}/points/market-address/${OTHER}`)).json()) as WalletPoints;
-    expect(body.total_points).toBe("0");
-    expect(body.by_day).toEqual([]);
-  });
-
-  it("an invalid wallet is a 400 JSON error", async () => {
-    for (const bad of ["0x123", "abc", `${WALLET}00`, "0xZZ00000000000000000000000000000000000000"]) {
-      const res = await fetch(`${points.url}/points/market-address/${bad}`);
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: string }).error).toMatch(/Invalid wallet/);
-    }
-  });
-
-  it("POST /points/market-addresses scores each wallet, at most 100", async () => {
-    const post = (body: unknown) =>
-      fetch(`${points.url}/points/market-addresses`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    const ok = await post({ addresses: [WALLET, OTHER] });
-    expect(ok.status).toBe(200);
-    const { wallets } = (await ok.json()) as { wallets: WalletPoints[] };
-    expect(wallets.map((w) => [w.address, w.total_points])).toEqual([
-      [WALLET, "6.18975"],
-      [OTHER, "0"],
-    ]);
-    expect((await post({ addresses: Array.from({ length: 101 }, () => OTHER) })).status).toBe(400);
-    expect((await post({ addresses: Array.from({ length: 100 }, () => OTHER) })).status).toBe(200);
-    expect((await post({ addresses: [WALLET, "nope"] })).status).toBe(400);
-    expect((await post({ addresses: [] })).status).toBe(400);
-    expect((await post({ wallets: [WALLET] })).status).toBe(400);
-  });
-
-  it("concurrent requests for one wallet share one computation, and results are cached", async () => {
-    const fresh = "0x00000000000000000000000000000000000000c3";
-    const before = fillCalls;
-    await Promise.all(Array.from({ length: 5 }, () => fetch(`${points.url}/points/market-address/${fresh}`)));
-    await fetch(`${points.url}/points/market-address/${fresh.toUpperCase().replace("0X", "0x")}`);
-    expect(fillCalls - before).toBe(1);
-  });
-
-  it("GET /points/market-config describes the rules", async () => {
-    const cfg = (await (await fetch(`${points.url}/points/market-config`)).json()) as Record<string, unknown>;
-    expect(cfg).toMatchObject({
-      market: "BTCSWP",
-      market_multiplier: 1.5,
-      role_multipliers: { maker: 2, taker: 1.5 },
-      oracle_band: { bps: 25, edge_inclusive: true, mark_tolerance_ms: 60_000 },
-      daily_cap: { eligible_volume_usd: 50_000 },
-    });
-    expect((cfg.eligible_builders as { address: string }[]).map((b) => b.address)).toEqual([
-      "0x0d1db1c800184a203915757bbbc0ee3a8e12ffb0",
-      "0x1924b8561eef20e70ede628a296175d358be80e5",
-      "0x999a4b5f268a8fbf33736feff360d462ad248dbf",
-    ]);
-  });
-
-  it("serves the points page", async () => {
-    const res = await fetch(`${points.url}/points/`);
-    expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    expect(await res.text()).toContain("/points/points.js");
-    expect((await fetch(`${points.url}/points/points.js`)).status).toBe(200);
-  });
-});
-
-describe("oracle marks", () => {
-  it("a fill is marked with the last tick at or before it, within the tolerance", async () => {
-    const m = points.store;
-    expect(await markAt(m, T0 + 95_000, 60_000)).toBe("75000.000000");
-    expect(await markAt(m, T0 + 300_000 + 60_000, 60_000)).toBe("75000.000000");
-    expect(await markAt(m, T0 + 300_000 + 60_001, 60_000)).toBeNull();
-    expect(await markAt(m, T0, 60_000)).toBeNull();
-  });
-
-  it("live ticks are stored, and a gap is backfilled from the feed history on reconnect", async () => {
-    const btc = feeds.engines[0]!;
-    funding.clock = T0 + 330_000;
-    await btc.poll();
-    await until(async () => (await points.store.lastMarkTs()) === T0 + 330_000, "the live tick");
-
-    const store = new SqlitePointsStore(":memory:");
-    await store.addMarks([{ ts: T0 + 90_000, px: "75000.000000" }]);
-    const recorder = new MarkRecorder(store, { feedUrl: feeds.origins.btcswp!, fromMs: 0 });
-    recorder.start();
-    await until(async () => (await store.lastMarkTs()) === T0 + 330_000, "the live tick");
-    await recorder.settled();
-    expect(await markAt(store, T0 + 200_000, 60_000)).toBe("75000.000000");
-    recorder.close();
-    await store.close();
-  });
-
-  it("reads the feed through the proxy as well", async () => {
-    const viaProxy = await startFeeds({
+describe.each(deployments)("%s", (_name, deploy) => {
+  beforeAll(async () => {
+    funding.clock = T0 + 60_000; // each deployment starts its feed afresh
+    feeds = await startFeeds({
+      source: funding,
       dbPath: ":memory:",
-      feeds: [],
+      feeds: ["btcswp"],
       basePort: 0,
-      proxy: true,
-      upstreams: { btcswp: feeds.origins.btcswp! },
+      proxy: false,
+      pollMs: 3_600_000,
+      inceptionMs: T0,
     });
-    const store = new SqlitePointsStore(":memory:");
-    const recorder = new MarkRecorder(store, { feedUrl: `${viaProxy.proxyUrl}/api/feeds/btcswp`, fromMs: 0 });
-    recorder.start();
-    await until(async () => (await store.lastMarkTs()) === T0 + 330_000, "the tick via the proxy");
-    await recorder.settled();
-    expect(await markAt(store, T0 + 100_000, 60_000)).toBe("75000.000000");
-    recorder.close();
-    await store.close();
-    await viaProxy.close();
+    const btc = feeds.engines[0]!;
+    // Ticks every 30 s of exchange time (unchanged price, published on max silence) for 5 minutes.
+    for (let t = 90_000; t <= 300_000; t += 30_000) {
+      funding.clock = T0 + t;
+      await btc.poll();
+    }
+    points = await deploy(config(feeds.origins.btcswp!), {
+      fills: fillSource,
+      files,
+      log: () => undefined,
+    });
+    await until(async () => (await points.store.lastMarkTs()) === T0 + 300_000, "the mark backfill");
+  });
+  afterAll(async () => {
+    await points?.close();
+    await feeds?.close();
+  });
+
+  describe("points API", () => {
+    it("GET /points/market-address/:wallet scores the wallet's BTCSWP fills", async () => {
+      const res = await fetch(`${points.url}/points/market-address/${WALLET}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as WalletPoints;
+      expect(body).toMatchObject({
+        address: WALLET,
+        market: "BTCSWP",
+        total_points: "6.18975",
+        eligible_volume_usd: "2251",
+        provisional_points: "0",
+        fills_total: 5,
+        fills_eligible: 2,
+        excluded: { out_of_band: 1, no_builder: 1, capped: 0, no_mark: 1 },
+        by_day: [
+          { date: "2026-07-01", points: "6.18975", eligible_volume_usd: "2251", capped_volume_usd: "0" },
+        ],
+      });
+      expect(body.as_of).toBe(new Date(T0 + 5 * 86_400_000).toISOString());
+    });
+
+    it("?fills=true lists each scored fill with its mark, attribution and outcome", async () => {
+      const body = (await (
+        await fetch(`${points.url}/points/market-address/${WALLET}?fills=true`)
+      ).json()) as {
+        fills: {
+          points: string;
+          excluded: string | null;
+          attribution: string | null;
+          mark: string | null;
+          role: string;
+        }[];
+      };
+      expect(body.fills.map((f) => [f.role, f.points, f.excluded, f.attribution, f.mark])).toEqual([
+        ["maker", "4.5", null, "confirmed", "75000.000000"],
+        ["taker", "1.68975", null, "confirmed", "75000.000000"],
+        ["maker", "0", "out_of_band", "confirmed", "75000.000000"],
+        ["maker", "0", "no_builder", null, "75000.000000"],
+        ["maker", "0", "no_mark", "confirmed", null],
+      ]);
+      const plain = (await (await fetch(`${points.url}/points/market-address/${WALLET}`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(plain.fills).toBeUndefined();
+    });
+
+    it("a wallet without fills scores zero", async () => {
+      const body = (await (
+        await fetch(`${points.url}/points/market-address/${OTHER}`)
+      ).json()) as WalletPoints;
+      expect(body.total_points).toBe("0");
+      expect(body.by_day).toEqual([]);
+    });
+
+    it("an invalid wallet is a 400 JSON error", async () => {
+      for (const bad of ["0x123", "abc", `${WALLET}00`, "0xZZ00000000000000000000000000000000000000"]) {
+        const res = await fetch(`${points.url}/points/market-address/${bad}`);
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { error: string }).error).toMatch(/Invalid wallet/);
+      }
+    });
+
+    it("POST /points/market-addresses scores each wallet, at most 100", async () => {
+      const post = (body: unknown) =>
+        fetch(`${points.url}/points/market-addresses`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const ok = await post({ addresses: [WALLET, OTHER] });
+      expect(ok.status).toBe(200);
+      const { wallets } = (await ok.json()) as { wallets: WalletPoints[] };
+      expect(wallets.map((w) => [w.address, w.total_points])).toEqual([
+        [WALLET, "6.18975"],
+        [OTHER, "0"],
+      ]);
+      expect((await post({ addresses: Array.from({ length: 101 }, () => OTHER) })).status).toBe(400);
+      expect((await post({ addresses: Array.from({ length: 100 }, () => OTHER) })).status).toBe(200);
+      expect((await post({ addresses: [WALLET, "nope"] })).status).toBe(400);
+      expect((await post({ addresses: [] })).status).toBe(400);
+      expect((await post({ wallets: [WALLET] })).status).toBe(400);
+    });
+
+    it("concurrent requests for one wallet share one computation, and results are cached", async () => {
+      const fresh = "0x00000000000000000000000000000000000000c3";
+      const before = fillCalls;
+      await Promise.all(
+        Array.from({ length: 5 }, () => fetch(`${points.url}/points/market-address/${fresh}`)),
+      );
+      await fetch(`${points.url}/points/market-address/${fresh.toUpperCase().replace("0X", "0x")}`);
+      expect(fillCalls - before).toBe(1);
+    });
+
+    it("GET /points/market-config describes the rules", async () => {
+      const cfg = (await (await fetch(`${points.url}/points/market-config`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(cfg).toMatchObject({
+        market: "BTCSWP",
+        market_multiplier: 1.5,
+        role_multipliers: { maker: 2, taker: 1.5 },
+        oracle_band: { bps: 25, edge_inclusive: true, mark_tolerance_ms: 60_000 },
+        daily_cap: { eligible_volume_usd: 50_000 },
+      });
+      expect((cfg.eligible_builders as { address: string }[]).map((b) => b.address)).toEqual([
+        "0x0d1db1c800184a203915757bbbc0ee3a8e12ffb0",
+        "0x1924b8561eef20e70ede628a296175d358be80e5",
+        "0x999a4b5f268a8fbf33736feff360d462ad248dbf",
+      ]);
+    });
+
+    it("serves the points page", async () => {
+      const res = await fetch(`${points.url}/points/`);
+      expect(res.headers.get("content-type")).toMatch(/text\/html/);
+      expect(await res.text()).toContain("/points/points.js");
+      expect((await fetch(`${points.url}/points/points.js`)).status).toBe(200);
+    });
+  });
+
+  describe("oracle marks", () => {
+    it("a fill is marked with the last tick at or before it, within the tolerance", async () => {
+      const m = points.store;
+      expect(await markAt(m, T0 + 95_000, 60_000)).toBe("75000.000000");
+      expect(await markAt(m, T0 + 300_000 + 60_000, 60_000)).toBe("75000.000000");
+      expect(await markAt(m, T0 + 300_000 + 60_001, 60_000)).toBeNull();
+      expect(await markAt(m, T0, 60_000)).toBeNull();
+    });
+
+    it("live ticks are stored, and a gap is backfilled from the feed history on reconnect", async () => {
+      const btc = feeds.engines[0]!;
+      funding.clock = T0 + 330_000;
+      await btc.poll();
+      await until(async () => (await points.store.lastMarkTs()) === T0 + 330_000, "the live tick");
+
+      const store = new SqlitePointsStore(":memory:");
+      await store.addMarks([{ ts: T0 + 90_000, px: "75000.000000" }]);
+      const recorder = new MarkRecorder(store, { feedUrl: feeds.origins.btcswp!, fromMs: 0 });
+      recorder.start();
+      await until(async () => (await store.lastMarkTs()) === T0 + 330_000, "the live tick");
+      await recorder.settled();
+      expect(await markAt(store, T0 + 200_000, 60_000)).toBe("75000.000000");
+      recorder.close();
+      await store.close();
+    });
+
+    it("reads the feed through the proxy as well", async () => {
+      const viaProxy = await startFeeds({
+        dbPath: ":memory:",
+        feeds: [],
+        basePort: 0,
+        proxy: true,
+        upstreams: { btcswp: feeds.origins.btcswp! },
+      });
+      const store = new SqlitePointsStore(":memory:");
+      const recorder = new MarkRecorder(store, {
+        feedUrl: `${viaProxy.proxyUrl}/api/feeds/btcswp`,
+        fromMs: 0,
+      });
+      recorder.start();
+      await until(async () => (await store.lastMarkTs()) === T0 + 330_000, "the tick via the proxy");
+      await recorder.settled();
+      expect(await markAt(store, T0 + 100_000, 60_000)).toBe("75000.000000");
+      recorder.close();
+      await store.close();
+      await viaProxy.close();
+    });
   });
 });

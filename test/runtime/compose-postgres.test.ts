@@ -35,7 +35,12 @@ function merged(name: string): Service {
 }
 
 const PUBLIC = ["leaderboard", "feeds", "isfr", "points"];
-const REPLICAS: Record<string, string> = { "feeds-2": "feeds", "isfr-2": "isfr" };
+const REPLICAS: Record<string, string> = {
+  "leaderboard-2": "leaderboard",
+  "feeds-2": "feeds",
+  "isfr-2": "isfr",
+  "points-2": "points",
+};
 
 describe("compose.postgres.yaml", () => {
   const pg = overlay.services.postgres!;
@@ -56,7 +61,7 @@ describe("compose.postgres.yaml", () => {
 
   it("only adds to services compose.yaml has, besides postgres, migrate and the second replicas", () => {
     const added = Object.keys(overlay.services).filter((n) => !base.services[n]);
-    expect(added.sort()).toEqual(["feeds-2", "isfr-2", "migrate", "postgres"]);
+    expect(added.sort()).toEqual(["feeds-2", "isfr-2", "leaderboard-2", "migrate", "points-2", "postgres"]);
   });
 
   it("runs each second replica as its first: same command and settings, its own name, no host ports", () => {

@@ -38,6 +38,14 @@ export class PgListener {
     return this.connecting;
   }
 
+  /**
+   * Connect in the background and stay connected: a failed attempt (Postgres not reachable yet, or
+   * gone again) is logged and retried every `retryMs`; subscribers' `onResume` runs once connected.
+   */
+  keepConnected(): void {
+    this.attempt((err) => `listen: connect failed (${err}); retrying`);
+  }
+
   /** Subscribe to a channel; `onResume` runs after each reconnect. Returns the unsubscribe. */
   async subscribe(channel: string, handler: Handler, onResume?: () => void): Promise<() => void> {
     let set = this.handlers.get(channel);
@@ -85,18 +93,21 @@ export class PgListener {
 
   private reconnectLater(): void {
     if (this.closed) return;
-    setTimeout(() => {
-      if (this.closed) return;
-      this.start().then(
-        () => {
-          for (const r of this.resumers) r();
-        },
-        (err: unknown) => {
-          this.log(`listen: reconnect failed (${err instanceof Error ? err.message : String(err)})`);
-          this.reconnectLater();
-        },
-      );
-    }, this.retryMs).unref();
+    setTimeout(() => this.attempt((err) => `listen: reconnect failed (${err})`), this.retryMs).unref();
+  }
+
+  private attempt(failure: (err: string) => string): void {
+    if (this.closed) return;
+    this.start().then(
+      () => {
+        for (const r of this.resumers) r();
+      },
+      (err: unknown) => {
+        if (this.closed) return;
+        this.log(failure(err instanceof Error ? err.message : String(err)));
+        this.reconnectLater();
+      },
+    );
   }
 }
 

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connectMigrated } from "../../src/db/connect.ts";
+import { PgListener } from "../../src/db/notify.ts";
+import { createPool } from "../../src/db/pool.ts";
 import { listen } from "../../src/http/service.ts";
 import type { NetworkAccounts } from "../../src/services/leaderboard/account-source.ts";
 import { leaderboardConfig } from "../../src/services/leaderboard/config.ts";
@@ -79,6 +81,30 @@ describe("connecting to a Postgres that is not up yet", () => {
       await refused.pool.end();
     } finally {
       await svc.close();
+    }
+  }, 30_000);
+
+  it("a LISTEN connection kept up from before Postgres is reachable connects once it is, and resumes its subscribers", async () => {
+    const port = await freePort();
+    const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+    const logs: string[] = [];
+    const listener = new PgListener({ connectionString: url, retryMs: 50, log: (line) => logs.push(line) });
+    const heard: string[] = [];
+    let resumed = 0;
+    await listener.subscribe("board", (payload) => heard.push(payload), () => (resumed += 1));
+    listener.keepConnected();
+    try {
+      await until("a failed attempt to be logged", () => logs.length >= 1);
+      expect(logs[0]).toMatch(/^listen: connect failed \(.*ECONNREFUSED.*\); retrying$/);
+      postgres = await startTestPostgres({ port });
+      await until("the listener to resume", () => resumed >= 1);
+      const pool = createPool(url, {});
+      await pool.query("SELECT pg_notify('board', 'changed')");
+      await pool.end();
+      await until("the notification", () => heard.length >= 1);
+      expect(heard).toEqual(["changed"]);
+    } finally {
+      await listener.close();
     }
   }, 30_000);
 

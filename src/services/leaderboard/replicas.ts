@@ -55,8 +55,7 @@ export function coordinateReplicas(
     .then(async () => {
       if (closed) return;
       await election.start();
-      await listener.start();
-      rebuildAll();
+      listener.keepConnected(); // rebuilds every board once connected, and after each reconnect
     })
     .catch((err: unknown) =>
       opts.log(`leaderboard: replica coordination: ${err instanceof Error ? err.message : String(err)}`),

@@ -8,6 +8,7 @@ import { runParity } from "../engine/parity.ts";
 import { coinList, instant, nonNegativeInt, positiveInt } from "../market/cli-args.ts";
 import { exportSimHistory } from "../market/sim-export.ts";
 import { parseTime } from "../services/feeds/config.ts";
+import { tuneSimServerGc } from "../sim/server/gc-tuning.ts";
 import { startSimWorld } from "../sim/world.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
 
@@ -95,6 +96,7 @@ export function register(program: Command): void {
       const stateDir = dir === undefined || replay ? undefined : join(resolve(dir), "sim");
       // One process runs a saved world at a time: one-off paper commands wait for this lock.
       const lock = stateDir === undefined ? undefined : acquireRunLock(stateDir, "world", "hl sim serve");
+      tuneSimServerGc();
       let world: Awaited<ReturnType<typeof startSimWorld>>;
       try {
         world = await startSimWorld({

@@ -77,6 +77,11 @@ export class SimFaults {
     this.faults = [];
   }
 
+  /** Whether any fault waits to be applied (otherwise requests need no look at their type). */
+  get armed(): boolean {
+    return this.faults.length > 0;
+  }
+
   pending(): Fault[] {
     return this.faults.map((f) => ({ ...f }));
   }

@@ -1,12 +1,26 @@
 import type { Venue } from "../venue.ts";
+import { jsonHeaders } from "./respond.ts";
+
+/** A cached answer, ready to write: its bytes and the raw header list it is sent with. */
+export interface CachedAnswer {
+  readonly key: string;
+  readonly bytes: Buffer;
+  readonly headers: readonly string[];
+  readonly at: number;
+}
 
 /**
  * Serialized answers of the hot market-data requests (allMids, l2Book), kept until the venue says
  * that book or dex changed, and never longer than `ttlMs` (the answer carries a time). Many agents
- * polling the same book then cost one render per change instead of one per request.
+ * polling the same book then cost one render per change instead of one per request. Answers are also
+ * found by the request's text exactly as a client wrote it, so a poller that repeats its request is
+ * answered without the request being parsed, and the stored bytes are written without being encoded.
  */
 export class InfoCache {
-  private readonly entries = new Map<string, { json: string; at: number }>();
+  /** Request texts remembered at most; beyond that the index starts over (clients choose the texts). */
+  static readonly MAX_TEXTS = 1024;
+  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly byText = new Map<string, CachedAnswer>();
   private readonly keysByCoin = new Map<string, Set<string>>();
   private readonly unsubscribe: () => void;
 
@@ -47,18 +61,37 @@ export class InfoCache {
     return undefined;
   }
 
-  get(key: string): string | undefined {
+  /** How many request texts are indexed now. */
+  get textCount(): number {
+    return this.byText.size;
+  }
+
+  /** The live answer to a request text seen before, or undefined (never seen, book changed, or too old). */
+  lookupText(text: string): CachedAnswer | undefined {
+    const hit = this.byText.get(text);
+    if (!hit) return undefined;
+    if (this.entries.get(hit.key) === hit && this.fresh(hit)) return hit;
+    this.byText.delete(text);
+    return undefined;
+  }
+
+  /** The live answer under `key`; when `text` is given, that request text finds it directly from now on. */
+  get(key: string, text?: string): CachedAnswer | undefined {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
-    if (this.wallNow() - hit.at > this.ttlMs) {
+    if (!this.fresh(hit)) {
       this.entries.delete(key);
       return undefined;
     }
-    return hit.json;
+    if (text !== undefined) this.index(text, hit);
+    return hit;
   }
 
-  set(key: string, req: Record<string, unknown>, json: string): void {
-    this.entries.set(key, { json, at: this.wallNow() });
+  set(key: string, req: Record<string, unknown>, json: string, text?: string): CachedAnswer {
+    const bytes = Buffer.from(json);
+    const entry: CachedAnswer = { key, bytes, headers: jsonHeaders(bytes.length), at: this.wallNow() };
+    this.entries.set(key, entry);
+    if (text !== undefined) this.index(text, entry);
     if (req.type === "l2Book") {
       const coin = req.coin as string;
       let keys = this.keysByCoin.get(coin);
@@ -68,11 +101,22 @@ export class InfoCache {
       }
       keys.add(key);
     }
+    return entry;
   }
 
   close(): void {
     this.unsubscribe();
     this.entries.clear();
+    this.byText.clear();
     this.keysByCoin.clear();
+  }
+
+  private fresh(entry: CachedAnswer): boolean {
+    return this.wallNow() - entry.at <= this.ttlMs;
+  }
+
+  private index(text: string, entry: CachedAnswer): void {
+    if (this.byText.size >= InfoCache.MAX_TEXTS && !this.byText.has(text)) this.byText.clear();
+    this.byText.set(text, entry);
   }
 }

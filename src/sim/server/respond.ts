@@ -6,6 +6,21 @@ const CORS = {
   "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
   "Access-Control-Allow-Headers": "Content-Type, Authorization",
 };
+const CORS_LIST = Object.entries(CORS).flat();
+
+/** The headers of a JSON answer of `length` bytes as a flat [name, value, …] list, built once per body. */
+export function jsonHeaders(length: number): string[] {
+  return ["Content-Type", "application/json", "Content-Length", String(length), ...CORS_LIST];
+}
+
+/** Write a pre-rendered answer (bytes and their header list) with status 200. */
+export function sendPrepared(
+  res: ServerResponse,
+  answer: { bytes: Buffer; headers: readonly string[] },
+): void {
+  res.writeHead(200, answer.headers as string[]);
+  res.end(answer.bytes);
+}
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendRawJson(res, status, JSON.stringify(body) ?? "null");

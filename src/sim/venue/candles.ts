@@ -91,6 +91,8 @@ export interface Candle {
   n: number;
 }
 
+const NONE_OPENED: readonly { interval: Interval; candle: Candle }[] = [];
+
 /** All intervals of one coin: live buckets, after the market's history when it has one. */
 export class CandleSeries {
   private readonly series: Candle[][] = INTERVALS.map(() => []);
@@ -180,9 +182,11 @@ export class CandleSeries {
   }
 
   /** Open the bucket containing `now` for every interval that has history; returns the new candles. */
-  roll(now: number): { interval: Interval; candle: Candle }[] {
-    const opened: { interval: Interval; candle: Candle }[] = [];
+  roll(now: number): readonly { interval: Interval; candle: Candle }[] {
+    let opened: { interval: Interval; candle: Candle }[] | undefined;
     for (let k = 0; k < INTERVALS.length; k++) {
+      // The venue rolls every market several times a second: within the newest bucket there is nothing to do.
+      if (now < this.ends[k]!) continue;
       const arr = this.series[k]!;
       const last = arr[arr.length - 1];
       if (!last) continue;
@@ -192,10 +196,11 @@ export class CandleSeries {
         arr.push(candle);
         this.ends[k] = nextBucket(INTERVALS[k]!, bs);
         trim(arr);
+        opened ??= [];
         opened.push({ interval: INTERVALS[k]!, candle });
       }
     }
-    return opened;
+    return opened ?? NONE_OPENED;
   }
 
   current(interval: Interval): Candle | undefined {

@@ -176,24 +176,26 @@ export class Clockwork {
     const core = this.core;
     for (const a of core.accounts.values()) {
       if (a.positions.size === 0 || a.addr === LIQUIDATOR) continue;
-      for (const [idx, p] of [...a.positions]) {
-        if (!p.isolated) continue;
-        const m = core.markets[idx]!;
-        const mark = core.markPx(m);
-        const equity = p.isoMargin + core.positionUpnl(p, mark);
-        if (equity < maintenance(m, p, mark)) this.takeOver(a, [[m, p]], "Isolated", equity, now);
+      // This runs for every account several times a second: no copies unless something is taken over.
+      let isolated = 0;
+      for (const p of a.positions.values()) if (p.isolated) isolated++;
+      if (isolated > 0) {
+        for (const [idx, p] of [...a.positions]) {
+          if (!p.isolated) continue;
+          const m = core.markets[idx]!;
+          const mark = core.markPx(m);
+          const equity = p.isoMargin + core.positionUpnl(p, mark);
+          if (equity < maintenance(m, p, mark)) this.takeOver(a, [[m, p]], "Isolated", equity, now);
+        }
       }
-      const cross = [...a.positions].filter(([, p]) => !p.isolated);
-      if (cross.length === 0) continue;
+      let cross = 0;
+      for (const p of a.positions.values()) if (!p.isolated) cross++;
+      if (cross === 0) continue;
       const s = core.crossSummary(a);
       if (a.cash + s.upnl < s.maint) {
-        this.takeOver(
-          a,
-          cross.map(([idx, p]) => [core.markets[idx]!, p]),
-          "Cross",
-          a.cash + s.upnl,
-          now,
-        );
+        const positions: [Market, Position][] = [];
+        for (const [idx, p] of a.positions) if (!p.isolated) positions.push([core.markets[idx]!, p]);
+        this.takeOver(a, positions, "Cross", a.cash + s.upnl, now);
       }
     }
   }

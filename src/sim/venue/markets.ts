@@ -27,6 +27,8 @@ export interface DexSpec {
   /** Funding multiplier and per-hour interest rate the deployer set (HIP-3). */
   fundingMultiplier: string;
   fundingInterestRate: string;
+  /** Open-interest cap (USD) of each of the dex's markets, unless `createVenue({ limits })` overrides it. */
+  openInterestCapUsd: number;
 }
 
 /** Main dex fees: taker 0.045%, maker 0.015% (Hyperliquid's base tier). */
@@ -38,9 +40,16 @@ export const MAIN_DEX: DexSpec = {
   makerFee: 15,
   fundingMultiplier: "1",
   fundingInterestRate: "0.0000125",
+  openInterestCapUsd: 1_000_000_000,
 };
 
-/** HIP-3 dexes in perpDexs order (index 1, 2, …): fees are twice the main dex's, as on Hyperliquid. */
+/**
+ * HIP-3 dexes in perpDexs order (index 1, 2, …). Fees are twice the main dex's: Hyperliquid charges
+ * HIP-3 trades its base rate times (scale + max(scale, 1)) for a deployer fee scale of at most 1, half
+ * of it going to the deployer at scale 1 (docs: "HIP-3: Builder-deployed perpetuals"; perpDexs
+ * publishes `deployerFeeScale` "1.0"). Growth mode (≥ 90 % off for markets disjoint from the validator
+ * perps) is not modelled: whether these dexes switched it on is not published.
+ */
 export const HIP3_DEXES: DexSpec[] = [
   {
     name: "xyz",
@@ -50,6 +59,8 @@ export const HIP3_DEXES: DexSpec[] = [
     makerFee: 30,
     fundingMultiplier: "0.5",
     fundingInterestRate: "0.0000125",
+    // Sim stand-in: trade.xyz publishes no cap for SPCX.
+    openInterestCapUsd: 50_000_000,
   },
   {
     name: "yex",
@@ -59,6 +70,8 @@ export const HIP3_DEXES: DexSpec[] = [
     makerFee: 30,
     fundingMultiplier: "1",
     fundingInterestRate: "0.0000125",
+    // Nunchi's YEX specification: "Open Interest Cap $10,000,000" for VXX, US3M and BTCSWP alike.
+    openInterestCapUsd: 10_000_000,
   },
 ];
 
@@ -70,6 +83,13 @@ export interface MarginTier {
   lowerBound: number;
   maxLeverage: number;
 }
+/**
+ * The yex dex's one margin table, as its deployer publishes it (docs.nunchi.trade, "YEX Perps
+ * Specifications": max leverage 20× from $0, 5× from $500,000, 2× from $5,000,000). Its id is the
+ * sim's own: the dex's meta is not on record.
+ */
+export const YEX_MARGIN_TABLE_ID = 60;
+
 export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginTiers: MarginTier[] }> = {
   51: { description: "tiered 10x", marginTiers: tiers(10, 3_000_000, 5) },
   52: { description: "tiered 10x (2)", marginTiers: tiers(10, 20_000_000, 5) },
@@ -77,6 +97,14 @@ export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginT
   54: { description: "tiered 20x (2)", marginTiers: tiers(20, 70_000_000, 10) },
   55: { description: "tiered 25x", marginTiers: tiers(25, 100_000_000, 15) },
   56: { description: "tiered 40x", marginTiers: tiers(40, 150_000_000, 20) },
+  [YEX_MARGIN_TABLE_ID]: {
+    description: "yex tiered 20x",
+    marginTiers: [
+      { lowerBound: 0, maxLeverage: 20 },
+      { lowerBound: 500_000, maxLeverage: 5 },
+      { lowerBound: 5_000_000, maxLeverage: 2 },
+    ],
+  },
 };
 
 function tiers(first: number, bound: number, second: number): MarginTier[] {
@@ -107,6 +135,17 @@ const main = (
   marginTableId,
   startPx,
   ...(impactNotionalUsd ? { impactNotionalUsd } : {}),
+});
+
+/** A yex market: isolated only, at most 20× under the dex's tiered table. */
+const yex = (name: string, startPx: string): MarketSpec => ({
+  dex: "yex",
+  name,
+  szDecimals: 2,
+  maxLeverage: 20,
+  marginTableId: YEX_MARGIN_TABLE_ID,
+  onlyIsolated: true,
+  startPx,
 });
 
 /**
@@ -150,9 +189,9 @@ export const DEFAULT_MARKETS: MarketSpec[] = [
   main("DOT", 1, 10, 51, "4"),
   main("TON", 1, 10, 51, "3"),
   { dex: "xyz", name: "xyz:SPCX", szDecimals: 3, maxLeverage: 5, onlyIsolated: true, startPx: "250" },
-  { dex: "yex", name: "yex:VXX", szDecimals: 2, maxLeverage: 5, onlyIsolated: true, startPx: "45" },
-  { dex: "yex", name: "yex:US3M", szDecimals: 2, maxLeverage: 10, onlyIsolated: true, startPx: "4.2" },
-  { dex: "yex", name: "yex:BTCSWP", szDecimals: 2, maxLeverage: 10, onlyIsolated: true, startPx: "8.5" },
+  yex("yex:VXX", "45"),
+  yex("yex:US3M", "4.2"),
+  yex("yex:BTCSWP", "8.5"),
 ];
 
 /** Default impact notional: $20k for BTC and ETH (set in their specs), $6k for everything else. */

@@ -4,6 +4,7 @@
  * functions over the venue's scaled integers; core.ts calls them before an order matches.
  */
 import { mulDiv } from "./fixed.ts";
+import { type MarginTier, marginTiers } from "./markets.ts";
 import type { Account, Market } from "./types.ts";
 
 /** Micro-USDC per USD (core.ts imports this file, so its constant is not imported back). */
@@ -25,9 +26,10 @@ export interface MarketLimits {
 }
 
 export function defaultLimits(m: Market): MarketLimits {
-  return m.dexIndex === 0
-    ? { openInterestCapUsd: 1_000_000_000, maxPositionAtHighLeverageUsd: 100_000_000 }
-    : { openInterestCapUsd: 50_000_000, maxPositionAtHighLeverageUsd: 10_000_000 };
+  return {
+    openInterestCapUsd: m.dex.openInterestCapUsd,
+    maxPositionAtHighLeverageUsd: m.dexIndex === 0 ? 100_000_000 : 10_000_000,
+  };
 }
 
 /** "Order price cannot be more than 80% away from the reference price" (the reference is the mark). */
@@ -85,11 +87,21 @@ export function maxPositionRefusal(
   lev: number,
   mark: number,
 ): string | null {
-  if (increase === 0 || lev * 2 <= m.spec.maxLeverage) return null;
+  if (increase === 0) return null;
   const ntl = mulDiv(absAfter, mark, 1, "floor");
-  if (ntl > limits.maxPositionAtHighLeverageUsd * MICRO)
+  const atHighLeverage = lev * 2 > m.spec.maxLeverage;
+  if (
+    (atHighLeverage && ntl > limits.maxPositionAtHighLeverageUsd * MICRO) ||
+    ntl >= tierBoundMicro(marginTiers(m.spec), lev)
+  )
     return `Order would cause position to exceed margin tier limit at current leverage asset=${m.asset}`;
   return null;
+}
+
+/** Notional (micro-USDC) from which the market's margin table no longer allows `lev`. */
+function tierBoundMicro(tiers: readonly MarginTier[], lev: number): number {
+  for (const t of tiers) if (t.maxLeverage < lev) return t.lowerBound * MICRO;
+  return Number.POSITIVE_INFINITY;
 }
 
 /** A market order (FrontendMarket) with nothing on the other side. */

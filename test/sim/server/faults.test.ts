@@ -34,7 +34,8 @@ describe("injected faults (/sim/fault)", () => {
     expect((await post("/info", { type: "allMids" })).status).toBe(200);
   });
 
-  it("resets the connection of a matching request", async () => {
+  it("resets the connection of a matching request, even one the info cache could answer", async () => {
+    expect((await post("/info", { type: "allMids" })).status).toBe(200); // now cached
     world.faults.add({ kind: "reset", endpoint: "info", type: "allMids" });
     await expect(post("/info", { type: "allMids" })).rejects.toThrow();
     expect((await post("/info", { type: "allMids" })).status).toBe(200);

@@ -62,6 +62,13 @@ describe("sim world with --ip-weight-limit", () => {
     expect((await b({ type: "clearinghouseState", user: USER })).status).toBe(200);
   });
 
+  it("counts repeated book requests too, though the info cache answers them", async () => {
+    const c = from("127.0.0.5");
+    // l2Book weighs 2: 50 of them are the minute's budget
+    for (let i = 0; i < 50; i++) expect((await c({ type: "l2Book", coin: "BTC" })).status).toBe(200);
+    expect((await c({ type: "l2Book", coin: "BTC" })).status).toBe(429);
+  });
+
   it("the exchange client binds the source address it is given and reports a refusal as rate limited", async () => {
     const client = await HlClient.create({
       network: "paper",

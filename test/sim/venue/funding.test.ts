@@ -116,6 +116,7 @@ describe("funding", () => {
 
   it("uses the HIP-3 premium ½(impactBid + impactAsk)/oracle − 1 and charges isolated margin", () => {
     const t = testVenue();
+    t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: false, leverage: 5 });
     t.order(BOB, { a: VXX, b: false, p: "45", s: "10" });
     t.order(ALICE, { a: VXX, b: true, p: "45", s: "10" });
     t.order(CAROL, { a: VXX, b: true, p: "45.1", s: "200" });
@@ -225,14 +226,19 @@ describe("liquidation", () => {
 
   it("liquidates an isolated position alone, returning its remaining margin", () => {
     const t = testVenue({ balance: "10000" });
+    t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: false, leverage: 5 });
     t.order(BOB, { a: VXX, b: false, p: "45", s: "100" });
     t.order(ALICE, { a: VXX, b: true, p: "45", s: "100" });
-    expect(t.state(ALICE, "yex").assetPositions[0]!.position.liquidationPx).toBe("40");
-    t.venue.setOraclePrice("yex:VXX", "39.5");
+    // Maintenance is half the initial margin at the table's 20×: 900 + 100·(px − 45) = 100·px / 40.
+    expect(t.state(ALICE, "yex").assetPositions[0]!.position.liquidationPx).toBe("36.923077");
+    t.venue.setOraclePrice("yex:VXX", "37");
+    t.venue.advance(T0 + 500);
+    expect(t.state(ALICE, "yex").assetPositions).toHaveLength(1);
+    t.venue.setOraclePrice("yex:VXX", "36.5");
     t.venue.advance(T0 + 1000);
     expect(t.state(ALICE, "yex").assetPositions).toEqual([]);
-    // 10000 − 4.05 fee − 550 loss (margin 900 returns 350)
-    expect(t.state(ALICE).marginSummary.accountValue).toBe("9445.95");
+    // 10000 − 4.05 fee − 850 loss (margin 900 returns 50)
+    expect(t.state(ALICE).marginSummary.accountValue).toBe("9145.95");
     const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as {
       delta: Record<string, unknown>;
     }[];
@@ -241,6 +247,7 @@ describe("liquidation", () => {
 
   it("caps an isolated loss at the position's margin", () => {
     const t = testVenue({ balance: "10000" });
+    t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: false, leverage: 5 });
     t.order(BOB, { a: VXX, b: false, p: "45", s: "100" });
     t.order(ALICE, { a: VXX, b: true, p: "45", s: "100" });
     t.venue.setOraclePrice("yex:VXX", "30");

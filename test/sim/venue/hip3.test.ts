@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALICE, BOB, T0, testVenue } from "./helpers.ts";
+import { ALICE, BOB, CAROL, T0, testVenue } from "./helpers.ts";
 
 const SPCX = 110000;
 const VXX = 120000;
@@ -25,9 +25,59 @@ describe("HIP-3 dexes", () => {
       coin: "yex:VXX",
       asset: VXX,
       szDecimals: 2,
-      maxLeverage: 5,
+      maxLeverage: 20,
       onlyIsolated: true,
     });
+  });
+
+  // Nunchi's YEX specification (docs.nunchi.trade, "YEX Perps Specifications" and the per-market
+  // pages): tiered max leverage 20× from $0, 5× from $500k, 2× from $5M; $10M open-interest cap each.
+  it("yex publishes its deployer's tiered margin table and $10M open-interest caps", () => {
+    const t = testVenue();
+    const meta = t.venue.info({ type: "meta", dex: "yex" }) as {
+      universe: { name: string; maxLeverage: number; marginTableId: number }[];
+      marginTables: [number, { marginTiers: { lowerBound: string; maxLeverage: number }[] }][];
+    };
+    const ids = new Set(meta.universe.map((u) => u.marginTableId));
+    expect(meta.universe.map((u) => u.maxLeverage)).toEqual([20, 20, 20]);
+    expect(ids.size).toBe(1);
+    const table = meta.marginTables.find(([id]) => ids.has(id))![1];
+    expect(table.marginTiers).toEqual([
+      { lowerBound: "0.0", maxLeverage: 20 },
+      { lowerBound: "500000.0", maxLeverage: 5 },
+      { lowerBound: "5000000.0", maxLeverage: 2 },
+    ]);
+    const yex = (
+      t.venue.info({ type: "perpDexs" }) as ({ name: string; assetToStreamingOiCap: string[][] } | null)[]
+    )[2]!;
+    expect(yex.assetToStreamingOiCap).toEqual([
+      ["yex:VXX", "10000000.0"],
+      ["yex:US3M", "10000000.0"],
+      ["yex:BTCSWP", "10000000.0"],
+    ]);
+  });
+
+  it("holds a yex position to its margin tier: above 5× only under $500k, above 2× only under $5M", () => {
+    const t = testVenue({ balance: "10000000" });
+    const TIER = "Order would cause position to exceed margin tier limit at current leverage asset=120000";
+    const leverage = (user: typeof ALICE, lev: number) =>
+      expect(t.ex(user, { type: "updateLeverage", asset: VXX, isCross: false, leverage: lev }).status).toBe(
+        "ok",
+      );
+    leverage(BOB, 2); // 2× has no upper bound: BOB may rest $9M of offers
+    t.order(BOB, { a: VXX, b: false, p: "45", s: "200000" });
+    leverage(ALICE, 10);
+    // 12,000 × $45 = $540k: past the 20× tier's $500k at 10×
+    expect(t.order(ALICE, { a: VXX, b: true, p: "45", s: "12000" })).toEqual({ error: TIER });
+    expect(t.order(ALICE, { a: VXX, b: true, p: "45", s: "11000" })).toMatchObject({
+      filled: { totalSz: "11000" },
+    });
+    leverage(CAROL, 5);
+    expect(t.order(CAROL, { a: VXX, b: true, p: "45", s: "100000" })).toMatchObject({
+      filled: { totalSz: "100000" },
+    });
+    // 112,000 lots × $45 = $5.04M: past the 5× tier's $5M
+    expect(t.order(CAROL, { a: VXX, b: true, p: "45", s: "12000" })).toEqual({ error: TIER });
   });
 
   it("serves meta, metaAndAssetCtxs and allMids per dex, and a non-empty spotMeta", () => {
@@ -77,7 +127,7 @@ describe("HIP-3 dexes", () => {
       szi: "100",
       leverage: { type: "isolated", value: 5, rawUsd: "-3600" },
       marginUsed: "900",
-      maxLeverage: 5,
+      maxLeverage: 20,
     });
     // $4500 at 5x holds $900 of isolated margin; HIP-3 taker fee is 0.09% = $4.05.
     expect(yex.marginSummary.accountValue).toBe("900");

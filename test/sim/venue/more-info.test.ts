@@ -38,7 +38,7 @@ describe("info types the exchange serves beyond the basics", () => {
   });
 
   it("perpDexLimits: null for the main dex, the caps perpDexs lists for a HIP-3 dex", () => {
-    const limits = { "yex:US3M": { openInterestCapUsd: 10_000_000, maxPositionAtHighLeverageUsd: 1e9 } };
+    const limits = { "yex:US3M": { openInterestCapUsd: 7_000_000, maxPositionAtHighLeverageUsd: 1e9 } };
     const t = testVenue({ limits });
     expect(t.venue.info({ type: "perpDexLimits", dex: "" })).toBeNull();
     const yex = t.venue.info({ type: "perpDexLimits", dex: "yex" }) as {
@@ -46,9 +46,9 @@ describe("info types the exchange serves beyond the basics", () => {
       coinToOiCap: [string, string][];
     };
     expect(yex.coinToOiCap.map(([c]) => c)).toEqual(["yex:VXX", "yex:US3M", "yex:BTCSWP"]);
-    // The order rules' caps: $10M set for US3M, the HIP-3 default ($50M) for the other two.
-    expect(yex.coinToOiCap[1]).toEqual(["yex:US3M", "10000000.0"]);
-    expect(yex.totalOiCap).toBe("110000000");
+    // The order rules' caps: $7M set for US3M, yex's own $10M for the other two.
+    expect(yex.coinToOiCap[1]).toEqual(["yex:US3M", "7000000.0"]);
+    expect(yex.totalOiCap).toBe("27000000");
     expect(() => t.venue.info({ type: "perpDexLimits", dex: "nope" })).toThrow(/Unknown dex/);
   });
 
@@ -58,8 +58,8 @@ describe("info types the exchange serves beyond the basics", () => {
     t.order(ALICE, { a: YEX_VXX, b: true, p: "45", s: "100" });
     const yex = t.venue.info({ type: "perpDexStatus", dex: "yex" }) as { totalNetDeposit: string };
     const main = t.venue.info({ type: "perpDexStatus", dex: "" }) as { totalNetDeposit: string };
-    // 100 × $45 at 5x (the isolated cap on yex:VXX is 5x): $900 of margin on each side.
-    expect(yex.totalNetDeposit).toBe("1800");
+    // 100 × $45 at 20x (the default, yex's first tier): $225 of margin on each side.
+    expect(yex.totalNetDeposit).toBe("450");
     expect(Number(main.totalNetDeposit) + Number(yex.totalNetDeposit)).toBe(20000);
   });
 
@@ -79,7 +79,9 @@ describe("info types the exchange serves beyond the basics", () => {
       assetToStreamingOiCap: [string, string][];
     } | null)[];
     expect(caps[2]?.assetToStreamingOiCap).toContainEqual(["yex:US3M", "10000000.0"]);
-    // $9.66M of open interest on yex:US3M: under the cap.
+    // $9.66M of open interest on yex:US3M: under the cap (at 2×, the leverage yex allows past $5M).
+    for (const user of [ALICE, BOB])
+      t.ex(user, { type: "updateLeverage", asset: 120_001, isCross: false, leverage: 2 });
     t.order(BOB, { a: 120_001, b: false, p: "4.2", s: "2300000" });
     t.order(ALICE, { a: 120_001, b: true, p: "4.2", s: "2300000" });
     expect(t.venue.info({ type: "perpsAtOpenInterestCap", dex: "yex" })).toEqual([]);

@@ -107,6 +107,22 @@ describe("the exchange's order rules", () => {
     ).toHaveProperty("filled");
   });
 
+  it("bounds a position by its market's tiered margin table: ARB (10×, 5× from $3M) above 5× stops at $3M", () => {
+    const ARB = 4;
+    const t = testVenue({ balance: "1000000" });
+    const TIER = "Order would cause position to exceed margin tier limit at current leverage asset=4";
+    const leverage = (lev: number) =>
+      expect(t.ex(ALICE, { type: "updateLeverage", asset: ARB, isCross: true, leverage: lev }).status).toBe(
+        "ok",
+      );
+    leverage(10);
+    // 7,000,000 ARB resting at $0.44 is $3.08M
+    expect(t.order(ALICE, { a: ARB, b: true, p: "0.44", s: "7000000" })).toEqual({ error: TIER });
+    expect(t.order(ALICE, { a: ARB, b: true, p: "0.44", s: "6000000" })).toHaveProperty("resting");
+    leverage(5);
+    expect(t.order(ALICE, { a: ARB, b: true, p: "0.44", s: "7000000" })).toHaveProperty("resting");
+  });
+
   it("refuses a position beyond the margin tier at the current leverage", () => {
     const t = testVenue({
       limits: { BTC: { openInterestCapUsd: 1e12, maxPositionAtHighLeverageUsd: 1000 } },

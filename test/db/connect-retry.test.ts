@@ -91,7 +91,11 @@ describe("connecting to a Postgres that is not up yet", () => {
     const listener = new PgListener({ connectionString: url, retryMs: 50, log: (line) => logs.push(line) });
     const heard: string[] = [];
     let resumed = 0;
-    await listener.subscribe("board", (payload) => heard.push(payload), () => (resumed += 1));
+    await listener.subscribe(
+      "board",
+      (payload) => heard.push(payload),
+      () => (resumed += 1),
+    );
     listener.keepConnected();
     try {
       await until("a failed attempt to be logged", () => logs.length >= 1);

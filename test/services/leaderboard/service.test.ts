@@ -180,7 +180,8 @@ describe.each(deployments)("%s", (_name, chosen) => {
       const yex = await hip3Client.clearinghouseState({ user: hip3.address, dex: "yex" });
       await hip3Client.close();
       expect(hip3Fill.status).toBe("filled");
-      expect(Number(yex.marginSummary.accountValue)).toBeGreaterThan(50);
+      // About $440 of VXX at yex's default 20x: some $22 of margin now sits on the yex dex.
+      expect(Number(yex.marginSummary.accountValue)).toBeGreaterThan(15);
 
       await lb.svc.refresher.cycle();
       const board = await lb.board("?network=testnet");

@@ -55,8 +55,8 @@ describe("hl up: the house agents in one process", () => {
     expect(() => parseTraderArgs(["agent", "serve"])).toThrow(/not an `hl run STRATEGY`/);
   });
 
-  it("restarts an engine that stopped with a growing back-off, at most 30 s", () => {
-    expect([1, 2, 3, 4, 5, 9].map(traderRestartDelayMs)).toEqual([2000, 4000, 8000, 16000, 30000, 30000]);
+  it("restarts an engine's isolated stop at once, a repeat with a growing back-off, at most 30 s", () => {
+    expect([1, 2, 3, 4, 5, 6, 9].map(traderRestartDelayMs)).toEqual([0, 2000, 4000, 8000, 16000, 30000, 30000]);
   });
 
   it("prints the house agents under the process that runs them", () => {

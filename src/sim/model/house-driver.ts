@@ -1,4 +1,4 @@
-import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
+import type { Address, ExchangeAction, ExchangeResponse } from "../venue.ts";
 import { type HouseQuote, houseLadder } from "./house-quotes.ts";
 import { floorSz, roundPx } from "./price-grid.ts";
 import type { WorldModel } from "./world-model.ts";
@@ -52,8 +52,6 @@ interface RestingLadder {
 const REQUOTE_SHARE_OF_HALF_SPREAD = 0.3;
 /** …and is rebuilt at least this often (sim ms), refilling levels that takers consumed. */
 const REQUOTE_EVERY_MS = 5_000;
-/** Cancels or orders per real-time step of a requote (each step well under a millisecond, even cold). */
-const STEP_ORDERS = 4;
 
 /**
  * Keeps the venue in step with the model: oracle prices, the house makers' ladders (cancel and
@@ -112,62 +110,44 @@ export class HouseDriver {
   /** Oracles and ladders of markets [from, to) only: a real-time caller spreads a sync over several turns. */
   syncMarkets(from: number, to: number): void {
     for (let i = from; i < Math.min(to, this.markets.length); i++) {
-      const q = this.syncOracle(i);
-      if (q) this.requote(q.m, q.ladder, q.px, q.premium);
+      const m = this.markets[i]!;
+      const state = this.model.price(m.coin);
+      if (!state) continue;
+      const oracle = roundPx(state.px, m.szDecimals, "nearest");
+      if (this.lastOracle.get(m.coin) !== oracle) {
+        this.venue.setOraclePrice(m.coin, oracle);
+        this.lastOracle.set(m.coin, oracle);
+      }
+      this.venue.setBackgroundOpenInterest(m.coin, state.oi);
+      if (!this.quoting) continue;
+      const recorded = this.model.recordedBook?.(m.coin);
+      if (recorded) {
+        if (this.resting.get(m.coin)?.recorded !== recorded)
+          this.requote(m, recorded, state.px, state.premium);
+        continue;
+      }
+      const params = this.model.params(m.coin)!;
+      const prev = this.resting.get(m.coin);
+      const tolerance = (REQUOTE_SHARE_OF_HALF_SPREAD * params.halfSpreadBps) / 1e4;
+      if (
+        prev &&
+        // Markets refresh at staggered moments, so the house never rebuilds every book at once.
+        this.model.time - prev.at < REQUOTE_EVERY_MS * (1 + i / this.markets.length) &&
+        Math.abs(state.px / prev.px - 1) < tolerance &&
+        Math.abs(state.premium - prev.premium) < tolerance
+      ) {
+        continue;
+      }
+      const ladder = houseLadder({
+        oraclePx: Number(oracle),
+        premium: state.premium,
+        szDecimals: m.szDecimals,
+        params,
+        impactNotionalUsd: m.impactNotionalUsd,
+        premiumStyle: m.premiumStyle,
+      });
+      this.requote(m, ladder, state.px, state.premium);
     }
-  }
-
-  /**
-   * syncMarkets(i, i + 1) for a real-time caller: the oracle and the decision now, and, when the
-   * ladder changes, its cancels and orders as the returned steps (a few orders each), to run in
-   * order. A cold ladder of 16 orders took up to 5 ms in one go, stalling every request in flight.
-   */
-  syncMarketSteps(i: number): (() => void)[] {
-    const q = i < this.markets.length ? this.syncOracle(i) : undefined;
-    return q ? this.requoteSteps(q.m, q.ladder, q.px, q.premium) : [];
-  }
-
-  /** Push market i's oracle and open interest; the ladder it should quote when that changes. */
-  private syncOracle(
-    i: number,
-  ): { m: HouseMarket; ladder: readonly HouseQuote[]; px: number; premium: number } | undefined {
-    const m = this.markets[i]!;
-    const state = this.model.price(m.coin);
-    if (!state) return undefined;
-    const oracle = roundPx(state.px, m.szDecimals, "nearest");
-    if (this.lastOracle.get(m.coin) !== oracle) {
-      this.venue.setOraclePrice(m.coin, oracle);
-      this.lastOracle.set(m.coin, oracle);
-    }
-    this.venue.setBackgroundOpenInterest(m.coin, state.oi);
-    if (!this.quoting) return undefined;
-    const recorded = this.model.recordedBook?.(m.coin);
-    if (recorded) {
-      return this.resting.get(m.coin)?.recorded !== recorded
-        ? { m, ladder: recorded, px: state.px, premium: state.premium }
-        : undefined;
-    }
-    const params = this.model.params(m.coin)!;
-    const prev = this.resting.get(m.coin);
-    const tolerance = (REQUOTE_SHARE_OF_HALF_SPREAD * params.halfSpreadBps) / 1e4;
-    if (
-      prev &&
-      // Markets refresh at staggered moments, so the house never rebuilds every book at once.
-      this.model.time - prev.at < REQUOTE_EVERY_MS * (1 + i / this.markets.length) &&
-      Math.abs(state.px / prev.px - 1) < tolerance &&
-      Math.abs(state.premium - prev.premium) < tolerance
-    ) {
-      return undefined;
-    }
-    const ladder = houseLadder({
-      oraclePx: Number(oracle),
-      premium: state.premium,
-      szDecimals: m.szDecimals,
-      params,
-      impactNotionalUsd: m.impactNotionalUsd,
-      premiumStyle: m.premiumStyle,
-    });
-    return { m, ladder, px: state.px, premium: state.premium };
   }
 
   /**
@@ -215,47 +195,6 @@ export class HouseDriver {
     return m.premiumStyle === "main" ? HOUSE_MAKER : HOUSE_MAKER_HIP3;
   }
 
-  /**
-   * requote as steps of at most STEP_ORDERS cancels or orders. The market's resting entry always
-   * lists every house order still live there, so a catch-up that runs between two steps (an admin
-   * advance) cancels them all and takes over; the steps left behind then do nothing.
-   */
-  private requoteSteps(
-    m: HouseMarket,
-    ladder: readonly HouseQuote[],
-    px: number,
-    premium: number,
-  ): (() => void)[] {
-    const maker = this.makerFor(m);
-    const recorded = this.model.recordedBook?.(m.coin) === ladder ? { recorded: ladder } : {};
-    const old = this.resting.get(m.coin)?.oids ?? [];
-    const entry: RestingLadder = { oids: [...old], px, premium, at: this.model.time, ...recorded };
-    this.resting.set(m.coin, entry);
-    const current = () => this.resting.get(m.coin) === entry;
-    const steps: (() => void)[] = [];
-    for (let k = 0; k < old.length; k += STEP_ORDERS) {
-      const part = old.slice(k, k + STEP_ORDERS);
-      steps.push(() => {
-        if (!current()) return;
-        this.send(maker, { type: "cancel", cancels: part.map((o) => ({ a: m.asset, o })) });
-        entry.oids = entry.oids.filter((o) => !part.includes(o));
-      });
-    }
-    for (let k = 0; k < ladder.length; k += STEP_ORDERS) {
-      const part = ladder.slice(k, k + STEP_ORDERS);
-      steps.push(() => {
-        if (!current()) return;
-        const res = this.send(maker, {
-          type: "order",
-          orders: part.map((q) => ladderOrder(m, q)),
-          grouping: "na",
-        });
-        entry.oids.push(...restingOids(res));
-      });
-    }
-    return steps;
-  }
-
   private requote(m: HouseMarket, ladder: readonly HouseQuote[], px: number, premium: number): void {
     this.cancelResting(m);
     const recorded = this.model.recordedBook?.(m.coin) === ladder ? { recorded: ladder } : {};
@@ -265,7 +204,14 @@ export class HouseDriver {
     }
     const res = this.send(this.makerFor(m), {
       type: "order",
-      orders: ladder.map((q) => ladderOrder(m, q)),
+      orders: ladder.map((q) => ({
+        a: m.asset,
+        b: q.isBuy,
+        p: q.px,
+        s: q.sz,
+        r: false,
+        t: { limit: { tif: "Gtc" } },
+      })),
       grouping: "na",
     });
     this.resting.set(m.coin, { oids: restingOids(res), px, premium, at: this.model.time, ...recorded });
@@ -300,11 +246,6 @@ export class HouseDriver {
       return { status: "err", response: err instanceof Error ? err.message : String(err) };
     }
   }
-}
-
-/** A house ladder level as a resting (Gtc) wire order. */
-function ladderOrder(m: HouseMarket, q: HouseQuote): WireOrder {
-  return { a: m.asset, b: q.isBuy, p: q.px, s: q.sz, r: false, t: { limit: { tif: "Gtc" } } };
 }
 
 /** Oids of the orders of an order response that are resting (or partly filled and still resting). */

@@ -10,8 +10,7 @@ import type { WorldModel } from "./world-model.ts";
  */
 /**
  * Wall time a real-time turn of world work may run before it yields to waiting requests. One unit of
- * work (a market's oracle and ladder decision, a few of its ladder's cancels or orders, one taker
- * order, the venue's clock) takes about 0.1 ms.
+ * work (a market's requote, one taker order, the venue's clock) takes about 0.1 ms.
  */
 const TURN_BUDGET_MS = 0.25;
 
@@ -80,15 +79,13 @@ export class SimScheduler {
       return;
     }
     const work: (() => void)[] = [];
-    let next = 0;
-    // A market's requote comes back as steps, run right after its own unit, before the next market.
-    for (let i = 0; i < this.driver.marketCount; i++)
-      work.push(() => work.splice(next, 0, ...this.driver.syncMarketSteps(i)));
+    for (let i = 0; i < this.driver.marketCount; i++) work.push(() => this.driver.syncMarkets(i, i + 1));
     work.push(() => this.onTime(this.clock.now()));
     work.push(() => {
       for (const order of this.driver.takerOrders()) work.push(() => this.driver.sendTaker(order));
     });
     this.slicing = true;
+    let next = 0;
     const turn = () => {
       if (!this.timer) {
         this.slicing = false;

@@ -89,7 +89,10 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
   private readonly fillLog: GatewayFill[] = [];
   private oidSeq = 0;
   private fillSeq = 0;
+  /** The last closed candles (a few windows' worth), and the snapshot's window as of `windowAt` candles. */
+  private recent: Candle[] = [];
   private window: Candle[] = [];
+  private windowAt = 0;
   private volumeNtl24h = 0;
   private readonly dayCandles: number;
   private fundingRate = 0;
@@ -117,7 +120,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
 
   /** The last closed candle's close as the exchange wrote it ("0" before the first). */
   lastClose(): string {
-    return this.next > 0 ? (this.candles.rows[this.next - 1]?.c ?? "0") : "0";
+    return this.next > 0 ? this.candles.closeText(this.next - 1) : "0";
   }
 
   // ── market data ──────────────────────────────────────────────────────────────────────────
@@ -146,7 +149,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
         },
         fundingRate: this.fundingRate,
         volume24h: this.volumeNtl24h,
-        candles: this.window,
+        candles: this.candleWindow(),
       };
     }
     const mid = this.candles.c[i]!;
@@ -162,9 +165,19 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       fundingRate: this.fundingRate,
       openInterest: 0,
       volume24h: this.volumeNtl24h,
-      candles: this.window,
+      candles: this.candleWindow(),
       referenceFunding: {},
     };
+  }
+
+  /** The last `candleWindow` closed candles, oldest first (the same array until another closes). */
+  private candleWindow(): Candle[] {
+    if (this.windowAt !== this.next && this.o.candleWindow > 0) {
+      const r = this.recent;
+      this.window = r.slice(Math.max(0, r.length - this.o.candleWindow));
+      this.windowAt = this.next;
+    }
+    return this.window;
   }
 
   // ── orders ───────────────────────────────────────────────────────────────────────────────
@@ -273,7 +286,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     const f = this.funding;
     while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
       const row = f[this.fundingNext]!;
-      if (row.t >= open) this.o.ledger.applyFunding(s.rows[i]!.o, row.rate);
+      if (row.t >= open) this.o.ledger.applyFunding(s.openText(i), row.rate);
       this.fundingRate = Number(row.rate);
       this.fundingNext += 1;
     }
@@ -286,9 +299,10 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     const out = i - this.dayCandles;
     if (out >= 0) this.volumeNtl24h -= s.v[out]! * s.c[out]!;
     if (this.o.candleWindow > 0) {
-      const w = this.window.length >= this.o.candleWindow ? this.window.slice(1) : this.window.slice();
-      w.push({ t: open, o: s.o[i]!, h: s.h[i]!, l: s.l[i]!, c: close, v: s.v[i]! });
-      this.window = w;
+      // Appended here; the snapshot copies its window out once per new candle (see candleWindow()).
+      if (this.recent.length >= 4 * this.o.candleWindow)
+        this.recent = this.recent.slice(this.recent.length - this.o.candleWindow);
+      this.recent.push({ t: open, o: s.o[i]!, h: s.h[i]!, l: s.l[i]!, c: close, v: s.v[i]! });
     }
     if (open >= this.o.startMs) {
       const tape = this.tape;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineStrategy, type MarketSnapshot, type OrderIntent } from "./sdk.ts";
-import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
+import { BPS, hasMarket, limitExposure, maxOf, mean, minOf, pushWindow, take } from "./util.ts";
 
 export const momentumBreakoutParams = z.object({
   lookback: z
@@ -104,8 +104,8 @@ export const momentumBreakout = defineStrategy<MomentumBreakoutParams, MomentumS
     }
     next.extreme = 0;
     if (state.highs.length < p.lookback) return { orders: [], state: next };
-    const periodHigh = Math.max(...state.highs);
-    const periodLow = Math.min(...state.lows);
+    const periodHigh = maxOf(state.highs);
+    const periodLow = minOf(state.lows);
     const avgVol = mean(state.vols);
     const surge = avgVol > 0 && vol > avgVol * p.volume_surge_mult;
     const upBps = ((s.mid - periodHigh) / periodHigh) * BPS;

@@ -26,9 +26,27 @@ export function stdev(xs: readonly number[]): number {
 
 /** Appends to a copy of a rolling window, keeping the last `max` entries. */
 export function pushWindow<T>(xs: readonly T[], x: T, max: number): T[] {
-  const next = xs.length >= max ? xs.slice(xs.length - max + 1) : xs.slice();
-  next.push(x);
+  // Filled by index into an array of the final length: one allocation, none for growth.
+  const from = xs.length >= max ? xs.length - max + 1 : 0;
+  const n = xs.length - from;
+  const next: T[] = new Array(n + 1);
+  for (let i = 0; i < n; i++) next[i] = xs[from + i] as T;
+  next[n] = x;
   return next;
+}
+
+/** Largest of the numbers (-Infinity when there are none), without spreading them into arguments. */
+export function maxOf(xs: readonly number[]): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < xs.length; i++) m = Math.max(m, xs[i]!);
+  return m;
+}
+
+/** Smallest of the numbers (Infinity when there are none). */
+export function minOf(xs: readonly number[]): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < xs.length; i++) m = Math.min(m, xs[i]!);
+  return m;
 }
 
 /** Log returns of consecutive positive prices. */

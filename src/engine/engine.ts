@@ -295,13 +295,15 @@ export class Engine {
    */
   private async tick(): Promise<void> {
     const snap = await this.o.market.snapshot(this.o.instrument);
-    const filled = await this.syncFills();
+    // syncFills and ourOpenOrders written out: two async calls fewer on every tick.
+    const cursor = this.stats.fill_cursor;
+    const filled = this.applyFills(cursor, await this.o.gateway.fills(this.o.instrument, cursor.time_ms));
     const assessed = this.assess(snap, filled);
     if (!assessed) return;
     const { mid, mode } = assessed;
     const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
     if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
-    const open = await this.ourOpenOrders();
+    const open = this.ours(await this.o.gateway.openOrders(this.o.instrument));
     const ctx = this.context(snap, open, mode);
     const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
     if (req) ctx.advice = await this.advise(req);
@@ -551,7 +553,11 @@ export class Engine {
   }
 
   private async ourOpenOrders(): Promise<GatewayOrder[]> {
-    const all = await this.o.gateway.openOrders(this.o.instrument);
+    return this.ours(await this.o.gateway.openOrders(this.o.instrument));
+  }
+
+  /** The orders among `all` that this engine placed. */
+  private ours(all: GatewayOrder[]): GatewayOrder[] {
     return all.length === 0 ? all : all.filter((x) => this.cloids.owns(x.cloid));
   }
 
@@ -563,13 +569,7 @@ export class Engine {
 
   /** The fetched fills newer than `cursor` applied, journaled and counted (see syncFills). */
   private applyFills(cursor: OrderStats["fill_cursor"], fetched: GatewayFill[]): number {
-    const seen = fetched.length > 0 ? new Set(cursor.ids) : undefined;
-    const fresh =
-      fetched.length === 0
-        ? fetched
-        : fetched
-            .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen?.has(f.id)))
-            .sort((a, b) => a.timeMs - b.timeMs);
+    const fresh = fetched.length === 0 ? fetched : newSince(cursor, fetched);
     // Other instruments' fills move the cursor too, or every tick would fetch them all again.
     const through = this.o.gateway.accountFillsThroughMs?.() ?? 0;
     if (fresh.length === 0) {
@@ -818,6 +818,19 @@ export class Engine {
         `${r.sent} sent ${r.filled} filled ${r.cancelled} cancelled ${r.rejected} rejected | risk: ${risk}${tail}`,
     );
   }
+}
+
+/**
+ * The fills past the cursor, oldest first. A venue answers "since" inclusively, so the fills at the
+ * cursor's own time come back on every call until a newer one: those already applied are skipped by id.
+ */
+function newSince(cursor: OrderStats["fill_cursor"], fetched: readonly GatewayFill[]): GatewayFill[] {
+  // A few ids are searched directly; a Set pays off only for many fills within one millisecond.
+  const seen = cursor.ids.length > 16 ? new Set(cursor.ids) : undefined;
+  const applied = (id: string) => (seen ? seen.has(id) : cursor.ids.includes(id));
+  return fetched
+    .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !applied(f.id)))
+    .sort((a, b) => a.timeMs - b.timeMs);
 }
 
 function signed(v: Dec): string {

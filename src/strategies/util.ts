@@ -35,20 +35,6 @@ export function pushWindow<T>(xs: readonly T[], x: T, max: number): T[] {
   return next;
 }
 
-/** Largest of the numbers (-Infinity when there are none), without spreading them into arguments. */
-export function maxOf(xs: readonly number[]): number {
-  let m = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < xs.length; i++) m = Math.max(m, xs[i]!);
-  return m;
-}
-
-/** Smallest of the numbers (Infinity when there are none). */
-export function minOf(xs: readonly number[]): number {
-  let m = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < xs.length; i++) m = Math.min(m, xs[i]!);
-  return m;
-}
-
 /** Log returns of consecutive positive prices. */
 export function logReturns(prices: readonly number[]): number[] {
   const out: number[] = [];

@@ -1,4 +1,4 @@
-import { dec, wire } from "../core/decimal.ts";
+import { type Dec, dec, wire } from "../core/decimal.ts";
 import type {
   CancelResult,
   Cloid,
@@ -57,6 +57,8 @@ interface VenueOrder {
   px: number;
   price: string;
   size: string;
+  /** `size` as a number (for comparing with trade sizes). */
+  sizeN: number;
   /** First candle open the order can trade in: its arrival, rounded up to an open. */
   liveFromMs: number;
   /** Its cancel's arrival (Infinity: none asked). */
@@ -89,6 +91,9 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
   private readonly fillLog: GatewayFill[] = [];
   private oidSeq = 0;
   private fillSeq = 0;
+  /** The fee rates as decimals, parsed once. */
+  private readonly makerRate: Dec;
+  private readonly takerRate: Dec;
   /** The last closed candles (a few windows' worth), and the snapshot's window as of `windowAt` candles. */
   private recent: Candle[] = [];
   private window: Candle[] = [];
@@ -111,6 +116,8 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     private readonly recorded?: MarketTape,
   ) {
     this.dayCandles = Math.max(1, Math.round(DAY_MS / candles.intervalMs));
+    this.makerRate = dec(o.fees.maker);
+    this.takerRate = dec(o.fees.taker);
   }
 
   /** Candles replayed so far. */
@@ -268,6 +275,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       px,
       price: r.price,
       size: r.size,
+      sizeN: size.toNumber(),
       liveFromMs: now + this.o.latencyMs,
       cancelAtMs: Infinity,
       queue: -1,
@@ -389,7 +397,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       for (let k = 0; k < this.orders.length; k++) {
         const o = this.orders[k]!;
         if (o.queue < 0 || o.cancelAtMs <= t) continue;
-        const r = tradeAgainst(o.side, o.px, o.queue, Number(o.size), ev);
+        const r = tradeAgainst(o.side, o.px, o.queue, o.sizeN, ev);
         o.queue = r.queue;
         if (r.filled > 0) this.execute(o, o.px, "maker", t, r.filled);
         if (this.orders[k] !== o) k -= 1; // filled in full: it left the list
@@ -443,8 +451,9 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     timeMs: number,
     most = Infinity,
   ): void {
-    let size = dec(o.size);
-    if (most < size.toNumber()) {
+    const remaining = dec(o.size);
+    let size = remaining;
+    if (most < o.sizeN) {
       // Less than one lot of the trade is left for us: nothing fills.
       if (most < 10 ** -this.o.szDecimals) return;
       size = dec(roundSize(most, this.o.szDecimals, "down"));
@@ -456,7 +465,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     }
     const price =
       liquidity === "maker" ? o.price : roundPrice(px, this.o.szDecimals, o.side === "buy" ? "up" : "down");
-    const rate = liquidity === "maker" ? this.o.fees.maker : this.o.fees.taker;
+    const rate = liquidity === "maker" ? this.makerRate : this.takerRate;
     const fee = wire(dec(price).times(size).times(rate).toDecimalPlaces(8));
     this.fillSeq += 1;
     const id = `bt${this.fillSeq}`;
@@ -480,9 +489,11 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       fee,
       liquidity,
     });
-    const left = dec(o.size).minus(size);
-    if (left.gt(0)) o.size = wire(left);
-    else this.remove(o);
+    const left = remaining.minus(size);
+    if (left.gt(0)) {
+      o.size = wire(left);
+      o.sizeN = left.toNumber();
+    } else this.remove(o);
   }
 
   private remove(o: VenueOrder): void {

@@ -826,10 +826,14 @@ export class Engine {
  */
 function newSince(cursor: OrderStats["fill_cursor"], fetched: readonly GatewayFill[]): GatewayFill[] {
   // A few ids are searched directly; a Set pays off only for many fills within one millisecond.
+  // (No named closure here: run from sources, tsx gives each one a name with defineProperty per call.)
   const seen = cursor.ids.length > 16 ? new Set(cursor.ids) : undefined;
-  const applied = (id: string) => (seen ? seen.has(id) : cursor.ids.includes(id));
   return fetched
-    .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !applied(f.id)))
+    .filter(
+      (f) =>
+        f.timeMs > cursor.time_ms ||
+        (f.timeMs === cursor.time_ms && !(seen ? seen.has(f.id) : cursor.ids.includes(f.id))),
+    )
     .sort((a, b) => a.timeMs - b.timeMs);
 }
 

@@ -136,13 +136,13 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     return { instrument, szDecimals: this.o.szDecimals };
   }
 
-  // snapshot, openOrders and fills are called on every tick: plain methods answering with a settled
-  // promise cost less than async ones (no async function object each call).
+  // snapshot, openOrders and fills are asked on every tick: the engine reads the *Now forms without
+  // awaiting (ports.ts); the promise forms answer the same.
   snapshot(instrument: string): Promise<MarketSnapshot> {
     return Promise.resolve(this.snapshotNow(instrument));
   }
 
-  private snapshotNow(instrument: string): MarketSnapshot {
+  snapshotNow(instrument: string): MarketSnapshot {
     const now = this.o.now();
     this.advanceTo(now);
     const i = this.next - 1;
@@ -217,7 +217,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     return Promise.resolve(this.openOrdersNow());
   }
 
-  private openOrdersNow(): GatewayOrder[] {
+  openOrdersNow(): GatewayOrder[] {
     this.advanceTo(this.o.now());
     const out: GatewayOrder[] = [];
     for (const o of this.orders) {
@@ -234,12 +234,16 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     return out;
   }
 
-  fills(_instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+  fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+    return Promise.resolve(this.fillsNow(instrument, sinceMs));
+  }
+
+  fillsNow(_instrument: string, sinceMs: number): GatewayFill[] {
     this.advanceTo(this.o.now());
     const log = this.fillLog;
     let i = log.length;
     while (i > 0 && log[i - 1]!.timeMs >= sinceMs) i -= 1;
-    return Promise.resolve(i === log.length ? [] : log.slice(i));
+    return i === log.length ? [] : log.slice(i);
   }
 
   async position(): Promise<{ qty: string; entryPx: string }> {

@@ -22,6 +22,7 @@ import type {
   InstrumentSpec,
   MarketDataPort,
   OrderGateway,
+  PlaceRequest,
 } from "./ports.ts";
 import { Position, type PositionJson } from "./position.ts";
 import { RejectionPolicy } from "./rejection-policy.ts";
@@ -294,16 +295,25 @@ export class Engine {
    * state a suspended tick keeps is small (a backtest runs hundreds of thousands of ticks).
    */
   private async tick(): Promise<void> {
-    const snap = await this.o.market.snapshot(this.o.instrument);
-    // syncFills and ourOpenOrders written out: two async calls fewer on every tick.
+    // A venue that answers at once is not awaited (see snapshotNow); syncFills and ourOpenOrders are
+    // written out here for the same reason: fewer suspended calls on every tick.
+    const { market, gateway, instrument } = this.o;
+    const snap = market.snapshotNow ? market.snapshotNow(instrument) : await market.snapshot(instrument);
     const cursor = this.stats.fill_cursor;
-    const filled = this.applyFills(cursor, await this.o.gateway.fills(this.o.instrument, cursor.time_ms));
+    const filled = this.applyFills(
+      cursor,
+      gateway.fillsNow
+        ? gateway.fillsNow(instrument, cursor.time_ms)
+        : await gateway.fills(instrument, cursor.time_ms),
+    );
     const assessed = this.assess(snap, filled);
     if (!assessed) return;
     const { mid, mode } = assessed;
     const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
     if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
-    const open = this.ours(await this.o.gateway.openOrders(this.o.instrument));
+    const open = this.ours(
+      gateway.openOrdersNow ? gateway.openOrdersNow(instrument) : await gateway.openOrders(instrument),
+    );
     const ctx = this.context(snap, open, mode);
     const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
     if (req) ctx.advice = await this.advise(req);
@@ -313,7 +323,7 @@ export class Engine {
         ? await this.send(plan, open.length, rejected)
         : { sent: 0, refused: rejected, resting: open.length };
     // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
-    const iocFilled = plan.place.some((p) => p.tif === "Ioc") ? await this.syncFills() : 0;
+    const iocFilled = hasIoc(plan.place) ? await this.syncFills() : 0;
     if ((this.o.deadManMs ?? 0) > 0)
       await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), sent.resting);
     this.tickCount += 1;
@@ -835,6 +845,11 @@ function newSince(cursor: OrderStats["fill_cursor"], fetched: readonly GatewayFi
         (f.timeMs === cursor.time_ms && !(seen ? seen.has(f.id) : cursor.ids.includes(f.id))),
     )
     .sort((a, b) => a.timeMs - b.timeMs);
+}
+
+function hasIoc(orders: readonly PlaceRequest[]): boolean {
+  for (const o of orders) if (o.tif === "Ioc") return true;
+  return false;
 }
 
 function signed(v: Dec): string {

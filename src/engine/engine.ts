@@ -328,15 +328,16 @@ export class Engine {
       await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), sent.resting);
     this.tickCount += 1;
     this.persist("running");
-    this.report({
-      tick: this.tickCount,
-      mid: snap.mid,
-      sent: sent.sent,
-      filled: filled + iocFilled,
-      cancelled: plan.cancel.length,
-      rejected: sent.refused,
-      risk: mode,
-    });
+    if (this.o.tickLines !== false)
+      this.report({
+        tick: this.tickCount,
+        mid: snap.mid,
+        sent: sent.sent,
+        filled: filled + iocFilled,
+        cancelled: plan.cancel.length,
+        rejected: sent.refused,
+        risk: mode,
+      });
   }
 
   /**
@@ -404,6 +405,9 @@ export class Engine {
     } catch (e) {
       this.log(`T${this.tickCount + 1} strategy error: ${e instanceof Error ? e.message : String(e)}`);
     }
+    // Nothing wanted and nothing resting: the gate, the filter and the diff would all answer "nothing".
+    if (intents.length === 0 && open.length === 0)
+      return { plan: { cancel: [], place: [], kept: 0, dropped: 0 }, rejected: 0 };
     const gated = this.refusals.gate(intents, this.now());
     if (gated.held)
       this.log(`T${this.tickCount + 1} holding orders back after the exchange refused: ${gated.held}`);

@@ -78,7 +78,8 @@ export class Ledger {
       const q = this.qty;
       const reducing = !q.isZero() && q.isNeg() === buy;
       const part = reducing ? D.min(left, q.abs()) : left;
-      const partFee = fee.times(part).div(total);
+      // The whole fill in one part (no flip) takes the whole fee: the same value, without a division.
+      const partFee = part.eq(total) ? fee : fee.times(part).div(total);
       if (!this.trip) this.openTrip(buy ? "long" : "short", f.time_ms);
       const trip = this.trip as OpenTrip;
       trip.fees = trip.fees.plus(partFee);

@@ -1,8 +1,16 @@
 import { UserError } from "../core/errors.ts";
 
-import type { BookRow, CandleInterval, CandleRow, FundingRow, TradeRow } from "../market/types.ts";
+import { doubleToDecimal } from "../market/decimal-double.ts";
+import type {
+  BookRow,
+  CandleColumns,
+  CandleInterval,
+  CandleRow,
+  FundingRow,
+  TradeRow,
+} from "../market/types.ts";
 
-export type { BookRow, CandleRow, FundingRow, TradeRow };
+export type { BookRow, CandleColumns, CandleRow, FundingRow, TradeRow };
 
 export type BacktestInterval = CandleInterval;
 
@@ -15,16 +23,28 @@ export const INTERVAL_MS: Readonly<Record<BacktestInterval, number>> = {
 /** What a backtest replays: one instrument's candles (oldest first), its hourly funding, and any recorded trades and books. */
 export interface ReplayHistory {
   interval: BacktestInterval;
-  candles: readonly CandleRow[];
+  /** Rows of decimal strings, or the same as number columns (what the store reads: no strings to parse back). */
+  candles: readonly CandleRow[] | CandleColumns;
   funding: readonly FundingRow[];
   /** Recorded trades and l2 book snapshots (oldest first), where there are any. */
   trades?: readonly TradeRow[];
   books?: readonly BookRow[];
 }
 
+/** How many candles a history holds, whichever form they are in. */
+export function candleCount(candles: ReplayHistory["candles"]): number {
+  return isCandleColumns(candles) ? candles.t.length : candles.length;
+}
+
+export function isCandleColumns(candles: ReplayHistory["candles"]): candles is CandleColumns {
+  return !Array.isArray(candles);
+}
+
 /**
- * Candles as parallel number arrays for the per-candle loop; the rows stay at hand for the decimal
- * strings (funding marks, the report). Rows must be one interval apart or more, oldest first.
+ * Candles as parallel number arrays for the per-candle loop. Money computed from a candle (funding
+ * marks, the last close of the report) uses its exact decimal: the row's string, or for number
+ * columns the double's shortest decimal, which is the decimal the store holds (decimal-double.ts).
+ * Candles must be one interval apart or more, oldest first.
  */
 export class CandleSeries {
   readonly length: number;
@@ -34,30 +54,51 @@ export class CandleSeries {
   readonly l: Float64Array;
   readonly c: Float64Array;
   readonly v: Float64Array;
+  private readonly rows: readonly CandleRow[] | undefined;
 
   constructor(
-    readonly rows: readonly CandleRow[],
+    candles: readonly CandleRow[] | CandleColumns,
     readonly intervalMs: number,
   ) {
-    const n = rows.length;
-    this.length = n;
-    this.t = new Float64Array(n);
-    this.o = new Float64Array(n);
-    this.h = new Float64Array(n);
-    this.l = new Float64Array(n);
-    this.c = new Float64Array(n);
-    this.v = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const r = rows[i] as CandleRow;
-      if (i > 0 && r.t < this.t[i - 1]! + intervalMs)
-        throw new UserError(`candles out of order or overlapping at ${new Date(r.t).toISOString()}`);
-      this.t[i] = r.t;
-      this.o[i] = Number(r.o);
-      this.h[i] = Number(r.h);
-      this.l[i] = Number(r.l);
-      this.c[i] = Number(r.c);
-      this.v[i] = Number(r.v);
+    if (isCandleColumns(candles)) {
+      this.rows = undefined;
+      this.length = candles.t.length;
+      ({ t: this.t, o: this.o, h: this.h, l: this.l, c: this.c, v: this.v } = candles);
+    } else {
+      const rows = candles;
+      const n = rows.length;
+      this.rows = rows;
+      this.length = n;
+      this.t = new Float64Array(n);
+      this.o = new Float64Array(n);
+      this.h = new Float64Array(n);
+      this.l = new Float64Array(n);
+      this.c = new Float64Array(n);
+      this.v = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const r = rows[i] as CandleRow;
+        this.t[i] = r.t;
+        this.o[i] = Number(r.o);
+        this.h[i] = Number(r.h);
+        this.l[i] = Number(r.l);
+        this.c[i] = Number(r.c);
+        this.v[i] = Number(r.v);
+      }
     }
+    const t = this.t;
+    for (let i = 1; i < this.length; i++)
+      if (t[i]! < t[i - 1]! + intervalMs)
+        throw new UserError(`candles out of order or overlapping at ${new Date(t[i]!).toISOString()}`);
+  }
+
+  /** Candle i's open as an exact decimal string. */
+  openText(i: number): string {
+    return this.rows ? this.rows[i]!.o : doubleToDecimal(this.o[i]!);
+  }
+
+  /** Candle i's close as an exact decimal string. */
+  closeText(i: number): string {
+    return this.rows ? this.rows[i]!.c : doubleToDecimal(this.c[i]!);
   }
 
   /** Index of the first candle opening at or after `ms` (length when none). */

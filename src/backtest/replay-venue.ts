@@ -1,4 +1,4 @@
-import { dec, wire } from "../core/decimal.ts";
+import { type Dec, dec, wire } from "../core/decimal.ts";
 import type {
   CancelResult,
   Cloid,
@@ -57,6 +57,8 @@ interface VenueOrder {
   px: number;
   price: string;
   size: string;
+  /** `size` as a number (for comparing with trade sizes). */
+  sizeN: number;
   /** First candle open the order can trade in: its arrival, rounded up to an open. */
   liveFromMs: number;
   /** Its cancel's arrival (Infinity: none asked). */
@@ -89,7 +91,13 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
   private readonly fillLog: GatewayFill[] = [];
   private oidSeq = 0;
   private fillSeq = 0;
+  /** The fee rates as decimals, parsed once. */
+  private readonly makerRate: Dec;
+  private readonly takerRate: Dec;
+  /** The last closed candles (a few windows' worth), and the snapshot's window as of `windowAt` candles. */
+  private recent: Candle[] = [];
   private window: Candle[] = [];
+  private windowAt = 0;
   private volumeNtl24h = 0;
   private readonly dayCandles: number;
   private fundingRate = 0;
@@ -108,6 +116,8 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     private readonly recorded?: MarketTape,
   ) {
     this.dayCandles = Math.max(1, Math.round(DAY_MS / candles.intervalMs));
+    this.makerRate = dec(o.fees.maker);
+    this.takerRate = dec(o.fees.taker);
   }
 
   /** Candles replayed so far. */
@@ -117,7 +127,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
 
   /** The last closed candle's close as the exchange wrote it ("0" before the first). */
   lastClose(): string {
-    return this.next > 0 ? (this.candles.rows[this.next - 1]?.c ?? "0") : "0";
+    return this.next > 0 ? this.candles.closeText(this.next - 1) : "0";
   }
 
   // ── market data ──────────────────────────────────────────────────────────────────────────
@@ -126,7 +136,13 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     return { instrument, szDecimals: this.o.szDecimals };
   }
 
-  async snapshot(instrument: string): Promise<MarketSnapshot> {
+  // snapshot, openOrders and fills are asked on every tick: the engine reads the *Now forms without
+  // awaiting (ports.ts); the promise forms answer the same.
+  snapshot(instrument: string): Promise<MarketSnapshot> {
+    return Promise.resolve(this.snapshotNow(instrument));
+  }
+
+  snapshotNow(instrument: string): MarketSnapshot {
     const now = this.o.now();
     this.advanceTo(now);
     const i = this.next - 1;
@@ -146,7 +162,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
         },
         fundingRate: this.fundingRate,
         volume24h: this.volumeNtl24h,
-        candles: this.window,
+        candles: this.candleWindow(),
       };
     }
     const mid = this.candles.c[i]!;
@@ -162,9 +178,19 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       fundingRate: this.fundingRate,
       openInterest: 0,
       volume24h: this.volumeNtl24h,
-      candles: this.window,
+      candles: this.candleWindow(),
       referenceFunding: {},
     };
+  }
+
+  /** The last `candleWindow` closed candles, oldest first (the same array until another closes). */
+  private candleWindow(): Candle[] {
+    if (this.windowAt !== this.next && this.o.candleWindow > 0) {
+      const r = this.recent;
+      this.window = r.slice(Math.max(0, r.length - this.o.candleWindow));
+      this.windowAt = this.next;
+    }
+    return this.window;
   }
 
   // ── orders ───────────────────────────────────────────────────────────────────────────────
@@ -187,7 +213,11 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     return { failed };
   }
 
-  async openOrders(): Promise<GatewayOrder[]> {
+  openOrders(): Promise<GatewayOrder[]> {
+    return Promise.resolve(this.openOrdersNow());
+  }
+
+  openOrdersNow(): GatewayOrder[] {
     this.advanceTo(this.o.now());
     const out: GatewayOrder[] = [];
     for (const o of this.orders) {
@@ -204,7 +234,11 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     return out;
   }
 
-  async fills(_instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+  fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+    return Promise.resolve(this.fillsNow(instrument, sinceMs));
+  }
+
+  fillsNow(_instrument: string, sinceMs: number): GatewayFill[] {
     this.advanceTo(this.o.now());
     const log = this.fillLog;
     let i = log.length;
@@ -245,6 +279,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       px,
       price: r.price,
       size: r.size,
+      sizeN: size.toNumber(),
       liveFromMs: now + this.o.latencyMs,
       cancelAtMs: Infinity,
       queue: -1,
@@ -273,7 +308,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     const f = this.funding;
     while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
       const row = f[this.fundingNext]!;
-      if (row.t >= open) this.o.ledger.applyFunding(s.rows[i]!.o, row.rate);
+      if (row.t >= open) this.o.ledger.applyFunding(s.openText(i), row.rate);
       this.fundingRate = Number(row.rate);
       this.fundingNext += 1;
     }
@@ -286,9 +321,10 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     const out = i - this.dayCandles;
     if (out >= 0) this.volumeNtl24h -= s.v[out]! * s.c[out]!;
     if (this.o.candleWindow > 0) {
-      const w = this.window.length >= this.o.candleWindow ? this.window.slice(1) : this.window.slice();
-      w.push({ t: open, o: s.o[i]!, h: s.h[i]!, l: s.l[i]!, c: close, v: s.v[i]! });
-      this.window = w;
+      // Appended here; the snapshot copies its window out once per new candle (see candleWindow()).
+      if (this.recent.length >= 4 * this.o.candleWindow)
+        this.recent = this.recent.slice(this.recent.length - this.o.candleWindow);
+      this.recent.push({ t: open, o: s.o[i]!, h: s.h[i]!, l: s.l[i]!, c: close, v: s.v[i]! });
     }
     if (open >= this.o.startMs) {
       const tape = this.tape;
@@ -365,7 +401,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       for (let k = 0; k < this.orders.length; k++) {
         const o = this.orders[k]!;
         if (o.queue < 0 || o.cancelAtMs <= t) continue;
-        const r = tradeAgainst(o.side, o.px, o.queue, Number(o.size), ev);
+        const r = tradeAgainst(o.side, o.px, o.queue, o.sizeN, ev);
         o.queue = r.queue;
         if (r.filled > 0) this.execute(o, o.px, "maker", t, r.filled);
         if (this.orders[k] !== o) k -= 1; // filled in full: it left the list
@@ -419,8 +455,9 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     timeMs: number,
     most = Infinity,
   ): void {
-    let size = dec(o.size);
-    if (most < size.toNumber()) {
+    const remaining = dec(o.size);
+    let size = remaining;
+    if (most < o.sizeN) {
       // Less than one lot of the trade is left for us: nothing fills.
       if (most < 10 ** -this.o.szDecimals) return;
       size = dec(roundSize(most, this.o.szDecimals, "down"));
@@ -432,7 +469,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     }
     const price =
       liquidity === "maker" ? o.price : roundPrice(px, this.o.szDecimals, o.side === "buy" ? "up" : "down");
-    const rate = liquidity === "maker" ? this.o.fees.maker : this.o.fees.taker;
+    const rate = liquidity === "maker" ? this.makerRate : this.takerRate;
     const fee = wire(dec(price).times(size).times(rate).toDecimalPlaces(8));
     this.fillSeq += 1;
     const id = `bt${this.fillSeq}`;
@@ -456,9 +493,11 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       fee,
       liquidity,
     });
-    const left = dec(o.size).minus(size);
-    if (left.gt(0)) o.size = wire(left);
-    else this.remove(o);
+    const left = remaining.minus(size);
+    if (left.gt(0)) {
+      o.size = wire(left);
+      o.sizeN = left.toNumber();
+    } else this.remove(o);
   }
 
   private remove(o: VenueOrder): void {

@@ -156,6 +156,8 @@ function tapPlace(
     cancel: (instrument, orders) => g.cancel(instrument, orders),
     openOrders: (instrument) => g.openOrders(instrument),
     fills: (instrument, sinceMs) => g.fills(instrument, sinceMs),
+    ...(g.openOrdersNow ? { openOrdersNow: g.openOrdersNow.bind(g) } : {}),
+    ...(g.fillsNow ? { fillsNow: g.fillsNow.bind(g) } : {}),
     position: (instrument) => g.position(instrument),
   };
 }

@@ -14,8 +14,13 @@ export function dec(v: DecLike): Dec {
   return v instanceof D ? v : new D(v);
 }
 
+/** A string already in wire form: what `wire` would give back unchanged ("-0" is not: it is "0"). */
+const WIRE_FORM = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+
 /** Wire form of a decimal: plain notation, no trailing zeros, "0" for zero. */
 export function wire(v: DecLike): string {
+  // Most strings passed here are wire strings already: no need to parse and print them again.
+  if (typeof v === "string" && v !== "-0" && WIRE_FORM.test(v)) return v;
   const d = dec(v);
   if (d.isZero()) return "0";
   return d.toFixed();

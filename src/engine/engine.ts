@@ -13,7 +13,7 @@ import type {
   FillView,
   MarketSnapshot,
 } from "../strategies/sdk.ts";
-import { CloidFactory, engineTag, planOrders, roundIntent } from "./order-manager.ts";
+import { CloidFactory, engineTag, type OrderPlan, planOrders, roundIntent } from "./order-manager.ts";
 import type {
   CancelResult,
   Cloid,
@@ -22,6 +22,7 @@ import type {
   InstrumentSpec,
   MarketDataPort,
   OrderGateway,
+  PlaceRequest,
 } from "./ports.ts";
 import { Position, type PositionJson } from "./position.ts";
 import { RejectionPolicy } from "./rejection-policy.ts";
@@ -167,6 +168,7 @@ export class Engine {
   /** The last risk evaluation while flat, and the fill count and UTC day it was made on. */
   private lastRisk: { state: RiskState; mode: RiskMode; fills: number; day: number } | undefined;
   private realizedNum = { fills: -1, value: 0 };
+  private drawdownOf: { state: RiskState | undefined; pct: number } = { state: undefined, pct: 0 };
 
   constructor(private readonly o: EngineOptions) {
     this.store = o.persistence?.store ?? StateStore.inDir(o.dataDir);
@@ -288,9 +290,61 @@ export class Engine {
 
   // ── tick ─────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * One tick. The awaited steps stay here and the work between them is in plain methods, so the
+   * state a suspended tick keeps is small (a backtest runs hundreds of thousands of ticks).
+   */
   private async tick(): Promise<void> {
-    const snap = await this.o.market.snapshot(this.o.instrument);
-    let filled = await this.syncFills();
+    // A venue that answers at once is not awaited (see snapshotNow); syncFills and ourOpenOrders are
+    // written out here for the same reason: fewer suspended calls on every tick.
+    const { market, gateway, instrument } = this.o;
+    const snap = market.snapshotNow ? market.snapshotNow(instrument) : await market.snapshot(instrument);
+    const cursor = this.stats.fill_cursor;
+    const filled = this.applyFills(
+      cursor,
+      gateway.fillsNow
+        ? gateway.fillsNow(instrument, cursor.time_ms)
+        : await gateway.fills(instrument, cursor.time_ms),
+    );
+    const assessed = this.assess(snap, filled);
+    if (!assessed) return;
+    const { mid, mode } = assessed;
+    const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
+    if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
+    const open = this.ours(
+      gateway.openOrdersNow ? gateway.openOrdersNow(instrument) : await gateway.openOrders(instrument),
+    );
+    const ctx = this.context(snap, open, mode);
+    const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
+    if (req) ctx.advice = await this.advise(req);
+    const { plan, rejected } = this.planTick(ctx, open, mode);
+    const sent =
+      plan.cancel.length > 0 || plan.place.length > 0
+        ? await this.send(plan, open.length, rejected)
+        : { sent: 0, refused: rejected, resting: open.length };
+    // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
+    const iocFilled = hasIoc(plan.place) ? await this.syncFills() : 0;
+    if ((this.o.deadManMs ?? 0) > 0)
+      await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), sent.resting);
+    this.tickCount += 1;
+    this.persist("running");
+    if (this.o.tickLines !== false)
+      this.report({
+        tick: this.tickCount,
+        mid: snap.mid,
+        sent: sent.sent,
+        filled: filled + iocFilled,
+        cancelled: plan.cancel.length,
+        rejected: sent.refused,
+        risk: mode,
+      });
+  }
+
+  /**
+   * The tick's market and risk: marks the position, evaluates the limits and alerts on reduce-only.
+   * Returns undefined when the tick ends here (no market data, or a hard stop), already counted.
+   */
+  private assess(snap: MarketSnapshot, filled: number): { mid: Dec | undefined; mode: RiskMode } | undefined {
     if (!(snap.mid > 0)) {
       this.tickCount += 1;
       this.persist("running");
@@ -304,7 +358,7 @@ export class Engine {
         risk: this.lastMode,
         skipped: "no market data",
       });
-      return;
+      return undefined;
     }
     this.lastMid = snap.mid;
     const flat = this.position.qty.isZero();
@@ -332,14 +386,17 @@ export class Engine {
         rejected: 0,
         risk: mode,
       });
-      return;
+      return undefined;
     }
-    const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
-    if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
-    const open = await this.ourOpenOrders();
-    const ctx = this.context(snap, open, mode);
-    const req = this.o.strategy.adviceRequest?.(ctx, this.o.params, this.strategyState) ?? null;
-    if (req) ctx.advice = await this.advise(req);
+    return { mid, mode };
+  }
+
+  /** The strategy's decision through the refusal policy and the risk filter, diffed against our open orders. */
+  private planTick(
+    ctx: DecisionContext,
+    open: readonly GatewayOrder[],
+    mode: RiskMode,
+  ): { plan: OrderPlan; rejected: number } {
     let intents: ReturnType<AnyStrategy["decide"]>["orders"] = [];
     try {
       const d = this.o.strategy.decide(ctx, this.o.params, this.strategyState);
@@ -348,13 +405,15 @@ export class Engine {
     } catch (e) {
       this.log(`T${this.tickCount + 1} strategy error: ${e instanceof Error ? e.message : String(e)}`);
     }
+    // Nothing wanted and nothing resting: the gate, the filter and the diff would all answer "nothing".
+    if (intents.length === 0 && open.length === 0)
+      return { plan: { cancel: [], place: [], kept: 0, dropped: 0 }, rejected: 0 };
     const gated = this.refusals.gate(intents, this.now());
     if (gated.held)
       this.log(`T${this.tickCount + 1} holding orders back after the exchange refused: ${gated.held}`);
-    intents = gated.intents;
-    const { approved, rejected } = filterIntents(this.o.limits, intents, {
-      positionQty: this.position.qty.toNumber(),
-      mid: snap.mid,
+    const { approved, rejected } = filterIntents(this.o.limits, gated.intents, {
+      positionQty: ctx.positionQty,
+      mid: ctx.snapshot.mid,
       reduceOnly: mode === "reduce_only",
     });
     const plan = planOrders(approved, open, {
@@ -363,6 +422,19 @@ export class Engine {
       requoteBps: this.o.requoteBps,
       cloids: this.cloids,
     });
+    return { plan, rejected: rejected.length };
+  }
+
+  /**
+   * Sends the plan: cancels first, then the new orders (none while a cancel failed and its order may
+   * still rest). Returns orders sent, refused (the risk filter's `refused` plus the exchange's) and
+   * resting afterwards.
+   */
+  private async send(
+    plan: OrderPlan,
+    openCount: number,
+    refusedBefore: number,
+  ): Promise<{ sent: number; refused: number; resting: number }> {
     let stuck = 0;
     if (plan.cancel.length > 0) {
       const { failed } = await this.o.gateway.cancel(this.o.instrument, plan.cancel);
@@ -372,8 +444,8 @@ export class Engine {
     // A quote that could not be cancelled may still rest: new quotes now could double it.
     if (stuck > 0) plan.place = [];
     let sent = 0;
-    let refused = rejected.length;
-    let resting = open.length - plan.cancel.length;
+    let refused = refusedBefore;
+    let resting = openCount - plan.cancel.length;
     if (plan.place.length > 0) {
       const outcomes = await this.o.gateway.place(plan.place);
       const reasons = new Set<string>();
@@ -399,21 +471,7 @@ export class Engine {
       this.stats.total_placed += sent;
       this.stats.total_rejected += outcomes.length - sent;
     }
-    // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
-    if (plan.place.some((p) => p.tif === "Ioc")) filled += await this.syncFills();
-    if ((this.o.deadManMs ?? 0) > 0)
-      await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), resting);
-    this.tickCount += 1;
-    this.persist("running");
-    this.report({
-      tick: this.tickCount,
-      mid: snap.mid,
-      sent,
-      filled,
-      cancelled: plan.cancel.length,
-      rejected: refused,
-      risk: mode,
-    });
+    return { sent, refused, resting };
   }
 
   /**
@@ -446,6 +504,13 @@ export class Engine {
     return this.realizedNum.value;
   }
 
+  /** The drawdown percent strategies see, recomputed only when the risk state changed. */
+  private drawdownPercent(): number {
+    if (this.drawdownOf.state !== this.risk)
+      this.drawdownOf = { state: this.risk, pct: drawdownPct(this.o.limits, this.risk) };
+    return this.drawdownOf.pct;
+  }
+
   private context(snap: MarketSnapshot, open: GatewayOrder[], mode: RiskMode): DecisionContext {
     const flat = this.position.qty.isZero();
     return {
@@ -456,7 +521,7 @@ export class Engine {
       realizedPnl: this.realizedNumber(),
       openOrders: open.map((x) => ({ side: x.side, price: Number(x.price), size: Number(x.size) })),
       recentFills: this.recentFills,
-      risk: { reduceOnly: mode === "reduce_only", drawdownPct: drawdownPct(this.o.limits, this.risk) },
+      risk: { reduceOnly: mode === "reduce_only", drawdownPct: this.drawdownPercent() },
       tick: this.tickCount,
       tickSeconds: this.o.tickMs / 1000,
       nowMs: snap.timestampMs,
@@ -502,20 +567,23 @@ export class Engine {
   }
 
   private async ourOpenOrders(): Promise<GatewayOrder[]> {
-    return (await this.o.gateway.openOrders(this.o.instrument)).filter((x) => this.cloids.owns(x.cloid));
+    return this.ours(await this.o.gateway.openOrders(this.o.instrument));
+  }
+
+  /** The orders among `all` that this engine placed. */
+  private ours(all: GatewayOrder[]): GatewayOrder[] {
+    return all.length === 0 ? all : all.filter((x) => this.cloids.owns(x.cloid));
   }
 
   /** Applies fills newer than the cursor (each exactly once), logs them, returns how many. */
   private async syncFills(): Promise<number> {
     const cursor = this.stats.fill_cursor;
-    const fetched = await this.o.gateway.fills(this.o.instrument, cursor.time_ms);
-    const seen = fetched.length > 0 ? new Set(cursor.ids) : undefined;
-    const fresh =
-      fetched.length === 0
-        ? fetched
-        : fetched
-            .filter((f) => f.timeMs > cursor.time_ms || (f.timeMs === cursor.time_ms && !seen?.has(f.id)))
-            .sort((a, b) => a.timeMs - b.timeMs);
+    return this.applyFills(cursor, await this.o.gateway.fills(this.o.instrument, cursor.time_ms));
+  }
+
+  /** The fetched fills newer than `cursor` applied, journaled and counted (see syncFills). */
+  private applyFills(cursor: OrderStats["fill_cursor"], fetched: GatewayFill[]): number {
+    const fresh = fetched.length === 0 ? fetched : newSince(cursor, fetched);
     // Other instruments' fills move the cursor too, or every tick would fetch them all again.
     const through = this.o.gateway.accountFillsThroughMs?.() ?? 0;
     if (fresh.length === 0) {
@@ -764,6 +832,28 @@ export class Engine {
         `${r.sent} sent ${r.filled} filled ${r.cancelled} cancelled ${r.rejected} rejected | risk: ${risk}${tail}`,
     );
   }
+}
+
+/**
+ * The fills past the cursor, oldest first. A venue answers "since" inclusively, so the fills at the
+ * cursor's own time come back on every call until a newer one: those already applied are skipped by id.
+ */
+function newSince(cursor: OrderStats["fill_cursor"], fetched: readonly GatewayFill[]): GatewayFill[] {
+  // A few ids are searched directly; a Set pays off only for many fills within one millisecond.
+  // (No named closure here: run from sources, tsx gives each one a name with defineProperty per call.)
+  const seen = cursor.ids.length > 16 ? new Set(cursor.ids) : undefined;
+  return fetched
+    .filter(
+      (f) =>
+        f.timeMs > cursor.time_ms ||
+        (f.timeMs === cursor.time_ms && !(seen ? seen.has(f.id) : cursor.ids.includes(f.id))),
+    )
+    .sort((a, b) => a.timeMs - b.timeMs);
+}
+
+function hasIoc(orders: readonly PlaceRequest[]): boolean {
+  for (const o of orders) if (o.tif === "Ioc") return true;
+  return false;
 }
 
 function signed(v: Dec): string {

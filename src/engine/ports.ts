@@ -17,6 +17,11 @@ export interface MarketDataPort {
   snapshot(instrument: string): Promise<MarketSnapshot>;
   /** The market's most recent trades (any order); the --dry-run book fills resting orders from them. */
   trades?(instrument: string): Promise<TradePrint[]>;
+  /**
+   * `snapshot`'s answer given at once, where the venue has it at hand (the backtest's replay): the
+   * engine then reads it without awaiting, so a tick with nothing to send never suspends.
+   */
+  snapshotNow?(instrument: string): MarketSnapshot;
 }
 
 /** One trade on the venue as its public tape shows it. `side` is the taker's; `id` is unique. */
@@ -80,6 +85,9 @@ export interface OrderGateway {
   openOrders(instrument: string): Promise<GatewayOrder[]>;
   /** Fills on the instrument with time ≥ sinceMs, oldest first. */
   fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
+  /** `openOrders` and `fills` answered at once, where the venue can (see MarketDataPort.snapshotNow). */
+  openOrdersNow?(instrument: string): GatewayOrder[];
+  fillsNow?(instrument: string, sinceMs: number): GatewayFill[];
   /**
    * Time of the account's newest fill (any instrument) seen by the last `fills` call, where the venue
    * reads the whole account's fills: the cursor may move past them so the next read skips them.

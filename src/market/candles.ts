@@ -1,6 +1,7 @@
-import { type DatasetSpec, readRange, writeRows } from "./day-store.ts";
+import { type DatasetSpec, readRange, readRangeNumbers, writeRows } from "./day-store.ts";
 import type { ColumnValues } from "./parquet-codec.ts";
 import {
+  type CandleColumns,
   type CandleInterval,
   type CandleRow,
   candleDataset,
@@ -48,6 +49,14 @@ export function candleSpecOf(interval: CandleInterval): DatasetSpec<CandleRow> {
 /** Candles opening in [fromMs, toMs), sorted by open time, one per open time. */
 export function readCandles(q: MarketQuery & { interval: CandleInterval }): Promise<CandleRow[]> {
   return readRange(SPECS[q.interval], q);
+}
+
+/** The same candles as readCandles, as number columns (the stored doubles, no decimal strings). */
+export async function readCandleColumns(
+  q: MarketQuery & { interval: CandleInterval },
+): Promise<CandleColumns> {
+  const c = await readRangeNumbers(SPECS[q.interval], q, ["t", "o", "h", "l", "c", "v"]);
+  return { t: c.t!, o: c.o!, h: c.h!, l: c.l!, c: c.c!, v: c.v! };
 }
 
 /** Merges candles into their day files; a candle replaces a stored one with the same open time. */

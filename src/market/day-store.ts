@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { canonicalDecimal, decimalToDouble } from "./decimal-double.ts";
 import { coinDir, DAY_MS, dayFile, dayOf, dayOfFileName, dayStart, journalFile } from "./layout.ts";
-import { type ColumnSpec, type ColumnValues, decodeParquet, encodeParquet } from "./parquet-codec.ts";
+import {
+  type ColumnSpec,
+  type ColumnValues,
+  decodeParquet,
+  decodeParquetNumbers,
+  encodeParquet,
+} from "./parquet-codec.ts";
 import type { Dataset, MarketQuery, MarketTarget } from "./types.ts";
 
 /** How one dataset maps its rows to Parquet columns and which rows are the same record. */
@@ -22,11 +28,7 @@ const READ_CONCURRENCY = 8;
 export async function readRange<R extends { t: number }>(spec: DatasetSpec<R>, q: MarketQuery): Promise<R[]> {
   const dir = coinDir(q.root, q.network, spec.dataset, q.coin);
   if (!(q.toMs > q.fromMs)) return [];
-  // Only the days held are opened, so an open-ended range (fromMs 0) costs one directory listing.
-  const days = (await heldDays(dir)).filter((d) => {
-    const start = dayStart(d);
-    return start < q.toMs && start + DAY_MS > q.fromMs;
-  });
+  const days = await daysIn(dir, q.fromMs, q.toMs);
   const perDay: R[][] = new Array(days.length);
   let next = 0;
   const worker = async () => {
@@ -43,6 +45,86 @@ export async function readRange<R extends { t: number }>(spec: DatasetSpec<R>, q
   let k = 0;
   for (const rows of perDay) for (let i = 0; i < rows.length; i++) out[k++] = rows[i]!;
   return out;
+}
+
+/**
+ * The rows readRange returns, as number columns (`names`: timestamp, decimal or int columns of the
+ * spec): decimals are the stored doubles, never formatted into strings. A day with a journal is
+ * read as rows and merged first; a day without one goes straight from Parquet to the columns.
+ */
+export async function readRangeNumbers<R extends { t: number }>(
+  spec: DatasetSpec<R>,
+  q: MarketQuery,
+  names: readonly string[],
+): Promise<Record<string, Float64Array>> {
+  const columns = names.map((name) => {
+    const column = spec.columns.find((c) => c.name === name);
+    if (!column) throw new Error(`${spec.dataset} has no column ${name}`);
+    return column;
+  });
+  const withTime = columns.some((c) => c.name === "t") ? columns : [...columns, spec.columns[0]!];
+  const dir = coinDir(q.root, q.network, spec.dataset, q.coin);
+  const days = q.toMs > q.fromMs ? await daysIn(dir, q.fromMs, q.toMs) : [];
+  const perDay: Record<string, Float64Array>[] = new Array(days.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < days.length) {
+      const i = next++;
+      perDay[i] = await readDayNumbers(spec, dir, days[i]!, q.fromMs, q.toMs, withTime);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, days.length) }, worker));
+  const out: Record<string, Float64Array> = {};
+  for (const { name } of columns) {
+    let total = 0;
+    for (const day of perDay) total += day[name]!.length;
+    const column = new Float64Array(total);
+    let k = 0;
+    for (const day of perDay) {
+      column.set(day[name]!, k);
+      k += day[name]!.length;
+    }
+    out[name] = column;
+  }
+  return out;
+}
+
+async function readDayNumbers<R extends { t: number }>(
+  spec: DatasetSpec<R>,
+  dir: string,
+  day: string,
+  fromMs: number,
+  toMs: number,
+  columns: readonly ColumnSpec[],
+): Promise<Record<string, Float64Array>> {
+  const journal = await readJournalDay(spec, dir, day);
+  let values: Record<string, Float64Array>;
+  if (journal.length > 0) {
+    const rows = await readDay(spec, dir, day, fromMs, toMs);
+    values = {};
+    for (const { name } of columns) {
+      const column = new Float64Array(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const v = (rows[i] as Record<string, unknown>)[name];
+        column[i] = v === null || v === undefined ? Number.NaN : Number(v);
+      }
+      values[name] = column;
+    }
+    return values;
+  }
+  const bytes = await readIfExists(dayFile(dir, day));
+  if (!bytes) return Object.fromEntries(columns.map((c) => [c.name, new Float64Array(0)]));
+  values = (await decodeParquetNumbers(bytes, columns)).values;
+  // A day file is sorted by t: the range is one run of it.
+  const t = values.t!;
+  let a = 0;
+  while (a < t.length && t[a]! < fromMs) a++;
+  let b = t.length;
+  while (b > a && t[b - 1]! >= toMs) b--;
+  if (a === 0 && b === t.length) return values;
+  const cut: Record<string, Float64Array> = {};
+  for (const [name, column] of Object.entries(values)) cut[name] = column.subarray(a, b);
+  return cut;
 }
 
 /** Merges rows into their day files (a row replaces a stored one with the same key); each file is replaced atomically. */
@@ -180,6 +262,15 @@ function normalizeRow<R extends { t: number }>(spec: DatasetSpec<R>, row: R): R 
     record[col.name] = canonicalDecimal(v as string);
   }
   return record as R;
+}
+
+/** Days held in `dir` that overlap [fromMs, toMs), oldest first. */
+async function daysIn(dir: string, fromMs: number, toMs: number): Promise<string[]> {
+  // Only the days held are opened, so an open-ended range (fromMs 0) costs one directory listing.
+  return (await heldDays(dir)).filter((d) => {
+    const start = dayStart(d);
+    return start < toMs && start + DAY_MS > fromMs;
+  });
 }
 
 /** Days with a Parquet file or a journal in `dir`, oldest first. */

@@ -1,6 +1,6 @@
 export { ASSET_CTX_SPEC, readAssetCtxs, writeAssetCtxs } from "./asset-ctx.ts";
 export { BOOKS_SPEC, readBooks, writeBooks } from "./books.ts";
-export { candleSpecOf, readCandles, writeCandles } from "./candles.ts";
+export { candleSpecOf, readCandleColumns, readCandles, writeCandles } from "./candles.ts";
 export { canonicalDecimal, decimalToDouble, doubleToDecimal } from "./decimal-double.ts";
 export { FUNDING_SPEC, readFunding, writeFunding } from "./funding.ts";
 export * from "./layout.ts";

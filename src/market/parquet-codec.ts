@@ -58,6 +58,45 @@ export async function decodeParquet(
   bytes: Uint8Array,
   specs: readonly ColumnSpec[],
 ): Promise<{ rows: number; values: ColumnValues }> {
+  const { rows, chunks } = await readChunks(bytes, specs);
+  const values: Record<string, unknown[]> = {};
+  const texts = new Map<number, string>(); // prices repeat across rows and columns: format each once
+  for (const spec of specs) {
+    const column = joinChunks(chunks.get(spec.name)!, rows);
+    if (spec.kind === "decimal") decimalsFromDoubles(column, texts);
+    values[spec.name] = column;
+  }
+  return { rows, values };
+}
+
+/**
+ * Decodes numeric columns (timestamp, decimal, int) as the numbers stored: decimals stay doubles
+ * (each one's shortest decimal is the exact value written, see decimal-double.ts) and nulls become NaN.
+ */
+export async function decodeParquetNumbers(
+  bytes: Uint8Array,
+  specs: readonly ColumnSpec[],
+): Promise<{ rows: number; values: Record<string, Float64Array> }> {
+  const { rows, chunks } = await readChunks(bytes, specs);
+  const values: Record<string, Float64Array> = {};
+  for (const spec of specs) {
+    if (spec.kind === "string" || spec.kind === "json")
+      throw new Error(`column ${spec.name} is not numeric (${spec.kind})`);
+    const out = new Float64Array(rows);
+    for (const chunk of chunks.get(spec.name)!) {
+      const data = chunk.columnData as ArrayLike<number | null>;
+      if (data instanceof Float64Array) out.set(data, chunk.rowStart);
+      else for (let i = 0; i < data.length; i++) out[chunk.rowStart + i] = data[i] ?? Number.NaN;
+    }
+    values[spec.name] = out;
+  }
+  return { rows, values };
+}
+
+async function readChunks(
+  bytes: Uint8Array,
+  specs: readonly ColumnSpec[],
+): Promise<{ rows: number; chunks: Map<string, ColumnData[]> }> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const metadata = parquetMetadata(file);
   const rows = Number(metadata.num_rows);
@@ -71,14 +110,7 @@ export async function decodeParquet(
       chunks.get(chunk.columnName)?.push(chunk);
     },
   });
-  const values: Record<string, unknown[]> = {};
-  const texts = new Map<number, string>(); // prices repeat across rows and columns: format each once
-  for (const spec of specs) {
-    const column = joinChunks(chunks.get(spec.name)!, rows);
-    if (spec.kind === "decimal") decimalsFromDoubles(column, texts);
-    values[spec.name] = column;
-  }
-  return { rows, values };
+  return { rows, chunks };
 }
 
 /** One array of a column's chunks (usually a single chunk, used as is). */

@@ -17,6 +17,21 @@ export interface CandleRow {
   n: number;
 }
 
+/**
+ * Candles as number columns, oldest first (index i of each array is one candle): the store's doubles
+ * as they are, for readers that compute with numbers. Each double's shortest decimal is the exact
+ * decimal the store holds (decimal-double.ts).
+ */
+export interface CandleColumns {
+  /** Open times, ms. */
+  t: Float64Array;
+  o: Float64Array;
+  h: Float64Array;
+  l: Float64Array;
+  c: Float64Array;
+  v: Float64Array;
+}
+
 export interface FundingRow {
   t: number;
   rate: string;

@@ -1,6 +1,15 @@
 import { z } from "zod";
+import {
+  emptyRolling,
+  type Rolling,
+  rollingLength,
+  rollingMax,
+  rollingMean,
+  rollingMin,
+  rollingPush,
+} from "./rolling.ts";
 import { defineStrategy, type MarketSnapshot, type OrderIntent } from "./sdk.ts";
-import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
+import { BPS, hasMarket, limitExposure, take } from "./util.ts";
 
 export const momentumBreakoutParams = z.object({
   lookback: z
@@ -41,9 +50,10 @@ export const momentumBreakoutParams = z.object({
 export type MomentumBreakoutParams = z.infer<typeof momentumBreakoutParams>;
 
 export interface MomentumState {
-  highs: number[];
-  lows: number[];
-  vols: number[];
+  /** The last `lookback` highs, lows and activity samples. */
+  highs: Rolling;
+  lows: Rolling;
+  vols: Rolling;
   /** Best price reached since the position was opened (high for a long, low for a short); 0 when flat. */
   extreme: number;
 }
@@ -67,7 +77,7 @@ export const momentumBreakout = defineStrategy<MomentumBreakoutParams, MomentumS
   type: "signal",
   params: momentumBreakoutParams,
   needs: { assetContext: true, candles: true },
-  init: () => ({ highs: [], lows: [], vols: [], extreme: 0 }),
+  init: () => ({ highs: emptyRolling(), lows: emptyRolling(), vols: emptyRolling(), extreme: 0 }),
   decide(ctx, p, state) {
     const s = ctx.snapshot;
     if (!hasMarket(s)) return { orders: [], state };
@@ -75,9 +85,9 @@ export const momentumBreakout = defineStrategy<MomentumBreakoutParams, MomentumS
     const low = s.bid > 0 ? s.bid : s.mid;
     const vol = activity(s);
     const next: MomentumState = {
-      highs: pushWindow(state.highs, high, p.lookback),
-      lows: pushWindow(state.lows, low, p.lookback),
-      vols: pushWindow(state.vols, vol, p.lookback),
+      highs: rollingPush(state.highs, high, p.lookback),
+      lows: rollingPush(state.lows, low, p.lookback),
+      vols: rollingPush(state.vols, vol, p.lookback),
       extreme: state.extreme,
     };
     const q = ctx.positionQty;
@@ -103,10 +113,10 @@ export const momentumBreakout = defineStrategy<MomentumBreakoutParams, MomentumS
       return { orders, state: { ...next, extreme }, meta: { stop_price: stop, extreme } };
     }
     next.extreme = 0;
-    if (state.highs.length < p.lookback) return { orders: [], state: next };
-    const periodHigh = Math.max(...state.highs);
-    const periodLow = Math.min(...state.lows);
-    const avgVol = mean(state.vols);
+    if (rollingLength(state.highs) < p.lookback) return { orders: [], state: next };
+    const periodHigh = rollingMax(state.highs);
+    const periodLow = rollingMin(state.lows);
+    const avgVol = rollingMean(state.vols);
     const surge = avgVol > 0 && vol > avgVol * p.volume_surge_mult;
     const upBps = ((s.mid - periodHigh) / periodHigh) * BPS;
     const downBps = ((periodLow - s.mid) / periodLow) * BPS;

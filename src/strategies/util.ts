@@ -26,8 +26,12 @@ export function stdev(xs: readonly number[]): number {
 
 /** Appends to a copy of a rolling window, keeping the last `max` entries. */
 export function pushWindow<T>(xs: readonly T[], x: T, max: number): T[] {
-  const next = xs.length >= max ? xs.slice(xs.length - max + 1) : xs.slice();
-  next.push(x);
+  // Filled by index into an array of the final length: one allocation, none for growth.
+  const from = xs.length >= max ? xs.length - max + 1 : 0;
+  const n = xs.length - from;
+  const next: T[] = new Array(n + 1);
+  for (let i = 0; i < n; i++) next[i] = xs[from + i] as T;
+  next[n] = x;
   return next;
 }
 

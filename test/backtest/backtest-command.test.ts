@@ -2,8 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BacktestCommandOptions, backtestCommand } from "../../src/backtest/backtest-command.ts";
+import {
+  type BacktestCommandOptions,
+  backtestCommand,
+  loadInputs,
+} from "../../src/backtest/backtest-command.ts";
+import { runBacktest } from "../../src/backtest/run-backtest.ts";
 import { UserError } from "../../src/core/errors.ts";
+import { readCandles } from "../../src/market/index.ts";
 import { writeSimStore } from "./write-sim-store.ts";
 
 /** `hl backtest`'s logic on the market-data store, in-process: figures, report, reproducibility, bad input. */
@@ -49,6 +55,18 @@ describe("hl backtest (in-process)", () => {
     );
     expect(c.summary.fills).not.toBe(a.summary.fills);
   }, 20_000);
+
+  it("the store's number columns replay exactly as the decimal rows they hold", async () => {
+    const { history, fromMs, toMs, szDecimals } = await loadInputs(opts());
+    const rows = await readCandles({ root, network: "paper", coin: "ETH", interval: "1m", fromMs: 0, toMs });
+    const base = { strategy: "simple_mm", instrument: "ETH-PERP", fromMs, toMs, szDecimals, latencyMs: 1500 };
+    const fromColumns = await runBacktest({ ...base, history });
+    const fromRows = await runBacktest({ ...base, history: { ...history, candles: rows } });
+    expect(fromColumns.summary.fills).toBeGreaterThan(0);
+    expect(fromColumns.summary.funding_usd).not.toBe("0");
+    expect(JSON.stringify(fromColumns.summary)).toBe(JSON.stringify(fromRows.summary));
+    expect(fromColumns.venue.lastClose()).toBe(rows.at(-1)?.c);
+  });
 
   it("charges more fees on a lower fee tier and defaults the report under DATA_DIR/backtests", async () => {
     const t0 = await backtestCommand(opts({ strategy: "simple_mm", from: "2026-01-30T12:00:00Z" }));

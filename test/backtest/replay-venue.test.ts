@@ -80,6 +80,23 @@ describe("replay venue (candle fills)", () => {
     expect(ledger.fills[0]?.liquidity).toBe("maker");
   });
 
+  it("answers at once (the engine's no-await path) what its promises answer", async () => {
+    const { v, at } = venue([
+      [101, 102, 100, 101],
+      [101, 102, 99.9, 100.5],
+      [100.5, 101, 100, 100.8],
+    ]);
+    await v.place([order("buy", "100", "1"), order("sell", "102.5", "1")]);
+    for (const ms of [T0 + M, T0 + 2 * M, T0 + 3 * M]) {
+      at(ms);
+      expect(v.snapshotNow("ETH-PERP")).toEqual(await v.snapshot("ETH-PERP"));
+      expect(v.openOrdersNow()).toEqual(await v.openOrders());
+      expect(v.fillsNow("ETH-PERP", 0)).toEqual(await v.fills("ETH-PERP", 0));
+    }
+    expect(v.fillsNow("ETH-PERP", 0)).toHaveLength(1);
+    expect(v.openOrdersNow()).toHaveLength(1);
+  });
+
   it("an IOC fills at the next open plus slippage, capped at its limit, as a taker; beyond the limit it lapses", async () => {
     const { v, ledger, at } = venue([
       [100, 100, 100, 100],

@@ -30,7 +30,7 @@ export function simHistory(opts: {
   endMs: number;
   days: number;
   seed?: number;
-}): ReplayHistory {
+}): ReplayHistory & { candles: CandleRow[] } {
   const seed = opts.seed ?? 7;
   const [h] = backfill(
     [
@@ -78,7 +78,7 @@ export function simHistory(opts: {
  * buyers lifting on the way up) and `books` one-tick-wide snapshots of 3 levels a side.
  */
 export function simTape(
-  h: ReplayHistory,
+  h: { candles: readonly CandleRow[] },
   opts: { trades: number; books: number; tick: number },
 ): { trades: TradeRow[]; books: BookRow[] } {
   const trades: TradeRow[] = [];

@@ -15,6 +15,33 @@ describe("decimal money", () => {
     expect(wire("-0")).toBe("0");
   });
 
+  it("a string already in wire form comes back as is; any other is parsed and printed", () => {
+    const printed = (s: string) => {
+      const d = new D(s);
+      return d.isZero() ? "0" : d.toFixed();
+    };
+    const decimalText = fc
+      .tuple(
+        fc.constantFrom("", "-", "+"),
+        fc.stringMatching(/^\d{1,25}$/),
+        fc.option(fc.stringMatching(/^\d{0,25}$/)),
+        fc.option(fc.integer({ min: -40, max: 40 })),
+      )
+      .map(
+        ([sign, int, frac, exp]) =>
+          `${sign}${int}${frac === null ? "" : `.${frac}`}${exp === null ? "" : `e${exp}`}`,
+      )
+      .filter((s) => !/\.$/.test(s) || s.length > 1);
+    fc.assert(
+      fc.property(decimalText, (s) => {
+        expect(wire(s)).toBe(printed(s));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const s of ["0", "-0", "-0.0", "00.5", "1.50", "-12.340", "1.", ".5", "+3", "1e3", "-0.000001"])
+      expect(wire(s)).toBe(printed(s));
+  });
+
   it("num rounds half-even at the given places", () => {
     expect(num("2.345", 2)).toBe(2.34);
     expect(num("2.355", 2)).toBe(2.36);

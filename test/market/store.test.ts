@@ -9,6 +9,7 @@ import { journalLine } from "../../src/market/day-store.ts";
 import {
   type BookRow,
   type CandleRow,
+  candleSpecOf,
   canonicalDecimal,
   coinDir,
   DAY_MS,
@@ -19,6 +20,7 @@ import {
   journalFile,
   readAssetCtxs,
   readBooks,
+  readCandleColumns,
   readCandles,
   readFunding,
   readTrades,
@@ -240,6 +242,43 @@ describe("the day's journal", () => {
       ["1", "151"],
       ["2", "150.5"],
     ]);
+  });
+
+  it("candles as number columns are the rows readCandles gives, journal and range cuts included", async () => {
+    const target = { root, network: "test", coin: "AVAX", interval: "1m" as const };
+    await writeCandles(target, [
+      candle(DAY0 - MIN, "20.5"),
+      candle(DAY0, "21.25"),
+      candle(DAY0 + MIN, "0.000012345"),
+      candle(DAY0 + DAY_MS, "123456789.123456"),
+      candle(DAY0 + DAY_MS + MIN, "22"),
+    ]);
+    const dir = coinDir(root, "test", "candles_1m", "AVAX");
+    appendFileSync(
+      journalFile(dir, "2026-01-02"),
+      journalLine(candleSpecOf("1m"), candle(DAY0 + DAY_MS, "23.10")),
+    );
+    appendFileSync(
+      journalFile(dir, "2026-01-02"),
+      journalLine(candleSpecOf("1m"), candle(DAY0 + 2 * MIN + DAY_MS, "24")),
+    );
+    for (const [fromMs, toMs] of [
+      [0, 8.64e15],
+      [DAY0, DAY0 + DAY_MS + MIN],
+      [DAY0 + 1, DAY0 + DAY_MS + 2 * MIN + 1],
+      [DAY0 + 5 * MIN, DAY0 + 6 * MIN],
+    ] as const) {
+      const q = { ...target, fromMs, toMs };
+      const rows = await readCandles(q);
+      const columns = await readCandleColumns(q);
+      expect(columns.t).toBeInstanceOf(Float64Array);
+      expect(Array.from(columns.t)).toEqual(rows.map((r) => r.t));
+      for (const k of ["o", "h", "l", "c", "v"] as const)
+        expect(Array.from(columns[k], doubleToDecimal)).toEqual(rows.map((r) => r[k]));
+    }
+    expect(
+      Array.from((await readCandleColumns({ ...target, fromMs: 0, toMs: 8.64e15 })).c, doubleToDecimal),
+    ).toEqual(["20.5", "21.25", "0.000012345", "23.1", "22", "24"]);
   });
 
   it("refuses a row at journal time that compaction could not store", () => {

@@ -56,7 +56,9 @@ describe("hl up: the house agents in one process", () => {
   });
 
   it("restarts an engine's isolated stop at once, a repeat with a growing back-off, at most 30 s", () => {
-    expect([1, 2, 3, 4, 5, 6, 9].map(traderRestartDelayMs)).toEqual([0, 2000, 4000, 8000, 16000, 30000, 30000]);
+    expect([1, 2, 3, 4, 5, 6, 9].map(traderRestartDelayMs)).toEqual([
+      0, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
   });
 
   it("prints the house agents under the process that runs them", () => {

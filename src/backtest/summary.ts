@@ -1,4 +1,4 @@
-import { D, wire } from "../core/decimal.ts";
+import { D, type Dec, wire } from "../core/decimal.ts";
 import type { RunResult } from "../engine/engine.ts";
 import type { FeeRates } from "./fee-schedule.ts";
 import type { Ledger, RoundTrip } from "./ledger.ts";
@@ -66,14 +66,60 @@ function roundOrNull(x: number | null, dp = 6): number | null {
   return x === null ? null : round(x, dp);
 }
 
-export function summarise(i: SummaryInput): BacktestSummary {
+/** The figures every backtest reports, from capital to funding, in the summary's order. */
+export type PerformanceFigures = Pick<
+  BacktestSummary,
+  | "capital_usd"
+  | "pnl_usd"
+  | "return_pct"
+  | "sharpe"
+  | "sortino"
+  | "max_drawdown_usd"
+  | "max_drawdown_pct"
+  | "max_drawdown_duration_s"
+  | "win_rate"
+  | "profit_factor"
+  | "exposure_pct"
+  | "fees_usd"
+  | "funding_usd"
+>;
+
+export interface PerformanceInput {
+  capitalUsd: number;
+  tape: ReplayTape;
+  /** Net PnL at the end, marked at the last close. */
+  pnl: Dec;
+  trips: readonly RoundTrip[];
+  fees: Dec;
+  funding: Dec;
+}
+
+export function performanceFigures(i: PerformanceInput): PerformanceFigures {
   const capital = i.capitalUsd;
   const equity = i.tape.pnl.map((p) => capital + p);
   const dd = maxDrawdown(equity, i.tape.t);
   const returns = dailyReturns(capital, equity, i.tape.t);
-  const pnl = i.ledger.netPnl(i.lastClose).toDecimalPlaces(8);
+  const pnl = i.pnl.toDecimalPlaces(8);
+  const stats = tradeStats(i.trips.filter((t) => t.closed_ms !== null).map((t) => t.net_pnl));
+  return {
+    capital_usd: wire(new D(capital)),
+    pnl_usd: wire(pnl),
+    return_pct: round(pnl.div(capital).times(100).toNumber()),
+    sharpe: roundOrNull(sharpe(returns)),
+    sortino: roundOrNull(sortino(returns)),
+    max_drawdown_usd: wire(new D(dd.maxUsd).toDecimalPlaces(2)),
+    max_drawdown_pct: round(dd.maxFraction * 100),
+    max_drawdown_duration_s: Math.round(dd.durationMs / 1000),
+    win_rate: roundOrNull(stats.winRate),
+    profit_factor: roundOrNull(stats.profitFactor),
+    exposure_pct: round(exposure(i.tape.qty) * 100),
+    fees_usd: wire(i.fees.toDecimalPlaces(8)),
+    funding_usd: wire(i.funding.toDecimalPlaces(8)),
+  };
+}
+
+export function summarise(i: SummaryInput): BacktestSummary {
   const trips = i.ledger.roundTrips(i.lastClose);
-  const stats = tradeStats(trips.filter((t) => t.closed_ms !== null).map((t) => t.net_pnl));
   return {
     strategy: i.strategy,
     instrument: i.instrument,
@@ -87,19 +133,14 @@ export function summarise(i: SummaryInput): BacktestSummary {
     latency_ms: i.latencyMs,
     slippage_bps: i.slippageBps,
     candles: i.tape.t.length,
-    capital_usd: wire(new D(capital)),
-    pnl_usd: wire(pnl),
-    return_pct: round(pnl.div(capital).times(100).toNumber()),
-    sharpe: roundOrNull(sharpe(returns)),
-    sortino: roundOrNull(sortino(returns)),
-    max_drawdown_usd: wire(new D(dd.maxUsd).toDecimalPlaces(2)),
-    max_drawdown_pct: round(dd.maxFraction * 100),
-    max_drawdown_duration_s: Math.round(dd.durationMs / 1000),
-    win_rate: roundOrNull(stats.winRate),
-    profit_factor: roundOrNull(stats.profitFactor),
-    exposure_pct: round(exposure(i.tape.qty) * 100),
-    fees_usd: wire(i.ledger.fees.toDecimalPlaces(8)),
-    funding_usd: wire(i.ledger.funding.toDecimalPlaces(8)),
+    ...performanceFigures({
+      capitalUsd: i.capitalUsd,
+      tape: i.tape,
+      pnl: i.ledger.netPnl(i.lastClose),
+      trips,
+      fees: i.ledger.fees,
+      funding: i.ledger.funding,
+    }),
     fills: i.ledger.fills.length,
     orders_placed: i.run.stats.total_placed,
     orders_rejected: i.run.stats.total_rejected,

@@ -1,11 +1,10 @@
-import { D, wire } from "../../core/decimal.ts";
+import { D } from "../../core/decimal.ts";
 import type { WolfConfig } from "../../wolf/config.ts";
 import type { TradeRecord } from "../../wolf/trades.ts";
 import type { FeeRates } from "../fee-schedule.ts";
 import type { RoundTrip } from "../ledger.ts";
-import { dailyReturns, exposure, maxDrawdown, sharpe, sortino, tradeStats } from "../metrics.ts";
 import type { ReplayTape } from "../replay-venue.ts";
-import type { BacktestSummary } from "../summary.ts";
+import { type BacktestSummary, performanceFigures } from "../summary.ts";
 import type { CoinReplay } from "./coin-replay.ts";
 import type { ReplayWolfPort } from "./replay-wolf-port.ts";
 
@@ -62,11 +61,6 @@ const HEADLINE_PARAMS = [
   "movers_confidence_threshold",
 ] as const;
 
-function round(x: number, dp = 6): number {
-  return Number(x.toFixed(dp));
-}
-const roundOrNull = (x: number | null) => (x === null ? null : round(x));
-
 function countBy(keys: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const k of [...keys].sort()) out[k] = (out[k] ?? 0) + 1;
@@ -74,10 +68,6 @@ function countBy(keys: readonly string[]): Record<string, number> {
 }
 
 export function summariseWolf(i: WolfSummaryInput): WolfBacktestSummary {
-  const capital = i.config.total_budget;
-  const equity = i.tape.pnl.map((p) => capital + p);
-  const dd = maxDrawdown(equity, i.tape.t);
-  const returns = dailyReturns(capital, equity, i.tape.t);
   let pnl = new D(0);
   let fees = new D(0);
   let funding = new D(0);
@@ -92,8 +82,6 @@ export function summariseWolf(i: WolfSummaryInput): WolfBacktestSummary {
     for (const t of c.ledger.roundTrips(mark)) trades.push({ coin: c.coin, ...t });
   }
   trades.sort((a, b) => a.opened_ms - b.opened_ms || a.coin.localeCompare(b.coin));
-  pnl = pnl.toDecimalPlaces(8);
-  const stats = tradeStats(trades.filter((t) => t.closed_ms !== null).map((t) => t.net_pnl));
   const params: Record<string, number> = {};
   for (const k of HEADLINE_PARAMS) params[k] = i.config[k];
   const entries = i.trades.filter((t) => t.meta.startsWith("entry:")).map((t) => t.meta.slice(6));
@@ -114,19 +102,14 @@ export function summariseWolf(i: WolfSummaryInput): WolfBacktestSummary {
     slippage_bps: i.slippageBps,
     candles: i.tape.t.length,
     ticks: i.ticks,
-    capital_usd: wire(new D(capital)),
-    pnl_usd: wire(pnl),
-    return_pct: round(pnl.div(capital).times(100).toNumber()),
-    sharpe: roundOrNull(sharpe(returns)),
-    sortino: roundOrNull(sortino(returns)),
-    max_drawdown_usd: wire(new D(dd.maxUsd).toDecimalPlaces(2)),
-    max_drawdown_pct: round(dd.maxFraction * 100),
-    max_drawdown_duration_s: Math.round(dd.durationMs / 1000),
-    win_rate: roundOrNull(stats.winRate),
-    profit_factor: roundOrNull(stats.profitFactor),
-    exposure_pct: round(exposure(i.tape.qty) * 100),
-    fees_usd: wire(fees.toDecimalPlaces(8)),
-    funding_usd: wire(funding.toDecimalPlaces(8)),
+    ...performanceFigures({
+      capitalUsd: i.config.total_budget,
+      tape: i.tape,
+      pnl,
+      trips: trades,
+      fees,
+      funding,
+    }),
     fills,
     orders_placed: i.port.iocsSent,
     orders_rejected: i.port.iocsUnfilled,

@@ -9,6 +9,7 @@ import {
 } from "../services/leaderboard/account-source.ts";
 import type { BoardEntry } from "../services/leaderboard/board.ts";
 import { leaderboardConfig } from "../services/leaderboard/config.ts";
+import { LocalResultsStore } from "../services/leaderboard/local-results-store.ts";
 import { Refresher } from "../services/leaderboard/refresher.ts";
 import {
   parseRegistration,
@@ -124,7 +125,10 @@ export function register(program: Command): void {
     .action(async (opts: { network: string; cached?: boolean; json?: boolean }) => {
       const network = networkOption(opts.network);
       const config = leaderboardConfig();
-      const store = openAgentStore(config);
+      // On the replicas' shared Postgres only the elected writer records results: show fresh values
+      // here without writing them.
+      const shared = openAgentStore(config);
+      const store = config.databaseUrl ? new LocalResultsStore(shared) : shared;
       const accounts = opts.cached ? undefined : await hlAccountSource(config.apiUrls, config.agentTimeoutMs);
       try {
         const refresher = new Refresher({

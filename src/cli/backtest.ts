@@ -86,29 +86,7 @@ export function register(program: Command): void {
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
       if (f.walkForward && f.sweep.length === 0)
         throw new UserError("--walk-forward needs at least one --sweep name=a..b:step to optimise");
-      if (f.sweep.length > 0) {
-        const r = await sweepCommand({
-          strategy,
-          instrument: f.instrument,
-          from: f.from,
-          to: f.to,
-          params: parsePairs(f.param, "--param"),
-          risk: parsePairs(f.risk, "--risk"),
-          feeTier: number(f.feeTier, "--fee-tier"),
-          latencyMs: number(f.latencyMs, "--latency-ms"),
-          slippageBps: number(f.slippageBps, "--slippage-bps"),
-          interval: f.interval,
-          network: resolveNetwork(f.network),
-          dataDir: f.dataDir ?? dataDir(),
-          sweeps: f.sweep,
-          metric: f.metric,
-          ...(f.workers !== undefined ? { workers: number(f.workers, "--workers") } : {}),
-          ...(f.walkForward ? { folds: number(f.folds, "--folds") } : {}),
-        });
-        process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
-        return;
-      }
-      const r = await backtestCommand({
+      const inputs = {
         strategy,
         instrument: f.instrument,
         from: f.from,
@@ -121,6 +99,20 @@ export function register(program: Command): void {
         interval: f.interval,
         network: resolveNetwork(f.network),
         dataDir: f.dataDir ?? dataDir(),
+      };
+      if (f.sweep.length > 0) {
+        const r = await sweepCommand({
+          ...inputs,
+          sweeps: f.sweep,
+          metric: f.metric,
+          ...(f.workers !== undefined ? { workers: number(f.workers, "--workers") } : {}),
+          ...(f.walkForward ? { folds: number(f.folds, "--folds") } : {}),
+        });
+        process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
+        return;
+      }
+      const r = await backtestCommand({
+        ...inputs,
         ...(f.report ? { report: f.report } : {}),
       });
       const out = f.json

@@ -1,18 +1,15 @@
-import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
 import { createPool } from "../../src/db/pool.ts";
 import { SqliteAgentStore } from "../../src/services/leaderboard/store.ts";
+import { type HlOutcome, runHl } from "../support/hl-process.ts";
 import { usePostgres } from "../support/postgres.ts";
 
 /** `hl db …` as real processes against an embedded Postgres. */
 
-const run = promisify(execFile);
-const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 const postgres = usePostgres();
 const root = mkdtempSync(join(tmpdir(), "hl-db-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -35,20 +32,8 @@ async function leaderboardOnly(): Promise<string> {
   return dataDir;
 }
 
-async function hl(
-  env: NodeJS.ProcessEnv,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [HL, ...args], {
-      env: { ...process.env, ...env },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+function hl(env: NodeJS.ProcessEnv, ...args: string[]): Promise<HlOutcome> {
+  return runHl(args, { ...process.env, ...env });
 }
 
 describe("hl db", () => {

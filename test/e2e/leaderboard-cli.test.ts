@@ -1,15 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
+import { type HlOutcome, runHl } from "../support/hl-process.ts";
 
 /** `hl leaderboard register` and `list` as real processes against a sim world standing in for testnet. */
 
-const run = promisify(execFile);
-const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 const ALICE = "0x1111111111111111111111111111111111111111";
 const BOB = "0x2222222222222222222222222222222222222222";
 
@@ -28,14 +25,8 @@ function env(): NodeJS.ProcessEnv {
   };
 }
 
-async function hl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [HL, ...args], { env: env(), timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+function hl(...args: string[]): Promise<HlOutcome> {
+  return runHl(args, env());
 }
 
 beforeAll(async () => {

@@ -1,17 +1,15 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HlStream } from "../../src/exchange/ws.ts";
 import { coinDir, readAssetCtxs, readBooks, readTrades } from "../../src/market/index.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
+import { HL_BIN as HL, type HlOutcome, runHl } from "../support/hl-process.ts";
 
 /** `hl data record`, `fetch`, `ls` and `hl sim export` as real processes against a sim world. */
 
-const run = promisify(execFile);
-const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 let sim: SimWorld;
 let dir: string;
 
@@ -22,14 +20,8 @@ const env = (): NodeJS.ProcessEnv => ({
   DATA_DIR: dir,
 });
 
-async function hl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [HL, ...args], { env: env(), timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+function hl(...args: string[]): Promise<HlOutcome> {
+  return runHl(args, env());
 }
 
 /** Starts `hl data record` and resolves once it says it is recording. */

@@ -1,29 +1,17 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WolfBacktestSummary } from "../../src/backtest/wolf/wolf-summary.ts";
 import { D } from "../../src/core/decimal.ts";
+import { type HlOutcome, runHl } from "../support/hl-process.ts";
 
 /** `hl sim export` (four coins) → `hl wolf backtest` → figures and report, as real processes. */
 
-const run = promisify(execFile);
-const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 let dir = "";
 
-async function hl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [HL, ...args], {
-      env: { ...process.env, DATA_DIR: dir, HL_NETWORK: "", WOLF_PRESET: "" },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+function hl(...args: string[]): Promise<HlOutcome> {
+  return runHl(args, { ...process.env, DATA_DIR: dir, HL_NETWORK: "", WOLF_PRESET: "" }, 60_000);
 }
 
 beforeAll(async () => {

@@ -9,6 +9,8 @@ const MAX_APPROVAL = 1000;
 /** The dead man's switch: at least 5 s ahead, and it may fire at most 10 times per UTC day. */
 const SCHEDULE_CANCEL_MIN_DELAY_MS = 5_000;
 export const SCHEDULE_CANCEL_DAILY_LIMIT = 10;
+/** The exchange arms (or disarms) the switch only for accounts that have traded $1,000,000. */
+export const SCHEDULE_CANCEL_MIN_VOLUME_USD = 1_000_000;
 
 /** Hyperliquid charges 1 USDC per withdrawal. */
 const WITHDRAW_FEE = 1_000_000;
@@ -91,6 +93,10 @@ export function applyAction(
         ? modify(core, a, act.modifies, now, "order")
         : err("Invalid batchModify action.");
     case "scheduleCancel": {
+      if (!core.scheduleCancelAnyVolume && a.volume < SCHEDULE_CANCEL_MIN_VOLUME_USD * 1_000_000)
+        return err(
+          `Cannot set scheduled cancel time until enough volume traded. Required: $${SCHEDULE_CANCEL_MIN_VOLUME_USD}. Traded: $${tradedUsd(a.volume)}.`,
+        );
       if (act.time === undefined || act.time === null) {
         core.scheduledCancels.delete(a.addr);
         return ok("default");
@@ -120,6 +126,11 @@ export function applyAction(
   }
 }
 
+/** Traded volume as the exchange prints it in the refusal: dollars, at most two decimals ("0", "890168.23"). */
+function tradedUsd(volumeMicro: number): string {
+  return fmtScaled(Math.floor(volumeMicro / 10_000), 2);
+}
+
 function order(core: VenueCore, a: Account, act: Record<string, unknown>, now: number): ExchangeResponse {
   if (!Array.isArray(act.orders)) return err("Invalid order action.");
   let builder: { b: Address; f: number } | null = null;
@@ -132,15 +143,45 @@ function order(core: VenueCore, a: Account, act: Record<string, unknown>, now: n
     if (b.f > (a.builderApprovals.get(addr) ?? 0)) return err("Builder fee has not been approved.");
     builder = { b: addr, f: b.f };
   }
+  const grouping = act.grouping ?? "na";
+  if (grouping !== "na" && grouping !== "normalTpsl" && grouping !== "positionTpsl")
+    return err("Invalid grouping.");
   const hashSeq = ++core.hashSeq;
   const statuses: OrderResult[] = [];
-  for (const w of act.orders as WireOrder[]) {
+  const group: Order[] = [];
+  let parent: Order | null = null;
+  let parentError: string | null = null;
+  for (const [i, w] of (act.orders as WireOrder[]).entries()) {
     if (!w || typeof w !== "object" || typeof w.a !== "number" || !w.t || typeof w.t !== "object") {
       statuses.push({ error: "Invalid order." });
       continue;
     }
-    statuses.push(core.placeOrder(a, w, builder, now, hashSeq));
+    const isTrigger = "trigger" in w.t;
+    if (grouping === "na" || (grouping === "normalTpsl" && i === 0 && !isTrigger)) {
+      core.lastPlaced = null;
+      const r = core.placeOrder(a, w, builder, now, hashSeq);
+      statuses.push(r);
+      if (grouping === "normalTpsl") {
+        parent = core.lastPlaced;
+        parentError = typeof r === "object" && "error" in r ? r.error : null;
+      }
+      continue;
+    }
+    // TP/SL of a group: trigger orders only; normalTpsl children need an accepted parent.
+    if (!isTrigger) {
+      statuses.push({ error: "Invalid TP/SL grouping: only trigger orders may follow." });
+      continue;
+    }
+    if (grouping === "normalTpsl" && !parent) {
+      statuses.push({ error: parentError ?? "Invalid TP/SL grouping: the first order must be the entry." });
+      continue;
+    }
+    core.lastPlaced = null;
+    statuses.push(core.placeOrder(a, w, builder, now, hashSeq, { grouping, parent }));
+    const placed = core.lastPlaced as Order | null;
+    if (placed?.tpsl) group.push(placed);
   }
+  if (group.length > 1) core.linkSiblings(group);
   return ok("order", { statuses });
 }
 
@@ -167,11 +208,33 @@ function modify(
       continue;
     }
     core.cancel(a, o, now);
-    statuses.push(core.placeOrder(a, mod.order, o.builder, now, hashSeq));
+    // A TP/SL keeps its grouping and its siblings across a modify.
+    const grouping = o.tpsl && !o.tpsl.waiting ? { grouping: o.tpsl.grouping, parent: null } : null;
+    core.lastPlaced = null;
+    const r = core.placeOrder(a, mod.order, o.builder, now, hashSeq, grouping);
+    const placed = core.lastPlaced as Order | null;
+    if (typeof r === "object" && "error" in r) {
+      core.reinstate(o, now);
+      statuses.push(r);
+      continue;
+    }
+    if (placed && o.tpsl && placed.tpsl) {
+      placed.tpsl.siblingOids = o.tpsl.siblingOids;
+      for (const oid of o.tpsl.siblingOids) {
+        const sib = a.orders.get(oid)?.tpsl;
+        if (sib) sib.siblingOids = sib.siblingOids.map((x) => (x === o.oid ? placed.oid : x));
+      }
+    }
+    // The group answers carry no oid; a modify answers like a plain order.
+    statuses.push(
+      typeof r === "string" && placed
+        ? { resting: { oid: placed.oid, ...(placed.cloid ? { cloid: placed.cloid } : {}) } }
+        : r,
+    );
   }
   if (responseType === "order") return ok("order", { statuses });
   const first = statuses[0];
-  return first && "error" in first ? err(first.error) : ok("default");
+  return first && typeof first === "object" && "error" in first ? err(first.error) : ok("default");
 }
 
 function cancel(

@@ -11,8 +11,9 @@
  */
 import { D } from "../../core/decimal.ts";
 import type { BookSide } from "./book.ts";
-import { LIQUIDATOR, utcDayNumber, type VenueCore } from "./core.ts";
-import { fmtScaled, mulDiv } from "./fixed.ts";
+import { utcDayNumber, type VenueCore } from "./core.ts";
+import { fmtScaled } from "./fixed.ts";
+import { liquidateAccounts } from "./liquidation.ts";
 import { renderCandle } from "./render.ts";
 import type { Account, Market, Order, Position } from "./types.ts";
 
@@ -22,8 +23,6 @@ const FUNDING_CAP = 0.04;
 const CLAMP = 0.0005;
 /** A jump longer than this skips the missed funding hours instead of settling each one. */
 const MAX_CATCH_UP = 7 * 24 * HOUR;
-/** A liquidation's market order may fill at most this far through the mark price. */
-const LIQUIDATION_SLIPPAGE = 0.02;
 
 /** Average fill price (at the price scale, fractional) for `targetNtl` micro-USDC, or undefined if too thin. */
 export function impactPx(side: BookSide<Order>, targetNtl: number): number | undefined {
@@ -171,88 +170,9 @@ export class Clockwork {
     }
   }
 
-  /** Accounts (cross) or positions (isolated) whose equity fell below maintenance margin are taken over at mark. */
+  /** Liquidation of accounts and isolated positions below maintenance margin (liquidation.ts). */
   liquidate(now: number): void {
-    const core = this.core;
-    for (const a of core.accounts.values()) {
-      if (a.positions.size === 0 || a.addr === LIQUIDATOR) continue;
-      // This runs for every account several times a second: no copies unless something is taken over.
-      let isolated = 0;
-      for (const p of a.positions.values()) if (p.isolated) isolated++;
-      if (isolated > 0) {
-        for (const [idx, p] of [...a.positions]) {
-          if (!p.isolated) continue;
-          const m = core.markets[idx]!;
-          const mark = core.markPx(m);
-          const equity = p.isoMargin + core.positionUpnl(p, mark);
-          if (equity < maintenance(m, p, mark)) this.takeOver(a, [[m, p]], "Isolated", equity, now);
-        }
-      }
-      let cross = 0;
-      for (const p of a.positions.values()) if (!p.isolated) cross++;
-      if (cross === 0) continue;
-      const s = core.crossSummary(a);
-      if (a.cash + s.upnl < s.maint) {
-        const positions: [Market, Position][] = [];
-        for (const [idx, p] of a.positions) if (!p.isolated) positions.push([core.markets[idx]!, p]);
-        this.takeOver(a, positions, "Cross", a.cash + s.upnl, now);
-      }
-    }
-  }
-
-  /**
-   * Liquidate positions: first a reduce-only market order into the book (at most 2% through the
-   * mark), then whatever is left goes to the backstop account at the mark price.
-   */
-  private takeOver(
-    a: Account,
-    positions: [Market, Position][],
-    kind: "Cross" | "Isolated",
-    accountValue: number,
-    now: number,
-  ): void {
-    const core = this.core;
-    const liq = core.account(LIQUIDATOR);
-    let ntl = 0;
-    const listed: { coin: string; szi: string }[] = [];
-    for (const [m, p] of positions) {
-      for (const o of [...a.open.values()])
-        if (o.m === m || kind === "Cross") core.finish(o, "liquidatedCanceled", now);
-      const mark = core.markPx(m);
-      const isBuy = p.szi < 0;
-      ntl += Math.abs(p.szi) * mark;
-      listed.push({ coin: m.coin, szi: fmtScaled(p.szi, m.szDec) });
-      const before = a.cash;
-      const limit = isBuy
-        ? Math.ceil(mark * (1 + LIQUIDATION_SLIPPAGE))
-        : Math.max(1, Math.floor(mark * (1 - LIQUIDATION_SLIPPAGE)));
-      core.liquidateIntoBook(a, m, isBuy, limit, Math.abs(p.szi), mark, now);
-      const rest = Math.abs(p.szi);
-      if (rest > 0) {
-        const hashSeq = ++core.hashSeq;
-        const tid = core.nextTid++;
-        core.liquidating = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
-        core.settle(a, m, isBuy, mark, rest, 0, null, now, true, core.nextOid++, null, tid, hashSeq);
-        core.settle(liq, m, !isBuy, mark, rest, 0, null, now, false, core.nextOid++, null, tid, hashSeq);
-        core.liquidating = null;
-      }
-      // An isolated loss is capped at its margin: the backstop absorbs the rest.
-      if (kind === "Isolated" && a.cash < before) {
-        liq.cash -= before - a.cash;
-        a.cash = before;
-      }
-    }
-    if (kind === "Cross" && a.cash < 0) {
-      liq.cash += a.cash;
-      a.cash = 0;
-    }
-    core.ledger(a, now, {
-      type: "liquidation",
-      liquidatedNtlPos: fmtScaled(ntl, 6),
-      accountValue: fmtScaled(accountValue, 6),
-      leverageType: kind,
-      liquidatedPositions: listed,
-    });
+    liquidateAccounts(this.core, now);
   }
 
   /** Advance each market's 150 s EMA of (mid − oracle), the smoothed part of the mark price. */
@@ -290,9 +210,4 @@ export class Clockwork {
         core.emit({ kind: "candle", coin: m.coin, interval, candle: renderCandle(m, interval, candle) });
     }
   }
-}
-
-/** Maintenance margin: half the initial margin at max leverage. */
-export function maintenance(m: Market, p: Position, mark: number): number {
-  return mulDiv(Math.abs(p.szi) * mark, 1, 2 * m.spec.maxLeverage, "ceil");
 }

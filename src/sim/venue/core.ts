@@ -8,6 +8,7 @@ import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
 import { type Candle, CandleSeries, INTERVALS } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import { maintenanceMargin } from "./margin.ts";
 import { txHash } from "./hash.ts";
 import {
   assetId,
@@ -40,6 +41,7 @@ import type {
   OrderStatus,
   Position,
   Tif,
+  TpslGrouping,
 } from "./types.ts";
 
 export const MICRO = 1_000_000;
@@ -58,7 +60,16 @@ export const LIQUIDATOR: Address = "0x000000000000000000000000000000000000dead";
 export type OrderResult =
   | { resting: { oid: number; cloid?: string } }
   | { filled: { totalSz: string; avgPx: string; oid: number; cloid?: string } }
-  | { error: string };
+  | { error: string }
+  /** TP/SL of a group (`normalTpsl` / `positionTpsl`): no oid in the answer, as on the exchange. */
+  | "waitingForFill"
+  | "waitingForTrigger";
+
+/** How a TP/SL order was grouped, and (normalTpsl) the order it waits for. */
+export interface TpslPlacement {
+  grouping: TpslGrouping;
+  parent: Order | null;
+}
 
 export interface CoreOptions {
   seed: number;
@@ -66,6 +77,8 @@ export interface CoreOptions {
   markets: MarketSpec[];
   /** Open-interest cap and upper margin tier per coin (defaults in order-rules.ts). */
   limits?: Record<string, MarketLimits>;
+  /** Accept `scheduleCancel` from accounts that have not traded the exchange's $1M (tests). */
+  scheduleCancelAnyVolume?: boolean;
 }
 
 export class VenueCore {
@@ -95,6 +108,19 @@ export class VenueCore {
   hashSeq = 0;
   /** Set while a liquidation order matches: its fills are marked with it. */
   liquidating: Fill["liquidation"] | null = null;
+  /**
+   * Set while a triggered market order or a liquidation matches: the mark it acts on. A level priced
+   * better than the mark for the taker (a quote the house has not yet moved after a price gap) fills
+   * at the mark, so these orders meet a book consistent with the mark that fired them.
+   */
+  markBound: number | null = null;
+  /** User → end of the cooldown that follows a partial liquidation (liquidation.ts). */
+  readonly liquidationCooldown = new Map<string, number>();
+  /** Positions closed since the last trigger pass: their positionTpsl orders are cancelled then. */
+  private closedPositions: [Account, Market][] = [];
+  /** The order the last accepted placement created (modify answers with its oid). */
+  lastPlaced: Order | null = null;
+  readonly scheduleCancelAnyVolume: boolean;
   /** Events of the action in progress; flushed once it completes. */
   private pending: VenueEvent[] = [];
   private touchedBooks = new Set<Market>();
@@ -106,6 +132,7 @@ export class VenueCore {
     this.seed = opts.seed;
     this.startingBalance = opts.startingBalance;
     this.limits = opts.limits ?? {};
+    this.scheduleCancelAnyVolume = opts.scheduleCancelAnyVolume ?? false;
     const perDexIndex = new Map<string, number>();
     for (const spec of opts.markets) {
       const dexIndex = this.dexes.findIndex((d) => d.name === spec.dex);
@@ -224,6 +251,7 @@ export class VenueCore {
         builderApprovals: new Map(),
         volume: 0,
         builderRewards: 0,
+        positionTpsl: 0,
       };
       this.accounts.set(key, a);
     }
@@ -303,7 +331,7 @@ export class VenueCore {
       signedNtl += p.szi * mark;
       upnl += p.szi > 0 ? value - p.entryNtl : p.entryNtl - value;
       marginUsed += mulDiv(value, 1, p.lev, "ceil");
-      maint += mulDiv(value, 1, 2 * m.spec.maxLeverage, "ceil");
+      maint += maintenanceMargin(m.spec, value);
     }
     return { upnl, ntl, signedNtl, marginUsed, maint };
   }
@@ -333,6 +361,7 @@ export class VenueCore {
     builder: { b: Address; f: number } | null,
     now: number,
     hashSeq: number,
+    tpsl: TpslPlacement | null = null,
   ): OrderResult {
     const m = this.byAsset.get(w.a);
     if (!m) return { error: `Unknown asset ${w.a}.` };
@@ -377,6 +406,9 @@ export class VenueCore {
     if (!trigger) {
       const far = priceBandRefusal(px, mark);
       if (far) return { error: far };
+    } else if (trigger.above ? mark >= trigger.px : mark <= trigger.px) {
+      // A TP/SL whose condition already holds at the mark would fire at once: the exchange refuses it.
+      return { error: `Invalid TP/SL price. asset=${asset}` };
     }
     if (w.r && !trigger) {
       if (szi === 0 || szi > 0 === isBuy)
@@ -429,16 +461,106 @@ export class VenueCore {
       status: "open",
       statusTs: now,
       trigger,
+      tpsl: null,
+      childOids: [],
     };
     this.remember(a, o);
+    this.lastPlaced = o;
     if (trigger) {
-      m.triggers.push(o);
-      this.triggerCount++;
-      a.open.set(o.oid, o);
-      this.orderUpdate(o);
+      if (tpsl) {
+        const parent = tpsl.grouping === "normalTpsl" ? tpsl.parent : null;
+        o.tpsl = { grouping: tpsl.grouping, parentOid: parent?.oid ?? null, waiting: false, siblingOids: [] };
+        if (tpsl.grouping === "positionTpsl") a.positionTpsl++;
+        if (parent) {
+          // Waits for its parent: placed for the size the parent fills once it is done.
+          o.tpsl.waiting = true;
+          parent.childOids.push(o.oid);
+          if (parent.status === "open") return "waitingForFill";
+          this.releaseChildren(parent, now);
+          return o.status === "open" ? "waitingForTrigger" : { error: "Parent order did not fill." };
+        }
+        this.armTrigger(o);
+        return "waitingForTrigger";
+      }
+      this.armTrigger(o);
       return { resting: { oid: o.oid, ...(cloid ? { cloid } : {}) } };
     }
     return this.submit(o, now, hashSeq);
+  }
+
+  /**
+   * Put back an order a modify cancelled when its replacement is refused (the exchange leaves the
+   * original in place). A book order rests again at the back of its level.
+   */
+  reinstate(o: Order, now: number): void {
+    o.status = "open";
+    o.statusTs = now;
+    if (o.tpsl?.grouping === "positionTpsl") o.user.positionTpsl++;
+    if (o.trigger) this.armTrigger(o);
+    else {
+      this.rest(o);
+      this.orderUpdate(o);
+    }
+  }
+
+  /** A trigger order starts waiting for the mark. */
+  private armTrigger(o: Order): void {
+    o.m.triggers.push(o);
+    this.triggerCount++;
+    o.user.open.set(o.oid, o);
+    this.orderUpdate(o);
+  }
+
+  /** Orders placed together in one TP/SL group cancel each other once one of them fills. */
+  linkSiblings(orders: readonly Order[]): void {
+    for (const o of orders)
+      if (o.tpsl) o.tpsl.siblingOids = orders.filter((x) => x !== o).map((x) => x.oid);
+  }
+
+  /** A parent that is done releases its normalTpsl children: armed for what it filled, or cancelled. */
+  private releaseChildren(parent: Order, now: number): void {
+    const a = parent.user;
+    const filled = parent.origSz - parent.sz;
+    for (const oid of parent.childOids) {
+      const c = a.orders.get(oid);
+      if (!c || c.status !== "open" || !c.tpsl?.waiting) continue;
+      c.tpsl.waiting = false;
+      if (filled <= 0) {
+        this.finish(c, "canceled", now);
+        continue;
+      }
+      if (c.sz === 0 || c.sz > filled) {
+        c.sz = filled;
+        c.origSz = filled;
+      }
+      this.armTrigger(c);
+    }
+  }
+
+  /** A TP/SL that filled cancels the rest of its group. */
+  private cancelSiblings(o: Order, now: number): void {
+    for (const oid of o.tpsl!.siblingOids) {
+      const s = o.user.orders.get(oid);
+      if (s && s.status === "open") this.finish(s, "siblingFilledCanceled", now);
+    }
+  }
+
+  /** Follow-ups of an order reaching a final status: its waiting children, its TP/SL siblings. */
+  private concluded(o: Order, now: number): void {
+    if (o.tpsl?.grouping === "positionTpsl") o.user.positionTpsl--;
+    if (o.childOids.length > 0) this.releaseChildren(o, now);
+    if (o.tpsl && o.status === "filled" && o.tpsl.siblingOids.length > 0) this.cancelSiblings(o, now);
+  }
+
+  /** positionTpsl orders of positions that closed are cancelled, as the exchange does. */
+  private cancelOrphanedPositionTpsl(now: number): void {
+    const closed = this.closedPositions;
+    this.closedPositions = [];
+    for (const [a, m] of closed) {
+      if (a.positions.has(m.idx)) continue;
+      for (const o of [...a.open.values()])
+        if (o.m === m && o.tpsl?.grouping === "positionTpsl") this.finish(o, "canceled", now);
+    }
   }
 
   /** Whether the part of an order that would increase the position fits the free collateral. */
@@ -497,25 +619,35 @@ export class VenueCore {
       status: "open",
       statusTs: now,
       trigger: null,
+      tpsl: null,
+      childOids: [],
     };
     this.remember(a, o);
     this.liquidating = { liquidatedUser: a.addr, markPx: mark, method: "market" };
+    this.markBound = mark;
     try {
       this.submit(o, now, ++this.hashSeq);
     } finally {
       this.liquidating = null;
+      this.markBound = null;
     }
   }
 
   /** Fire every trigger order whose condition holds at the current mark price. */
   checkTriggers(now: number): void {
+    if (this.closedPositions.length > 0) this.cancelOrphanedPositionTpsl(now);
     if (this.triggerCount === 0) return;
     for (const m of this.markets) {
       if (m.triggers.length === 0) continue;
       const mark = this.markPx(m);
       for (const o of [...m.triggers]) {
         const t = o.trigger!;
-        if (o.status === "open" && (t.above ? mark >= t.px : mark <= t.px)) this.fire(o, mark, now);
+        if (o.status !== "open" || !(t.above ? mark >= t.px : mark <= t.px)) continue;
+        // A market order meeting an empty side would be lost; the house book is only ever empty
+        // between its cancel and its re-quote, so the trigger waits for the next pass.
+        const empty = t.isMarket && m.book.side(!o.isBuy).bestPx() === undefined;
+        if (empty && !(o.reduceOnly && reducible(o.user, m, o.isBuy) === 0)) continue;
+        this.fire(o, mark, now);
       }
     }
   }
@@ -545,7 +677,12 @@ export class VenueCore {
       return;
     }
     o.status = "open";
-    this.submit(o, now, ++this.hashSeq);
+    this.markBound = o.trigger!.isMarket ? mark : null;
+    try {
+      this.submit(o, now, ++this.hashSeq);
+    } finally {
+      this.markBound = null;
+    }
   }
 
   private dropTrigger(o: Order): void {
@@ -601,6 +738,7 @@ export class VenueCore {
     o.status = status;
     o.statusTs = now;
     this.orderUpdate(o);
+    this.concluded(o, now);
   }
 
   cancel(a: Account, o: Order | undefined, now: number): "success" | { error: string } {
@@ -650,7 +788,8 @@ export class VenueCore {
         if (allowed === 0) break;
         if (allowed < q) q = allowed;
       }
-      const px = lvl.px;
+      const bound = this.markBound;
+      const px = bound === null ? lvl.px : taker.isBuy ? Math.max(lvl.px, bound) : Math.min(lvl.px, bound);
       this.trade(maker, taker, px, q, now, hashSeq);
       if (maker.reserved) {
         const rel = q === maker.sz ? maker.reserved : mulDiv(maker.reserved, q, maker.sz, "floor");
@@ -666,6 +805,7 @@ export class VenueCore {
         maker.status = "filled";
         maker.statusTs = now;
         this.orderUpdate(maker);
+        this.concluded(maker, now);
       }
     }
     if (filled > 0) this.touchedBooks.add(m);
@@ -875,7 +1015,10 @@ export class VenueCore {
     }
     if (pos) {
       pos.fundChange = 0;
-      if (pos.szi === 0) a.positions.delete(m.idx);
+      if (pos.szi === 0) {
+        a.positions.delete(m.idx);
+        if (a.positionTpsl > 0) this.closedPositions.push([a, m]);
+      }
     }
     const ntl = px * q;
     a.volume += ntl;

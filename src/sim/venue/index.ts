@@ -74,6 +74,11 @@ export interface VenueOptions {
   markets?: MarketSpec[];
   /** Open-interest cap and upper margin tier per coin (order-rules.ts has the defaults). */
   limits?: Record<string, MarketLimits>;
+  /**
+   * Accept `scheduleCancel` from accounts under the exchange's $1M of traded volume (tests, demos).
+   * Default: env `HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME=1`, else off — the exchange's gate applies.
+   */
+  scheduleCancelAnyVolume?: boolean;
 }
 
 export interface MarketInfo {
@@ -123,6 +128,8 @@ export function createVenue(opts: VenueOptions): SimVenue {
     startingBalance: start ? start.scaled : 0,
     markets: opts.markets ?? DEFAULT_MARKETS,
     ...(opts.limits ? { limits: opts.limits } : {}),
+    scheduleCancelAnyVolume:
+      opts.scheduleCancelAnyVolume ?? process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME === "1",
   });
   const clock = new Clockwork(core, opts.clock());
   const usdc = (amount: string): number => {

@@ -67,8 +67,8 @@ export function renderFrontendOrder(o: Order): Record<string, unknown> {
     triggerCondition: t ? `Price ${t.above ? "above" : "below"} ${fmtScaled(t.px, o.m.pxDec)}` : "N/A",
     isTrigger: t !== null,
     triggerPx: t ? fmtScaled(t.px, o.m.pxDec) : "0",
-    children: [],
-    isPositionTpsl: false,
+    children: waitingChildren(o).map(renderFrontendOrder),
+    isPositionTpsl: o.tpsl?.grouping === "positionTpsl",
     reduceOnly: o.reduceOnly,
     orderType: t
       ? `${tpLabel} ${t.isMarket ? "Market" : "Limit"}`
@@ -78,6 +78,17 @@ export function renderFrontendOrder(o: Order): Record<string, unknown> {
     tif: t ? null : o.tif,
     cloid: o.cloid,
   };
+}
+
+/** normalTpsl children still waiting for this order to fill (the exchange lists them under it). */
+function waitingChildren(o: Order): Order[] {
+  if (o.childOids.length === 0) return [];
+  const out: Order[] = [];
+  for (const oid of o.childOids) {
+    const c = o.user.orders.get(oid);
+    if (c?.status === "open" && c.tpsl?.waiting) out.push(c);
+  }
+  return out;
 }
 
 export function renderFunding(seed: number, p: FundingPayment): Record<string, unknown> {

@@ -106,12 +106,24 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
     for (const { coin, ...o } of s.orders) {
       const m = market(coin);
       if (!m) continue;
-      const order: Order = { ...o, user: a, m, live: false };
+      // Snapshots written before TP/SL groupings carry neither field.
+      const saved: Partial<Pick<Order, "tpsl" | "childOids">> = o;
+      const order: Order = {
+        ...o,
+        tpsl: saved.tpsl ?? null,
+        childOids: saved.childOids ?? [],
+        user: a,
+        m,
+        live: false,
+      };
       a.orders.set(order.oid, order);
       if (order.cloid) a.cloids.set(order.cloid, order);
       if (order.status !== "open") continue;
+      // A normalTpsl child still waiting for its parent is neither on the book nor a live trigger.
+      if (order.tpsl?.waiting) continue;
       a.open.set(order.oid, order);
       a.reserved += order.reserved;
+      if (order.tpsl?.grouping === "positionTpsl") a.positionTpsl++;
       if (order.trigger && o.live === false) {
         m.triggers.push(order);
         core.triggerCount++;

@@ -63,6 +63,7 @@ export type OrderStatus =
   | "marginCanceled"
   | "selfTradeCanceled"
   | "reduceOnlyCanceled"
+  | "siblingFilledCanceled"
   | "liquidatedCanceled"
   | "scheduledCancel"
   | "iocCancelRejected";
@@ -86,7 +87,17 @@ export interface Order extends Resting {
   statusTs: number;
   /** Trigger (tp/sl) parameters; `above` = fires when the mark rises to the trigger price. */
   trigger: { px: number; isMarket: boolean; tpsl: "tp" | "sl"; above: boolean } | null;
+  /**
+   * TP/SL grouping (plain oids, so a snapshot stays JSON): `positionTpsl` orders are cancelled when the
+   * position closes; a `normalTpsl` child waits (`waiting`) until its parent `parentOid` has filled.
+   * Siblings of one group cancel each other once one of them fills.
+   */
+  tpsl: { grouping: TpslGrouping; parentOid: number | null; waiting: boolean; siblingOids: number[] } | null;
+  /** normalTpsl children that wait for this order to fill. */
+  childOids: number[];
 }
+
+export type TpslGrouping = "normalTpsl" | "positionTpsl";
 
 export interface Position {
   szi: number;
@@ -164,6 +175,8 @@ export interface Account {
   volume: number;
   /** Builder fees earned as a builder, micro-USDC. */
   builderRewards: number;
+  /** Open positionTpsl orders (a closing position only looks for them when there are some). */
+  positionTpsl: number;
 }
 
 export interface RecentTrade {

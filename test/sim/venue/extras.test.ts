@@ -141,7 +141,7 @@ describe("modify, scheduleCancel and no-op actions", () => {
   });
 
   it("cancels everything at the scheduled time", () => {
-    const t = testVenue();
+    const t = testVenue({ scheduleCancelAnyVolume: true });
     t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01" });
     expect(t.ex(ALICE, { type: "scheduleCancel", time: T0 + 1000 }).status).toBe("err");
     expect(t.ex(ALICE, { type: "scheduleCancel", time: T0 + 10_000 }).status).toBe("ok");

@@ -143,7 +143,7 @@ describe("funding", () => {
 });
 
 describe("liquidation", () => {
-  it("takes over a cross account below maintenance margin at the mark price", () => {
+  it("takes over a cross account at the mark once equity is below 2/3 of maintenance (no book to sell into)", () => {
     const t = testVenue({ balance: "1000" });
     t.order(BOB, { a: BTC, b: false, p: "97000", s: "0.2" });
     t.order(ALICE, { a: BTC, b: true, p: "97000", s: "0.2" });
@@ -152,29 +152,35 @@ describe("liquidation", () => {
     t.venue.setOraclePrice("BTC", "93300");
     t.venue.advance(T0 + 1000);
     expect(t.state(ALICE).assetPositions).toHaveLength(1);
+    // Below maintenance (231.27 < 233) but above 2/3 of it: the market liquidation finds no bids.
     t.venue.setOraclePrice("BTC", "93200");
     t.venue.advance(T0 + 2000);
+    expect(t.state(ALICE).assetPositions).toHaveLength(1);
+    // 151.27 < 2/3 × 232: the backstop takes over at the mark.
+    t.venue.setOraclePrice("BTC", "92800");
+    t.venue.advance(T0 + 3000);
     const s = t.state(ALICE);
     expect(s.assetPositions).toEqual([]);
-    // 1000 − 8.73 taker fee − 0.2 × 3800 loss
-    expect(s.marginSummary.accountValue).toBe("231.27");
+    // 1000 − 8.73 taker fee − 0.2 × 4200 loss
+    expect(s.marginSummary.accountValue).toBe("151.27");
     const [fill] = t.venue.info({ type: "userFills", user: ALICE }) as Record<string, unknown>[];
     expect(fill).toMatchObject({
       coin: "BTC",
-      px: "93200",
+      px: "92800",
       sz: "0.2",
       side: "A",
       dir: "Close Long",
-      closedPnl: "-760",
-      liquidation: { liquidatedUser: ALICE, markPx: "93200", method: "backstop" },
+      closedPnl: "-840",
+      liquidation: { liquidatedUser: ALICE, markPx: "92800", method: "backstop" },
     });
     const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as {
       delta: Record<string, unknown>;
     }[];
+    expect(ledger.filter((u) => u.delta.type === "liquidation")).toHaveLength(1);
     expect(ledger.at(-1)!.delta).toEqual({
       type: "liquidation",
-      liquidatedNtlPos: "18640",
-      accountValue: "231.27",
+      liquidatedNtlPos: "18560",
+      accountValue: "151.27",
       leverageType: "Cross",
       liquidatedPositions: [{ coin: "BTC", szi: "0.2" }],
     });

@@ -34,7 +34,13 @@ export interface ClearinghouseState {
 }
 
 export function testVenue(
-  opts: { seed?: number; markets?: MarketSpec[]; balance?: string; limits?: VenueOptions["limits"] } = {},
+  opts: {
+    seed?: number;
+    markets?: MarketSpec[];
+    balance?: string;
+    limits?: VenueOptions["limits"];
+    scheduleCancelAnyVolume?: boolean;
+  } = {},
 ): TestVenue {
   const clock = { now: T0 };
   const venue = createVenue({
@@ -43,6 +49,7 @@ export function testVenue(
     markets: opts.markets,
     startingBalance: opts.balance ?? "100000",
     ...(opts.limits ? { limits: opts.limits } : {}),
+    scheduleCancelAnyVolume: opts.scheduleCancelAnyVolume ?? false,
   });
   const ex = (user: Address, action: Record<string, unknown>) =>
     venue.exchange(action as never, user, clock.now);

@@ -3,7 +3,7 @@ import { ALICE, BTC, T0, testVenue } from "./helpers.ts";
 
 describe("scheduleCancel as the exchange limits it", () => {
   it("refuses a time less than 5 s ahead with the exchange's text", () => {
-    const t = testVenue();
+    const t = testVenue({ scheduleCancelAnyVolume: true });
     expect(t.ex(ALICE, { type: "scheduleCancel", time: T0 + 4_999 })).toEqual({
       status: "err",
       response: "Scheduled cancel time too early, must be at least 5 seconds from now.",
@@ -12,7 +12,7 @@ describe("scheduleCancel as the exchange limits it", () => {
   });
 
   it("fires at most 10 times a UTC day; the count resets at 00:00 UTC", () => {
-    const t = testVenue();
+    const t = testVenue({ scheduleCancelAnyVolume: true });
     for (let i = 0; i < 10; i++) {
       t.order(ALICE, { a: BTC, b: true, p: "90000", s: "0.01" });
       expect(t.ex(ALICE, { type: "scheduleCancel", time: t.clock.now + 5_000 }).status).toBe("ok");

@@ -1,0 +1,158 @@
+/**
+ * Liquidation as Hyperliquid documents it (docs: Trading → Liquidations), checked on the mark price:
+ * - a cross account whose equity falls below the maintenance margin of its cross positions, or an
+ *   isolated position whose margin plus uPnL falls below its own, is liquidated with reduce-only
+ *   market orders into the book (here at most 2 % through the mark, and never better than the mark:
+ *   see `VenueCore.markBound`);
+ * - a position worth more than $100k sends only 20 % of its size; after a partial liquidation the
+ *   user has a 30 s cooldown during which liquidation orders are for the entire position;
+ * - when equity is still below 2/3 of the maintenance margin, the backstop liquidator takes over what
+ *   is left at the mark price (and absorbs a loss beyond the margin).
+ * Maintenance margin follows the market's margin tiers (margin.ts).
+ */
+import { LIQUIDATOR, MICRO, type VenueCore } from "./core.ts";
+import { fmtScaled } from "./fixed.ts";
+import { maintenanceMargin } from "./margin.ts";
+import type { Account, Market, Position } from "./types.ts";
+
+/** Positions worth more than this (micro-USDC) are liquidated 20 % at a time. */
+export const PARTIAL_LIQUIDATION_ABOVE = 100_000 * MICRO;
+/** Share of the position a partial liquidation sends: 1/5. */
+const PARTIAL_DIVISOR = 5;
+export const PARTIAL_LIQUIDATION_COOLDOWN_MS = 30_000;
+/** A liquidation's market order may fill at most this far through the mark price (sim choice). */
+const LIQUIDATION_SLIPPAGE = 0.02;
+
+/** Check every account and liquidate what is below maintenance. */
+export function liquidateAccounts(core: VenueCore, now: number): void {
+  for (const a of core.accounts.values()) {
+    if (a.positions.size === 0 || a.addr === LIQUIDATOR) continue;
+    // This runs for every account several times a second: no copies unless something is liquidated.
+    let isolated = 0;
+    let cross = 0;
+    for (const p of a.positions.values()) {
+      if (p.isolated) isolated++;
+      else cross++;
+    }
+    if (isolated > 0) {
+      for (const [idx, p] of [...a.positions]) {
+        if (!p.isolated) continue;
+        const m = core.markets[idx]!;
+        if (isolatedShortfall(core, m, p) < 0) liquidate(core, a, [[m, p]], "Isolated", now);
+      }
+    }
+    if (cross === 0) continue;
+    const s = core.crossSummary(a);
+    if (a.cash + s.upnl < s.maint) {
+      const positions: [Market, Position][] = [];
+      for (const [idx, p] of a.positions) if (!p.isolated) positions.push([core.markets[idx]!, p]);
+      liquidate(core, a, positions, "Cross", now);
+    }
+  }
+}
+
+/** Isolated equity minus maintenance (negative: liquidatable), micro-USDC; `backstop` uses 2/3 of maintenance. */
+function isolatedShortfall(core: VenueCore, m: Market, p: Position, backstop = false): number {
+  const mark = core.markPx(m);
+  const maint = maintenanceMargin(m.spec, Math.abs(p.szi) * mark);
+  const equity = p.isoMargin + core.positionUpnl(p, mark);
+  return backstop ? 3 * equity - 2 * maint : equity - maint;
+}
+
+function liquidate(
+  core: VenueCore,
+  a: Account,
+  positions: [Market, Position][],
+  kind: "Cross" | "Isolated",
+  now: number,
+): void {
+  const cashBefore = a.cash;
+  const sizesBefore = positions.map(([, p]) => p.szi);
+  const accountValue =
+    kind === "Cross"
+      ? a.cash + core.crossSummary(a).upnl
+      : positions[0]![1].isoMargin + core.positionUpnl(positions[0]![1], core.markPx(positions[0]![0]));
+  for (const o of [...a.open.values()])
+    if (kind === "Cross" || o.m === positions[0]![0]) core.finish(o, "liquidatedCanceled", now);
+  const cooling = (core.liquidationCooldown.get(a.addr) ?? 0) > now;
+  let partial = false;
+  let ntl = 0;
+  const listed: { coin: string; szi: string }[] = [];
+  for (const [m, p] of positions) {
+    const mark = core.markPx(m);
+    const abs = Math.abs(p.szi);
+    const value = abs * mark;
+    ntl += value;
+    listed.push({ coin: m.coin, szi: fmtScaled(p.szi, m.szDec) });
+    let sz = abs;
+    if (!cooling && value > PARTIAL_LIQUIDATION_ABOVE) {
+      sz = Math.max(1, Math.ceil(abs / PARTIAL_DIVISOR));
+      partial = sz < abs;
+    }
+    const isBuy = p.szi < 0;
+    const limit = isBuy
+      ? Math.ceil(mark * (1 + LIQUIDATION_SLIPPAGE))
+      : Math.max(1, Math.floor(mark * (1 - LIQUIDATION_SLIPPAGE)));
+    core.liquidateIntoBook(a, m, isBuy, limit, sz, mark, now);
+  }
+  if (partial) core.liquidationCooldown.set(a.addr, now + PARTIAL_LIQUIDATION_COOLDOWN_MS);
+  if (belowBackstop(core, a, positions, kind)) backstop(core, a, positions, now);
+  // Nothing traded (an empty book) and no backstop yet: the next check tries again, quietly.
+  if (positions.every(([m], i) => a.positions.get(m.idx)?.szi === sizesBefore[i])) return;
+  if (kind === "Isolated" && a.cash < cashBefore && !a.positions.has(positions[0]![0].idx)) {
+    // An isolated loss is capped at its margin: the backstop absorbs the rest.
+    const liq = core.account(LIQUIDATOR);
+    liq.cash -= cashBefore - a.cash;
+    a.cash = cashBefore;
+  }
+  if (kind === "Cross" && a.cash < 0 && !positions.some(([m]) => a.positions.has(m.idx))) {
+    const liq = core.account(LIQUIDATOR);
+    liq.cash += a.cash;
+    a.cash = 0;
+  }
+  core.ledger(a, now, {
+    type: "liquidation",
+    liquidatedNtlPos: fmtScaled(ntl, 6),
+    accountValue: fmtScaled(accountValue, 6),
+    leverageType: kind,
+    liquidatedPositions: listed,
+  });
+}
+
+/** Equity below 2/3 of maintenance after the market orders. */
+function belowBackstop(
+  core: VenueCore,
+  a: Account,
+  positions: [Market, Position][],
+  kind: "Cross" | "Isolated",
+): boolean {
+  if (kind === "Isolated") {
+    const [m] = positions[0]!;
+    const p = a.positions.get(m.idx);
+    return p !== undefined && isolatedShortfall(core, m, p, true) < 0;
+  }
+  if (!positions.some(([m]) => a.positions.get(m.idx)?.isolated === false)) return false;
+  const s = core.crossSummary(a);
+  return 3 * (a.cash + s.upnl) < 2 * s.maint;
+}
+
+/** The backstop liquidator takes over what is left of the positions at the mark price. */
+function backstop(core: VenueCore, a: Account, positions: [Market, Position][], now: number): void {
+  const liq = core.account(LIQUIDATOR);
+  for (const [m] of positions) {
+    const p = a.positions.get(m.idx);
+    if (!p) continue;
+    const mark = core.markPx(m);
+    const rest = Math.abs(p.szi);
+    const isBuy = p.szi < 0;
+    const hashSeq = ++core.hashSeq;
+    const tid = core.nextTid++;
+    core.liquidating = { liquidatedUser: a.addr, markPx: mark, method: "backstop" };
+    try {
+      core.settle(a, m, isBuy, mark, rest, 0, null, now, true, core.nextOid++, null, tid, hashSeq);
+      core.settle(liq, m, !isBuy, mark, rest, 0, null, now, false, core.nextOid++, null, tid, hashSeq);
+    } finally {
+      core.liquidating = null;
+    }
+  }
+}

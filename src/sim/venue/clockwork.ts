@@ -15,7 +15,7 @@ import { utcDayNumber, type VenueCore } from "./core.ts";
 import { fmtScaled } from "./fixed.ts";
 import { liquidateAccounts } from "./liquidation.ts";
 import { renderCandle } from "./render.ts";
-import type { Account, Market, Order, Position } from "./types.ts";
+import type { Market, Order } from "./types.ts";
 
 const HOUR = 3_600_000;
 const SAMPLE_MS = 5_000;

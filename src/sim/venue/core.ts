@@ -8,8 +8,8 @@ import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
 import { type Candle, CandleSeries, INTERVALS } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
-import { maintenanceMargin } from "./margin.ts";
 import { txHash } from "./hash.ts";
+import { maintenanceMargin } from "./margin.ts";
 import {
   assetId,
   DEFAULT_IMPACT_NOTIONAL_USD,
@@ -513,8 +513,7 @@ export class VenueCore {
 
   /** Orders placed together in one TP/SL group cancel each other once one of them fills. */
   linkSiblings(orders: readonly Order[]): void {
-    for (const o of orders)
-      if (o.tpsl) o.tpsl.siblingOids = orders.filter((x) => x !== o).map((x) => x.oid);
+    for (const o of orders) if (o.tpsl) o.tpsl.siblingOids = orders.filter((x) => x !== o).map((x) => x.oid);
   }
 
   /** A parent that is done releases its normalTpsl children: armed for what it filled, or cancelled. */
@@ -523,7 +522,7 @@ export class VenueCore {
     const filled = parent.origSz - parent.sz;
     for (const oid of parent.childOids) {
       const c = a.orders.get(oid);
-      if (!c || c.status !== "open" || !c.tpsl?.waiting) continue;
+      if (c?.status !== "open" || !c.tpsl?.waiting) continue;
       c.tpsl.waiting = false;
       if (filled <= 0) {
         this.finish(c, "canceled", now);

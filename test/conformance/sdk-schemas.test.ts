@@ -128,7 +128,10 @@ async function quietly(p: Promise<unknown>): Promise<void> {
 
 beforeAll(async () => {
   // Just before a UTC hour: the advance below settles a funding payment.
+  // The success shape of scheduleCancel needs the $1M volume gate waived for this fresh account.
+  process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME = "1";
   world = await startSimWorld({ seed: 21, startMs: Date.UTC(2026, 10, 22, 11, 59) });
+  delete process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME;
   user = wallet.address.toLowerCase();
   await post("/info", { type: "clearinghouseState", user });
   await post("/info", { type: "clearinghouseState", user: other.address });

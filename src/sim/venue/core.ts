@@ -19,15 +19,20 @@ import {
   type MarketSpec,
 } from "./markets.ts";
 import {
+  aloRefusal,
+  checkOrder,
   defaultLimits,
+  iocNoMatchText,
   type MarketLimits,
+  marginRefusal,
   maxPositionRefusal,
   noLiquidityRefusal,
   openInterestRefusal,
   openOrdersRefusal,
+  orderMargin,
   positionAfter,
   positionIncrease,
-  priceBandRefusal,
+  validPx,
 } from "./order-rules.ts";
 import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
 import type {
@@ -45,8 +50,6 @@ import type {
 } from "./types.ts";
 
 export const MICRO = 1_000_000;
-/** Hyperliquid's minimum order value: $10 (reduce-only orders are exempt). */
-const MIN_ORDER_NTL = 10 * MICRO;
 /** Most recent fills / orders reachable per user, as on Hyperliquid. */
 const MAX_FILLS = 10_000;
 const MAX_ORDERS = 2_000;
@@ -383,55 +386,47 @@ export class VenueCore {
       if (tif !== "Gtc" && tif !== "Ioc" && tif !== "Alo" && tif !== "FrontendMarket")
         return { error: "Order has invalid tif." };
     }
-    const p = parseScaled(w.p, m.pxDec);
-    if (!p || !validPx(p)) return { error: "Order has invalid price." };
-    const s = parseScaled(w.s, m.szDec);
-    if (!s) return { error: "Order has invalid size." };
-    // Size 0 is only meaningful for a reduce-only trigger: it closes the whole position when it fires.
-    if (s.scaled === 0 && !(trigger && w.r)) return { error: "Order has zero size." };
-    const cloid = w.c ? (w.c.toLowerCase() as `0x${string}`) : null;
-    if (cloid) {
-      if (!/^0x[0-9a-f]{32}$/.test(cloid)) return { error: "Order has invalid cloid." };
-      if (a.cloids.get(cloid)?.status === "open") return { error: "Duplicate cloid." };
-    }
     const isBuy = w.b === true;
-    const px = p.scaled;
-    let sz = s.scaled;
     const pos = a.positions.get(m.idx);
     const szi = pos ? pos.szi : 0;
     const asset = m.asset;
     const tooMany = openOrdersRefusal(a, w.r === true || trigger !== null);
     if (tooMany) return { error: tooMany };
     const mark = this.markPx(m);
-    if (!trigger) {
-      const far = priceBandRefusal(px, mark);
-      if (far) return { error: far };
-    } else if (trigger.above ? mark >= trigger.px : mark <= trigger.px) {
-      // A TP/SL whose condition already holds at the mark would fire at once: the exchange refuses it.
+    const checked = checkOrder({
+      asset,
+      pxDec: m.pxDec,
+      szDec: m.szDec,
+      px: w.p,
+      sz: w.s,
+      isBuy,
+      reduceOnly: w.r === true,
+      trigger: trigger !== null,
+      szi,
+      reference: mark,
+    });
+    if ("error" in checked) return checked;
+    const { px } = checked;
+    const sz = checked.sz;
+    const cloid = w.c ? (w.c.toLowerCase() as `0x${string}`) : null;
+    if (cloid) {
+      if (!/^0x[0-9a-f]{32}$/.test(cloid)) return { error: "Order has invalid cloid." };
+      if (a.cloids.get(cloid)?.status === "open") return { error: "Duplicate cloid." };
+    }
+    // A TP/SL whose condition already holds at the mark would fire at once: the exchange refuses it.
+    if (trigger && (trigger.above ? mark >= trigger.px : mark <= trigger.px))
       return { error: `Invalid TP/SL price. asset=${asset}` };
-    }
-    if (w.r && !trigger) {
-      if (szi === 0 || szi > 0 === isBuy)
-        return { error: `Reduce only order would increase position. asset=${asset}` };
-      sz = Math.min(sz, Math.abs(szi));
-    } else if (!w.r && px * sz < MIN_ORDER_NTL) {
-      return { error: `Order must have minimum value of $10. asset=${asset}` };
-    }
     if (!trigger && tif === "Alo") {
-      const oppBest = m.book.side(!isBuy).bestPx();
-      if (oppBest !== undefined && (isBuy ? px >= oppBest : px <= oppBest)) {
-        const bid = m.book.bids.bestPx();
-        const ask = m.book.asks.bestPx();
-        const bbo = `${bid === undefined ? "0" : fmtScaled(bid, m.pxDec)}@${ask === undefined ? "0" : fmtScaled(ask, m.pxDec)}`;
-        return { error: `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}` };
-      }
+      const cross = aloRefusal(isBuy, px, m.book.bids.bestPx(), m.book.asks.bestPx(), m.pxDec, asset);
+      if (cross) return { error: cross };
     }
     if (!trigger && tif === "FrontendMarket") {
       const empty = noLiquidityRefusal(m, isBuy);
       if (empty) return { error: empty };
     }
-    if (!w.r && !trigger && !this.affordable(a, m, isBuy, px, sz)) {
-      return { error: `Insufficient margin to place order. asset=${asset}` };
+    if (!w.r && !trigger) {
+      const short = marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a), asset);
+      if (short) return { error: short };
     }
     if (!w.r && !trigger) {
       const limits = this.limitsOf(m);
@@ -562,12 +557,15 @@ export class VenueCore {
     }
   }
 
+  /** Initial margin the part of an order that would increase the position needs (micro-USDC). */
+  private orderMargin(a: Account, m: Market, isBuy: boolean, px: number, sz: number): number {
+    const pos = a.positions.get(m.idx);
+    return orderMargin(pos ? pos.szi : 0, isBuy, px, sz, this.levSetting(a, m).lev);
+  }
+
   /** Whether the part of an order that would increase the position fits the free collateral. */
   private affordable(a: Account, m: Market, isBuy: boolean, px: number, sz: number): boolean {
-    const pos = a.positions.get(m.idx);
-    const szi = pos ? pos.szi : 0;
-    const inc = szi === 0 || szi > 0 === isBuy ? sz : Math.max(0, sz - Math.abs(szi));
-    return inc === 0 || mulDiv(px, inc, this.levSetting(a, m).lev, "ceil") <= this.available(a);
+    return marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a), m.asset) === null;
   }
 
   /** Match an accepted order, then rest (Gtc/Alo) or cancel (Ioc) what is left. */
@@ -582,7 +580,7 @@ export class VenueCore {
     }
     if (filled === 0) {
       this.finish(o, "iocCancelRejected", now);
-      return { error: `Order could not immediately match against any resting orders. asset=${m.asset}` };
+      return { error: iocNoMatchText(m.asset) };
     }
     this.finish(o, o.sz === 0 ? "filled" : "canceled", now);
     return {
@@ -1064,10 +1062,6 @@ export class VenueCore {
 }
 
 /** Lots of the position the given side may still reduce (0 when flat or same-side). */
-function validPx(p: { scaled: number; sigFigs: number; isInteger: boolean }): boolean {
-  return p.scaled > 0 && (p.isInteger || p.sigFigs <= 5);
-}
-
 function reducible(a: Account, m: Market, isBuy: boolean): number {
   const p = a.positions.get(m.idx);
   if (!p || p.szi === 0) return 0;

@@ -1,14 +1,100 @@
 /**
- * Hyperliquid's order-acceptance rules that go beyond parsing, with the exchange's own refusal
- * texts (docs/exchange-rules.md lists each rule, its text and where the text comes from). Pure
- * functions over the venue's scaled integers; core.ts calls them before an order matches.
+ * Hyperliquid's order-acceptance rules, with the exchange's own refusal texts (docs/exchange-rules.md
+ * lists each rule, its text and where the text comes from). Pure functions over scaled integers
+ * (fixed.ts): the sim venue (core.ts) and the --dry-run paper book (src/engine/paper-gateway.ts) both
+ * call them, so the two refuse the same orders with the same words.
  */
-import { mulDiv } from "./fixed.ts";
+import { fmtScaled, mulDiv, type ParsedDecimal, parseScaled } from "./fixed.ts";
 import { type MarginTier, marginTiers } from "./markets.ts";
 import type { Account, Market } from "./types.ts";
 
 /** Micro-USDC per USD (core.ts imports this file, so its constant is not imported back). */
 const MICRO = 1_000_000;
+
+/** Hyperliquid's minimum order value: $10 (reduce-only orders are exempt), micro-USDC. */
+export const MIN_ORDER_NTL = 10 * MICRO;
+
+/** What both the venue and the dry-run book know of an order before it matches. */
+export interface OrderFacts {
+  asset: number;
+  /** Price decimals (6 − szDecimals) and size decimals of the market. */
+  pxDec: number;
+  szDec: number;
+  /** The price and size as sent (decimal strings on the wire). */
+  px: unknown;
+  sz: unknown;
+  isBuy: boolean;
+  reduceOnly: boolean;
+  /** Trigger (TP/SL) orders: no band, size 0 allowed when reduce-only, no reduce-only clamp yet. */
+  trigger: boolean;
+  /** The sender's position (lots, signed). */
+  szi: number;
+  /** The reference price of the band (the mark), at the price scale. */
+  reference: number;
+}
+
+/**
+ * Tick, lot, zero size, price band, reduce-only and the $10 minimum, in the venue's order. Accepted:
+ * the scaled price and the size (a reduce-only order is cut to the position).
+ */
+export function checkOrder(f: OrderFacts): { px: number; sz: number } | { error: string } {
+  const p = parseScaled(f.px, f.pxDec);
+  if (!p || !validPx(p)) return { error: "Order has invalid price." };
+  const s = parseScaled(f.sz, f.szDec);
+  if (!s) return { error: "Order has invalid size." };
+  // Size 0 is only meaningful for a reduce-only trigger: it closes the whole position when it fires.
+  if (s.scaled === 0 && !(f.trigger && f.reduceOnly)) return { error: "Order has zero size." };
+  const px = p.scaled;
+  let sz = s.scaled;
+  if (!f.trigger) {
+    const far = priceBandRefusal(px, f.reference);
+    if (far) return { error: far };
+  }
+  if (f.reduceOnly && !f.trigger) {
+    if (f.szi === 0 || f.szi > 0 === f.isBuy)
+      return { error: `Reduce only order would increase position. asset=${f.asset}` };
+    sz = Math.min(sz, Math.abs(f.szi));
+  } else if (!f.reduceOnly && px * sz < MIN_ORDER_NTL) {
+    return { error: `Order must have minimum value of $10. asset=${f.asset}` };
+  }
+  return { px, sz };
+}
+
+/** At most 5 significant figures, unless the price is an integer (decimals are bounded by the parse). */
+export function validPx(p: ParsedDecimal): boolean {
+  return p.scaled > 0 && (p.isInteger || p.sigFigs <= 5);
+}
+
+/** A post-only order that would cross the book. */
+export function aloRefusal(
+  isBuy: boolean,
+  px: number,
+  bid: number | undefined,
+  ask: number | undefined,
+  pxDec: number,
+  asset: number,
+): string | null {
+  const opp = isBuy ? ask : bid;
+  if (opp === undefined || (isBuy ? px < opp : px > opp)) return null;
+  const bbo = `${bid === undefined ? "0" : fmtScaled(bid, pxDec)}@${ask === undefined ? "0" : fmtScaled(ask, pxDec)}`;
+  return `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}`;
+}
+
+/** Initial margin (micro-USDC) the part of an order that increases the position needs. */
+export function orderMargin(szi: number, isBuy: boolean, px: number, sz: number, lev: number): number {
+  const inc = positionIncrease(szi, isBuy, sz);
+  return inc === 0 ? 0 : mulDiv(px, inc, lev, "ceil");
+}
+
+/** The free collateral (micro-USDC) cannot margin the order. */
+export function marginRefusal(need: number, available: number, asset: number): string | null {
+  return need > 0 && need > available ? `Insufficient margin to place order. asset=${asset}` : null;
+}
+
+/** An IOC (or market) order that found nothing to match. */
+export function iocNoMatchText(asset: number): string {
+  return `Order could not immediately match against any resting orders. asset=${asset}`;
+}
 
 /** How far (fraction of the reference price) a limit price may lie from it. */
 export const PRICE_BAND = 0.8;

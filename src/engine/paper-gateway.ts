@@ -1,4 +1,11 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
+import {
+  aloRefusal,
+  checkOrder,
+  iocNoMatchText,
+  marginRefusal,
+  orderMargin,
+} from "../sim/venue/order-rules.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
   CancelResult,
@@ -13,13 +20,33 @@ import type {
   TradePrint,
 } from "./ports.ts";
 
-/** The exchange refuses an order worth less than this unless it only reduces (its text is kept). */
-const MIN_ORDER_VALUE_USD = 10;
+const MICRO = 1_000_000;
+const HOUR_MS = 3_600_000;
 
 export interface PaperOptions {
   /** Fee rates in bps of notional (Hyperliquid base tier: taker 4.5, maker 1.5). */
   takerFeeBps?: number;
   makerFeeBps?: number;
+  /** The paper account's USDC (default: the sim world's starting balance, 10,000). */
+  balanceUsd?: string;
+  /** Cross leverage its orders are margined at (the exchange's default for a new account: 20×). */
+  leverage?: number;
+}
+
+/** What the exchange's order rules need to know of an instrument. */
+export interface PaperInstrument {
+  szDecimals: number;
+  /** The exchange's asset id (refusal texts end in ` asset=<id>`); unknown: the texts go without it. */
+  asset?: number;
+}
+
+/** One hourly funding payment applied to the paper account. */
+export interface PaperFunding {
+  instrument: string;
+  timeMs: number;
+  /** Signed USDC received (negative: paid). */
+  usdc: string;
+  fundingRate: number;
 }
 
 interface Resting extends GatewayOrder {
@@ -58,20 +85,53 @@ export class PaperGateway implements OrderGateway {
   private readonly taken = new Map<string, Map<string, Taken>>();
   /** Trade ids already applied, per instrument (the latest tape window). */
   private readonly seen = new Map<string, Set<string>>();
+  private readonly instruments = new Map<string, PaperInstrument>();
+  /** The hour (ms / 1h) of the last snapshot per instrument: funding is paid as an hour closes. */
+  private readonly fundedHour = new Map<string, number>();
+  private readonly fundingLog: PaperFunding[] = [];
   private seq = 0;
   private readonly taker: number;
   private readonly maker: number;
+  private readonly leverage: number;
+  /** USDC: deposits, realized PnL, fees and funding. */
+  private cash: Dec;
 
   constructor(opts: PaperOptions = {}) {
     this.taker = opts.takerFeeBps ?? 4.5;
     this.maker = opts.makerFeeBps ?? 1.5;
+    this.leverage = opts.leverage ?? 20;
+    this.cash = dec(opts.balanceUsd ?? "10000");
+  }
+
+  /** Tell the book an instrument's lot size and asset id (`watch` learns them from `spec`). */
+  describe(instrument: string, spec: PaperInstrument): void {
+    this.instruments.set(instrument, spec);
+  }
+
+  /** The paper account's USDC balance (realized PnL, fees and funding included; uPnL not). */
+  balance(): string {
+    return wire(this.cash);
+  }
+
+  /** Funding applied so far, oldest first. */
+  fundings(): PaperFunding[] {
+    return [...this.fundingLog];
   }
 
   /** Market data that also feeds this book: each snapshot, and the trades since the last one. */
   watch(market: MarketDataPort): MarketDataPort {
     const trades = market.trades?.bind(market);
     return {
-      spec: (instrument: string): Promise<InstrumentSpec> => market.spec(instrument),
+      spec: async (instrument: string): Promise<InstrumentSpec> => {
+        const spec = await market.spec(instrument);
+        // A venue's spec may carry its asset id beside the contract's fields.
+        const asset = (spec as InstrumentSpec & { asset?: unknown }).asset;
+        this.describe(spec.instrument, {
+          szDecimals: spec.szDecimals,
+          ...(typeof asset === "number" ? { asset } : {}),
+        });
+        return spec;
+      },
       snapshot: async (instrument: string) => {
         const [s, prints] = await Promise.all([
           market.snapshot(instrument),
@@ -87,6 +147,7 @@ export class PaperGateway implements OrderGateway {
 
   /** A new book: what our takers used is forgotten where a level changed; queues ahead only shrink. */
   observe(s: MarketSnapshot): void {
+    this.applyFunding(s);
     this.last.set(s.instrument, s);
     const taken = this.taken.get(s.instrument);
     if (taken) {
@@ -209,20 +270,14 @@ export class PaperGateway implements OrderGateway {
   private placeOne(o: PlaceRequest): PlaceOutcome {
     const s = this.last.get(o.instrument);
     if (!s || !(s.mid > 0)) return { status: "rejected", message: "no market data for the paper book" };
+    const refusal = this.refusal(o, s);
+    if (refusal) return { status: "rejected", message: refusal };
     const limit = dec(o.price);
     const levels = o.side === "buy" ? s.book.asks : s.book.bids;
     const crosses = (px: number) => (o.side === "buy" ? limit.gte(px) : limit.lte(px));
-    const best = levels[0];
-    if (o.tif === "Alo" && best && crosses(best.px)) {
-      return { status: "rejected", message: "Post only order would have immediately matched" };
-    }
-    if (!o.reduceOnly && limit.times(o.size).lt(MIN_ORDER_VALUE_USD)) {
-      return { status: "rejected", message: "Order must have minimum value of $10." };
-    }
     const oid = this.nextOid();
     let left = dec(o.size);
     if (o.reduceOnly) left = D.min(left, this.reducible(o.instrument, o.side));
-    if (left.lte(0)) return { status: "rejected", message: "Reduce only order would increase position" };
     const taken = this.takenOf(o.instrument);
     for (const l of levels) {
       if (left.lte(0) || !crosses(l.px)) break;
@@ -253,7 +308,118 @@ export class PaperGateway implements OrderGateway {
     }
     return filledAny
       ? { status: "filled", oid }
-      : { status: "rejected", message: "IOC order could not match" };
+      : { status: "rejected", message: this.text(o.instrument, iocNoMatchText) };
+  }
+
+  /**
+   * The exchange's refusal of this order, by the sim venue's own rules (src/sim/venue/order-rules.ts):
+   * tick, lot, zero size, the 80 % band around the mark (here the mid), reduce-only, the $10
+   * minimum, post-only crossing, and the initial margin against the paper account's free collateral.
+   */
+  private refusal(o: PlaceRequest, s: MarketSnapshot): string | null {
+    const spec = this.instruments.get(o.instrument);
+    if (!spec) return `no instrument spec for ${o.instrument} in the paper book`;
+    const pxDec = 6 - spec.szDecimals;
+    const scale = 10 ** pxDec;
+    const asset = spec.asset ?? -1;
+    const isBuy = o.side === "buy";
+    const szi = this.lots(o.instrument, spec.szDecimals);
+    const checked = checkOrder({
+      asset,
+      pxDec,
+      szDec: spec.szDecimals,
+      px: o.price,
+      sz: o.size,
+      isBuy,
+      reduceOnly: o.reduceOnly,
+      trigger: false,
+      szi,
+      reference: Math.round(s.mid * scale),
+    });
+    if ("error" in checked) return this.unsuffixed(spec, checked.error);
+    if (o.tif === "Alo") {
+      const bid = s.book.bids[0]?.px;
+      const ask = s.book.asks[0]?.px;
+      const cross = aloRefusal(
+        isBuy,
+        checked.px,
+        bid === undefined ? undefined : Math.round(bid * scale),
+        ask === undefined ? undefined : Math.round(ask * scale),
+        pxDec,
+        asset,
+      );
+      if (cross) return this.unsuffixed(spec, cross);
+    }
+    if (!o.reduceOnly) {
+      const need = orderMargin(szi, isBuy, checked.px, checked.sz, this.leverage);
+      const short = marginRefusal(need, this.availableMicro(), asset);
+      if (short) return this.unsuffixed(spec, short);
+    }
+    return null;
+  }
+
+  /** A refusal text without its ` asset=` suffix when the asset id is not known. */
+  private unsuffixed(spec: PaperInstrument, text: string): string {
+    return spec.asset === undefined ? text.replace(/ asset=-1$/, "") : text;
+  }
+
+  private text(instrument: string, of: (asset: number) => string): string {
+    const spec = this.instruments.get(instrument);
+    return spec ? this.unsuffixed(spec, of(spec.asset ?? -1)) : of(-1).replace(/ asset=-1$/, "");
+  }
+
+  /** The position in lots of the instrument's size grid. */
+  private lots(instrument: string, szDecimals: number): number {
+    const q = this.positions.get(instrument)?.qty;
+    return q
+      ? q
+          .times(10 ** szDecimals)
+          .round()
+          .toNumber()
+      : 0;
+  }
+
+  /**
+   * Free collateral in micro-USDC, as the venue counts it: cash + uPnL at the mid − the initial margin
+   * of the positions at the mid − the margin resting orders hold.
+   */
+  private availableMicro(): number {
+    let free = this.cash;
+    for (const [instrument, p] of this.positions) {
+      const mid = this.last.get(instrument)?.mid;
+      if (!mid || p.qty.isZero()) continue;
+      const value = p.qty.abs().times(mid);
+      free = free.plus(p.qty.times(dec(mid).minus(p.entry))).minus(value.div(this.leverage));
+    }
+    for (const r of this.resting)
+      if (!r.reduceOnly) free = free.minus(dec(r.price).times(r.size).div(this.leverage));
+    return free.times(MICRO).floor().toNumber();
+  }
+
+  /**
+   * Hourly funding on the open position, at the rate the market data shows (the network's current
+   * hourly rate) and the mid, paid as each hour closes: longs pay a positive rate.
+   */
+  private applyFunding(s: MarketSnapshot): void {
+    const hour = Math.floor(s.timestampMs / HOUR_MS);
+    const prev = this.fundedHour.get(s.instrument);
+    this.fundedHour.set(s.instrument, hour);
+    if (prev === undefined || hour <= prev) return;
+    const p = this.positions.get(s.instrument);
+    if (!p || p.qty.isZero() || !(s.mid > 0) || !Number.isFinite(s.fundingRate)) return;
+    const usdc = p.qty
+      .times(s.mid)
+      .times(s.fundingRate)
+      .times(hour - prev)
+      .neg()
+      .toDecimalPlaces(6);
+    this.cash = this.cash.plus(usdc);
+    this.fundingLog.push({
+      instrument: s.instrument,
+      timeMs: hour * HOUR_MS,
+      usdc: wire(usdc),
+      fundingRate: s.fundingRate,
+    });
   }
 
   async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
@@ -320,6 +486,13 @@ export class PaperGateway implements OrderGateway {
     });
     const p = this.positions.get(instrument) ?? { qty: new D(0), entry: new D(0) };
     const signed = side === "buy" ? sz : sz.neg();
+    // Realized PnL on the part that reduces the position, and the fee, settle in cash.
+    if (!p.qty.isZero() && p.qty.isNeg() !== signed.isNeg()) {
+      const closed = D.min(sz, p.qty.abs());
+      const perUnit = p.qty.isNeg() ? p.entry.minus(px) : px.minus(p.entry);
+      this.cash = this.cash.plus(perUnit.times(closed));
+    }
+    this.cash = this.cash.minus(fee);
     const next = p.qty.plus(signed);
     let entry = p.entry;
     if (next.isZero()) entry = new D(0);

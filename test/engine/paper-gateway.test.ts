@@ -34,6 +34,7 @@ const req = (side: "buy" | "sell", price: string, size: string, tif: "Ioc" | "Al
 describe("dry-run paper book", () => {
   it("IOC walks the real book up to its limit and cancels the rest", async () => {
     const g = new PaperGateway({ takerFeeBps: 10 });
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100));
     expect(await g.place([req("buy", "102", "5", "Ioc")])).toEqual([
       { status: "filled", oid: expect.any(String) },
@@ -49,6 +50,7 @@ describe("dry-run paper book", () => {
 
   it("Alo that would cross is rejected; resting orders fill only once the market trades through", async () => {
     const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100));
     expect((await g.place([req("buy", "101", "1", "Alo")]))[0]!.status).toBe("rejected");
     expect((await g.place([req("buy", "99.5", "1", "Alo")]))[0]!.status).toBe("resting");
@@ -73,6 +75,7 @@ describe("dry-run fills no better than the market allows", () => {
 
   it("takers consume the displayed liquidity until the book refreshes", async () => {
     const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100)); // asks 101×1, 102×2
     const buy = () => g.place([req("buy", "101", "1", "Ioc")]);
     expect((await buy())[0]!.status).toBe("filled");
@@ -100,6 +103,7 @@ describe("dry-run fills no better than the market allows", () => {
 
   it("a resting order the book moves through fills only the size displayed through its price", async () => {
     const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100, 10)); // bids 99×1, 98×2; asks 101×1, 102×2
     g.observeTrades("ETH-PERP", []);
     expect((await g.place([req("sell", "102", "50", "Gtc")]))[0]!.status).toBe("resting");
@@ -125,6 +129,7 @@ describe("dry-run fills no better than the market allows", () => {
 
   it("a resting order fills only from volume traded at or through its price, after the size queued ahead", async () => {
     const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100, 10)); // asks 101×1, 102×2
     g.observeTrades("ETH-PERP", []);
     expect((await g.place([req("sell", "102", "50", "Gtc")]))[0]!.status).toBe("resting");
@@ -147,6 +152,7 @@ describe("dry-run fills no better than the market allows", () => {
 
   it("watch() feeds the market's trade prints to the paper book", async () => {
     const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     let prints = [print("sell", 99, 1, 1, "a")];
     const market = g.watch({
       spec: async (instrument) => ({ instrument, szDecimals: 2 }),
@@ -166,6 +172,7 @@ describe("dry-run fills no better than the market allows", () => {
 describe("the book a dry-run strategy reads", () => {
   it("shows its own resting orders, as the venue's book would", async () => {
     const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     const market = g.watch({
       spec: async (instrument) => ({ instrument, szDecimals: 2 }),
       snapshot: async () => book(100, 30), // bids 99×1, 98×2; asks 101×1, 102×2
@@ -187,6 +194,7 @@ describe("the book a dry-run strategy reads", () => {
 describe("dry-run refusals as the exchange's", () => {
   it("an order worth less than $10 is refused with the exchange's text, unless it only reduces", async () => {
     const g = new PaperGateway({ takerFeeBps: 10 });
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100));
     const [small] = await g.place([req("buy", "99", "0.05", "Gtc")]);
     expect(small).toEqual({

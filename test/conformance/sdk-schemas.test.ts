@@ -249,6 +249,7 @@ beforeAll(async () => {
   await ex.scheduleCancel({ time: Date.UTC(2026, 10, 23) });
   await ex.usdSend({ destination: other.address, amount: "5" });
   await ex.withdraw3({ destination: other.address, amount: "5" });
+  await ex.usdClassTransfer({ amount: "1", toPerp: false });
   await ex.usdClassTransfer({ amount: "1", toPerp: true });
   await ex.setReferrer({ code: "SIM" }).catch(() => undefined);
   await ex.noop();

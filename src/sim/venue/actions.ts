@@ -111,9 +111,10 @@ export function applyAction(
       core.scheduledCancels.set(a.addr, act.time);
       return ok("default");
     }
-    // One collateral pool serves every dex in the sim, so moving USDC between one's own dexes or
-    // classes changes nothing; accept these so clients written for Hyperliquid run unchanged.
     case "usdClassTransfer":
+      return usdClassTransfer(core, a, act, now);
+    // One collateral pool serves every perp dex in the sim, so moving USDC between one's own dexes
+    // changes nothing; accept these so clients written for Hyperliquid run unchanged.
     case "setReferrer":
     case "noop":
       return ok("default");
@@ -124,6 +125,26 @@ export function applyAction(
     default:
       return err(`Unsupported action type: ${action.type}`);
   }
+}
+
+/** USDC between the perp and the spot account: the source must hold it (perp: free of margin). */
+function usdClassTransfer(
+  core: VenueCore,
+  a: Account,
+  act: Record<string, unknown>,
+  now: number,
+): ExchangeResponse {
+  // The exchange's amount may carry a " subaccount:0x…" suffix; the sim has no subaccounts.
+  const raw = typeof act.amount === "string" ? act.amount.split(" ")[0] : act.amount;
+  const amt = parseScaled(raw, 6);
+  if (!amt || amt.scaled === 0) return err("Invalid amount.");
+  if (typeof act.toPerp !== "boolean") return err("Invalid usdClassTransfer action.");
+  const available = act.toPerp ? a.spotUsdc : core.withdrawable(a);
+  if (amt.scaled > available) return err("Insufficient balance for transfer.");
+  a.cash += act.toPerp ? amt.scaled : -amt.scaled;
+  a.spotUsdc += act.toPerp ? -amt.scaled : amt.scaled;
+  core.ledger(a, now, { type: "accountClassTransfer", usdc: fmtScaled(amt.scaled, 6), toPerp: act.toPerp });
+  return ok("default");
 }
 
 /** Traded volume as the exchange prints it in the refusal: dollars, at most two decimals ("0", "890168.23"). */

@@ -255,6 +255,7 @@ export class VenueCore {
         volume: 0,
         builderRewards: 0,
         positionTpsl: 0,
+        spotUsdc: 0,
       };
       this.accounts.set(key, a);
     }

@@ -159,8 +159,8 @@ const handlers: Record<string, Handler> = {
     ],
   ],
   spotClearinghouseState: (c, r) => {
-    account(c, r.user);
-    return { balances: [{ coin: "USDC", token: 0, total: "0", hold: "0", entryNtl: "0" }] };
+    const total = fmtScaled(account(c, r.user).spotUsdc, 6);
+    return { balances: [{ coin: "USDC", token: 0, total, hold: "0", entryNtl: "0" }] };
   },
   maxBuilderFee: (c, r) => {
     const a = account(c, r.user);

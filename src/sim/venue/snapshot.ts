@@ -35,6 +35,8 @@ interface AccountJson {
   builderApprovals: [Address, number][];
   volume: number;
   builderRewards: number;
+  /** Absent in snapshots written before usdClassTransfer moved balances. */
+  spotUsdc?: number;
 }
 
 export interface VenueSnapshot {
@@ -69,6 +71,7 @@ export function snapshotVenue(core: VenueCore, skipOrdersOf: readonly string[]):
       builderApprovals: [...a.builderApprovals],
       volume: a.volume,
       builderRewards: a.builderRewards,
+      spotUsdc: a.spotUsdc,
     });
   }
   return {
@@ -91,6 +94,7 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
   for (const s of snap.accounts) {
     const a: Account = core.account(s.addr);
     a.cash = s.cash;
+    a.spotUsdc = s.spotUsdc ?? 0;
     for (const [c, p] of s.positions) {
       const m = market(c);
       if (m) a.positions.set(m.idx, p);

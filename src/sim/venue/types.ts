@@ -175,6 +175,8 @@ export interface Account {
   volume: number;
   /** Builder fees earned as a builder, micro-USDC. */
   builderRewards: number;
+  /** USDC in the spot account (usdClassTransfer), micro-USDC. */
+  spotUsdc: number;
   /** Open positionTpsl orders (a closing position only looks for them when there are some). */
   positionTpsl: number;
 }

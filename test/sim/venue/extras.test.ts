@@ -156,6 +156,7 @@ describe("modify, scheduleCancel and no-op actions", () => {
 
   it("accepts transfers between one's own dexes as no-ops", () => {
     const t = testVenue();
+    expect(t.ex(ALICE, { type: "usdClassTransfer", amount: "5", toPerp: false }).status).toBe("ok");
     expect(t.ex(ALICE, { type: "usdClassTransfer", amount: "5", toPerp: true }).status).toBe("ok");
     expect(
       t.ex(ALICE, {

@@ -24,11 +24,13 @@
  * - Fees: main dex taker 0.045%, maker 0.015%; HIP-3 dexes twice that. Builder fees (`builder.f`,
  *   tenths of a bp, ≤ 0.1% and ≤ the user's approval) are charged to the user and credited to the
  *   builder's account. Orders must be worth ≥ $10 (reduce-only exempt). Trigger (tp/sl) orders wait
- *   for the mark price, then become market (Ioc, 10% slippage) or limit orders under the same oid.
- * - Liquidation (checked in `advance`): when equity < maintenance (half the initial margin at max
- *   leverage) a reduce-only market order goes into the book (≤ 2% through the mark); any rest is
- *   taken over at the mark by the backstop account `LIQUIDATOR`, which also absorbs losses beyond
- *   an isolated position's margin or a cross account's equity. Fills carry `liquidation`.
+ *   for the mark price, then become market (Ioc, 10% slippage, filled no better than the mark) or
+ *   limit orders under the same oid; groupings `positionTpsl` and `normalTpsl` as on the exchange.
+ * - Liquidation (checked in `advance`, liquidation.ts): when equity < maintenance (tiered: margin.ts)
+ *   reduce-only market orders go into the book (≤ 2% through the mark, never better than it); a
+ *   position over $100k sends 20 % at a time (then 30 s of full-size liquidation); below 2/3 of
+ *   maintenance the backstop account `LIQUIDATOR` takes over the rest at the mark and absorbs losses
+ *   beyond an isolated position's margin or a cross account's equity. Fills carry `liquidation`.
  * - One USDC balance per user. Cross positions (main dex) use it directly; isolated positions (all
  *   HIP-3, or main dex after `updateLeverage isCross:false`) move their margin out of it, so
  *   `clearinghouseState {dex:"yex"}` shows those positions and their margin, and the accountValues
@@ -37,8 +39,9 @@
  *   booleans as booleans, decimals as strings, `twap_id` "0" and `special_trade_type` "Na".
  * - Mark price = median(oracle, best bid, best ask) (the oracle when a side is empty). Funding is
  *   settled at each UTC hour from 5-second premium samples (formulas in clockwork.ts).
- * - Also served: modify / batchModify / scheduleCancel actions (usdClassTransfer, sendAsset to
- *   oneself, setReferrer and noop are accepted no-ops: one collateral pool serves every dex), and
+ * - Also served: modify / batchModify / scheduleCancel (refused under $1M of volume unless
+ *   `scheduleCancelAnyVolume`) / usdClassTransfer (perp ↔ spot USDC) actions (sendAsset to oneself,
+ *   setReferrer and noop are accepted no-ops: one collateral pool serves every perp dex), and
  *   info recentTrades, activeAssetData, userFees, referral (builderRewards), extraAgents, userRole,
  *   userRateLimit, spotMetaAndAssetCtxs.
  */

@@ -112,7 +112,7 @@ export class VenueCore {
   /** Set while a liquidation order matches: its fills are marked with it. */
   liquidating: Fill["liquidation"] | null = null;
   /**
-   * Set while a triggered market order or a liquidation matches: the mark it acts on. A level priced
+   * Set while a fired trigger order or a liquidation matches: the mark it acts on. A level priced
    * better than the mark for the taker (a quote the house has not yet moved after a price gap) fills
    * at the mark, so these orders meet a book consistent with the mark that fired them.
    */
@@ -675,7 +675,7 @@ export class VenueCore {
       return;
     }
     o.status = "open";
-    this.markBound = o.trigger!.isMarket ? mark : null;
+    this.markBound = mark;
     try {
       this.submit(o, now, ++this.hashSeq);
     } finally {
@@ -786,8 +786,14 @@ export class VenueCore {
         if (allowed === 0) break;
         if (allowed < q) q = allowed;
       }
+      // A stale level better than the mark fills at the mark, never past the taker's own limit.
       const bound = this.markBound;
-      const px = bound === null ? lvl.px : taker.isBuy ? Math.max(lvl.px, bound) : Math.min(lvl.px, bound);
+      const px =
+        bound === null
+          ? lvl.px
+          : taker.isBuy
+            ? Math.min(taker.px, Math.max(lvl.px, bound))
+            : Math.max(taker.px, Math.min(lvl.px, bound));
       this.trade(maker, taker, px, q, now, hashSeq);
       if (maker.reserved) {
         const rel = q === maker.sz ? maker.reserved : mulDiv(maker.reserved, q, maker.sz, "floor");

@@ -244,3 +244,20 @@ describe("reduce-only triggers without a position", () => {
     expect(t.state(ALICE).assetPositions).toEqual([]);
   });
 });
+
+describe("a fired limit TP/SL after a gap", () => {
+  it("fills at the mark against stale quotes, never past its own limit", () => {
+    const t = longSol();
+    // Take profit: sell when the mark rises to 185, no lower than 186.
+    const tp = {
+      ...stopSell("185", "10", "186"),
+      t: { trigger: { isMarket: false, triggerPx: "185", tpsl: "tp" as const } },
+    };
+    t.order(ALICE, tp);
+    // A bid far above the coming mark (it cancels BOB's own 182 ask: self-trade prevention).
+    t.order(BOB, { a: SOL, b: true, p: "190", s: "10" });
+    t.venue.setOraclePrice("SOL", "185.5");
+    const [fill] = t.venue.info({ type: "userFills", user: ALICE }) as Record<string, unknown>[];
+    expect(fill).toMatchObject({ px: "186", sz: "10", dir: "Close Long" });
+  });
+});

@@ -248,7 +248,7 @@ describe("predecessor bugs stay fixed", () => {
         instrument: "ETH-PERP",
         cloid: "0x0000000000000000000000000000abcd",
         side: "buy",
-        price: "2500.25",
+        price: "2500.3",
         size: "2",
         tif: "Ioc",
         reduceOnly: false,

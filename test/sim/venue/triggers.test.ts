@@ -261,3 +261,35 @@ describe("a fired limit TP/SL after a gap", () => {
     expect(fill).toMatchObject({ px: "186", sz: "10", dir: "Close Long" });
   });
 });
+
+describe("TP/SL across a saved and restored world", () => {
+  it("keeps groupings, waiting children and siblings", () => {
+    const t = longSol();
+    t.ex(ALICE, { type: "order", orders: [stopSell("175", "0")], grouping: "positionTpsl" });
+    t.ex(ALICE, {
+      type: "order",
+      orders: [
+        { a: SOL, b: true, p: "179", s: "5", r: false, t: { limit: { tif: "Gtc" } } },
+        stopSell("170", "5"),
+      ],
+      grouping: "normalTpsl",
+    });
+    const u = testVenue();
+    u.venue.restore(JSON.parse(JSON.stringify(t.venue.snapshot([]))));
+    const front = () => u.venue.info({ type: "frontendOpenOrders", user: ALICE }) as Front[];
+    expect(front()).toEqual(t.venue.info({ type: "frontendOpenOrders", user: ALICE }));
+    // The entry fills (after BOB's higher bid): its child arms for 5.
+    u.order(CAROL, { a: SOL, b: false, p: "179", s: "25", t: { limit: { tif: "Ioc" } } });
+    expect(u.venue.info({ type: "openOrders", user: ALICE })).toMatchObject([
+      { oid: 7, sz: "5" },
+      { oid: 5 },
+    ]);
+    // The whole position closes by hand: the positionTpsl goes with it.
+    u.order(BOB, { a: SOL, b: true, p: "178", s: "20" });
+    u.order(ALICE, { a: SOL, b: false, p: "178", s: "15", r: true, t: { limit: { tif: "Ioc" } } });
+    expect(u.state(ALICE).assetPositions).toEqual([]);
+    expect(u.venue.info({ type: "orderStatus", user: ALICE, oid: 5 })).toMatchObject({
+      order: { status: "canceled" },
+    });
+  });
+});

@@ -220,6 +220,20 @@ beforeAll(async () => {
     ],
     grouping: "na",
   });
+  // A position TP/SL: the exchange answers with the bare status "waitingForTrigger".
+  await ex.order({
+    orders: [
+      {
+        a: 0,
+        b: false,
+        p: "45000",
+        s: "0",
+        r: true,
+        t: { trigger: { isMarket: true, triggerPx: "50000", tpsl: "sl" } },
+      },
+    ],
+    grouping: "positionTpsl",
+  });
   // A resting order that is then cancelled, by oid and by cloid.
   const two = await ex.order({
     orders: [

@@ -229,8 +229,9 @@ function modify(
       continue;
     }
     core.cancel(a, o, now);
-    // A TP/SL keeps its grouping and its siblings across a modify.
-    const grouping = o.tpsl && !o.tpsl.waiting ? { grouping: o.tpsl.grouping, parent: null } : null;
+    // A TP/SL keeps its grouping, its siblings and (still waiting) its parent across a modify.
+    const parent = o.tpsl?.waiting && o.tpsl.parentOid !== null ? a.orders.get(o.tpsl.parentOid) : undefined;
+    const grouping = o.tpsl ? { grouping: o.tpsl.grouping, parent: parent ?? null } : null;
     core.lastPlaced = null;
     const r = core.placeOrder(a, mod.order, o.builder, now, hashSeq, grouping);
     const placed = core.lastPlaced as Order | null;

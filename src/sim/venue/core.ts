@@ -485,13 +485,14 @@ export class VenueCore {
   }
 
   /**
-   * Put back an order a modify cancelled when its replacement is refused (the exchange leaves the
-   * original in place). A book order rests again at the back of its level.
+   * Put back an order a modify cancelled when its replacement is refused, so that a refused modify
+   * changes nothing. A book order rests again at the back of its level; a waiting child keeps waiting.
    */
   reinstate(o: Order, now: number): void {
     o.status = "open";
     o.statusTs = now;
     if (o.tpsl?.grouping === "positionTpsl") o.user.positionTpsl++;
+    if (o.tpsl?.waiting) return;
     if (o.trigger) this.armTrigger(o);
     else {
       this.rest(o);

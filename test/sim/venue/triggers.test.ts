@@ -293,3 +293,30 @@ describe("TP/SL across a saved and restored world", () => {
     });
   });
 });
+
+describe("modify of a normalTpsl child still waiting for its entry", () => {
+  it("keeps it waiting, and a refused modify leaves it waiting", () => {
+    const t = testVenue();
+    t.order(BOB, { a: SOL, b: true, p: "179", s: "50" });
+    t.ex(ALICE, {
+      type: "order",
+      orders: [
+        { a: SOL, b: true, p: "180", s: "10", r: false, t: { limit: { tif: "Gtc" } } },
+        stopSell("170", "10"),
+      ],
+      grouping: "normalTpsl",
+    });
+    expect(
+      statuses(t.ex(ALICE, { type: "batchModify", modifies: [{ oid: 3, order: stopSell("171", "10") }] })),
+    ).toEqual([{ resting: { oid: 4 } }]);
+    expect(t.ex(ALICE, { type: "modify", oid: 4, order: stopSell("185", "10") })).toEqual({
+      status: "err",
+      response: "Invalid TP/SL price. asset=2",
+    });
+    expect((t.venue.info({ type: "openOrders", user: ALICE }) as unknown[]).length).toBe(1);
+    const [parent] = t.venue.info({ type: "frontendOpenOrders", user: ALICE }) as Front[];
+    expect(parent!.children.map((c) => [c.oid, c.triggerPx])).toEqual([[4, "171"]]);
+    t.order(CAROL, { a: SOL, b: false, p: "180", s: "10", t: { limit: { tif: "Ioc" } } });
+    expect(t.venue.info({ type: "openOrders", user: ALICE })).toMatchObject([{ oid: 4, sz: "10" }]);
+  });
+});

@@ -17,6 +17,10 @@ export const ALERT_EVENTS = [
   "crash",
   "gave_up",
   "price_stream",
+  "paused",
+  "protect_only",
+  "dead_man",
+  "rate_limit",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -29,6 +33,10 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "crash",
   "gave_up",
   "price_stream",
+  "paused",
+  "protect_only",
+  "dead_man",
+  "rate_limit",
 ];
 
 export interface Alerter {

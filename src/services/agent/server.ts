@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
+import { readRunHalt } from "../../engine/state-store.ts";
 import { createHttpApp, type HttpApp } from "../../http/app.ts";
 import { corsHeaders } from "../../http/cors.ts";
 import { HttpError } from "../../http/errors.ts";
@@ -81,7 +82,12 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
 
   const args = childArgs(cfg);
   const supervisorOptions: Partial<SupervisorOptions> = { ...cfg.restart, ...deps.supervisor };
-  const supervisor = args ? new Supervisor({ ...supervisorOptions, args }) : undefined;
+  // A strategy engine that stopped itself on a risk hard stop stays stopped: a restart would undo it.
+  const enginePath = join(cfg.dataDir, "cli", "state.db");
+  const finalStop = cfg.mode === "strategy" ? () => readRunHalt(enginePath) : undefined;
+  const supervisor = args
+    ? new Supervisor({ ...supervisorOptions, ...(finalStop ? { finalStop } : {}), args })
+    : undefined;
   const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
   const guardJobArgs = guardArgs(cfg);
   const startGuard =
@@ -102,6 +108,9 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     if (guardian) guardian.protectOnly(detail);
     else alerter.send("gave_up", `${detail}; nothing is trading now`);
   });
+  supervisor?.on("halted", (reason: string) =>
+    alerter.send("halt", `trading job stopped on a risk hard stop (${reason}); not restarted`),
+  );
   /** The supervisor's state, "protect_only" once it gave up and the guard job holds the positions. */
   const supervisorState = () => {
     const st = supervisor?.status ?? "none";
@@ -173,6 +182,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
         pid: guardian?.pid ?? null,
       },
       restart_in_s: supervisor?.restartInS ?? null,
+      halt_reason: supervisor?.halt ?? null,
       last_tick_age_s: reader.lastTickAgeS(),
       price_stream: reader.priceStream(),
     }),

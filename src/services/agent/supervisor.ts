@@ -25,6 +25,11 @@ export interface SupervisorOptions {
   stopTimeoutMs?: number;
   /** Where the child's stdout and stderr go; a number is an open file descriptor (e.g. a log file). */
   stdio?: "inherit" | "ignore" | "pipe" | number;
+  /**
+   * Asked after the child failed: a reason when it stopped itself for good (a risk hard stop), which
+   * a restart would undo; the supervisor then stays "halted" instead of restarting it.
+   */
+  finalStop?: () => string | undefined;
 }
 
 export type SupervisorState =
@@ -34,6 +39,7 @@ export type SupervisorState =
   | "backoff"
   | "exited"
   | "gave_up"
+  | "halted"
   | "stopped";
 
 /** A crash of the job: "exit 3", "SIGKILL" or "could not start: …"; the n-th in a row; the wait. */
@@ -77,7 +83,9 @@ export class Supervisor extends EventEmitter {
   /** When the pending restart is due (Date.now() clock), while backing off. */
   private restartAt: number | undefined;
   private stopping = false;
-  private readonly o: Required<Omit<SupervisorOptions, "env">> & { env: NodeJS.ProcessEnv };
+  private haltReason: string | undefined;
+  private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop">> &
+    Pick<SupervisorOptions, "finalStop"> & { env: NodeJS.ProcessEnv };
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -91,6 +99,7 @@ export class Supervisor extends EventEmitter {
       healthyAfterMs: opts.healthyAfterMs ?? HEALTHY_AFTER_MS,
       stopTimeoutMs: opts.stopTimeoutMs ?? 15_000,
       stdio: opts.stdio ?? "inherit",
+      finalStop: opts.finalStop,
     };
   }
 
@@ -108,6 +117,11 @@ export class Supervisor extends EventEmitter {
 
   get status(): SupervisorState {
     return this.state;
+  }
+
+  /** Why the child stopped for good (state "halted"), or null. */
+  get halt(): string | null {
+    return this.haltReason ?? null;
   }
 
   get restartCount(): number {
@@ -164,6 +178,13 @@ export class Supervisor extends EventEmitter {
     }
     if (code === 0) {
       this.state = "exited";
+      return;
+    }
+    const final = this.o.finalStop?.();
+    if (final !== undefined) {
+      this.state = "halted";
+      this.haltReason = final;
+      this.emit("halted", final);
       return;
     }
     this.onFailure(signal ?? `exit ${code}`);

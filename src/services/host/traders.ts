@@ -88,9 +88,10 @@ export interface TraderHostDeps {
 
 /**
  * Run several `hl run` trading engines in this process, each with its own environment (and so its
- * own data directory and paper wallet); log lines carry the trader's name. An engine that stops on
- * its own (a failure, a risk hard stop) is restarted with a back-off, the way a supervisor restarts
- * its process, and given up on after repeated quick failures; the others keep trading.
+ * own data directory and paper wallet); log lines carry the trader's name. An engine that fails or
+ * stops on its own is restarted with a back-off, the way a supervisor restarts its process, and given
+ * up on after repeated quick failures; one that stopped on a risk hard stop stays stopped (and the
+ * console says why). The others keep trading.
  */
 export async function hostTraders(
   specs: readonly HostedSpec[],
@@ -133,7 +134,14 @@ export async function hostTraders(
             log(`${args.strategy} on ${info.instrument} (${info.network}), tick ${args.tickSeconds}s`),
         });
         if (stop.signal.aborted) return;
-        log(`stopped (${r.stopReason}${r.haltReason ? `: ${r.haltReason}` : ""})`);
+        if (r.stopReason === "halted") {
+          // A hard stop is final: restarting would undo it (as `hl run` alone, or under --split).
+          host.warn(
+            `[${spec.name}] risk hard stop: ${r.haltReason ?? "limit breached"}; stays stopped until it is started with --fresh`,
+          );
+          return;
+        }
+        log(`stopped (${r.stopReason})`);
       } catch (err) {
         if (stop.signal.aborted) return;
         host.warn(`[${spec.name}] failed: ${err instanceof Error ? err.message : String(err)}`);

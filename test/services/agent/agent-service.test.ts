@@ -1,6 +1,8 @@
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSse, recordingGuard, startTestAgent, waitFor } from "./helpers.ts";
+import { StateStore } from "../../../src/engine/state-store.ts";
+import { openSse, recordingGuard, startTestAgent, tempDataDir, waitFor } from "./helpers.ts";
 
 type Started = Awaited<ReturnType<typeof startTestAgent>>;
 let running: Started[] = [];
@@ -213,6 +215,34 @@ describe("agent service", () => {
     const h = await json(`${base}/health`);
     expect(h.res.status).toBe(200);
     expect(h.body).toMatchObject({ alive: false, supervisor: "protect_only", restart_in_s: null });
+  });
+
+  it("does not restart a strategy engine that stopped itself on a risk hard stop; /health says why", async () => {
+    const alerts: [string, string][] = [];
+    const alerter = {
+      send: (e: string, t: string) => void alerts.push([e, t]),
+      flush: async () => undefined,
+    };
+    const dataDir = tempDataDir();
+    const store = StateStore.inDir(join(dataDir, "cli"));
+    store.save({ run: { status: "halted", halt_reason: "hard drawdown 12.50" } });
+    store.close();
+    const { base, svc } = await start(
+      { RUN_MODE: "strategy", DATA_DIR: dataDir },
+      { alerter },
+      { EXIT_AFTER: "1", EXIT_CODE: "1" },
+    );
+    await waitFor(() => (svc.supervisor!.status === "halted" ? true : undefined), 8000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(svc.supervisor!.restartCount).toBe(0);
+    expect((await json(`${base}/health`)).body).toMatchObject({
+      alive: false,
+      supervisor: "halted",
+      halt_reason: "hard drawdown 12.50",
+    });
+    expect(alerts).toEqual([
+      ["halt", "trading job stopped on a risk hard stop (hard drawdown 12.50); not restarted"],
+    ]);
   });
 
   it("does not restart a child that finished cleanly; status becomes stopped", async () => {

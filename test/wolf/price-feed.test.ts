@@ -120,4 +120,34 @@ describe("price feed", () => {
     stream.push("ETH", "2501");
     expect(feed.status).toBe("ok");
   });
+
+  it("a silent HIP-3 coin is noticed while the main dex keeps streaming: polled every beat, alerted, degraded per coin", async () => {
+    const stream = new FakeStream();
+    stream.prices["yex:VXX"] = "40";
+    const { feed, seen, alerts } = setup(stream, ["ETH", "yex:VXX"]);
+    await feed.start();
+    // The main dex streams on; yex says nothing while VXX falls 45 %.
+    let eth = 2500;
+    const beat = setInterval(() => stream.push("ETH", String((eth += 1))), 50);
+    try {
+      stream.moveSilently("yex:VXX", "30");
+      await sleep(900);
+      expect(seen.some((m) => m["yex:VXX"] === "30")).toBe(true);
+      expect(feed.degradedCoins()).toEqual(["yex:VXX"]);
+      expect(feed.status).toBe("degraded");
+      expect(alerts).toEqual(["price_stream"]);
+      // polled every beat (≤ 2 s; 100 ms here) while degraded
+      const polls = stream.polls;
+      stream.moveSilently("yex:VXX", "22");
+      await sleep(350);
+      expect(stream.polls - polls).toBeGreaterThanOrEqual(2);
+      expect(seen.some((m) => m["yex:VXX"] === "22")).toBe(true);
+      // streamed again: that coin recovers
+      stream.push("yex:VXX", "21");
+      expect(feed.degradedCoins()).toEqual([]);
+      expect(feed.status).toBe("ok");
+    } finally {
+      clearInterval(beat);
+    }
+  });
 });

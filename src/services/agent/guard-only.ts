@@ -66,8 +66,9 @@ export async function startGuardOnly(o: GuardOnlyOptions): Promise<GuardOnlyLoop
     port: o.port,
     onMids: (mids) => protector.onMids(mids),
     guardedCoins: () => protector.guardedCoins(),
-    onStatus: (status) => {
+    onStatus: (status, _reason, silentCoins) => {
       state.price_stream = status;
+      (state as WolfState & { price_stream_coins?: string[] }).price_stream_coins = [...silentCoins];
       book.save();
     },
     log: o.log,

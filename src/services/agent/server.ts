@@ -185,6 +185,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       halt_reason: supervisor?.halt ?? null,
       last_tick_age_s: reader.lastTickAgeS(),
       price_stream: reader.priceStream(),
+      price_stream_degraded_coins: reader.degradedCoins(),
     }),
   );
 

@@ -200,6 +200,14 @@ export class StatusReader {
     return v === "ok" || v === "degraded" ? v : null;
   }
 
+  /** Guarded coins whose own stream is silent (polled instead), as the WOLF state last said. */
+  degradedCoins(): string[] {
+    if (this.mode !== "wolf") return [];
+    this.refresh();
+    const v = (this.raw as { price_stream_coins?: unknown } | undefined)?.price_stream_coins;
+    return Array.isArray(v) ? v.filter((c): c is string => typeof c === "string") : [];
+  }
+
   /** Seconds since the child last wrote its state, or null before the first write. */
   lastTickAgeS(nowMs = Date.now()): number | null {
     this.refresh();

@@ -128,7 +128,10 @@ describe("price feed", () => {
     await feed.start();
     // The main dex streams on; yex says nothing while VXX falls 45 %.
     let eth = 2500;
-    const beat = setInterval(() => stream.push("ETH", String((eth += 1))), 50);
+    const beat = setInterval(() => {
+      eth += 1;
+      stream.push("ETH", String(eth));
+    }, 50);
     try {
       stream.moveSilently("yex:VXX", "30");
       await sleep(900);

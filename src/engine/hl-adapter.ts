@@ -1,3 +1,4 @@
+import { type Alerter, alerterFromEnv } from "../alerts/webhook.ts";
 import { dec, num } from "../core/decimal.ts";
 import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
@@ -136,6 +137,11 @@ export class HlMarketData implements MarketDataPort {
   }
 }
 
+/** What an account under Hyperliquid's volume gate is told when it asks for the dead man's switch. */
+export function deadManVolumeGateLine(refusal: string): string {
+  return `dead man's switch unavailable: the exchange refuses scheduleCancel until this account has traded $1,000,000 ("${refusal}"); resting orders are not cancelled if this process dies, open positions rely on their exchange stop orders (backstops)`;
+}
+
 /** Where the orders sent without an answer yet are kept, so a restarted run resolves them first. */
 export interface PendingOrderStore {
   load(): PendingOrder[];
@@ -185,6 +191,7 @@ export function pendingOrderStore(path: string): PendingOrderStore {
 export class HlGateway implements OrderGateway {
   private unresolved: PendingOrder[] = [];
   private readonly pending: PendingOrderStore | undefined;
+  private readonly alerter: Alerter;
   /** Newest account fill (any coin) the last fills read saw. */
   private throughMs: number | undefined;
   /** The account's `userFills` stream, when there is one; REST reads are then only its backstop. */
@@ -196,8 +203,9 @@ export class HlGateway implements OrderGateway {
     private readonly client: HlClient,
     private readonly market: HlMarketData,
     fillStream?: FillFeedOptions,
-    opts: { pending?: PendingOrderStore } = {},
+    opts: { pending?: PendingOrderStore; alerter?: Alerter } = {},
   ) {
+    this.alerter = opts.alerter ?? alerterFromEnv("hl run");
     this.feed = fillStream ? new FillFeed(fillStream) : undefined;
     this.pending = opts.pending;
     // Orders a previous run sent without learning their outcome come first.
@@ -288,8 +296,30 @@ export class HlGateway implements OrderGateway {
     }
   }
 
-  scheduleCancelAll(atMs: number | null): Promise<void> {
-    return this.client.scheduleCancel(atMs);
+  /**
+   * The dead man's switch. Hyperliquid's scheduleCancel cancels every open order of the account when
+   * it fires, resting stop (trigger) orders included, and nothing would put them back: so it is not
+   * armed while one rests — the backstops are the better protection. An account under $1M of traded
+   * volume cannot arm it at all; that refusal is turned into one clear line (and an alert).
+   */
+  async scheduleCancelAll(atMs: number | null): Promise<void> {
+    if (atMs !== null && this.client.address) {
+      const open = await this.client.infoClient.frontendOpenOrders({ user: this.client.address });
+      const stops = open.filter((o) => o.isTrigger).length;
+      if (stops > 0)
+        throw new Error(
+          `not armed: when it fires it would also cancel the ${stops} resting stop order(s) (the backstops) and nothing would re-place them`,
+        );
+    }
+    try {
+      await this.client.scheduleCancel(atMs);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!/enough volume traded/i.test(message)) throw err;
+      const line = deadManVolumeGateLine(message);
+      this.alerter.send("dead_man", line);
+      throw new Error(line, { cause: err });
+    }
   }
 
   async openOrders(instrument: string): Promise<GatewayOrder[]> {

@@ -27,7 +27,7 @@ function gateway(opts: { refuse?: boolean; triggers?: number }) {
 describe("dead man's switch through the gateway", () => {
   it("the $1M volume gate is said in one clear line and alerted", async () => {
     const { gw, alerts } = gateway({ refuse: true });
-    const err = await gw.scheduleCancelAll(Date.now() + 60_000).catch((e: unknown) => e as Error);
+    const err = (await gw.scheduleCancelAll(Date.now() + 60_000).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/^dead man's switch unavailable: .*\$1,000,000.*backstops\)$/);
     expect(alerts).toEqual([["dead_man", err.message]]);
   });

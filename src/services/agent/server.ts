@@ -186,6 +186,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       last_tick_age_s: reader.lastTickAgeS(),
       price_stream: reader.priceStream(),
       price_stream_degraded_coins: reader.degradedCoins(),
+      unprotected: reader.unprotected(),
     }),
   );
 

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { UserError } from "../../core/errors.ts";
 import type { runStrategy } from "../../engine/runner.ts";
 import { HEALTHY_AFTER_MS, restartDelayMs } from "../agent/supervisor.ts";
@@ -84,6 +85,8 @@ export interface TraderHostDeps {
   /** The wait before a restart; ends early when `signal` aborts. */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /** Operator alerts when a trader is given up on (default: from the host's HL_ALERT_WEBHOOK). */
+  alerter?: Alerter;
 }
 
 /**
@@ -102,6 +105,7 @@ export async function hostTraders(
   const run = deps.run ?? (await import("../../engine/runner.ts")).runStrategy;
   const wait = deps.wait ?? sleep;
   const now = deps.now ?? Date.now;
+  const alerter = deps.alerter ?? alerterFromEnv("hl traders", host.env);
   const stop = new AbortController();
   const loops = parsed.map(async ({ spec, args }) => {
     const env: Record<string, string | undefined> = {
@@ -148,7 +152,9 @@ export async function hostTraders(
       }
       quickStops = now() - started >= HEALTHY_AFTER_MS ? 1 : quickStops + 1;
       if (quickStops > MAX_QUICK_RESTARTS) {
-        host.warn(`[${spec.name}] keeps stopping; gave up (the other traders keep running)`);
+        const line = `[${spec.name}] keeps stopping; gave up (the other traders keep running)`;
+        host.warn(line);
+        alerter.send("gave_up", `${line}; this process no longer guards its open position`);
         return;
       }
       const delay = traderRestartDelayMs(quickStops);
@@ -164,6 +170,7 @@ export async function hostTraders(
     async close() {
       stop.abort();
       await Promise.all(loops);
+      await alerter.flush();
     },
   };
 }

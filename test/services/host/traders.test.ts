@@ -28,7 +28,7 @@ function harness() {
   const warnings: string[] = [];
   const waits: number[] = [];
   let clock = 0;
-  const deps: Required<Omit<TraderHostDeps, "run">> = {
+  const deps: Required<Omit<TraderHostDeps, "run" | "alerter">> = {
     now: () => clock,
     wait: async (ms) => {
       waits.push(ms);

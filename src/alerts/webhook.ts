@@ -20,7 +20,6 @@ export const ALERT_EVENTS = [
   "paused",
   "protect_only",
   "dead_man",
-  "rate_limit",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -36,7 +35,6 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "paused",
   "protect_only",
   "dead_man",
-  "rate_limit",
 ];
 
 export interface Alerter {

@@ -216,9 +216,28 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     opts.log(`${agent.name} (${address}) is on the leaderboard`),
   );
 
+  // House agents hosted in one shared process: a risk hard stop is said once on the console.
+  const hostedEngines = children.flatMap((c) =>
+    (c.spec.hosts ?? []).flatMap((s) => {
+      const check = engineFinalStop(s);
+      return check ? [{ name: s.name, check }] : [];
+    }),
+  );
+  const haltsTold = new Set<string>();
+  const tellHalts = () => {
+    for (const e of hostedEngines) {
+      if (haltsTold.has(e.name)) continue;
+      const reason = e.check();
+      if (reason === undefined) continue;
+      haltsTold.add(e.name);
+      opts.log(`${e.name} stopped on a risk hard stop (${reason}); not restarted until started with --fresh`);
+    }
+  };
+
   const feedUrl = `http://${cfg.host}:${cfg.ports.feeds + 1}`;
   let lastAnchorMs = 0;
   const progress = async (): Promise<Progress> => {
+    tellHalts();
     // Health of every served child, refreshed on each summary (a restarted child counts once it answers).
     await Promise.all(
       children.map(async (c) => {

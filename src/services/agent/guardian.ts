@@ -1,7 +1,10 @@
 import type { Alerter } from "../../alerts/webhook.ts";
 
-/** Why the guard path runs: the trader is paused (SIGSTOP), or its supervisor gave up on it. */
-export type GuardReason = "paused" | "protect_only";
+/**
+ * Why the guard path runs: the trader is paused (SIGSTOP), waits out a long restart back-off after
+ * crashes, or its supervisor gave up on it.
+ */
+export type GuardReason = "paused" | "restarting" | "protect_only";
 
 /** A started guard-only job (no entries, every exit rule, closes retried). */
 export interface GuardJob {
@@ -77,6 +80,16 @@ export class Guardian {
     this.longPauseTimer = undefined;
     this.pausedAt = undefined;
     await this.release();
+  }
+
+  /** The trader crashed and its restart is some seconds away: its positions are guarded meanwhile. */
+  restarting(): void {
+    this.engage("restarting");
+  }
+
+  /** The restart is due: the guard job that held the positions during the back-off stops first. */
+  async restartDue(): Promise<void> {
+    if (this.why === "restarting") await this.release();
   }
 
   /** The supervisor gave up on the trader: protect-only mode. */

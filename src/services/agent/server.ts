@@ -41,6 +41,8 @@ export interface AgentDeps {
   alerter?: Alerter;
   /** Starts the guard-only job (paused or given-up trader); default: `hl agent guard` under its own supervisor. */
   startGuard?: StartGuard;
+  /** A restart back-off at least this long is covered by the guard-only job (default 5 s). */
+  guardDuringBackoffMs?: number;
 }
 
 /** The guard-only job as a supervised `hl` child (restarted if it crashes, like the trader). */
@@ -85,8 +87,10 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   // A strategy engine that stopped itself on a risk hard stop stays stopped: a restart would undo it.
   const enginePath = join(cfg.dataDir, "cli", "state.db");
   const finalStop = cfg.mode === "strategy" ? () => readRunHalt(enginePath) : undefined;
+  // The guard job that covered a restart back-off stops before the new child starts.
+  const beforeRestart = () => guardian?.restartDue() ?? Promise.resolve();
   const supervisor = args
-    ? new Supervisor({ ...supervisorOptions, ...(finalStop ? { finalStop } : {}), args })
+    ? new Supervisor({ ...supervisorOptions, ...(finalStop ? { finalStop } : {}), beforeRestart, args })
     : undefined;
   const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
   const guardJobArgs = guardArgs(cfg);
@@ -95,14 +99,17 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   const guardian = startGuard
     ? new Guardian({ startGuard, alerter, longPauseMs: cfg.pauseAlertS * 1000 })
     : undefined;
-  supervisor?.on("crash", (c: SupervisorCrash) =>
+  const guardDuringBackoffMs = deps.guardDuringBackoffMs ?? 5_000;
+  supervisor?.on("crash", (c: SupervisorCrash) => {
     alerter.send(
       "crash",
       `trading job crashed (${c.reason}); ${
         c.restartInMs === 0 ? "restarted at once" : `restart in ${Math.round(c.restartInMs / 1000)} s`
       } (crash ${c.crashes} in a row)`,
-    ),
-  );
+    );
+    // A crash loop's back-off grows to 30 s: the positions are not left alone that long.
+    if (c.restartInMs >= guardDuringBackoffMs) guardian?.restarting();
+  });
   supervisor?.on("gave_up", (g: SupervisorGaveUp) => {
     const detail = `trading job gave up after ${g.crashes} crashes in a row (last: ${g.reason})`;
     if (guardian) guardian.protectOnly(detail);

@@ -30,6 +30,8 @@ export interface SupervisorOptions {
    * a restart would undo; the supervisor then stays "halted" instead of restarting it.
    */
   finalStop?: () => string | undefined;
+  /** Awaited before a restart is spawned (e.g. to stop a job that held the positions meanwhile). */
+  beforeRestart?: () => Promise<void>;
 }
 
 export type SupervisorState =
@@ -84,8 +86,8 @@ export class Supervisor extends EventEmitter {
   private restartAt: number | undefined;
   private stopping = false;
   private haltReason: string | undefined;
-  private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop">> &
-    Pick<SupervisorOptions, "finalStop"> & { env: NodeJS.ProcessEnv };
+  private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop" | "beforeRestart">> &
+    Pick<SupervisorOptions, "finalStop" | "beforeRestart"> & { env: NodeJS.ProcessEnv };
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -100,6 +102,7 @@ export class Supervisor extends EventEmitter {
       stopTimeoutMs: opts.stopTimeoutMs ?? 15_000,
       stdio: opts.stdio ?? "inherit",
       finalStop: opts.finalStop,
+      beforeRestart: opts.beforeRestart,
     };
   }
 
@@ -208,13 +211,22 @@ export class Supervisor extends EventEmitter {
     this.restartAt = Date.now() + delay;
     const crash: SupervisorCrash = { reason, crashes: this.crashes, restartInMs: delay };
     this.emit("crash", crash);
-    const restart = () => {
-      this.timer = undefined;
-      this.restartAt = undefined;
+    const spawn = () => {
       if (this.stopping) return;
       this.restarts += 1;
       this.emit("restart", this.restarts);
       this.spawnChild();
+    };
+    const restart = () => {
+      this.timer = undefined;
+      this.restartAt = undefined;
+      if (this.stopping) return;
+      const before = this.o.beforeRestart;
+      if (!before) return spawn();
+      void before().then(spawn, (err: unknown) => {
+        this.emit("error", err instanceof Error ? err : new Error(String(err)));
+        spawn();
+      });
     };
     if (delay === 0) restart();
     else this.timer = setTimeout(restart, delay);

@@ -177,6 +177,27 @@ describe("agent service", () => {
     });
   });
 
+  it("a long restart back-off is covered by the guard job, stopped before the new child starts", async () => {
+    const events: string[] = [];
+    const { svc, base } = await start(
+      {},
+      {
+        startGuard: recordingGuard(events),
+        guardDuringBackoffMs: 300,
+        supervisor: { baseBackoffMs: 600 },
+      },
+      { EXIT_AFTER: "1", EXIT_CODE: "3" },
+    );
+    // crash 1 restarts at once; crash 2 waits 600 ms, guarded
+    const during = await waitFor(async () => {
+      const h = (await json(`${base}/health`)).body as { guardian: { reason: string | null } };
+      return h.guardian.reason === "restarting" ? h : undefined;
+    }, 8000);
+    expect(during).toMatchObject({ supervisor: "backoff", guardian: { active: true } });
+    await waitFor(() => (svc.supervisor!.restartCount >= 2 ? true : undefined), 8000);
+    expect(events.slice(0, 2)).toEqual(["guard started", "guard stopped"]);
+  });
+
   it("pause keeps the positions guarded: guard job while paused, stopped before the trader continues", async () => {
     const events: string[] = [];
     const alerts: string[] = [];

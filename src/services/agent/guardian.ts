@@ -87,9 +87,13 @@ export class Guardian {
     this.engage("restarting");
   }
 
-  /** The restart is due: the guard job that held the positions during the back-off stops first. */
+  /**
+   * A new trader is about to start (after a back-off, or at once after a paused trader was killed):
+   * the guard job that held the positions stops first.
+   */
   async restartDue(): Promise<void> {
     if (this.why === "restarting") await this.release();
+    else if (this.why === "paused") await this.resuming();
   }
 
   /** The supervisor gave up on the trader: protect-only mode. */

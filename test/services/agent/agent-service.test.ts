@@ -198,6 +198,20 @@ describe("agent service", () => {
     expect(events.slice(0, 2)).toEqual(["guard started", "guard stopped"]);
   });
 
+  it("a paused trader that is killed: the guard job stops before its successor starts", async () => {
+    const events: string[] = [];
+    const { svc, base } = await start({}, { startGuard: recordingGuard(events) });
+    const pid = svc.supervisor!.pid!;
+    expect((await json(`${base}/api/pause`, { method: "POST" })).res.status).toBe(200);
+    process.kill(pid, "SIGKILL");
+    await waitFor(
+      () => (svc.supervisor!.restartCount >= 1 && svc.supervisor!.alive ? true : undefined),
+      8000,
+    );
+    expect(events).toEqual(["guard started", "guard stopped"]);
+    expect((await json(`${base}/health`)).body).toMatchObject({ paused: false, guardian: { active: false } });
+  });
+
   it("pause keeps the positions guarded: guard job while paused, stopped before the trader continues", async () => {
     const events: string[] = [];
     const alerts: string[] = [];

@@ -46,9 +46,19 @@ export interface AgentDeps {
 }
 
 /** The guard-only job as a supervised `hl` child (restarted if it crashes, like the trader). */
-export function supervisedGuard(args: string[], opts: Partial<SupervisorOptions> = {}): StartGuard {
+export function supervisedGuard(
+  args: string[],
+  opts: Partial<SupervisorOptions> = {},
+  alerter?: Alerter,
+): StartGuard {
   return () => {
     const s = new Supervisor({ ...opts, args });
+    s.on("gave_up", (g: SupervisorGaveUp) =>
+      alerter?.send(
+        "gave_up",
+        `guard-only job gave up after ${g.crashes} crashes in a row (last: ${g.reason}); open positions rest on their exchange stop orders alone`,
+      ),
+    );
     s.start();
     return {
       get pid() {
@@ -95,7 +105,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
   const guardJobArgs = guardArgs(cfg);
   const startGuard =
-    deps.startGuard ?? (guardJobArgs ? supervisedGuard(guardJobArgs, supervisorOptions) : undefined);
+    deps.startGuard ?? (guardJobArgs ? supervisedGuard(guardJobArgs, supervisorOptions, alerter) : undefined);
   const guardian = startGuard
     ? new Guardian({ startGuard, alerter, longPauseMs: cfg.pauseAlertS * 1000 })
     : undefined;

@@ -131,7 +131,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   /** The supervisor's state, "protect_only" once it gave up and the guard job holds the positions. */
   const supervisorState = () => {
     const st = supervisor?.status ?? "none";
-    return st === "gave_up" && guardian?.reason === "protect_only" ? "protect_only" : st;
+    return st === "gave_up" && guardian?.reason === "protect_only" && guardian.active ? "protect_only" : st;
   };
   const isAlive = () => supervisor?.alive ?? false;
   const reader = new StatusReader(cfg.dataDir, cfg.mode, deps.mappers, isAlive);

@@ -17,6 +17,9 @@ export const ALERT_EVENTS = [
   "crash",
   "gave_up",
   "price_stream",
+  "paused",
+  "protect_only",
+  "dead_man",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -29,6 +32,9 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "crash",
   "gave_up",
   "price_stream",
+  "paused",
+  "protect_only",
+  "dead_man",
 ];
 
 export interface Alerter {

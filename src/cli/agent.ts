@@ -1,7 +1,9 @@
 import type { Command } from "commander";
+import { resolveNetwork } from "../config/env.ts";
 import { readAgentConfig } from "../services/agent/config.ts";
 import { startAgentService } from "../services/agent/server.ts";
 import { agentMappers, skillInstall, strategyCatalog } from "../services/agent/wiring.ts";
+import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 export function register(program: Command): void {
   const agent = program
@@ -31,5 +33,19 @@ export function register(program: Command): void {
       };
       process.once("SIGINT", shutdown);
       process.once("SIGTERM", shutdown);
+    });
+  agent
+    .command("guard")
+    .description(
+      "Guard WOLF's open slots with no entries (run by the agent service while its trader is paused or given up on)",
+    )
+    .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
+    .option("--data-dir <dir>", "data directory (default $DATA_DIR or ./data)")
+    .option("-y, --yes", YES_HELP)
+    .action(async (opts: { network?: string; dataDir?: string; yes?: boolean }) => {
+      const network = resolveNetwork(opts.network);
+      requireMainnetConsent(network, opts.yes, "hl agent guard");
+      const { runGuardOnly } = await import("../services/agent/guard-command.ts");
+      await runGuardOnly({ network, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
     });
 }

@@ -1,3 +1,4 @@
+import { type Alerter, alerterFromEnv } from "../alerts/webhook.ts";
 import { dec, num } from "../core/decimal.ts";
 import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
@@ -18,6 +19,7 @@ import type {
   PlaceRequest,
   TradePrint,
 } from "./ports.ts";
+import { StateStore } from "./state-store.ts";
 
 const MINUTE_MS = 60_000;
 const CANDLE_WINDOW_MS = 30 * MINUTE_MS;
@@ -135,14 +137,61 @@ export class HlMarketData implements MarketDataPort {
   }
 }
 
+/** What an account under Hyperliquid's volume gate is told when it asks for the dead man's switch. */
+export function deadManVolumeGateLine(refusal: string): string {
+  return `dead man's switch unavailable: the exchange refuses scheduleCancel until this account has traded $1,000,000 ("${refusal}"); resting orders are not cancelled if this process dies, open positions rely on their exchange stop orders (backstops)`;
+}
+
+/** Where the orders sent without an answer yet are kept, so a restarted run resolves them first. */
+export interface PendingOrderStore {
+  load(): PendingOrder[];
+  save(pending: readonly PendingOrder[]): void;
+}
+
+/** The kv key of `cli/state.db` holding the orders in flight (cloid, what was sent, expiry). */
+export const PENDING_ORDERS_KEY = "pending_orders";
+
+/**
+ * Pending orders in the engine's `state.db` (key `pending_orders`), written before each order goes
+ * out and cleared once its answer is in: a run killed mid-request finds them at its next start.
+ */
+export function pendingOrderStore(path: string): PendingOrderStore {
+  const withStore = <T>(fn: (s: StateStore) => T): T => {
+    const store = new StateStore(path);
+    try {
+      return fn(store);
+    } finally {
+      store.close();
+    }
+  };
+  return {
+    load() {
+      const raw = withStore((s) => s.readAll()[PENDING_ORDERS_KEY]);
+      if (!raw) return [];
+      try {
+        const v: unknown = JSON.parse(raw);
+        return Array.isArray(v) ? (v as PendingOrder[]) : [];
+      } catch {
+        return [];
+      }
+    },
+    save(pending) {
+      withStore((s) => s.save({ [PENDING_ORDERS_KEY]: pending }));
+    },
+  };
+}
+
 /**
  * Orders, fills and positions over HlClient; every order carries our cloid. An order batch whose answer
  * was lost is resolved by cloid before this gateway sends anything else: `place` waits for the
  * resolution and returns what really happened, and while it cannot be resolved, every later `place`
- * throws without sending.
+ * throws without sending. With a pending store, each batch is saved (cloid, expiry) before it is sent,
+ * so a run restarted within the orders' expiry resolves them before it sends or reads anything else.
  */
 export class HlGateway implements OrderGateway {
   private unresolved: PendingOrder[] = [];
+  private readonly pending: PendingOrderStore | undefined;
+  private readonly alerter: Alerter;
   /** Newest account fill (any coin) the last fills read saw. */
   private throughMs: number | undefined;
   /** The account's `userFills` stream, when there is one; REST reads are then only its backstop. */
@@ -154,8 +203,13 @@ export class HlGateway implements OrderGateway {
     private readonly client: HlClient,
     private readonly market: HlMarketData,
     fillStream?: FillFeedOptions,
+    opts: { pending?: PendingOrderStore; alerter?: Alerter } = {},
   ) {
+    this.alerter = opts.alerter ?? alerterFromEnv("hl run");
     this.feed = fillStream ? new FillFeed(fillStream) : undefined;
+    this.pending = opts.pending;
+    // Orders a previous run sent without learning their outcome come first.
+    this.unresolved = this.pending?.load() ?? [];
   }
 
   /** Stop the fills stream subscription. */
@@ -166,6 +220,7 @@ export class HlGateway implements OrderGateway {
   async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
     await this.resolvePending();
     let results: OrderResult[];
+    const store = this.pending;
     try {
       results = await this.client.orders(
         orders.map((o) => ({
@@ -177,12 +232,17 @@ export class HlGateway implements OrderGateway {
           reduceOnly: o.reduceOnly,
           cloid: o.cloid,
         })),
+        store ? { onSending: (p) => store.save(p) } : {},
       );
     } catch (err) {
-      if (!(err instanceof OrderOutcomeUnknownError)) throw err;
+      if (!(err instanceof OrderOutcomeUnknownError)) {
+        store?.save([]);
+        throw err;
+      }
       this.unresolved = [...err.pending];
       results = await this.resolvePending();
     }
+    store?.save([]);
     return results.map((r): PlaceOutcome => {
       if (r.status === "resting") return { status: "resting", oid: String(r.oid) };
       if (r.status === "filled") {
@@ -193,12 +253,24 @@ export class HlGateway implements OrderGateway {
     });
   }
 
+  private resolving: Promise<OrderResult[]> | undefined;
+
   /** Resolve the orders of a lost answer, oldest first; what stays unknown stays pending (and throws). */
-  private async resolvePending(): Promise<OrderResult[]> {
+  private resolvePending(): Promise<OrderResult[]> {
+    if (this.unresolved.length === 0) return Promise.resolve([]);
+    // One resolution at a time: a read and an order waiting on it must not resolve an order twice.
+    this.resolving ??= this.resolveInOrder().finally(() => {
+      this.resolving = undefined;
+    });
+    return this.resolving;
+  }
+
+  private async resolveInOrder(): Promise<OrderResult[]> {
     const out: OrderResult[] = [];
     while (this.unresolved.length > 0) {
       out.push(await this.client.resolveOrder(this.unresolved[0]!));
       this.unresolved.shift();
+      this.pending?.save(this.unresolved);
     }
     return out;
   }
@@ -224,11 +296,35 @@ export class HlGateway implements OrderGateway {
     }
   }
 
-  scheduleCancelAll(atMs: number | null): Promise<void> {
-    return this.client.scheduleCancel(atMs);
+  /**
+   * The dead man's switch. Hyperliquid's scheduleCancel cancels every open order of the account when
+   * it fires, resting stop (trigger) orders included, and nothing would put them back: so it is not
+   * armed while one rests — the backstops are the better protection. An account under $1M of traded
+   * volume cannot arm it at all; that refusal is turned into one clear line (and an alert).
+   */
+  async scheduleCancelAll(atMs: number | null): Promise<void> {
+    if (atMs !== null && this.client.address) {
+      const open = await this.client.infoClient.frontendOpenOrders({ user: this.client.address });
+      const stops = open.filter((o) => o.isTrigger).length;
+      if (stops > 0)
+        throw new Error(
+          `not armed: when it fires it would also cancel the ${stops} resting stop order(s) (the backstops) and nothing would re-place them`,
+        );
+    }
+    try {
+      await this.client.scheduleCancel(atMs);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!/enough volume traded/i.test(message)) throw err;
+      const line = deadManVolumeGateLine(message);
+      this.alerter.send("dead_man", line);
+      throw new Error(line, { cause: err });
+    }
   }
 
   async openOrders(instrument: string): Promise<GatewayOrder[]> {
+    // An order still in flight from before a restart may yet rest or fill: known first.
+    await this.resolvePending();
     const m = await this.market.market(instrument);
     const all = await this.client.openOrders(m.dex ? { dex: m.dex } : {});
     return all
@@ -285,6 +381,7 @@ export class HlGateway implements OrderGateway {
   }
 
   async position(instrument: string): Promise<{ qty: string; entryPx: string }> {
+    await this.resolvePending();
     const m = await this.market.market(instrument);
     const state = await this.client.clearinghouseState(m.dex ? { dex: m.dex } : {});
     const p = state.assetPositions.find((a) => a.position.coin === m.coin)?.position;

@@ -20,6 +20,12 @@ export type SingleStrategyStatus =
       account_pnl: number;
       total_orders: number;
       total_fills: number;
+      /** Added field: why the engine opens nothing new now (exits still run), or null. */
+      entries_stopped: {
+        reason: "risk_hard_stop" | "reduce_only";
+        detail: string;
+        until: null;
+      } | null;
     };
 
 interface StoredPosition {
@@ -49,6 +55,27 @@ function decOf(v: unknown): Dec {
   }
 }
 
+type EngineEntriesStopped = Extract<SingleStrategyStatus, { status: "running" }>["entries_stopped"];
+
+/** From the stored risk state: a hard stop (until restarted with --fresh) or reduce-only mode. */
+function entriesStopped(risk: unknown): EngineEntriesStopped {
+  const st = (
+    risk as { state?: { halted?: unknown; halt_reason?: unknown; reduce_only?: unknown; reasons?: unknown } }
+  )?.state;
+  if (!st) return null;
+  if (st.halted === true)
+    return {
+      reason: "risk_hard_stop",
+      detail: typeof st.halt_reason === "string" && st.halt_reason ? st.halt_reason : "limit breached",
+      until: null,
+    };
+  if (st.reduce_only === true) {
+    const reasons = Array.isArray(st.reasons) ? st.reasons.filter((r) => typeof r === "string") : [];
+    return { reason: "reduce_only", detail: reasons.join("; ") || "risk limit", until: null };
+  }
+  return null;
+}
+
 export function statusFromKv(kv: Readonly<Record<string, string>>): SingleStrategyStatus {
   const tick = parse(kv.tick_count);
   const engine = parse(kv.strategy_id);
@@ -74,5 +101,6 @@ export function statusFromKv(kv: Readonly<Record<string, string>>): SingleStrate
     account_pnl: num(decOf(pos.realized_pnl).minus(decOf(pos.fees_paid)).plus(decOf(pos.unrealized_pnl)), 2),
     total_orders: num(decOf(stats.total_placed)),
     total_fills: num(decOf(stats.total_filled)),
+    entries_stopped: entriesStopped(parse(kv.risk)),
   };
 }

@@ -7,30 +7,93 @@
 export interface RateBudgetOptions {
   /** Weight that refills per minute; also the bucket size. Default 1200 (Hyperliquid's per-IP limit). */
   weightPerMinute?: number;
+  /**
+   * Share of the bucket reads may not spend (default 0; the process-wide budget keeps 0.2): closes
+   * and backstop changes, which spend at once, always find it.
+   */
+  reserveShare?: number;
+  /** Back-off after a 429: first and longest wait (default 500 ms and 10 s), with jitter. */
+  limitedMinMs?: number;
+  limitedMaxMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Besides the bucket, the budget remembers the exchange's 429s: after one, nothing but a close or a
+ * backstop change is sent until a jittered, doubling back-off has passed, and then reads go out one
+ * at a time (a probe) until one is answered — so a storm of 429s never raises the request rate.
+ */
 export class RateBudget {
   readonly capacity: number;
+  /** Weight reads leave in the bucket. */
+  readonly reserve: number;
   private tokens: number;
   private last: number;
   private queue: Promise<void> = Promise.resolve();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
   private readonly perMs: number;
+  private readonly limitedMinMs: number;
+  private readonly limitedMaxMs: number;
+  /** 429s in a row, and until when nothing but critical requests go out. */
+  private strikes = 0;
+  private limitedUntilMs = 0;
+  /** After a 429: a read is out as the probe; the others wait for its answer. */
+  private probing = false;
+  private probeWaiters: (() => void)[] = [];
 
   constructor(opts: RateBudgetOptions = {}) {
     const perMinute = opts.weightPerMinute ?? 1200;
     if (!(perMinute > 0)) throw new RangeError("weightPerMinute must be positive");
     this.capacity = perMinute;
+    this.reserve = perMinute * Math.min(Math.max(opts.reserveShare ?? 0, 0), 0.9);
     this.perMs = perMinute / 60_000;
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? realSleep;
+    this.random = opts.random ?? Math.random;
+    this.limitedMinMs = opts.limitedMinMs ?? 500;
+    this.limitedMaxMs = opts.limitedMaxMs ?? 10_000;
     this.tokens = perMinute;
     this.last = this.now();
+  }
+
+  /** Milliseconds left of the back-off after a 429 (0 when none). */
+  limitedForMs(): number {
+    return Math.max(0, this.limitedUntilMs - this.now());
+  }
+
+  /**
+   * The exchange answered 429: back off for a jittered, doubling wait (in [cap/2, cap], never less
+   * than the server's Retry-After), shared by every caller of this budget.
+   */
+  limited(retryAfterMs = 0): number {
+    this.strikes += 1;
+    const cap = Math.min(this.limitedMaxMs, this.limitedMinMs * 2 ** (this.strikes - 1));
+    const wait = Math.max(Math.floor(cap / 2 + (this.random() * cap) / 2), retryAfterMs);
+    this.limitedUntilMs = Math.max(this.limitedUntilMs, this.now() + wait);
+    this.endProbe();
+    return wait;
+  }
+
+  /** A request was answered (not 429): the storm, if any, is over. */
+  answered(): void {
+    this.strikes = 0;
+    this.endProbe();
+  }
+
+  /** A request failed otherwise (network): the probe, if it was one, is over, the strikes stay. */
+  failed(): void {
+    this.endProbe();
+  }
+
+  private endProbe(): void {
+    this.probing = false;
+    for (const wake of this.probeWaiters.splice(0)) wake();
   }
 
   /** Weight available right now (may be negative after a post-hoc charge). */
@@ -39,7 +102,10 @@ export class RateBudget {
     return this.tokens;
   }
 
-  /** Wait until `weight` is available, then spend it. Waiters are served first come, first served. */
+  /**
+   * A read: wait until `weight` is available above the reserve (and any 429 back-off is over), then
+   * spend it. Waiters are served first come, first served.
+   */
   take(weight: number): Promise<void> {
     const need = Math.min(Math.max(weight, 0), this.capacity);
     const turn = this.queue.then(() => this.waitFor(need));
@@ -55,12 +121,26 @@ export class RateBudget {
 
   private async waitFor(need: number): Promise<void> {
     for (;;) {
+      const limited = this.limitedForMs();
+      if (limited > 0) {
+        await this.sleep(limited);
+        continue;
+      }
+      if (this.strikes > 0) {
+        if (this.probing) {
+          await new Promise<void>((resolve) => this.probeWaiters.push(resolve));
+          continue;
+        }
+      }
       this.refill();
-      if (this.tokens >= need) {
+      // The reserve is kept for critical requests, unless the bucket could never hold both.
+      const floor = need + this.reserve <= this.capacity ? this.reserve : 0;
+      if (this.tokens - need >= floor) {
         this.tokens -= need;
+        if (this.strikes > 0) this.probing = true;
         return;
       }
-      await this.sleep(Math.ceil((need - this.tokens) / this.perMs));
+      await this.sleep(Math.ceil((need + floor - this.tokens) / this.perMs));
     }
   }
 
@@ -74,6 +154,9 @@ export class RateBudget {
 }
 
 const shared = new Map<string, RateBudget>();
+
+/** Share of the process-wide budget that reads leave for closes and backstop changes. */
+export const CRITICAL_RESERVE_SHARE = 0.2;
 
 /**
  * A server on this machine (the sim world) is not Hyperliquid's per-IP limit; its budget only
@@ -105,6 +188,7 @@ export function sharedRateBudget(
     const perMinute = raw ? Number(raw) : fallback;
     budget = new RateBudget({
       weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : fallback,
+      reserveShare: CRITICAL_RESERVE_SHARE,
     });
     shared.set(apiUrl, budget);
   }

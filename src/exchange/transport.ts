@@ -36,6 +36,8 @@ interface Failure {
   retry: boolean;
   /** Server-suggested wait (Retry-After), if any. */
   waitMs?: number;
+  /** The exchange answered 429. */
+  limited?: boolean;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -80,20 +82,35 @@ export class ResilientTransport implements IRequestTransport {
 
   async request<T>(endpoint: Endpoint, payload: unknown, signal?: AbortSignal): Promise<T> {
     const label = describe(endpoint, payload);
+    const critical = endpoint === "exchange" && isProtective(payload);
     for (let attempt = 1; ; attempt++) {
-      // Orders (a protective close above all) never queue behind reads waiting for weight: they
-      // spend theirs at once, ahead of every waiter, even into debt (an action weighs 1).
-      if (endpoint === "exchange") this.budget.charge(requestWeight(endpoint, payload));
-      else await this.budget.take(requestWeight(endpoint, payload));
+      if (endpoint === "exchange") {
+        // An entry (or any action that adds risk) is held back while the exchange is refusing us:
+        // what little it still accepts (per address: one action per 10 s) is kept for protection.
+        const limited = this.budget.limitedForMs();
+        if (!critical && limited > 0 && attempt === 1)
+          throw new RateLimitedError(
+            `rate limited by the exchange: ${label} held back for ${Math.ceil(limited / 1000)} s (closes and stops go first)`,
+          );
+        // Orders (a protective close above all) never queue behind reads waiting for weight: they
+        // spend theirs at once, ahead of every waiter, out of the share reads leave (an action weighs 1).
+        this.budget.charge(requestWeight(endpoint, payload));
+      } else await this.budget.take(requestWeight(endpoint, payload));
       let body: unknown;
       try {
         body = await this.http.request<unknown>(endpoint, payload, signal);
       } catch (err) {
         const failure = this.classify(err, endpoint, label, signal);
+        // A 429 backs off every caller of the budget (reads wait in take(), entries are held back).
+        const wait = failure.limited ? this.budget.limited(failure.waitMs) : undefined;
+        if (!failure.limited) this.budget.failed();
         if (!failure.retry || attempt >= this.retry.attempts) throw failure.error;
-        await this.sleep(failure.waitMs ?? this.backoff(attempt));
+        // Reads wait for the back-off in take(); an action waits here before it is sent again.
+        if (wait === undefined) await this.sleep(this.backoff(attempt));
+        else if (endpoint === "exchange") await this.sleep(this.budget.limitedForMs());
         continue;
       }
+      this.budget.answered();
       this.budget.charge(responseWeight(endpoint, payload, body));
       if (endpoint === "exchange") assertAccepted(body);
       return body as T;
@@ -120,6 +137,7 @@ export class ResilientTransport implements IRequestTransport {
         return {
           error: new RateLimitedError(`rate limited by the exchange (${where})`),
           retry: true,
+          limited: true,
           waitMs: retryAfterMs(err.response, this.retry.maxDelayMs),
         };
       }
@@ -152,6 +170,33 @@ export class ResilientTransport implements IRequestTransport {
       retry: endpoint !== "exchange" || refused,
     };
   }
+}
+
+/**
+ * Actions that protect a position: cancels and modifies (a backstop ratcheted or removed), the dead
+ * man's switch, and orders that are all reduce-only (a close, a stop). They keep going out while
+ * the exchange rate-limits us; an order that may add risk does not.
+ */
+export function isProtective(payload: unknown): boolean {
+  const action = (typeof payload === "object" && payload !== null ? payload : {}) as {
+    action?: { type?: unknown; orders?: unknown };
+  };
+  const type = action.action?.type;
+  if (type === "order") {
+    const orders = action.action?.orders;
+    return (
+      Array.isArray(orders) &&
+      orders.length > 0 &&
+      orders.every((o) => (o as { r?: unknown } | null)?.r === true)
+    );
+  }
+  return (
+    type === "cancel" ||
+    type === "cancelByCloid" ||
+    type === "modify" ||
+    type === "batchModify" ||
+    type === "scheduleCancel"
+  );
 }
 
 /** Throw RejectedError when the exchange refused the action (top level) or any order of a batch. */

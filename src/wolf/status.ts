@@ -2,8 +2,18 @@ import { num } from "../core/decimal.ts";
 import { type WolfPnl, wolfPnl } from "./pnl.ts";
 import type { Slot, WolfState } from "./state.ts";
 
+/** Why no new position is opened now, and until when (null: until an operator acts). */
+export interface EntriesStopped {
+  reason: "daily_loss_limit" | "risk_hard_stop" | "reduce_only";
+  detail: string;
+  /** ISO time entries may resume on their own, or null. */
+  until: string | null;
+}
+
 /** The contract's wolf-mode Status object (GET /api/status and each SSE event), plus the PnL breakdown. */
 export interface WolfStatus extends WolfPnl {
+  /** Added field: set while the daily loss limit stops entries (exits still run). */
+  entries_stopped: EntriesStopped | null;
   status: "running";
   engine: "wolf";
   tick_count: number;
@@ -47,6 +57,19 @@ export interface WolfStatus extends WolfPnl {
 }
 
 const open = (s: Slot) => s.status === "active" || s.status === "closing";
+
+/** The daily loss limit stops entries until the next UTC day (state.day is the day it belongs to). */
+export function wolfEntriesStopped(state: WolfState): EntriesStopped | null {
+  if (!state.daily_loss_triggered) return null;
+  const limit = state.config.daily_loss_limit;
+  const dayStart = Date.parse(`${state.day}T00:00:00.000Z`);
+  return {
+    reason: "daily_loss_limit",
+    detail: `daily PnL ${state.daily_pnl} reached the limit of -${typeof limit === "number" ? limit : "?"}`,
+    until: Number.isFinite(dayStart) ? new Date(dayStart + 86_400_000).toISOString() : null,
+  };
+}
+
 const roe2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Pure mapping state.json → contract shape, with the real side, ROE, DSL phase and slot count. */
@@ -61,6 +84,7 @@ export function wolfStatus(state: WolfState): WolfStatus {
     total_pnl: num(state.total_pnl, 2),
     total_trades: state.total_trades,
     ...wolfPnl(state),
+    entries_stopped: wolfEntriesStopped(state),
     max_slots: maxSlots,
     active_slots: active.map((s) => ({
       slot_id: s.slot_id,
@@ -119,7 +143,9 @@ export function wolfStatusText(state: WolfState): string {
     `WOLF Orchestrator — ${state.preset} preset`,
     `Tick: ${state.tick_count} | Daily PnL: ${usd(state.daily_pnl)} | Total PnL: ${usd(state.total_pnl)} | Slots: ${used}/${state.slots.length} | Trades: ${state.total_trades}`,
   ];
-  if (state.daily_loss_triggered) lines.push("** DAILY LOSS LIMIT TRIGGERED **");
+  const stopped = wolfEntriesStopped(state);
+  if (stopped)
+    lines.push(`** DAILY LOSS LIMIT TRIGGERED ** entries stopped until ${stopped.until ?? "further notice"}`);
   lines.push("");
   for (const s of state.slots) {
     if (!open(s)) {

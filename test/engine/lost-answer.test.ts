@@ -118,3 +118,60 @@ describe("HlGateway with an unresolved order", () => {
     expect(sent).toBe(2);
   });
 });
+
+describe("HlGateway across a restart", () => {
+  it("saves each order's cloid and expiry before sending it, and resolves it after a restart before sending anything else", async () => {
+    const { StateStore } = await import("../../src/engine/state-store.ts");
+    const { pendingOrderStore } = await import("../../src/engine/hl-adapter.ts");
+    const dir = mkdtempSync(join(tmpdir(), "hl-pending-"));
+    const order = {
+      instrument: "ETH-PERP",
+      coin: "ETH",
+      assetId: 1,
+      side: "buy" as const,
+      price: "1",
+      size: "1",
+      tif: "Gtc" as const,
+      reduceOnly: false,
+      cloid: "0x000000000000000000000000000000cd" as const,
+    };
+    // The first process signs and sends the order, then dies before any answer.
+    const calls: string[] = [];
+    const dying = {
+      orders: (_reqs: unknown, opts?: { onSending?: (p: unknown[]) => void }) => {
+        opts?.onSending?.([{ order, sentAtMs: 1_000, expiresAfterMs: 16_000 }]);
+        return new Promise(() => undefined);
+      },
+    } as unknown as HlClient;
+    const before = new HlGateway(dying, {} as HlMarketData, undefined, {
+      pending: pendingOrderStore(join(dir, "state.db")),
+    });
+    void before.place([{ ...order }]);
+    await new Promise((r) => setTimeout(r, 10));
+    const saved = StateStore.inDir(dir);
+    expect(JSON.parse(saved.readAll().pending_orders ?? "[]")).toMatchObject([
+      { order: { cloid: order.cloid }, expiresAfterMs: 16_000 },
+    ]);
+    saved.close();
+
+    // The restarted process resolves that order by its cloid before it sends a new one.
+    const restarted = {
+      resolveOrder: async (p: { order: { cloid: string } }) => {
+        calls.push(`resolve ${p.order.cloid}`);
+        return { status: "resting", oid: 7, order };
+      },
+      orders: async () => {
+        calls.push("send");
+        return [{ status: "resting", oid: 8, order }];
+      },
+    } as unknown as HlClient;
+    const after = new HlGateway(restarted, {} as HlMarketData, undefined, {
+      pending: pendingOrderStore(join(dir, "state.db")),
+    });
+    await after.place([{ ...order, cloid: "0x000000000000000000000000000000ce" }]);
+    expect(calls).toEqual([`resolve ${order.cloid}`, "send"]);
+    const cleared = StateStore.inDir(dir);
+    expect(JSON.parse(cleared.readAll().pending_orders ?? "null")).toEqual([]);
+    cleared.close();
+  });
+});

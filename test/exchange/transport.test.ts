@@ -43,10 +43,19 @@ function json(
 
 function transport(url: string, extra: Partial<ConstructorParameters<typeof ResilientTransport>[0]> = {}) {
   const waits: number[] = [];
+  // The budget's clock moves only when it waits: its 429 back-offs are recorded, not slept.
+  let clock = 0;
   const t = new ResilientTransport({
     apiUrl: url,
     isTestnet: true,
-    budget: new RateBudget(),
+    budget: new RateBudget({
+      now: () => clock,
+      random: () => 0.5,
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    }),
     random: () => 0.5,
     sleep: async (ms) => {
       waits.push(ms);
@@ -64,7 +73,7 @@ describe("ResilientTransport", () => {
     const { t, waits } = transport(s.url);
     await expect(t.request("info", { type: "allMids" })).resolves.toEqual({ ETH: "2500" });
     expect(s.count()).toBe(3);
-    expect(waits).toEqual([125, 250]); // random 0.5 × 250·2^(n−1)
+    expect(waits).toEqual([375, 750]); // the budget's back-off: cap/2 + random 0.5 × cap/2, cap = 500·2^(n−1)
   });
 
   it("gives up after the bounded number of attempts with a RateLimitedError", async () => {
@@ -162,7 +171,8 @@ describe("ResilientTransport", () => {
 
   it("spends budget weight per attempt", async () => {
     const s = await stub((_b, res, n) => (n === 1 ? json(res, 429, "x") : json(res, 200, {})));
-    const budget = new RateBudget({ weightPerMinute: 1200, now: () => 0 });
+    // no back-off wait here (its clock never moves): only the weight is looked at
+    const budget = new RateBudget({ weightPerMinute: 1200, now: () => 0, limitedMinMs: 0 });
     await transport(s.url, { budget }).t.request("info", { type: "meta" });
     expect(budget.available()).toBe(1160);
   });

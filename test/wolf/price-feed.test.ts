@@ -72,6 +72,15 @@ function setup(stream: FakeStream, guarded = ["ETH"]) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Wait until `cond` holds (a loaded machine may run the beats late), failing after `ms`. */
+async function within(ms: number, cond: () => boolean): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await sleep(20);
+  }
+}
+
 describe("price feed", () => {
   it("a failed stream: degraded at once, polled, alerted once, resubscribed, ok again on the next streamed price", async () => {
     const stream = new FakeStream();
@@ -119,5 +128,35 @@ describe("price feed", () => {
     expect(seen.length).toBeGreaterThan(3);
     stream.push("ETH", "2501");
     expect(feed.status).toBe("ok");
+  });
+
+  it("a silent HIP-3 coin is noticed while the main dex keeps streaming: polled every beat, alerted, degraded per coin", async () => {
+    const stream = new FakeStream();
+    stream.prices["yex:VXX"] = "40";
+    const { feed, seen, alerts } = setup(stream, ["ETH", "yex:VXX"]);
+    await feed.start();
+    // The main dex streams on; yex says nothing while VXX falls 45 %.
+    let eth = 2500;
+    const beat = setInterval(() => {
+      eth += 1;
+      stream.push("ETH", String(eth));
+    }, 50);
+    try {
+      stream.moveSilently("yex:VXX", "30");
+      await within(3000, () => seen.some((m) => m["yex:VXX"] === "30") && feed.status === "degraded");
+      expect(feed.degradedCoins()).toEqual(["yex:VXX"]);
+      expect(feed.status).toBe("degraded");
+      expect(alerts).toEqual(["price_stream"]);
+      // polled every beat (≤ 2 s; 100 ms here) while degraded
+      const polls = stream.polls;
+      stream.moveSilently("yex:VXX", "22");
+      await within(3000, () => stream.polls - polls >= 2 && seen.some((m) => m["yex:VXX"] === "22"));
+      // streamed again: that coin recovers
+      stream.push("yex:VXX", "21");
+      expect(feed.degradedCoins()).toEqual([]);
+      expect(feed.status).toBe("ok");
+    } finally {
+      clearInterval(beat);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { DEFAULT_PORTS, NETWORKS, type Network } from "../../config/defaults.ts";
 import { dataDir, envPort } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
+import { type RestartPolicy, restartPolicyFromEnv } from "./restart-policy.ts";
 
 export const RUN_MODES = ["wolf", "strategy", "mcp"] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -32,7 +33,18 @@ export interface AgentConfig {
   };
   /** Links to sibling services shown on the dashboard (HL_LINKS, a JSON array of {label, href}). */
   links: DashboardLink[];
+  /** A pause longer than this many seconds is alerted (AGENT_PAUSE_ALERT_S, default 600). */
+  pauseAlertS: number;
+  /** When the supervisor gives up on the trading child (HL_SUPERVISOR_* env). */
+  restart: RestartPolicy;
 }
+
+/** The agent service's restart policy unless HL_SUPERVISOR_* say otherwise. */
+export const AGENT_RESTART_POLICY: RestartPolicy = {
+  maxRestarts: 10,
+  healthyAfterMs: 60_000,
+  baseBackoffMs: 1000,
+};
 
 /** `href` may contain `{host}`, replaced in the browser by the host the dashboard was opened on. */
 export interface DashboardLink {
@@ -127,6 +139,8 @@ export function readAgentConfig(env: Env = process.env): AgentConfig {
       configFile: nonEmpty(env.WOLF_CONFIG),
     },
     links: dashboardLinks(env),
+    pauseAlertS: seconds("AGENT_PAUSE_ALERT_S", env) ?? 600,
+    restart: restartPolicyFromEnv(AGENT_RESTART_POLICY, env),
   };
 }
 
@@ -153,6 +167,16 @@ export function childArgs(cfg: AgentConfig): string[] | undefined {
     return ["run", cfg.strategy, "-i", cfg.instrument, "--tick", String(cfg.tickInterval ?? 10), ...common];
   }
   return undefined;
+}
+
+/**
+ * The `hl` arguments of the guard-only job that protects WOLF's open slots while the trader is paused
+ * or given up on; none in strategy mode (its positions rest on the exchange backstops alone).
+ */
+export function guardArgs(cfg: AgentConfig): string[] | undefined {
+  if (cfg.mode !== "wolf") return undefined;
+  const consent = cfg.network === "mainnet" ? ["--yes"] : [];
+  return ["agent", "guard", "--network", cfg.network, ...consent, "--data-dir", cfg.dataDir];
 }
 
 /** Expected seconds between ticks of the child, used for staleness. */

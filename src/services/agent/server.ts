@@ -1,15 +1,17 @@
 import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
+import { readRunHalt } from "../../engine/state-store.ts";
 import { createHttpApp, type HttpApp } from "../../http/app.ts";
 import { corsHeaders } from "../../http/cors.ts";
 import { HttpError } from "../../http/errors.ts";
 import { JSON_TYPE, json, send, TAKEN_OVER } from "../../http/reply.ts";
 import { serveWebFolderOn } from "../../http/static.ts";
 import { checkControlAccess } from "./auth.ts";
-import { type AgentConfig, childArgs, tickSeconds } from "./config.ts";
+import { type AgentConfig, childArgs, guardArgs, tickSeconds } from "./config.ts";
 import { StatusFeed } from "./feed.ts";
 import { gatewayProxy } from "./gateway-proxy.ts";
+import { Guardian, type StartGuard } from "./guardian.ts";
 import { type StatusMappers, StatusReader } from "./status-reader.ts";
 import {
   Supervisor,
@@ -37,12 +39,44 @@ export interface AgentDeps {
   feedIntervalMs?: number;
   /** Operator alerts about the trading job (crash, gave up); default: from HL_ALERT_WEBHOOK. */
   alerter?: Alerter;
+  /** Starts the guard-only job (paused or given-up trader); default: `hl agent guard` under its own supervisor. */
+  startGuard?: StartGuard;
+  /** A restart back-off at least this long is covered by the guard-only job (default 5 s). */
+  guardDuringBackoffMs?: number;
+}
+
+/** The guard-only job as a supervised `hl` child (restarted if it crashes, like the trader). */
+export function supervisedGuard(
+  args: string[],
+  opts: Partial<SupervisorOptions> = {},
+  alerter?: Alerter,
+): StartGuard {
+  return () => {
+    const s = new Supervisor({ ...opts, args });
+    s.on("gave_up", (g: SupervisorGaveUp) =>
+      alerter?.send(
+        "gave_up",
+        `guard-only job gave up after ${g.crashes} crashes in a row (last: ${g.reason}); open positions rest on their exchange stop orders alone`,
+      ),
+    );
+    s.start();
+    return {
+      get pid() {
+        return s.pid;
+      },
+      get running() {
+        return s.alive || s.status === "backoff";
+      },
+      stop: () => s.stop(),
+    };
+  };
 }
 
 export interface AgentService {
   app: HttpApp;
   port: number;
   supervisor: Supervisor | undefined;
+  guardian: Guardian | undefined;
   reader: StatusReader;
   feed: StatusFeed;
   close(): Promise<void>;
@@ -59,22 +93,46 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   });
 
   const args = childArgs(cfg);
-  const supervisor = args ? new Supervisor({ args, ...deps.supervisor }) : undefined;
+  const supervisorOptions: Partial<SupervisorOptions> = { ...cfg.restart, ...deps.supervisor };
+  // A strategy engine that stopped itself on a risk hard stop stays stopped: a restart would undo it.
+  const enginePath = join(cfg.dataDir, "cli", "state.db");
+  const finalStop = cfg.mode === "strategy" ? () => readRunHalt(enginePath) : undefined;
+  // The guard job that covered a restart back-off stops before the new child starts.
+  const beforeRestart = () => guardian?.restartDue() ?? Promise.resolve();
+  const supervisor = args
+    ? new Supervisor({ ...supervisorOptions, ...(finalStop ? { finalStop } : {}), beforeRestart, args })
+    : undefined;
   const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
-  supervisor?.on("crash", (c: SupervisorCrash) =>
+  const guardJobArgs = guardArgs(cfg);
+  const startGuard =
+    deps.startGuard ?? (guardJobArgs ? supervisedGuard(guardJobArgs, supervisorOptions, alerter) : undefined);
+  const guardian = startGuard
+    ? new Guardian({ startGuard, alerter, longPauseMs: cfg.pauseAlertS * 1000 })
+    : undefined;
+  const guardDuringBackoffMs = deps.guardDuringBackoffMs ?? 5_000;
+  supervisor?.on("crash", (c: SupervisorCrash) => {
     alerter.send(
       "crash",
       `trading job crashed (${c.reason}); ${
         c.restartInMs === 0 ? "restarted at once" : `restart in ${Math.round(c.restartInMs / 1000)} s`
       } (crash ${c.crashes} in a row)`,
-    ),
+    );
+    // A crash loop's back-off grows to 30 s: the positions are not left alone that long.
+    if (c.restartInMs >= guardDuringBackoffMs) guardian?.restarting();
+  });
+  supervisor?.on("gave_up", (g: SupervisorGaveUp) => {
+    const detail = `trading job gave up after ${g.crashes} crashes in a row (last: ${g.reason})`;
+    if (guardian) guardian.protectOnly(detail);
+    else alerter.send("gave_up", `${detail}; nothing is trading now`);
+  });
+  supervisor?.on("halted", (reason: string) =>
+    alerter.send("halt", `trading job stopped on a risk hard stop (${reason}); not restarted`),
   );
-  supervisor?.on("gave_up", (g: SupervisorGaveUp) =>
-    alerter.send(
-      "gave_up",
-      `trading job gave up after ${g.crashes} crashes in a row (last: ${g.reason}); nothing is trading now`,
-    ),
-  );
+  /** The supervisor's state, "protect_only" once it gave up and the guard job holds the positions. */
+  const supervisorState = () => {
+    const st = supervisor?.status ?? "none";
+    return st === "gave_up" && guardian?.reason === "protect_only" && guardian.active ? "protect_only" : st;
+  };
   const isAlive = () => supervisor?.alive ?? false;
   const reader = new StatusReader(cfg.dataDir, cfg.mode, deps.mappers, isAlive);
   const feed = new StatusFeed(() => reader.status(), {
@@ -133,10 +191,19 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       pid: supervisor?.pid ?? null,
       alive: isAlive(),
       paused: supervisor?.paused ?? false,
-      supervisor: supervisor?.status ?? "none",
+      paused_for_s: guardian?.pausedForS() ?? null,
+      supervisor: supervisorState(),
+      guardian: {
+        active: guardian?.active ?? false,
+        reason: guardian?.reason ?? null,
+        pid: guardian?.pid ?? null,
+      },
       restart_in_s: supervisor?.restartInS ?? null,
+      halt_reason: supervisor?.halt ?? null,
       last_tick_age_s: reader.lastTickAgeS(),
       price_stream: reader.priceStream(),
+      price_stream_degraded_coins: reader.degradedCoins(),
+      unprotected: reader.unprotected(),
     }),
   );
 
@@ -154,7 +221,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       network: cfg.network,
       tick_interval_s: tickSeconds(cfg),
       control_token_required: cfg.apiToken !== undefined,
-      supervisor: supervisor?.status ?? "none",
+      supervisor: supervisorState(),
     }),
   );
   const tradesPath = join(cfg.dataDir, cfg.mode === "strategy" ? "cli" : "wolf", "trades.jsonl");
@@ -173,14 +240,24 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   app.post("/api/skill/install", async () => json(await deps.skillInstall()), guarded);
   app.post(
     "/api/pause",
-    () =>
-      supervisor?.pause() ? json({ status: "paused" }) : json({ error: "No running agent to pause" }, 409),
+    () => {
+      if (!supervisor?.pause()) return json({ error: "No running agent to pause" }, 409);
+      // The pause stops the trader, not the protection: the guard job holds its positions meanwhile.
+      guardian?.paused();
+      return json({ status: "paused" });
+    },
     guarded,
   );
   app.post(
     "/api/resume",
-    () =>
-      supervisor?.resume() ? json({ status: "resumed" }) : json({ error: "No paused agent to resume" }, 409),
+    async () => {
+      if (!supervisor?.paused) return json({ error: "No paused agent to resume" }, 409);
+      // One owner of the slots at a time: the guard job is stopped (and waited for) before SIGCONT.
+      await guardian?.resuming();
+      return supervisor.resume()
+        ? json({ status: "resumed" })
+        : json({ error: "No paused agent to resume" }, 409);
+    },
     guarded,
   );
 
@@ -210,10 +287,12 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     app,
     port,
     supervisor,
+    guardian,
     reader,
     feed,
     async close() {
       feed.close();
+      await guardian?.release();
       await supervisor?.stop();
       reader.close();
       await app.close();

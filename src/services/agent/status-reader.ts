@@ -200,6 +200,32 @@ export class StatusReader {
     return v === "ok" || v === "degraded" ? v : null;
   }
 
+  /**
+   * Open WOLF slots whose exchange stop (backstop) is not resting — refused by the exchange, or none
+   * placed — as the trader last saved them. Slots without a backstop record are not listed.
+   */
+  unprotected(): { slot_id: number; instrument: string; backstop: string }[] {
+    if (this.mode !== "wolf") return [];
+    this.refresh();
+    const slots = (this.raw as { slots?: unknown } | undefined)?.slots;
+    if (!Array.isArray(slots)) return [];
+    return slots.flatMap((raw) => {
+      const s = raw as { slot_id?: unknown; instrument?: unknown; status?: unknown; backstop?: unknown };
+      const status = (s.backstop as { status?: unknown } | undefined)?.status;
+      const open = s.status === "active" || s.status === "closing";
+      if (!open || typeof status !== "string" || status === "resting") return [];
+      return [{ slot_id: Number(s.slot_id), instrument: String(s.instrument), backstop: status }];
+    });
+  }
+
+  /** Guarded coins whose own stream is silent (polled instead), as the WOLF state last said. */
+  degradedCoins(): string[] {
+    if (this.mode !== "wolf") return [];
+    this.refresh();
+    const v = (this.raw as { price_stream_coins?: unknown } | undefined)?.price_stream_coins;
+    return Array.isArray(v) ? v.filter((c): c is string => typeof c === "string") : [];
+  }
+
   /** Seconds since the child last wrote its state, or null before the first write. */
   lastTickAgeS(nowMs = Date.now()): number | null {
     this.refresh();

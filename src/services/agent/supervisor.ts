@@ -25,6 +25,13 @@ export interface SupervisorOptions {
   stopTimeoutMs?: number;
   /** Where the child's stdout and stderr go; a number is an open file descriptor (e.g. a log file). */
   stdio?: "inherit" | "ignore" | "pipe" | number;
+  /**
+   * Asked after the child failed: a reason when it stopped itself for good (a risk hard stop), which
+   * a restart would undo; the supervisor then stays "halted" instead of restarting it.
+   */
+  finalStop?: () => string | undefined;
+  /** Awaited before a restart is spawned (e.g. to stop a job that held the positions meanwhile). */
+  beforeRestart?: () => Promise<void>;
 }
 
 export type SupervisorState =
@@ -34,6 +41,7 @@ export type SupervisorState =
   | "backoff"
   | "exited"
   | "gave_up"
+  | "halted"
   | "stopped";
 
 /** A crash of the job: "exit 3", "SIGKILL" or "could not start: …"; the n-th in a row; the wait. */
@@ -77,7 +85,9 @@ export class Supervisor extends EventEmitter {
   /** When the pending restart is due (Date.now() clock), while backing off. */
   private restartAt: number | undefined;
   private stopping = false;
-  private readonly o: Required<Omit<SupervisorOptions, "env">> & { env: NodeJS.ProcessEnv };
+  private haltReason: string | undefined;
+  private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop" | "beforeRestart">> &
+    Pick<SupervisorOptions, "finalStop" | "beforeRestart"> & { env: NodeJS.ProcessEnv };
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -91,6 +101,8 @@ export class Supervisor extends EventEmitter {
       healthyAfterMs: opts.healthyAfterMs ?? HEALTHY_AFTER_MS,
       stopTimeoutMs: opts.stopTimeoutMs ?? 15_000,
       stdio: opts.stdio ?? "inherit",
+      finalStop: opts.finalStop,
+      beforeRestart: opts.beforeRestart,
     };
   }
 
@@ -108,6 +120,11 @@ export class Supervisor extends EventEmitter {
 
   get status(): SupervisorState {
     return this.state;
+  }
+
+  /** Why the child stopped for good (state "halted"), or null. */
+  get halt(): string | null {
+    return this.haltReason ?? null;
   }
 
   get restartCount(): number {
@@ -166,6 +183,13 @@ export class Supervisor extends EventEmitter {
       this.state = "exited";
       return;
     }
+    const final = this.o.finalStop?.();
+    if (final !== undefined) {
+      this.state = "halted";
+      this.haltReason = final;
+      this.emit("halted", final);
+      return;
+    }
     this.onFailure(signal ?? `exit ${code}`);
   }
 
@@ -187,13 +211,22 @@ export class Supervisor extends EventEmitter {
     this.restartAt = Date.now() + delay;
     const crash: SupervisorCrash = { reason, crashes: this.crashes, restartInMs: delay };
     this.emit("crash", crash);
-    const restart = () => {
-      this.timer = undefined;
-      this.restartAt = undefined;
+    const spawn = () => {
       if (this.stopping) return;
       this.restarts += 1;
       this.emit("restart", this.restarts);
       this.spawnChild();
+    };
+    const restart = () => {
+      this.timer = undefined;
+      this.restartAt = undefined;
+      if (this.stopping) return;
+      const before = this.o.beforeRestart;
+      if (!before) return spawn();
+      void before().then(spawn, (err: unknown) => {
+        this.emit("error", err instanceof Error ? err : new Error(String(err)));
+        spawn();
+      });
     };
     if (delay === 0) restart();
     else this.timer = setTimeout(restart, delay);

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { UserError } from "../../core/errors.ts";
 import type { runStrategy } from "../../engine/runner.ts";
 import { HEALTHY_AFTER_MS, restartDelayMs } from "../agent/supervisor.ts";
@@ -84,13 +85,16 @@ export interface TraderHostDeps {
   /** The wait before a restart; ends early when `signal` aborts. */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /** Operator alerts when a trader is given up on (default: from the host's HL_ALERT_WEBHOOK). */
+  alerter?: Alerter;
 }
 
 /**
  * Run several `hl run` trading engines in this process, each with its own environment (and so its
- * own data directory and paper wallet); log lines carry the trader's name. An engine that stops on
- * its own (a failure, a risk hard stop) is restarted with a back-off, the way a supervisor restarts
- * its process, and given up on after repeated quick failures; the others keep trading.
+ * own data directory and paper wallet); log lines carry the trader's name. An engine that fails or
+ * stops on its own is restarted with a back-off, the way a supervisor restarts its process, and given
+ * up on after repeated quick failures; one that stopped on a risk hard stop stays stopped (and the
+ * console says why). The others keep trading.
  */
 export async function hostTraders(
   specs: readonly HostedSpec[],
@@ -101,6 +105,7 @@ export async function hostTraders(
   const run = deps.run ?? (await import("../../engine/runner.ts")).runStrategy;
   const wait = deps.wait ?? sleep;
   const now = deps.now ?? Date.now;
+  const alerter = deps.alerter ?? alerterFromEnv("hl traders", host.env);
   const stop = new AbortController();
   const loops = parsed.map(async ({ spec, args }) => {
     const env: Record<string, string | undefined> = {
@@ -133,14 +138,23 @@ export async function hostTraders(
             log(`${args.strategy} on ${info.instrument} (${info.network}), tick ${args.tickSeconds}s`),
         });
         if (stop.signal.aborted) return;
-        log(`stopped (${r.stopReason}${r.haltReason ? `: ${r.haltReason}` : ""})`);
+        if (r.stopReason === "halted") {
+          // A hard stop is final: restarting would undo it (as `hl run` alone, or under --split).
+          host.warn(
+            `[${spec.name}] risk hard stop: ${r.haltReason ?? "limit breached"}; stays stopped until it is started with --fresh`,
+          );
+          return;
+        }
+        log(`stopped (${r.stopReason})`);
       } catch (err) {
         if (stop.signal.aborted) return;
         host.warn(`[${spec.name}] failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       quickStops = now() - started >= HEALTHY_AFTER_MS ? 1 : quickStops + 1;
       if (quickStops > MAX_QUICK_RESTARTS) {
-        host.warn(`[${spec.name}] keeps stopping; gave up (the other traders keep running)`);
+        const line = `[${spec.name}] keeps stopping; gave up (the other traders keep running)`;
+        host.warn(line);
+        alerter.send("gave_up", `${line}; this process no longer guards its open position`);
         return;
       }
       const delay = traderRestartDelayMs(quickStops);
@@ -156,6 +170,7 @@ export async function hostTraders(
     async close() {
       stop.abort();
       await Promise.all(loops);
+      await alerter.flush();
     },
   };
 }

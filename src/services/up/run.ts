@@ -2,7 +2,10 @@ import { execFile } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { HL_BIN, Supervisor } from "../agent/supervisor.ts";
+import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
+import { readRunHalt } from "../../engine/state-store.ts";
+import { restartPolicyFromEnv } from "../agent/restart-policy.ts";
+import { HL_BIN, Supervisor, type SupervisorGaveUp } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import { combineServices, combineTraders, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
@@ -34,6 +37,18 @@ export interface UpOptions {
   /** One line for the person running `hl up` (no trailing newline). */
   log: (line: string) => void;
   readyTimeoutMs?: number;
+  /** Operator alerts when a child is given up on (default: from HL_ALERT_WEBHOOK). */
+  alerter?: Alerter;
+}
+
+/**
+ * A standalone `hl run` child (--split) that stopped itself on a risk hard stop stays stopped: its
+ * state.db says so, and a restart would undo the stop.
+ */
+function engineFinalStop(spec: ChildSpec): (() => string | undefined) | undefined {
+  if (spec.args[0] !== "run" || !spec.env.DATA_DIR) return undefined;
+  const path = join(spec.env.DATA_DIR, "cli", "state.db");
+  return () => readRunHalt(path);
 }
 
 const run = promisify(execFile);
@@ -99,7 +114,10 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   mkdirSync(join(cfg.dataDir, "agent"), { recursive: true });
 
   const u = urls(cfg);
-  const planned = plan(cfg, opts.env ?? process.env);
+  const env = opts.env ?? process.env;
+  const planned = plan(cfg, env);
+  const alerter = opts.alerter ?? alerterFromEnv("hl up", env);
+  const policy = restartPolicyFromEnv({ maxRestarts: 5, healthyAfterMs: 60_000, baseBackoffMs: 2000 }, env);
   const specs = cfg.split ? planned : combineServices(combineTraders(planned));
   const children: RunningChild[] = [];
   const fds: number[] = [];
@@ -109,22 +127,31 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     const logPath = join(logDir, `${spec.name}.log`);
     const fd = openSync(logPath, "a");
     fds.push(fd);
+    const finalStop = engineFinalStop(spec);
     const supervisor = new Supervisor({
       args: spec.args,
       env: spec.env,
       stdio: fd,
       stopTimeoutMs: spec.stopTimeoutMs,
-      baseBackoffMs: 2000,
-      maxRestarts: 5,
-      healthyAfterMs: 60_000,
+      ...policy,
+      ...(finalStop ? { finalStop } : {}),
     });
     const child: RunningChild = { spec, supervisor, logPath, healthy: false };
     supervisor.on("exit", (code: number | null, signal: string | null) => {
       if (stopping) return;
       child.healthy = false;
+      // A hard stop is not restarted; the "halted" line below says why.
+      if (code !== 0 && finalStop?.() !== undefined) return;
       opts.log(`${spec.name} exited (${signal ?? `code ${code}`}); restarting — see ${logPath}`);
     });
-    supervisor.on("gave_up", () => opts.log(`${spec.name} keeps crashing; gave up — see ${logPath}`));
+    supervisor.on("halted", (reason: string) =>
+      opts.log(`${spec.name} stopped on a risk hard stop (${reason}); not restarted — see ${logPath}`),
+    );
+    supervisor.on("gave_up", (g: SupervisorGaveUp) => {
+      const line = `${spec.name} keeps crashing (${g.crashes} crashes in a row, last: ${g.reason}); gave up — see ${logPath}`;
+      opts.log(line);
+      alerter.send("gave_up", line);
+    });
     supervisor.on("error", (err: Error) => opts.log(`${spec.name}: ${err.message}`));
     supervisor.start();
     children.push(child);
@@ -140,6 +167,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
       await Promise.all(children.filter((c) => c.spec.stopRound === round).map((c) => c.supervisor.stop()));
     }
     for (const fd of fds.splice(0)) closeSync(fd);
+    await alerter.flush();
   };
 
   const readyTimeoutMs = opts.readyTimeoutMs ?? 90_000;
@@ -188,9 +216,28 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     opts.log(`${agent.name} (${address}) is on the leaderboard`),
   );
 
+  // House agents hosted in one shared process: a risk hard stop is said once on the console.
+  const hostedEngines = children.flatMap((c) =>
+    (c.spec.hosts ?? []).flatMap((s) => {
+      const check = engineFinalStop(s);
+      return check ? [{ name: s.name, check }] : [];
+    }),
+  );
+  const haltsTold = new Set<string>();
+  const tellHalts = () => {
+    for (const e of hostedEngines) {
+      if (haltsTold.has(e.name)) continue;
+      const reason = e.check();
+      if (reason === undefined) continue;
+      haltsTold.add(e.name);
+      opts.log(`${e.name} stopped on a risk hard stop (${reason}); not restarted until started with --fresh`);
+    }
+  };
+
   const feedUrl = `http://${cfg.host}:${cfg.ports.feeds + 1}`;
   let lastAnchorMs = 0;
   const progress = async (): Promise<Progress> => {
+    tellHalts();
     // Health of every served child, refreshed on each summary (a restarted child counts once it answers).
     await Promise.all(
       children.map(async (c) => {

@@ -1,6 +1,8 @@
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSse, startTestAgent, waitFor } from "./helpers.ts";
+import { StateStore } from "../../../src/engine/state-store.ts";
+import { openSse, recordingGuard, startTestAgent, tempDataDir, waitFor } from "./helpers.ts";
 
 type Started = Awaited<ReturnType<typeof startTestAgent>>;
 let running: Started[] = [];
@@ -154,16 +156,80 @@ describe("agent service", () => {
     expect(waiting).toMatchObject({ alive: false, supervisor: "backoff" });
   });
 
-  it("alerts when it gives up on a child that keeps crashing", async () => {
+  it("gives up on a child that keeps crashing into protect-only mode: guard job started, alerted, /health says so", async () => {
     const alerts: string[] = [];
+    const events: string[] = [];
     const alerter = { send: (e: string) => void alerts.push(e), flush: async () => undefined };
-    const { svc } = await start(
-      {},
-      { alerter, supervisor: { maxRestarts: 1 } },
+    const { svc, base } = await start(
+      // the restart policy comes from the environment
+      { HL_SUPERVISOR_MAX_RESTARTS: "1" },
+      { alerter, startGuard: recordingGuard(events) },
       { EXIT_AFTER: "1", EXIT_CODE: "3" },
     );
     await waitFor(() => (svc.supervisor!.status === "gave_up" ? true : undefined), 15_000);
-    expect(alerts).toEqual(["crash", "gave_up"]);
+    expect(alerts).toEqual(["crash", "protect_only"]);
+    expect(events).toEqual(["guard started"]);
+    const h = (await json(`${base}/health`)).body;
+    expect(h).toMatchObject({
+      alive: false,
+      supervisor: "protect_only",
+      guardian: { active: true, reason: "protect_only" },
+    });
+  });
+
+  it("a long restart back-off is covered by the guard job, stopped before the new child starts", async () => {
+    const events: string[] = [];
+    const { svc, base } = await start(
+      {},
+      {
+        startGuard: recordingGuard(events),
+        guardDuringBackoffMs: 300,
+        supervisor: { baseBackoffMs: 600 },
+      },
+      { EXIT_AFTER: "1", EXIT_CODE: "3" },
+    );
+    // crash 1 restarts at once; crash 2 waits 600 ms, guarded
+    const during = await waitFor(async () => {
+      const h = (await json(`${base}/health`)).body as { guardian: { reason: string | null } };
+      return h.guardian.reason === "restarting" ? h : undefined;
+    }, 8000);
+    expect(during).toMatchObject({ supervisor: "backoff", guardian: { active: true } });
+    await waitFor(() => (svc.supervisor!.restartCount >= 2 ? true : undefined), 8000);
+    expect(events.slice(0, 2)).toEqual(["guard started", "guard stopped"]);
+  });
+
+  it("a paused trader that is killed: the guard job stops before its successor starts", async () => {
+    const events: string[] = [];
+    const { svc, base } = await start({}, { startGuard: recordingGuard(events) });
+    const pid = svc.supervisor!.pid!;
+    expect((await json(`${base}/api/pause`, { method: "POST" })).res.status).toBe(200);
+    process.kill(pid, "SIGKILL");
+    await waitFor(
+      () => (svc.supervisor!.restartCount >= 1 && svc.supervisor!.alive ? true : undefined),
+      8000,
+    );
+    expect(events).toEqual(["guard started", "guard stopped"]);
+    expect((await json(`${base}/health`)).body).toMatchObject({ paused: false, guardian: { active: false } });
+  });
+
+  it("pause keeps the positions guarded: guard job while paused, stopped before the trader continues", async () => {
+    const events: string[] = [];
+    const alerts: string[] = [];
+    const alerter = { send: (e: string) => void alerts.push(e), flush: async () => undefined };
+    const { svc, base } = await start(
+      { AGENT_PAUSE_ALERT_S: "0.2" },
+      { alerter, startGuard: recordingGuard(events, () => svc.supervisor!.paused) },
+    );
+    expect((await json(`${base}/api/pause`, { method: "POST" })).body).toEqual({ status: "paused" });
+    const h = (await json(`${base}/health`)).body;
+    expect(h).toMatchObject({ paused: true, guardian: { active: true, reason: "paused" } });
+    expect(events).toEqual(["guard started"]);
+    // a long pause is alerted
+    await waitFor(() => (alerts.includes("paused") ? true : undefined), 3000);
+    expect((await json(`${base}/api/resume`, { method: "POST" })).body).toEqual({ status: "resumed" });
+    expect(events).toEqual(["guard started", "guard stopped (trader still paused)"]);
+    const after = (await json(`${base}/health`)).body;
+    expect(after).toMatchObject({ paused: false, paused_for_s: null, guardian: { active: false } });
   });
 
   it("a job that cannot even be started is retried, given up on and alerted; the service stays up", async () => {
@@ -179,11 +245,39 @@ describe("agent service", () => {
       { HUGE: "x".repeat(200_000) },
     );
     await waitFor(() => (svc.supervisor!.status === "gave_up" ? true : undefined), 5000);
-    expect(alerts.map(([e]) => e)).toEqual(["crash", "crash", "gave_up"]);
+    expect(alerts.map(([e]) => e)).toEqual(["crash", "crash", "protect_only"]);
     expect(alerts[2]![1]).toMatch(/gave up .*after 3 crashes in a row \(last: could not start: .*E2BIG/);
     const h = await json(`${base}/health`);
     expect(h.res.status).toBe(200);
-    expect(h.body).toMatchObject({ alive: false, supervisor: "gave_up", restart_in_s: null });
+    expect(h.body).toMatchObject({ alive: false, supervisor: "protect_only", restart_in_s: null });
+  });
+
+  it("does not restart a strategy engine that stopped itself on a risk hard stop; /health says why", async () => {
+    const alerts: [string, string][] = [];
+    const alerter = {
+      send: (e: string, t: string) => void alerts.push([e, t]),
+      flush: async () => undefined,
+    };
+    const dataDir = tempDataDir();
+    const store = StateStore.inDir(join(dataDir, "cli"));
+    store.save({ run: { status: "halted", halt_reason: "hard drawdown 12.50" } });
+    store.close();
+    const { base, svc } = await start(
+      { RUN_MODE: "strategy", DATA_DIR: dataDir },
+      { alerter },
+      { EXIT_AFTER: "1", EXIT_CODE: "1" },
+    );
+    await waitFor(() => (svc.supervisor!.status === "halted" ? true : undefined), 8000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(svc.supervisor!.restartCount).toBe(0);
+    expect((await json(`${base}/health`)).body).toMatchObject({
+      alive: false,
+      supervisor: "halted",
+      halt_reason: "hard drawdown 12.50",
+    });
+    expect(alerts).toEqual([
+      ["halt", "trading job stopped on a risk hard stop (hard drawdown 12.50); not restarted"],
+    ]);
   });
 
   it("does not restart a child that finished cleanly; status becomes stopped", async () => {

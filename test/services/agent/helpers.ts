@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AgentConfig, readAgentConfig } from "../../../src/services/agent/config.ts";
+import type { GuardJob, StartGuard } from "../../../src/services/agent/guardian.ts";
 import { type AgentDeps, startAgentService } from "../../../src/services/agent/server.ts";
 import type { StatusMappers, StatusObject } from "../../../src/services/agent/status-reader.ts";
 
@@ -26,6 +27,24 @@ export const testMappers: StatusMappers = {
   engineText: (s) => JSON.stringify(s),
 };
 
+/** A guard job that only records its life: the real one (`hl agent guard`) is tested on the sim. */
+export function recordingGuard(events: string[], paused?: () => boolean): StartGuard {
+  return (): GuardJob => {
+    let running = true;
+    events.push("guard started");
+    return {
+      pid: null,
+      get running() {
+        return running;
+      },
+      async stop() {
+        events.push(`guard stopped${paused?.() ? " (trader still paused)" : ""}`);
+        running = false;
+      },
+    };
+  };
+}
+
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), "hl-agent-test-"));
 }
@@ -46,6 +65,7 @@ export async function startTestAgent(
     catalog: () => ({ strategies: {}, markets: {} }),
     skillInstall: async () => ({ installed: true, strategies: 14, tools: 17 }),
     feedIntervalMs: 100,
+    startGuard: recordingGuard([]),
     ...deps,
     supervisor: {
       entry: FAKE_CHILD,

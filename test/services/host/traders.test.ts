@@ -28,7 +28,7 @@ function harness() {
   const warnings: string[] = [];
   const waits: number[] = [];
   let clock = 0;
-  const deps: Required<Omit<TraderHostDeps, "run">> = {
+  const deps: Required<Omit<TraderHostDeps, "run" | "alerter">> = {
     now: () => clock,
     wait: async (ms) => {
       waits.push(ms);
@@ -76,7 +76,7 @@ describe("traders host: an engine that keeps stopping", () => {
     await running.close();
   });
 
-  it("counts a stop of its own (a risk hard stop) like a failure", async () => {
+  it("leaves an engine that stopped itself on a risk hard stop stopped, and says why on the console", async () => {
     const h = harness();
     let starts = 0;
     const running = await hostTraders([spec("house-1")], h.ctx, {
@@ -84,12 +84,15 @@ describe("traders host: an engine that keeps stopping", () => {
       run: async () => {
         starts += 1;
         h.advance(500);
-        return stopped("halted", "drawdown");
+        return stopped("halted", "hard drawdown 12.50");
       },
     });
-    await until(() => h.warnings.some((w) => w.includes("gave up")));
-    expect(starts).toBe(6);
-    expect(h.logs.filter((l) => l === "[house-1] stopped (halted: drawdown)")).toHaveLength(6);
+    await until(() => h.warnings.some((w) => w.includes("risk hard stop")));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(starts).toBe(1);
+    expect(h.warnings).toEqual([
+      "[house-1] risk hard stop: hard drawdown 12.50; stays stopped until it is started with --fresh",
+    ]);
     await running.close();
   });
 

@@ -80,6 +80,13 @@ function render(s) {
     return;
   }
   $("tick").textContent = s.tick_count;
+  const stopped = $("entries-stopped");
+  stopped.hidden = !s.entries_stopped;
+  if (s.entries_stopped) {
+    const e = s.entries_stopped;
+    const until = e.until ? `until ${e.until.replace("T", " ").slice(0, 16)} UTC` : "until restarted";
+    stopped.textContent = `Entries stopped (${e.reason.replaceAll("_", " ")}: ${e.detail}) ${until}; exits still run.`;
+  }
   const wolf = s.engine === "wolf";
   $("wolf-only").hidden = !wolf;
   $("strategy-only").hidden = wolf;
@@ -187,6 +194,12 @@ async function refreshHealth() {
     if (h.paused) {
       state.textContent = "paused";
       state.className = "pill paused";
+    } else if (h.supervisor === "protect_only") {
+      state.textContent = "protect-only";
+      state.className = "pill paused";
+    } else if (h.supervisor === "halted") {
+      state.textContent = "halted";
+      state.className = "pill stopped";
     } else if (h.alive) {
       state.textContent = "running";
       state.className = "pill running";
@@ -194,6 +207,34 @@ async function refreshHealth() {
       state.textContent = "stopped";
       state.className = "pill stopped";
     }
+    const lines = [];
+    if (h.supervisor === "protect_only")
+      lines.push(
+        "The trader kept crashing and was given up on: protect-only mode (no entries; every exit rule still applied).",
+      );
+    if (h.supervisor === "halted")
+      lines.push(`Stopped on a risk hard stop (${h.halt_reason}); not restarted.`);
+    if (h.paused)
+      lines.push(
+        `Paused${h.paused_for_s ? ` for ${Math.floor(h.paused_for_s / 60)}m ${h.paused_for_s % 60}s` : ""}: no entries; ${
+          h.guardian?.active
+            ? "positions guarded by the guard-only job"
+            : "positions rely on their exchange stops"
+        }.`,
+      );
+    if (h.price_stream_degraded_coins?.length)
+      lines.push(`No streamed price for ${h.price_stream_degraded_coins.join(", ")}: polled every second.`);
+    for (const u of h.unprotected ?? [])
+      lines.push(`Slot ${u.slot_id} ${u.instrument}: no stop resting on the exchange (${u.backstop}).`);
+    const protection = $("protection");
+    protection.replaceChildren(
+      ...lines.map((l) => {
+        const li = document.createElement("li");
+        li.textContent = l;
+        return li;
+      }),
+    );
+    protection.hidden = lines.length === 0;
     const stream = $("stream");
     stream.hidden = !h.price_stream;
     if (h.price_stream) {

@@ -147,6 +147,8 @@ export function register(program: Command): void {
           ...(opts.model ? { model: opts.model } : {}),
           ...withDslPreset(file?.dsl, opts.dslPreset),
           signal: ctl.signal,
+          // Tick lines are this command's output: `hl run … | head` ends at the next one.
+          log: out,
           onStart: (info) => {
             for (const note of info.notes) out(note);
             out(

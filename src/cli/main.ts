@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { stopWhenOutputCloses } from "../core/closed-output.ts";
 import { UserError } from "../core/errors.ts";
+import { useDataDirFlag } from "./data-dir.ts";
 import { groupsFor } from "./groups.ts";
 
 const program = new Command("hl")
@@ -21,6 +22,8 @@ function fail(err: unknown): never {
 }
 
 stopWhenOutputCloses();
+
+useDataDirFlag(program);
 
 try {
   for (const group of groupsFor(process.argv)) (await group.load()).register(program);

@@ -61,17 +61,29 @@ async function headOf(args: readonly string[], lines: number, root: string): Pro
 }
 
 describe("hl … | head", () => {
-  it("hl run on paper ends at once with status 0, its state saved, when its reader goes away", async () => {
+  it("hl run on paper ends at once with status 0, its state and wallet under --data-dir, when its reader goes away", async () => {
     const root = mkdtempSync(join(tmpdir(), "hl-pipe-"));
     roots.push(root);
-    const r = await headOf(
-      ["run", "simple_mm", "-i", "ETH-PERP", "--network", "paper", "--tick", "0.5"],
-      5,
-      root,
-    );
+    const dir = join(root, "elsewhere");
+    const args = [
+      "run",
+      "simple_mm",
+      "-i",
+      "ETH-PERP",
+      "--network",
+      "paper",
+      "--tick",
+      "0.5",
+      "--data-dir",
+      dir,
+    ];
+    const r = await headOf(args, 5, root);
     expect(r.code).toBe(0);
     expect(r.elapsedMs).toBeLessThan(20_000);
-    expect(existsSync(join(root, "data", "cli", "state.db"))).toBe(true);
+    // --data-dir is the whole data root: state and the paper wallet both live under it.
+    expect(existsSync(join(dir, "cli", "state.db"))).toBe(true);
+    expect(existsSync(join(dir, "paper", "key.json"))).toBe(true);
+    expect(existsSync(join(root, "data"))).toBe(false);
   }, 60_000);
 
   it("hl status --watch ends at its next refresh with status 0 when its reader goes away", async () => {

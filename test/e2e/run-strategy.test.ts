@@ -45,7 +45,7 @@ afterAll(() => {
 describe("hl run (e2e)", () => {
   it("hl run simple_mm --mock --max-ticks 20 --tick 0.2 leaves a state.db with the contract's kv keys", async () => {
     const env = await envFor();
-    const { stdout, stderr } = await execFileP(
+    const { stdout } = await execFileP(
       "node",
       [HL, "run", "simple_mm", "--mock", "--max-ticks", "20", "--tick", "0.2"],
       {

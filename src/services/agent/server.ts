@@ -10,6 +10,7 @@ import { checkControlAccess } from "./auth.ts";
 import { type AgentConfig, childArgs, tickSeconds } from "./config.ts";
 import { StatusFeed } from "./feed.ts";
 import { gatewayProxy } from "./gateway-proxy.ts";
+import { PnlHistory } from "./pnl-history.ts";
 import { type StatusMappers, StatusReader } from "./status-reader.ts";
 import {
   Supervisor,
@@ -81,6 +82,8 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     intervalMs: deps.feedIntervalMs,
     headers: corsHeaders(cfg.corsOrigin),
   });
+
+  const history = new PnlHistory(() => reader.status(), { intervalMs: deps.feedIntervalMs });
 
   const tickOf = () => {
     const s = reader.status();
@@ -184,6 +187,9 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     guarded,
   );
 
+  // The dashboard chart's past (an addition beside the contract's routes).
+  app.get("/api/pnl-history", () => json({ points: history.list() }));
+
   app.get("/api/feed", (req) => {
     feed.attach(req.res);
     return TAKEN_OVER;
@@ -214,6 +220,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     feed,
     async close() {
       feed.close();
+      history.close();
       await supervisor?.stop();
       reader.close();
       await app.close();

@@ -31,3 +31,24 @@ describe("journal text", () => {
     expect(journalLine({ ...entry, pnl: "3.4" })).toContain("$+3.40");
   });
 });
+
+describe("journal exit reasoning", () => {
+  it("gives the ROE the close filled at and, when the close reason names one, the ROE that triggered it", async () => {
+    const { buildJournalEntry } = await import("../../src/review/journal-entry.ts");
+    const e = buildJournalEntry({
+      instrument: "ETH-PERP",
+      direction: "long",
+      entry_price: "3000",
+      exit_price: "2981",
+      size: "1",
+      pnl: "-19",
+      roe_pct: -6.3,
+      entry_ts: 0,
+      close_ts: 3_600_000,
+      entry_source: "scanner",
+      close_reason: "hard_stop: ROE -5.7%",
+    });
+    expect(e.exit_reasoning).toContain("-6.3% ROE");
+    expect(e.exit_reasoning).toContain("triggered at -5.7% ROE");
+  });
+});

@@ -57,7 +57,7 @@ async function refresh() {
     );
     document.getElementById("where").textContent = `network: ${network} · times: UTC`;
     document.getElementById("meta").textContent =
-      `${network} board · ${board.total_agents} agents · updated ${utc(board.last_updated).slice(11)} UTC`;
+      `${board.total_agents} agents · updated ${utc(board.last_updated).slice(11)}`;
     document.getElementById("error").textContent = "";
   } catch (err) {
     document.getElementById("error").textContent = err.message;

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { runHowl } from "../../src/review/howl.ts";
 import { readAllJournalEntries, recordClosedPosition } from "../../src/review/journal.ts";
 import { latestJudgeReport, runJudge } from "../../src/review/judge.ts";
 import { tempDataDir, trip, writeTrades } from "./helpers.ts";
@@ -59,5 +61,15 @@ describe("one recorded session, every review tool", () => {
     // MCP judge_report serves the saved report: the same figures.
     const served = latestJudgeReport(dataDir);
     expect("signal_scores" in served && served.signal_scores).toEqual(report.signal_scores);
+  });
+
+  it("HOWL counts the closed positions the journal has, and says how many paired from fills", () => {
+    const dataDir = tempDataDir();
+    recordSession(dataDir);
+    const r = runHowl({ dataDir, nowMs: 1_000_000, remember: false });
+    expect(r.closedPositions).toBe(readAllJournalEntries(dataDir).length);
+    const report = readFileSync(r.latestPath!, "utf8");
+    expect(report).toContain("| Closed Positions | 3 |");
+    expect(report).toContain("2 paired from the fills in the trade logs");
   });
 });

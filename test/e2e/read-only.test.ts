@@ -36,7 +36,6 @@ describe("read-only commands on a predecessor's data", () => {
       ["journal", "view", "--data-dir", data],
       ["wolf", "status", "--data-dir", data],
       ["howl", "report", "--data-dir", data],
-      ["howl", "history", "--data-dir", data],
     ];
     const results = await Promise.all(commands.map((args) => runHl(args, env)));
     for (const [i, r] of results.entries())

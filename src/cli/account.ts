@@ -4,6 +4,7 @@ import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type { AccountSummary } from "../exchange/index.ts";
 import { openClientSession } from "../exchange/index.ts";
+import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 
 /** `hl account`: account value, withdrawable, margin and positions over every dex. */
 export function register(program: Command): void {
@@ -12,6 +13,7 @@ export function register(program: Command): void {
     .description("Show the account: value, withdrawable, margin used and positions on every dex")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (opts: { network?: string; json?: boolean }) => {
       const session = await openClientSession({ network: resolveNetwork(opts.network) });
       try {

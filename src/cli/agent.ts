@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { resolveNetwork } from "../config/env.ts";
+import { UserError } from "../core/errors.ts";
 import { readAgentConfig } from "../services/agent/config.ts";
 import { startAgentService } from "../services/agent/server.ts";
 import { agentMappers, skillInstall, strategyCatalog } from "../services/agent/wiring.ts";
+import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 export function register(program: Command): void {
@@ -14,6 +16,7 @@ export function register(program: Command): void {
     .description("Run the agent service; RUN_MODE=wolf|strategy|mcp chooses the supervised trading job")
     .option("--port <port>", "port to bind (default $PORT or 8080)")
     .option("--host <host>", "address to bind (default 0.0.0.0)")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (opts: { port?: string; host?: string }) => {
       const env = { ...process.env, ...(opts.port ? { PORT: opts.port } : {}) };
       const cfg = readAgentConfig(env);
@@ -25,6 +28,11 @@ export function register(program: Command): void {
         // The MCP SDK and the trading tools load only under RUN_MODE=mcp.
         mountMcp: async (app) =>
           (await import("../services/mcp/mount.ts")).mountMcpHttp(app, { dataDir: cfg.dataDir }),
+      }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "EADDRINUSE") throw err;
+        throw new UserError(
+          `port ${cfg.port} (agent service) is already in use; choose another with --port (or PORT)`,
+        );
       });
       console.log(`agent service (${cfg.mode}, ${cfg.network}) listening on http://${cfg.host}:${svc.port}`);
       const shutdown = async () => {

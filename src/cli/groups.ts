@@ -24,6 +24,7 @@ export const GROUPS: readonly Group[] = [
   { commands: ["wolf", "dsl", "scanner", "movers"], load: () => import("./wolf.ts") },
   { commands: ["howl"], load: () => import("./howl.ts") },
   { commands: ["journal"], load: () => import("./journal.ts") },
+  { commands: ["memory"], load: () => import("./memory.ts") },
   { commands: ["skills"], load: () => import("./skills.ts") },
   { commands: ["wallet", "builder", "setup"], load: () => import("./wallet.ts") },
   { commands: ["agent"], load: () => import("./agent.ts") },

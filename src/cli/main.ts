@@ -1,5 +1,7 @@
 import { Command, CommanderError } from "commander";
+import { stopWhenOutputCloses } from "../core/closed-output.ts";
 import { UserError } from "../core/errors.ts";
+import { useDataDirFlag } from "./data-dir.ts";
 import { groupsFor } from "./groups.ts";
 
 const program = new Command("hl")
@@ -19,11 +21,9 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-// `hl … | head` closes our stdout early: that is the reader's choice, not an error.
-process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-  if (err.code === "EPIPE") process.exit(0);
-  throw err;
-});
+stopWhenOutputCloses();
+
+useDataDirFlag(program);
 
 try {
   for (const group of groupsFor(process.argv)) (await group.load()).register(program);

@@ -4,6 +4,7 @@ import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { cancelOrders, closePositions, restingOrders } from "../exchange/flatten.ts";
 import { canonicalInstrument, openClientSession } from "../exchange/index.ts";
+import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 import { requireMainnetConsent } from "./mainnet.ts";
 
 interface NetOpts {
@@ -43,6 +44,7 @@ export function register(program: Command): void {
     .argument("[instrument]", "only this instrument")
     .option("--network <network>", NETWORK_HELP)
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (instrument: string | undefined, opts: NetOpts) => {
       if (instrument) canonicalInstrument(instrument);
       await withWallet(opts, async ({ client }) => {
@@ -70,6 +72,7 @@ export function register(program: Command): void {
     .option("--all", "every resting order on every dex")
     .option("--network <network>", NETWORK_HELP)
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (instrument: string | undefined, opts: NetOpts & { oid?: string; all?: boolean }) => {
       if (!instrument && !opts.all)
         throw new UserError("name an instrument, or cancel everything with --all");
@@ -122,6 +125,7 @@ export function register(program: Command): void {
     .option("--network <network>", NETWORK_HELP)
     .option("-y, --yes", "confirm (required on mainnet)")
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(
       async (
         instrument: string | undefined,

@@ -7,6 +7,7 @@ import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { readRunConfig, withDslPreset } from "../engine/run-config.ts";
 import { runStrategy } from "../engine/runner.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
+import { modeLabel } from "./mode-label.ts";
 
 interface RunOptions {
   instrument?: string;
@@ -74,7 +75,7 @@ export function register(program: Command): void {
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("--mainnet", "same as --network mainnet")
     .option("-y, --yes", YES_HELP)
-    .option("--resume", "continue from the saved state of the same strategy and instrument (default)", true)
+    .option("--resume", "continue from the saved state of the same strategy and instrument (the default)")
     .option("--fresh", "ignore saved state (also clears a risk hard stop)")
     .option(
       "--data-dir <dir>",
@@ -100,6 +101,7 @@ export function register(program: Command): void {
       const file = opts.config ? readRunConfig(opts.config) : undefined;
       const strategy = strategyArg ?? file?.strategy;
       if (!strategy) throw new UserError("name a strategy, or give a run config with --config FILE");
+      const instrumentDefaulted = opts.instrument === undefined && file?.instrument === undefined;
       const instrument = opts.instrument ?? file?.instrument ?? "ETH-PERP";
       if (opts.mainnet && opts.network && opts.network !== "mainnet") {
         throw new UserError(`--mainnet contradicts --network ${opts.network}`);
@@ -147,17 +149,19 @@ export function register(program: Command): void {
           ...(opts.model ? { model: opts.model } : {}),
           ...withDslPreset(file?.dsl, opts.dslPreset),
           signal: ctl.signal,
+          // Tick lines are this command's output: `hl run … | head` ends at the next one.
+          log: out,
           onStart: (info) => {
             for (const note of info.notes) out(note);
-            out(
-              `Mode: ${info.mode === "live" ? `LIVE (${info.network})` : info.mode === "mock" ? "MOCK (paper network)" : `DRY RUN (${info.network} market data)`}`,
-            );
+            out(`Mode: ${modeLabel(info.mode, info.network)}`);
             out(
               `Strategy: ${strategy} ${Object.entries(info.params)
                 .map(([k, v]) => `${k}=${v}`)
                 .join(" ")}`,
             );
-            out(`Instrument: ${info.instrument}`);
+            out(
+              `Instrument: ${info.instrument}${instrumentDefaulted ? " (the default; choose another with -i)" : ""}`,
+            );
             out(`Tick interval: ${tickSeconds}s${maxTicks > 0 ? ` | Max ticks: ${maxTicks}` : ""}`);
             out(`State: ${join(dir, "state.db")}`);
           },

@@ -7,6 +7,7 @@ import { readKvFile } from "../engine/state-store.ts";
 import { statusFromKv } from "../engine/status.ts";
 import { findStrategy, STRATEGY_IDS, strategyCatalog } from "../strategies/catalog.ts";
 import { type StrategyParamDocs, strategyParamDocs } from "../strategies/params-docs.ts";
+import { modeLabel } from "./mode-label.ts";
 
 const pad = (s: string, n: number) => (s.length >= n ? `${s.slice(0, n - 1)} ` : s.padEnd(n));
 
@@ -111,8 +112,18 @@ function showStatus(opts: { dataDir?: string; json?: boolean }): void {
   const started = Number(parseJson(kv.start_time_ms) ?? 0);
   const lines = [
     "=== hl-agent strategy engine ===",
-    `Strategy: ${status.engine} | Instrument: ${status.instrument} | Mode: ${run?.mode ?? "?"} (${run?.network ?? "?"}) | Run: ${run?.status ?? "?"}`,
-    `Ticks: ${status.tick_count} | Since: ${started ? new Date(started).toISOString() : "?"} | Last tick: ${run?.heartbeat_ms ? new Date(run.heartbeat_ms).toISOString() : "?"}`,
+    [
+      `Strategy: ${status.engine} | Instrument: ${status.instrument}`,
+      // A predecessor's state.db has no run record: say so once instead of printing placeholders.
+      run
+        ? `Mode: ${modeLabel(run.mode, run.network)} | Run: ${run.status ?? "unknown"}`
+        : "Run record: none (state written by another version)",
+    ].join(" | "),
+    [
+      `Ticks: ${status.tick_count}`,
+      ...(started ? [`Since: ${new Date(started).toISOString()}`] : []),
+      ...(run?.heartbeat_ms ? [`Last tick: ${new Date(run.heartbeat_ms).toISOString()}`] : []),
+    ].join(" | "),
     `Orders: ${status.total_orders} placed, ${status.total_fills} fills`,
     `Position: ${status.position_qty}`,
     `PnL: unrealized ${status.unrealized_pnl} | realized (net of fees) ${status.realized_pnl}`,

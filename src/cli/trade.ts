@@ -6,6 +6,7 @@ import { UserError } from "../core/errors.ts";
 import type { OrderResult, Side, TimeInForce } from "../exchange/index.ts";
 import { canonicalInstrument, openClientSession, RoundingError } from "../exchange/index.ts";
 import { placeResolved } from "../exchange/order-outcome.ts";
+import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 import { requireMainnetConsent } from "./mainnet.ts";
 
 interface TradeOptions {
@@ -34,6 +35,7 @@ export function register(program: Command): void {
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("-y, --yes", "skip the confirmation prompt (required on mainnet)")
     .option("--json", "print the result as JSON")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (instrument: string, sideArg: string, sizeArg: string, opts: TradeOptions) => {
       canonicalInstrument(instrument); // a bad name fails here, before any network call
       const side = parseSide(sideArg);

@@ -12,6 +12,7 @@ import type { Hex } from "../wallet/keystore-v3.ts";
 import { resolvePrivateKey, resolvePrivateKeyIfAny } from "../wallet/resolve-key.ts";
 import { setupCheck } from "../wallet/setup-check.ts";
 import { claimUsdyp, NUNCHI_API_URL } from "../wallet/usdyp-claim.ts";
+import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -166,6 +167,7 @@ function registerBuilder(program: Command): void {
     .command("status")
     .description("Show the builder fee configuration")
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action((opts: { json?: boolean }) => {
       const s = builderStatus();
       if (opts.json) return out(JSON.stringify(s, null, 2));
@@ -186,6 +188,7 @@ function registerBuilder(program: Command): void {
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("-k, --keystore <address>", "sign with this keystore")
     .option("-y, --yes", "do not ask for confirmation")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (opts: { network?: string; keystore?: string; yes?: boolean }) => {
       const cfg = builderConfig();
       if (!cfg.enabled)
@@ -239,6 +242,7 @@ function registerSetup(program: Command): void {
     )
     .option("--network <network>", "whose wallet: testnet | paper (default: HL_NETWORK, else paper)")
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (opts: { address?: string; url?: string; network?: string; json?: boolean }) => {
       const network = resolveNetwork(opts.network);
       if (network === "mainnet") throw new UserError("USDyP is claimed on testnet only");
@@ -263,6 +267,7 @@ function registerSetup(program: Command): void {
     .description("Check SDK, key source, network, builder fee approval, LLM key and data dir")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("--json", "print JSON for machines")
+    .option(DATA_DIR_FLAG, DATA_DIR_HELP)
     .action(async (opts: { network?: string; json?: boolean }) => {
       const r = await setupCheck({ network: opts.network });
       if (!r.passed) process.exitCode = 1;

@@ -218,15 +218,15 @@ function registerWolf(program: Command): void {
       .option("--json", "print the state JSON each tick instead of the status text")
       .option("--no-stream", "run the DSL on ticks only (no WebSocket price stream)")
       .option("-y, --yes", YES_HELP);
-  runOpts(wolf.command("run").description("run the orchestrator"))
+  runOpts(wolf.command("run").description("Run the orchestrator"))
     .option("--max-ticks <n>", "stop after this many ticks of this run (0 = forever)", num("--max-ticks"), 0)
     .action((o: WolfRunOpts) => runWolf(o, false));
-  runOpts(wolf.command("once").description("run one tick and exit")).action((o: WolfRunOpts) =>
+  runOpts(wolf.command("once").description("Run one tick and exit")).action((o: WolfRunOpts) =>
     runWolf({ ...o, maxTicks: 1 }, true),
   );
   wolf
     .command("backtest")
-    .description("run WOLF (scanner, movers, slots, DSL, hard stops) over recorded history and report")
+    .description("Run WOLF (scanner, movers, slots, DSL, hard stops) over recorded history and report")
     .option("--from <time>", "start: 2026-01-31, an ISO time or epoch ms (UTC)")
     .option("--to <time>", "end (exclusive), same forms")
     .option(
@@ -295,7 +295,7 @@ function registerWolf(program: Command): void {
     });
   wolf
     .command("status")
-    .description("slots, positions and PnL from state.json")
+    .description("Slots, positions and PnL from state.json")
     .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
     .option("--json", "print the contract's status object")
     .action(async (o: { dataDir?: string; json?: boolean }) => {
@@ -311,7 +311,7 @@ function registerWolf(program: Command): void {
     });
   wolf
     .command("config")
-    .description("the effective config (preset < --config file): every key, its value and meaning")
+    .description("The effective config (preset < --config file): every key, its value and meaning")
     .option(
       "-p, --preset <name>",
       `preset: ${WOLF_PRESET_NAMES.join(" | ")}`,
@@ -336,7 +336,7 @@ function registerWolf(program: Command): void {
     });
   wolf
     .command("presets")
-    .description("the WOLF presets")
+    .description("The WOLF presets")
     .action(() => {
       for (const name of WOLF_PRESET_NAMES) {
         const c = buildWolfConfig(name);
@@ -351,7 +351,7 @@ function registerDsl(program: Command): void {
   const dsl = program.command("dsl").description("DSL trailing stop: presets, guards, what-if");
   dsl
     .command("presets")
-    .description("the DSL presets")
+    .description("The DSL presets")
     .action(() => {
       for (const name of DSL_PRESET_NAMES) {
         const p = dslConfigFromPreset(name, { direction: "long", leverage: 10 });
@@ -382,7 +382,7 @@ function registerDsl(program: Command): void {
     });
   dsl
     .command("status")
-    .description("the WOLF slots' DSL guards (from $DATA_DIR/wolf/dsl)")
+    .description("The WOLF slots' DSL guards (from $DATA_DIR/wolf/dsl)")
     .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
     .option("--all", "include closed guards")
     .action((o: { dataDir?: string; all?: boolean }) => {
@@ -402,7 +402,7 @@ function registerDsl(program: Command): void {
       }
       for (const name of corrupt) process.stderr.write(`unreadable guard file: ${name}\n`);
     });
-  withNet(dsl.command("start").description("guard an open exchange position with a DSL trailing stop"))
+  withNet(dsl.command("start").description("Guard an open exchange position with a DSL trailing stop"))
     .argument("<instrument>", "e.g. ETH-PERP")
     .option("-p, --preset <name>", DSL_PRESET_NAMES.join(" | "), "tight")
     .option("-l, --leverage <x>", "leverage the ROE is measured at", num("--leverage"), 10)
@@ -464,7 +464,7 @@ function registerDsl(program: Command): void {
     );
   dsl
     .command("simulate")
-    .description("run the guard over a price path and print each decision")
+    .description("Run the guard over a price path and print each decision")
     .requiredOption("-e, --entry <price>", "entry price", num("--entry"))
     .requiredOption("--prices <list>", "comma-separated prices")
     .option("-d, --direction <dir>", "long | short", "long")
@@ -540,7 +540,7 @@ async function loopScans(o: SignalOpts, once: boolean, scan: (n: number) => Prom
 function registerScanner(program: Command): void {
   const scanner = program
     .command("scanner")
-    .description("opportunity scanner (staged funnel, three pillars, BTC macro)");
+    .description("Opportunity scanner (staged funnel, three pillars, BTC macro)");
   const opts = (c: Command) =>
     withNet(c)
       .option("-p, --preset <name>", Object.keys(SCANNER_PRESETS).join(" | "), "default")
@@ -567,14 +567,14 @@ function registerScanner(program: Command): void {
       await s.close();
     }
   };
-  opts(scanner.command("once").description("run one scan")).action(action(true));
-  opts(scanner.command("run").description("scan on an interval"))
+  opts(scanner.command("once").description("Run one scan")).action(action(true));
+  opts(scanner.command("run").description("Scan on an interval"))
     .option("-t, --tick <seconds>", "seconds between scans", num("--tick"), 900)
     .option("--max-scans <n>", "stop after n scans (0 = forever)", num("--max-scans"), 0)
     .action(action(false));
   scanner
     .command("status")
-    .description("the last scan from scan-history.json")
+    .description("The last scan from scan-history.json")
     .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
     .action((o: NetOpts) => {
       const h = readHistory<ScanResult>(scannerHistoryPath(dataDirOf(o))).entries;
@@ -587,7 +587,7 @@ function registerScanner(program: Command): void {
     });
   scanner
     .command("presets")
-    .description("the scanner presets")
+    .description("The scanner presets")
     .action(() => {
       for (const name of Object.keys(SCANNER_PRESETS))
         process.stdout.write(formatScannerPreset(name, scannerConfig(name)));
@@ -595,7 +595,7 @@ function registerScanner(program: Command): void {
 }
 
 function registerMovers(program: Command): void {
-  const movers = program.command("movers").description("emerging movers (OI, volume, funding, breakout)");
+  const movers = program.command("movers").description("Emerging movers (OI, volume, funding, breakout)");
   const opts = (c: Command) =>
     withNet(c)
       .option("-p, --preset <name>", Object.keys(MOVERS_PRESETS).join(" | "), "default")
@@ -616,14 +616,14 @@ function registerMovers(program: Command): void {
       await s.close();
     }
   };
-  opts(movers.command("once").description("run one scan")).action(action(true));
-  opts(movers.command("run").description("scan on an interval"))
+  opts(movers.command("once").description("Run one scan")).action(action(true));
+  opts(movers.command("run").description("Scan on an interval"))
     .option("-t, --tick <seconds>", "seconds between scans", num("--tick"), 60)
     .option("--max-scans <n>", "stop after n scans (0 = forever)", num("--max-scans"), 0)
     .action(action(false));
   movers
     .command("status")
-    .description("the last scan from scan-history.json")
+    .description("The last scan from scan-history.json")
     .option("--data-dir <dir>", "data directory (default: DATA_DIR, else ./data)")
     .action((o: NetOpts) => {
       const h = readHistory<MoversScan>(moversHistoryPath(dataDirOf(o))).entries;
@@ -640,7 +640,7 @@ function registerMovers(program: Command): void {
     });
   movers
     .command("presets")
-    .description("the movers presets")
+    .description("The movers presets")
     .action(() => {
       for (const name of Object.keys(MOVERS_PRESETS))
         process.stdout.write(formatMoversPreset(name, moversConfig(name)));

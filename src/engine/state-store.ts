@@ -2,7 +2,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { appendLines } from "../store/append.ts";
-import { type Db, openDb } from "../store/sqlite.ts";
+import { type Db, openDb, openDbReadOnly } from "../store/sqlite.ts";
 
 /**
  * `$DATA_DIR/cli/state.db`: SQLite table `kv(key TEXT PRIMARY KEY, value TEXT)`, every value JSON
@@ -91,13 +91,14 @@ export class StateStore implements KvStore {
   }
 }
 
-/** Reads a kv file without keeping it open (status readers). */
+/** Reads a kv file read-only, without keeping it open (status readers never change the file). */
 export function readKvFile(path: string): Record<string, string> {
-  const store = new StateStore(path);
+  const db = openDbReadOnly(path);
   try {
-    return store.readAll();
+    const rows = db.prepare("SELECT key, value FROM kv").all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   } finally {
-    store.close();
+    db.close();
   }
 }
 

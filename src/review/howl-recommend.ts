@@ -1,5 +1,5 @@
-import { D } from "../core/decimal.ts";
 import type { HowlMetrics } from "./howl-metrics.ts";
+import { usd } from "./money.ts";
 
 /** Every threshold the HOWL rules use, in one place (percentages on a 0–100 scale). */
 export const HOWL_THRESHOLDS = {
@@ -22,11 +22,8 @@ export interface Recommendation {
   message: string;
 }
 
-/** Signed money for reports: `$+9.00`, `$-6.00`. */
-export function formatUsd(value: number): string {
-  const cents = new D(value).toDecimalPlaces(2);
-  return `$${cents.isNegative() && !cents.isZero() ? "-" : "+"}${cents.abs().toFixed(2)}`;
-}
+/** Signed money for reports: `$+9.00`, `$-6.00` (one format for every review tool). */
+export const formatUsd = (value: number): string => usd(value);
 
 /**
  * The HOWL rule set, evaluated in a fixed order; each firing rule adds one recommendation.

@@ -10,6 +10,8 @@ export interface HowlReportInput {
   since: string | null;
   sources: readonly string[];
   skippedLines: number;
+  /** Closed positions, as the journal and the judge count them (may exceed the round trips paired from fills). */
+  closedPositions?: number;
 }
 
 /** The summary every report carries in a trailing HTML comment, so `howl history` never scrapes prose. */
@@ -80,7 +82,14 @@ export function renderHowlReport(input: HowlReportInput): string {
 
   lines.push("## Core Stats", "", "| Metric | Value |", "|---|---|");
   lines.push(`| Trades | ${m.total_trades} |`);
-  lines.push(`| Round Trips | ${m.total_round_trips} |`);
+  if (input.closedPositions !== undefined && input.closedPositions !== m.total_round_trips) {
+    // The journal records every close; a close whose fill is missing from the trade logs (an
+    // exchange-side stop, a lost line) cannot be paired, so the fee figures below cover fewer trips.
+    lines.push(
+      `| Closed Positions | ${input.closedPositions} |`,
+      `| Round Trips | ${m.total_round_trips} paired from the fills in the trade logs (the figures below) |`,
+    );
+  } else lines.push(`| Round Trips | ${m.total_round_trips} |`);
   lines.push(
     `| Win Rate | ${fixed(m.win_rate, 1)}% (${m.win_count}W / ${m.loss_count}L${m.breakeven_count ? ` / ${m.breakeven_count}BE` : ""}) |`,
   );

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../store/atomic.ts";
+import { closedPositions } from "./closed-positions.ts";
 import { computeHowlMetrics, type HowlMetrics } from "./howl-metrics.ts";
 import { howlRecommendations, type Recommendation } from "./howl-recommend.ts";
 import { distillHowl, type HowlReportSummary, parseReportSummary, renderHowlReport } from "./howl-report.ts";
+import { readAllJournalEntries } from "./journal.ts";
 import { appendMemoryEvent } from "./memory.ts";
 import { freshReportPath, listReports } from "./report-files.ts";
 import { pairRoundTrips, type RoundTrip } from "./round-trips.ts";
@@ -37,6 +39,8 @@ export interface HowlRunResult {
   recommendations: Recommendation[];
   distill: string;
   skippedLines: number;
+  /** Closed positions in the window, counted as every review tool counts them (src/review/closed-positions.ts). */
+  closedPositions: number;
   /** The round trips reviewed (for callers that review further, e.g. auto-tuning windows). */
   roundTrips: RoundTrip[];
   /** The report's copy in the notes vault, when one was written. */
@@ -58,12 +62,15 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
   const trips = roundTrips.filter((t) => t.exit_ts >= sinceMs);
   const openLots = open.filter((l) => l.trade.timestamp_ms >= sinceMs);
   const metrics = computeHowlMetrics(trades, trips, openLots);
+  const journal = sources.includes("wolf") ? readAllJournalEntries(opts.dataDir) : [];
+  const closed = closedPositions(journal, log.trades).filter((p) => p.closed_ts >= sinceMs).length;
   const recommendations = howlRecommendations(metrics);
   const distill = distillHowl(metrics, recommendations);
   const base = {
     metrics,
     recommendations,
     skippedLines: log.skipped.length,
+    closedPositions: closed,
     roundTrips: trips,
     vaultPath: null,
   };
@@ -83,6 +90,7 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
     since: opts.since ?? null,
     sources,
     skippedLines: log.skipped.length,
+    closedPositions: closed,
   });
   const dir = howlDir(opts.dataDir);
   const reportPath = freshReportPath(dir, nowMs, ".md");

@@ -86,8 +86,19 @@ function entryReasoning(p: ClosedPosition, score: number | null): string {
   }
 }
 
+/**
+ * The close filled at `roe_pct`; an exit rule names the ROE it fired at ("hard_stop: ROE -5.7%"), which
+ * slippage makes differ. Both are said, each for what it is, so the two figures never seem to disagree.
+ */
+function filledAt(p: ClosedPosition, hours: number): string {
+  const filled = `${signed(p.roe_pct, 1)}% ROE after ${hours.toFixed(1)}h`;
+  const trigger = /ROE\s*([-+]?\d+(?:\.\d+)?)\s*%/.exec(p.close_reason)?.[1];
+  if (trigger === undefined || Number(trigger).toFixed(1) === Number(p.roe_pct).toFixed(1)) return filled;
+  return `${filled} (triggered at ${signed(Number(trigger), 1)}% ROE)`;
+}
+
 function exitReasoning(p: ClosedPosition, hours: number): string {
-  const roe = `${signed(p.roe_pct, 1)}% ROE after ${hours.toFixed(1)}h`;
+  const roe = filledAt(p, hours);
   const type = exitType(p.close_reason);
   if (type === "dsl_close") return `Trailing stop closed the position at ${roe}.`;
   if (type === "conviction_collapse") return `Closed because the entry thesis lost conviction, at ${roe}.`;

@@ -1,18 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../store/atomic.ts";
+import { closedPositions } from "./closed-positions.ts";
 import { readAllJournalEntries } from "./journal.ts";
-import {
-  type ClosedSignal,
-  closedSignals,
-  type JudgeReport,
-  judgeSignals,
-  type PeakRecord,
-} from "./judge-engine.ts";
+import { type ClosedSignal, type JudgeReport, judgeSignals, type PeakRecord } from "./judge-engine.ts";
 import { appendMemoryEvent } from "./memory.ts";
 import { recordPlaybookTrades } from "./playbook.ts";
 import { freshReportPath, listReports } from "./report-files.ts";
-import { pairRoundTrips } from "./round-trips.ts";
 import { readTradeLogs, TRADE_LOG_MODES, type TradeLogMode } from "./trade-log.ts";
 
 export function judgeDir(dataDir: string): string {
@@ -58,9 +52,10 @@ function summarise(report: JudgeReport): string {
  */
 export function runJudge(opts: JudgeRunOptions): JudgeRunResult {
   const nowMs = opts.nowMs ?? Date.now();
-  const log = readTradeLogs(opts.dataDir, opts.sources ?? TRADE_LOG_MODES);
-  const { roundTrips, open } = pairRoundTrips(log.trades);
-  const signals: ClosedSignal[] = closedSignals(roundTrips, open);
+  const sources = opts.sources ?? TRADE_LOG_MODES;
+  const log = readTradeLogs(opts.dataDir, sources);
+  const journal = sources.includes("wolf") ? readAllJournalEntries(opts.dataDir) : [];
+  const signals: ClosedSignal[] = closedPositions(journal, log.trades);
   const report = judgeSignals(signals, peaksFromJournal(opts.dataDir), nowMs);
   if (report.round_trips_evaluated === 0) return { report, path: null, playbookAdded: 0 };
 

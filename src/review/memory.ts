@@ -121,3 +121,25 @@ export function rememberSession(
 ): void {
   appendMemoryEvent(dataDir, sessionMemoryEvent(type, s, nowMs));
 }
+
+/** Events whose summary or payload contains `text` (any case), newest first, at most `limit`. */
+export function searchMemory(dataDir: string, text: string, limit = DEFAULT_MEMORY_LIMIT): MemoryEvent[] {
+  const needle = text.trim().toLowerCase();
+  if (needle === "") throw new UserError("give the text to search for");
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UserError(`limit must be a positive integer, got ${limit}`);
+  return readMemoryEvents(dataDir)
+    .map((e, i) => ({ e, i }))
+    .filter(({ e }) => `${e.summary}\n${JSON.stringify(e.payload)}`.toLowerCase().includes(needle))
+    .sort((a, b) => b.e.timestamp_ms - a.e.timestamp_ms || b.i - a.i)
+    .slice(0, limit)
+    .map(({ e }) => e);
+}
+
+/** One line per event: `2026-01-01 12:00:05 UTC  howl_review  <summary>`. */
+export function memoryLines(events: readonly MemoryEvent[]): string {
+  if (events.length === 0) return "No memory events yet.\n";
+  const at = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  const width = Math.max(...events.map((e) => e.event_type.length));
+  return events.map((e) => `${at(e.timestamp_ms)}  ${e.event_type.padEnd(width)}  ${e.summary}\n`).join("");
+}

@@ -22,6 +22,14 @@ export function openDb(path: string, schema: readonly string[] = []): Db {
   return db;
 }
 
+/**
+ * Open an existing SQLite file for reading only: no journal-mode switch, no schema, no file created or
+ * changed (a reader of someone else's data, e.g. a predecessor's volume, must leave every byte as it was).
+ */
+export function openDbReadOnly(path: string): Db {
+  return new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+}
+
 /** Run schema statements (idempotent `CREATE … IF NOT EXISTS`) under one IMMEDIATE write lock. */
 export function applySchema(db: Db, schema: readonly string[]): void {
   if (schema.length === 0) return;

@@ -4,7 +4,7 @@ import { UserError } from "../core/errors.ts";
 export const NUNCHI_API_URL = "https://api-temp.nunchi.trade";
 export const USDYP_CLAIM_ENDPOINT = "/api/v1/yex/usdyp-claim";
 
-/** The usual refusal and what fixes it, said whenever a claim is refused. */
+/** The usual refusal and what fixes it, said when a claim is refused for a reason other than a repeat. */
 export const NOT_CONNECTED_HINT =
   "The usual cause: this wallet has not been connected on Nunchi's testnet app yet. Open the app, connect this wallet once (same address), then run 'hl setup claim-usdyp' again.";
 
@@ -40,9 +40,9 @@ export async function claimUsdyp(baseUrl: string, address: string, timeoutMs = 1
   }
   if (!res.ok) {
     const detail = typeof body === "object" && body !== null && "error" in body ? String(body.error) : text;
-    throw new UserError(
-      `USDyP claim refused (HTTP ${res.status}: ${detail.slice(0, 200)}). ${NOT_CONNECTED_HINT}`,
-    );
+    // 409: this address has claimed already; the wallet is connected, so the hint would mislead.
+    const hint = res.status === 409 ? "Nothing to do: this address has its USDyP." : NOT_CONNECTED_HINT;
+    throw new UserError(`USDyP claim refused (HTTP ${res.status}: ${detail.slice(0, 200)}). ${hint}`);
   }
   return { url, address, status: res.status, body };
 }

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { UserError } from "../core/errors.ts";
-import { readJson, writeJsonAtomic } from "../store/atomic.ts";
+import { readJson, writeFileAtomic } from "../store/atomic.ts";
 import type { WolfConfig } from "./config.ts";
 
 /**
@@ -81,6 +81,15 @@ export const closedSlotSchema = z.object({
 });
 export type ClosedSlot = z.infer<typeof closedSlotSchema>;
 
+/**
+ * daily_pnl and total_pnl are floats in the contract: the file carries them as JSON numbers (written
+ * with the decimal's exact digits); in memory they stay decimal strings. A file from an older version
+ * (strings) still reads.
+ */
+function pnlField() {
+  return z.union([z.string(), z.number()]).transform((v) => String(v));
+}
+
 export const wolfStateSchema = z.object({
   version: z.literal(1),
   preset: z.string(),
@@ -88,11 +97,11 @@ export const wolfStateSchema = z.object({
   tick_count: z.number().int().min(0),
   slots: z.array(slotSchema),
   closed_slots: z.array(closedSlotSchema),
-  daily_pnl: z.string(),
+  daily_pnl: pnlField(),
   daily_loss_triggered: z.boolean(),
   /** UTC date (YYYY-MM-DD) the daily figures belong to; persisted so a restart never resets twice. */
   day: z.string(),
-  total_pnl: z.string(),
+  total_pnl: pnlField(),
   total_trades: z.number().int().min(0),
   start_ms: z.number(),
   updated_ms: z.number(),
@@ -192,5 +201,9 @@ export function loadWolfState(dataDir: string): StateLoad {
 }
 
 export function saveWolfState(dataDir: string, state: WolfState): void {
-  writeJsonAtomic(statePath(dataDir), state);
+  const text = JSON.stringify(state, null, 2).replace(
+    /^( {2}"(?:daily_pnl|total_pnl)": )"(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"/gm,
+    "$1$2",
+  );
+  writeFileAtomic(statePath(dataDir), `${text}\n`);
 }

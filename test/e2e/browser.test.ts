@@ -49,6 +49,8 @@ beforeAll(async () => {
     deadline,
   );
   await until("ISFR published", () => getJson(`${up!.url("isfr")}/isfr/v1/isfr/current`), deadline);
+  // The traders (the agent service among them) start once they are registered on the leaderboard.
+  await until("the agent service", () => getJson(`${up!.url("agent")}/health`), deadline);
 }, 120_000);
 
 afterAll(async () => {
@@ -243,6 +245,76 @@ describe.skipIf(!hasChromium)("dashboard PnL in chromium", () => {
     expect(Math.abs(wolf.pnl - status.account_pnl)).toBeLessThanOrEqual(1 + 0.005 * notional);
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe.skipIf(!hasChromium)("the first hour, as a new user sees it", () => {
+  it("every link hl up prints opens; each page shows data and says paper; the board has every agent", {
+    timeout: 90_000,
+  }, async () => {
+    // The links of the table hl up printed (the progress line has none).
+    const printed = [...new Set(up!.output().match(/http:\/\/127\.0\.0\.1:\d+[^\s)]*/g) ?? [])];
+    const api = printed.filter((u) => u.endsWith("/mcp") || u === up!.url("sim"));
+    const pages = printed.filter((u) => !api.includes(u));
+    expect(pages.length).toBe(5);
+    for (const u of api) {
+      const res = await fetch(u, { signal: AbortSignal.timeout(5000) });
+      await res.body?.cancel();
+      expect(res.status, u).toBeLessThan(500);
+    }
+    // What "shows data" means on each page: a value the page filled in from its service.
+    const dataOf: Record<string, string> = {
+      agent: "#tick",
+      leaderboard: "tbody tr td",
+      feeds: ".feed .px",
+      isfr: "#rate",
+      points: "#rules",
+    };
+    const names: Record<string, string> = {};
+    for (const [name, port] of Object.entries(up!.ports)) names[`http://127.0.0.1:${port}`] = name;
+    for (const url of pages) {
+      const name = names[new URL(url).origin] ?? url;
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(m.text());
+      });
+      page.on("response", (r) => {
+        if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`);
+      });
+      const res = await page.goto(url, { waitUntil: "load" });
+      expect(res?.status(), url).toBe(200);
+      const selector = dataOf[name];
+      expect(selector, `a page of hl up: ${url}`).toBeDefined();
+      await until(
+        `${name}: data on the page`,
+        async () => {
+          const text = (await page.locator(selector!).first().textContent()) ?? "";
+          return text.trim() !== "" && !/^(–|—|…|Loading.*)$/.test(text.trim());
+        },
+        Date.now() + 20_000,
+      );
+      await until(
+        `${name}: the word "paper"`,
+        async () => /\bpaper\b/i.test(await page.locator("body").innerText()),
+        Date.now() + 10_000,
+      );
+      if (name === "leaderboard") {
+        const board = (await getJson<{ agents: { display_name: string }[] }>(
+          `${up!.url("leaderboard")}/api/leaderboard?network=paper`,
+        ))!;
+        expect(board.agents).toHaveLength(5); // the WOLF agent and the four house agents
+        const shown = await page.locator("tbody").innerText();
+        for (const a of board.agents) expect(shown).toContain(a.display_name);
+      }
+      if (process.env.HL_SCREENSHOTS === "1") {
+        await sleep(1000); // charts drawn
+        await page.screenshot({ path: join(ROOT, "docs", "screenshots", `${name}.png`) });
+      }
+      expect(errors, name).toEqual([]);
+      await page.close();
+    }
   });
 });
 

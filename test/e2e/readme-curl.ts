@@ -7,8 +7,16 @@ import type { UpPorts } from "./up-helpers.ts";
 const run = promisify(execFile);
 export const README = join(import.meta.dirname, "../../README.md");
 
-/** Every `curl` line of the README's shell blocks, in order. */
-export function readmeCurls(markdown = readFileSync(README, "utf8")): string[] {
+/** The pages whose `curl` examples run against `hl up`: the front page and the services' reference pages. */
+export const CURL_PAGES = [
+  README,
+  ...["agent-service", "leaderboard", "mcp", "feeds", "isfr", "points", "sim-world"].map((page) =>
+    join(import.meta.dirname, `../../docs/${page}.md`),
+  ),
+];
+
+/** Every `curl` line of the pages' shell blocks, in order. */
+export function readmeCurls(markdown = CURL_PAGES.map((p) => readFileSync(p, "utf8")).join("\n")): string[] {
   const out: string[] = [];
   for (const block of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) {
     for (const line of block[1]!.split("\n")) if (line.startsWith("curl ")) out.push(line.trim());

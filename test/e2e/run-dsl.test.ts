@@ -42,23 +42,19 @@ describe("hl run --config with a dsl section, on the sim", () => {
     const child = spawn(process.execPath, [HL, "run", "--config", file, "--mock", "--max-ticks", "40"], {
       env: { ...process.env, DATA_DIR: data, HL_API_URL: world.url, HL_NETWORK: "paper", HL_PRIVATE_KEY: "" },
     });
+    // Tick lines go to stdout. Once long, drop ETH 10 %: past the moderate preset's 3 % phase 1 retrace.
     let stdout = "";
+    let moved = false;
     child.stdout.on("data", (b: Buffer) => {
       stdout += b.toString();
-    });
-    // Tick lines go to stderr. Once long, drop ETH 10 %: past the moderate preset's 3 % phase 1 retrace.
-    let ticks = "";
-    let moved = false;
-    child.stderr.on("data", (b: Buffer) => {
-      ticks += b.toString();
-      const m = /T1 ETH mid=([\d.]+) \| pos=\+/.exec(ticks);
+      const m = /T1 ETH mid=([\d.]+) \| pos=\+/.exec(stdout);
       if (m && !moved) {
         moved = true;
         world.setPrice("ETH", (Number(m[1]) * 0.9).toFixed(1));
       }
     });
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-    expect(code, ticks).toBe(0);
+    expect(code, stdout).toBe(0);
     expect(moved).toBe(true);
     expect(stdout).toMatch(/DSL stop: Phase 1 close: 1\/1 breaches/);
     expect(stdout).toMatch(/stopped: dsl_stop/);

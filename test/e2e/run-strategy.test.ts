@@ -45,7 +45,7 @@ afterAll(() => {
 describe("hl run (e2e)", () => {
   it("hl run simple_mm --mock --max-ticks 20 --tick 0.2 leaves a state.db with the contract's kv keys", async () => {
     const env = await envFor();
-    const { stdout, stderr } = await execFileP(
+    const { stdout } = await execFileP(
       "node",
       [HL, "run", "simple_mm", "--mock", "--max-ticks", "20", "--tick", "0.2"],
       {
@@ -55,7 +55,7 @@ describe("hl run (e2e)", () => {
     );
     expect(stdout).toContain("Mode: MOCK");
     expect(stdout).toContain("Ticks: 20 this run, 20 in total");
-    expect(stderr).toContain("T20 ETH");
+    expect(stdout).toContain("T20 ETH");
     const db = join(env.DATA_DIR!, "cli", "state.db");
     const { stdout: status } = await execFileP("node", [HL, "status", "--json"], { env });
     expect(JSON.parse(status)).toMatchObject({
@@ -106,7 +106,7 @@ describe("hl run (e2e)", () => {
       out += c.toString();
     });
     const deadline = Date.now() + 60_000;
-    while (!err.includes("T1 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!out.includes("T1 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 
     // A second trading loop on the same data is refused while this one runs (it would trade twice).
     const second = await execFileP("node", [HL, "run", "grid_mm", "--mock", "--max-ticks", "1"], {
@@ -124,7 +124,7 @@ describe("hl run (e2e)", () => {
     const code = await new Promise<number | null>((r) => child.on("exit", r));
     expect(code).toBe(0);
     expect(Date.now() - sentAt).toBeLessThan(4000); // did not wait out the 5 s tick
-    expect(err).toMatch(/cancelled \d+ resting order/);
+    expect(`${out}${err}`).toMatch(/cancelled \d+ resting order/);
     expect(out).toContain("stopped: signal");
     const { stdout } = await execFileP("node", [HL, "status"], { env });
     expect(stdout).toContain("Run: stopped");
@@ -141,12 +141,12 @@ describe("hl run (e2e)", () => {
       const child = spawn("node", [HL, "run", "simple_mm", "--mock", "--tick", "1", "--dead-man", "8"], {
         env,
       });
-      let err = "";
-      child.stderr.on("data", (c: Buffer) => {
-        err += c.toString();
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
       });
       const deadline = Date.now() + 60_000;
-      while (!err.includes("T2 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!out.includes("T2 ETH") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       const { address } = JSON.parse(readFileSync(join(env.DATA_DIR!, "paper", "key.json"), "utf8")) as {
         address: string;
       };

@@ -44,8 +44,8 @@ describe("run config files", () => {
     );
   });
 
-  it("reads the README's example run config as written", () => {
-    const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+  it("reads the example run config of docs/wolf.md as written", () => {
+    const readme = readFileSync(join(import.meta.dirname, "../../docs/wolf.md"), "utf8");
     const block = /```yaml\n# run\.yaml[^\n]*\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     expect(parseRunConfig(block!, "run.yaml")).toMatchObject({

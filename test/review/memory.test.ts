@@ -7,7 +7,9 @@ import {
   lastEventMs,
   MEMORY_EVENT_TYPES,
   memoryEventsPath,
+  memoryLines,
   readMemory,
+  searchMemory,
   sessionMemoryEvent,
 } from "../../src/review/memory.ts";
 import { foldPlaybook, playbookPath, recordPlaybookTrades } from "../../src/review/playbook.ts";
@@ -150,5 +152,46 @@ describe("session events", () => {
     expect(readMemory({ dataDir, event_type: "session_start" })[0]!.summary).toBe(
       "Session start: 0 ticks, PnL $+0.00, 0 trades, 0 open",
     );
+  });
+});
+
+describe("hl memory search and list", () => {
+  it("search finds the text in summaries and payloads, any case, newest first", () => {
+    const dataDir = tempDataDir();
+    appendMemoryEvent(dataDir, {
+      event_type: "param_change",
+      timestamp_ms: 1,
+      payload: { key: "leverage" },
+      summary: "x",
+    });
+    appendMemoryEvent(dataDir, {
+      event_type: "howl_review",
+      timestamp_ms: 2,
+      payload: {},
+      summary: "HOWL: Leverage too high",
+    });
+    appendMemoryEvent(dataDir, {
+      event_type: "notable_trade",
+      timestamp_ms: 3,
+      payload: {},
+      summary: "ETH long closed",
+    });
+    expect(searchMemory(dataDir, "LEVERAGE").map((e) => e.timestamp_ms)).toEqual([2, 1]);
+    expect(searchMemory(dataDir, "leverage", 1).map((e) => e.timestamp_ms)).toEqual([2]);
+    expect(() => searchMemory(dataDir, " ")).toThrow(UserError);
+  });
+
+  it("lists one line per event with its UTC time and type", () => {
+    expect(memoryLines([])).toBe("No memory events yet.\n");
+    expect(
+      memoryLines([
+        {
+          event_type: "howl_review",
+          timestamp_ms: Date.UTC(2026, 0, 1, 12, 0, 5),
+          payload: {},
+          summary: "s",
+        },
+      ]),
+    ).toBe("2026-01-01 12:00:05 UTC  howl_review  s\n");
   });
 });

@@ -29,6 +29,10 @@ async function startFeed(feed) {
   let lastTime = 0;
 
   const show = (tick) => {
+    if (!(latestTickMs >= tick.timestamp)) {
+      latestTickMs = tick.timestamp;
+      showWhere();
+    }
     el.querySelector(".px").textContent = tick.oracle_px;
     const meta = el.querySelector(".meta");
     meta.classList.remove("down");
@@ -62,5 +66,22 @@ async function startFeed(feed) {
     meta.textContent = "reconnecting…";
   };
 }
+
+// Where the prices come from, and the clock the times are on: UTC, or the sim's clock when the sim
+// runs faster than the wall clock (its ticks then run ahead of it).
+let network = "…";
+let latestTickMs;
+function showWhere() {
+  const ahead = typeof latestTickMs === "number" && latestTickMs - Date.now() > 60_000;
+  document.getElementById("where").textContent =
+    `network: ${network} · times: ${ahead ? "sim time (UTC)" : "UTC"}`;
+}
+fetch("/healthz")
+  .then((r) => r.json())
+  .then((h) => {
+    network = h.network ?? "unknown";
+    showWhere();
+  })
+  .catch(() => undefined);
 
 for (const feed of FEEDS) startFeed(feed);

@@ -89,6 +89,7 @@ $("lookup").addEventListener("submit", (e) => {
 fetch("/points/market-config")
   .then((r) => r.json())
   .then((c) => {
+    $("where").textContent = `network: ${c.network ?? "unknown"} · times: UTC`;
     $("rules").textContent =
       `points = volume/1000 × ${c.market_multiplier} × (maker ${c.role_multipliers.maker} | taker ${c.role_multipliers.taker}), ` +
       `within ±${c.oracle_band.bps} bps of the oracle mark, up to $${c.daily_cap.eligible_volume_usd.toLocaleString()} per UTC day.`;

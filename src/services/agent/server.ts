@@ -12,6 +12,7 @@ import { type AgentConfig, childArgs, guardArgs, tickSeconds } from "./config.ts
 import { StatusFeed } from "./feed.ts";
 import { gatewayProxy } from "./gateway-proxy.ts";
 import { Guardian, type StartGuard } from "./guardian.ts";
+import { PnlHistory } from "./pnl-history.ts";
 import { type StatusMappers, StatusReader } from "./status-reader.ts";
 import {
   Supervisor,
@@ -140,6 +141,8 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     headers: corsHeaders(cfg.corsOrigin),
   });
 
+  const history = new PnlHistory(() => reader.status(), { intervalMs: deps.feedIntervalMs });
+
   const tickOf = () => {
     const s = reader.status();
     return s.status === "running" ? s.tick_count : 0;
@@ -261,6 +264,9 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     guarded,
   );
 
+  // The dashboard chart's past (an addition beside the contract's routes).
+  app.get("/api/pnl-history", () => json({ points: history.list() }));
+
   app.get("/api/feed", (req) => {
     feed.attach(req.res);
     return TAKEN_OVER;
@@ -293,6 +299,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     async close() {
       feed.close();
       await guardian?.release();
+      history.close();
       await supervisor?.stop();
       reader.close();
       await app.close();

@@ -24,6 +24,8 @@ export interface FeedsProxyOptions {
   heartbeatMs?: number;
   /** Upstream request timeout (default 5 s). */
   timeoutMs?: number;
+  /** The network whose funding the feeds read (shown on the page). */
+  network?: string;
 }
 
 /** One upstream SSE subscription per feed, fanned out to any number of downstream clients. */
@@ -147,7 +149,11 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
     );
     const healthy = entries.every(([, h]) => h.status === "ok");
     reply.code(healthy ? 200 : 503);
-    return { status: healthy ? "ok" : "degraded", feeds: Object.fromEntries(entries) };
+    return {
+      status: healthy ? "ok" : "degraded",
+      network: opts.network ?? null,
+      feeds: Object.fromEntries(entries),
+    };
   });
 
   const page = (file: string, type: string) => async (_req: unknown, reply: FastifyReply) => {

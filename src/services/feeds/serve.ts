@@ -24,10 +24,11 @@ export async function serveFeeds(opts: ServeOptions, ctx: ServeContext): Promise
   }
   if (only && proxyOnly) throw new UserError("--feed and --proxy-only exclude each other");
 
+  const network = resolveNetwork(stringOption(opts, "network", "--network"), ctx.env);
   const session = proxyOnly
     ? undefined
     : await openClientSession({
-        network: resolveNetwork(stringOption(opts, "network", "--network"), ctx.env),
+        network,
         paperWallet: false,
         env: ctx.env,
       });
@@ -49,6 +50,7 @@ export async function serveFeeds(opts: ServeOptions, ctx: ServeContext): Promise
       pollMs: cfg.pollMs,
       maxSilenceMs: cfg.maxSilenceMs,
       inceptionMs: cfg.inceptionMs,
+      network,
       log: ctx.warn,
     });
   } catch (err) {

@@ -36,6 +36,8 @@ export interface FeedsServerOptions {
   maxSilenceMs?: number;
   historyRetryMs?: number;
   heartbeatMs?: number;
+  /** The network the feeds read, reported by the proxy's /healthz. */
+  network?: string;
   log?: (line: string) => void;
 }
 
@@ -118,7 +120,11 @@ export async function startFeeds(opts: FeedsServerOptions): Promise<RunningFeeds
           opts.upstreams?.[name] ?? origins[name] ?? `http://${host}:${opts.basePort + feedPortOffset(name)}`;
         upstreams[name] = url;
       }
-      const proxy = createFeedsProxy({ upstreams, heartbeatMs: opts.heartbeatMs });
+      const proxy = createFeedsProxy({
+        upstreams,
+        heartbeatMs: opts.heartbeatMs,
+        ...(opts.network ? { network: opts.network } : {}),
+      });
       const bound = await listen(proxy.app, opts.basePort, host);
       proxyUrl = `http://${host}:${bound}`;
       closers.unshift(() => proxy.app.close());

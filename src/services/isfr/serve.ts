@@ -22,7 +22,7 @@ export async function serveIsfr(opts: ServeOptions, ctx: ServeContext): Promise<
       defaultYieldsUrl: network === "paper" ? `${session.client.apiUrl}/yields` : undefined,
     });
     for (const note of session.notes) ctx.warn(note);
-    const service = createIsfrService(config, { funding: hlFundingPort(session.client), shared });
+    const service = createIsfrService(config, { funding: hlFundingPort(session.client), shared, network });
     const bound = await listen(service.app, config.port, config.host);
     service.startSnapshots();
     ctx.log(

@@ -32,6 +32,8 @@ export interface IsfrServiceDeps {
   fetch?: typeof fetch;
   /** Postgres shared by replicas (DATABASE_URL): snapshots are taken by the replica elected writer. */
   shared?: SharedDb;
+  /** The network whose funding ISFR reads (shown on the page). */
+  network?: string;
 }
 
 export interface IsfrService {
@@ -130,6 +132,7 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     const c = current(latest);
     return {
       status: "snap" in c ? "ok" : "degraded",
+      network: deps.network ?? null,
       version: ISFR_VERSION,
       uptime_s: Math.floor((now() - started) / 1000),
       last_snapshot: latest ? isoWithOffset(latest.tMs) : null,

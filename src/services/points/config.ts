@@ -16,6 +16,8 @@ export const DEFAULT_BUILDERS = POINTS_ELIGIBLE_BUILDERS;
 export const PUBLIC_STATS_URL = "https://stats-data.hyperliquid.xyz";
 
 export interface PointsConfig {
+  /** The network whose fills are scored (shown on the page). */
+  network?: Network;
   port: number;
   host: string;
   dbPath: string;
@@ -90,6 +92,7 @@ export function pointsConfig(network: Network, apiUrl: string, env: Env = proces
     throw new UserError(`POINTS_STATS_NETWORK must be Mainnet or Testnet, got "${statsNetwork}"`);
   const feedsPort = envPort("FEEDS_PORT", DEFAULT_PORTS.feeds, env);
   return {
+    network,
     port: envPort("POINTS_PORT", DEFAULT_PORTS.points, env),
     host: env.POINTS_HOST || "127.0.0.1",
     dbPath: env.POINTS_DB || join(dataDir(env), "points", "points.db"),

@@ -85,6 +85,7 @@ export class PointsService {
   marketConfig() {
     const r = this.cfg.rules;
     return {
+      network: this.cfg.network ?? null,
       market: this.cfg.market,
       coin: this.cfg.coin,
       formula: "points = (volumeUSD / 1000) * marketMult * roleMult * proximityGate",

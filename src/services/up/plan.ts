@@ -188,7 +188,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
         HL_API_URL_PAPER: u.sim,
         LEADERBOARD_REFRESH_S: "10",
       },
-      { url: `${u.leaderboard}/`, healthUrl: `${u.leaderboard}/health` },
+      { url: `${u.leaderboard}/?network=paper`, healthUrl: `${u.leaderboard}/health` },
     ),
     service(
       "feeds",

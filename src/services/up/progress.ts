@@ -10,7 +10,7 @@ export interface Progress {
   activeSlots?: number;
   maxSlots?: number;
   trades?: number;
-  /** Agents ranked on the leaderboard (testnet board, which `hl up` points at the sim world). */
+  /** Agents ranked on the paper board, where `hl up` registers its agents. */
   agentsOnBoard?: number;
   btcswp?: string;
   isfrBps?: number;
@@ -74,7 +74,7 @@ export async function readProgress(
   const [status, paused, agentsOnBoard, btcswp, isfrBps] = await Promise.all([
     field(`${src.agentUrl}/api/status`, (b) => b),
     field(`${src.agentUrl}/health`, (b) => b.paused === true),
-    field(`${src.leaderboardUrl}/api/leaderboard?network=testnet`, (b) => numberOr(b.total_agents)),
+    field(`${src.leaderboardUrl}/api/leaderboard?network=paper`, (b) => numberOr(b.total_agents)),
     field(`${src.btcswpFeedUrl}/api/latest`, (b) =>
       typeof b.oracle_px === "string" ? b.oracle_px : undefined,
     ),

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { loadOrCreatePaperWallet } from "../../exchange/signer.ts";
 import { readJson } from "../../store/atomic.ts";
 
 export interface TradingAgent {
@@ -48,4 +49,19 @@ export async function registerAgents(
     }
     if (pending.size > 0) await new Promise((r) => setTimeout(r, 1000));
   }
+}
+
+/**
+ * Before any trader starts: create each agent's paper wallet (the one its exchange client will load)
+ * and register it on the paper board, so the leaderboard's baseline is the untouched account and its
+ * PnL matches the dashboard's to the cent. Resolves once every agent is registered (or `signal` aborts).
+ */
+export async function registerBeforeTrading(
+  leaderboardUrl: string,
+  agents: readonly TradingAgent[],
+  signal: AbortSignal,
+  onRegistered: (agent: TradingAgent, address: string) => void,
+): Promise<void> {
+  for (const agent of agents) loadOrCreatePaperWallet({ DATA_DIR: agent.walletDir });
+  await registerAgents(leaderboardUrl, agents, signal, onRegistered);
 }

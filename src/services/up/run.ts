@@ -12,7 +12,7 @@ import type { UpConfig } from "./config.ts";
 import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
 import { type Progress, readProgress } from "./progress.ts";
-import { registerAgents } from "./register.ts";
+import { registerBeforeTrading } from "./register.ts";
 
 export interface RunningChild {
   spec: ChildSpec;
@@ -192,7 +192,22 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
         ),
       ),
   );
-  for (const spec of rest) spawnChild(spec);
+  // Traders start only once their wallets are on the leaderboard: a baseline taken after the first
+  // fills would make the board and the dashboard disagree.
+  const isTrader = (s: ChildSpec) => (s.hosts ?? [s]).some((h) => h.walletDir !== undefined);
+  for (const spec of rest.filter((s) => !isTrader(s))) spawnChild(spec);
+  const traders = rest.flatMap((c) =>
+    (c.hosts ?? [c]).flatMap((s) =>
+      s.walletDir && s.displayName
+        ? [{ name: s.name, walletDir: s.walletDir, displayName: s.displayName }]
+        : [],
+    ),
+  );
+  const registered = registerBeforeTrading(u.leaderboard, traders, aborter.signal, (agent, address) =>
+    opts.log(`${agent.name} (${address}) is on the leaderboard`),
+  );
+  await Promise.race([registered, new Promise((r) => setTimeout(r, readyTimeoutMs).unref())]);
+  if (!stopping) for (const spec of rest.filter(isTrader)) spawnChild(spec);
 
   const ready = Promise.all(
     children.map(async (c) => {
@@ -204,17 +219,6 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     }),
   ).then(() => undefined);
   ready.catch(() => undefined);
-
-  const traders = children.flatMap((c) =>
-    (c.spec.hosts ?? [c.spec]).flatMap((s) =>
-      s.walletDir && s.displayName
-        ? [{ name: s.name, walletDir: s.walletDir, displayName: s.displayName }]
-        : [],
-    ),
-  );
-  void registerAgents(u.leaderboard, traders, aborter.signal, (agent, address) =>
-    opts.log(`${agent.name} (${address}) is on the leaderboard`),
-  );
 
   // House agents hosted in one shared process: a risk hard stop is said once on the console.
   const hostedEngines = children.flatMap((c) =>

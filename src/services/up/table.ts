@@ -21,7 +21,10 @@ const row = (spec: ChildSpec, indent = "") => [
  * hosting several services is one row followed by one indented row per service it runs.
  */
 export function serviceTable(children: readonly { spec: ChildSpec; logPath: string }[]): string {
-  const rows = children.flatMap(({ spec }) =>
+  // The agent's dashboard is where a newcomer starts: right after the sim world, whatever the start order.
+  const rank = (spec: ChildSpec) => (spec.name === "sim" ? 0 : spec.name === "agent" ? 1 : 2);
+  const ordered = [...children].sort((a, b) => rank(a.spec) - rank(b.spec));
+  const rows = ordered.flatMap(({ spec }) =>
     spec.hosts
       ? [
           [

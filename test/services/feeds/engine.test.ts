@@ -179,3 +179,24 @@ describe("feed engine", () => {
     await store.close();
   });
 });
+
+describe("a feed at start (ETHCSWP)", () => {
+  it("serves nothing before its first computed value, then the methodology's value at once", async () => {
+    const src = new FakeSource();
+    src.clock = T0 + HOUR_MS / 2;
+    const store = new SqliteFeedStore(join(dir, "eth.db"));
+    const e = new FeedEngine(FEEDS.ethcswp, store, src, { inceptionMs: T0, historyRetryMs: 0 });
+    await e.start();
+    expect(e.latest()).toBeUndefined(); // no placeholder: unavailable until computed
+    // ETH funding at the interest rate is exactly the fixed leg K0: no excess, so the index sits at its
+    // baseline. 3000.000000 is then the real value, not a default.
+    src.live = "0.0000125";
+    expect((await e.poll())?.oracle_px).toBe("3000.000000");
+    // Excess funding moves it at once, on the next poll.
+    src.live = "0.0000200";
+    src.clock += 1000;
+    const moved = await e.poll();
+    expect(moved?.oracle_px).not.toBe("3000.000000");
+    store.close();
+  });
+});

@@ -7,15 +7,15 @@ import {
 } from "../../../src/services/mcp/tools/actions.ts";
 
 describe("tick progress", () => {
-  it("counts the engine's tick lines on stderr, whatever the total tick number after a resume", () => {
+  it("counts the engine's tick lines on stdout, whatever the total tick number after a resume", () => {
     const p = engineTickProgress(2);
     const line = (n: number) =>
       `[03:25:35] T${n} ETH mid=3401.05 | pos=flat | uPnL=+0 rPnL=+0 | 2 sent 0 filled 0 cancelled 0 rejected | risk: OK`;
     expect(p("Mode: MOCK (paper network)", "stdout")).toBeUndefined();
-    expect(p(line(41), "stdout")).toBeUndefined();
-    expect(p("tick 3 failed: boom", "stderr")).toBeUndefined();
-    expect(p(line(41), "stderr")).toEqual({ progress: 1, total: 2, message: line(41) });
-    expect(p(line(42), "stderr")?.progress).toBe(2);
+    expect(p(line(41), "stderr")).toBeUndefined();
+    expect(p("tick 3 failed: boom", "stdout")).toBeUndefined();
+    expect(p(line(41), "stdout")).toEqual({ progress: 1, total: 2, message: line(41) });
+    expect(p(line(42), "stdout")?.progress).toBe(2);
   });
 
   it("reads WOLF's per-tick state lines (--json) and ignores everything else", () => {

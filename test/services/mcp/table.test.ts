@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { TOOLS } from "../../../src/services/mcp/registry.ts";
 import { firstSentence, toolTable } from "../../../src/services/mcp/table.ts";
 
-const README = join(import.meta.dirname, "../../../README.md");
+const README = join(import.meta.dirname, "../../../docs/mcp.md");
 const START = "<!-- tools:start -->";
 const END = "<!-- tools:end -->";
 const readme = existsSync(README) ? readFileSync(README, "utf8") : "";
@@ -30,7 +30,7 @@ describe("the tool table", () => {
   });
 
   it.skipIf(!hasMarkers)(
-    `README.md holds exactly toolTable() between ${START} and ${END} (skipped while README.md has no such markers)`,
+    `docs/mcp.md holds exactly toolTable() between ${START} and ${END} (skipped while docs/mcp.md has no such markers)`,
     () => {
       const inner = readme.slice(readme.indexOf(START) + START.length, readme.indexOf(END)).trim();
       expect(inner).toBe(toolTable());

@@ -91,6 +91,10 @@ describe("hl up plan", () => {
     expect(byName.get("mcp")!.args).toEqual(expect.arrayContaining(["--transport", "http"]));
   });
 
+  it("prints the leaderboard link that opens the paper board, where hl up's agents are", () => {
+    expect(byName.get("leaderboard")!.url).toBe("http://127.0.0.1:8090/?network=paper");
+  });
+
   it("stops traders first and the sim world last", () => {
     expect(byName.get("sim")!.stopRound).toBe(2);
     expect(children.filter((c) => c.walletDir).every((c) => c.stopRound === 0)).toBe(true);

@@ -1,6 +1,19 @@
+import { createServer, type Server } from "node:http";
 import { describe, expect, it } from "vitest";
 import { offOracle } from "../../../src/services/up/anchor.ts";
-import { formatProgress } from "../../../src/services/up/progress.ts";
+import { formatProgress, readProgress } from "../../../src/services/up/progress.ts";
+
+/** A leaderboard answering per board: hl up's agents are on the paper board only. */
+async function boards(totals: Record<string, number>): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const network = new URL(req.url ?? "/", "http://x").searchParams.get("network") ?? "";
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ network, total_agents: totals[network] ?? 0, agents: [] }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, server };
+}
 
 describe("progress line", () => {
   const t = Date.UTC(2026, 0, 2, 12, 0, 5);
@@ -33,6 +46,23 @@ describe("progress line", () => {
     expect(formatProgress({ nowMs: t, healthy: 10, total: 10, agentState: "paused", tick: 3 })).toContain(
       "WOLF tick 3 (paused)",
     );
+  });
+});
+
+describe("progress sources", () => {
+  it("counts the agents on the paper board, where hl up registers its agents", async () => {
+    const lb = await boards({ paper: 5, testnet: 0 });
+    try {
+      const dead = "http://127.0.0.1:9";
+      const p = await readProgress(
+        { agentUrl: dead, leaderboardUrl: lb.url, btcswpFeedUrl: dead, isfrUrl: dead },
+        { healthy: 1, total: 1 },
+        0,
+      );
+      expect(p.agentsOnBoard).toBe(5);
+    } finally {
+      lb.server.close();
+    }
   });
 });
 

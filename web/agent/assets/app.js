@@ -72,6 +72,50 @@ function fill(tableId, rows, emptyText, width) {
   for (const r of rows) body.appendChild(row(r));
 }
 
+// Open ROE: a point while a slot is open; with none open, a gap, and its label and scale go away
+// (a label that kept the last value would claim an open position that no longer exists).
+function showRoe(t, roe) {
+  if (roe === null) {
+    roeSeries.update({ time: t });
+    roeSeries.applyOptions({ lastValueVisible: false, title: "" });
+    chart.priceScale("left").applyOptions({ visible: false });
+    return;
+  }
+  roeSeries.update({ time: t, value: roe });
+  roeSeries.applyOptions({ lastValueVisible: true, title: "open ROE %" });
+  chart.priceScale("left").applyOptions({ visible: true });
+}
+
+// The chart's past, kept by the agent service: the page shows the run so far, not only since it opened.
+async function loadHistory() {
+  if (!series) return;
+  try {
+    const { points } = await (await fetch("/api/pnl-history")).json();
+    const pnl = [];
+    const roe = [];
+    for (const p of points) {
+      const t = Math.max(lastChartTime + 1, Math.floor(p.time_ms / 1000));
+      lastChartTime = t;
+      pnl.push({ time: t, value: p.pnl });
+      roe.push(p.open_roe_pct === null ? { time: t } : { time: t, value: p.open_roe_pct });
+    }
+    series.setData(pnl);
+    roeSeries.setData(roe);
+    const last = points.at(-1);
+    if (last) showRoe(lastChartTime, last.open_roe_pct);
+    chart.timeScale().fitContent();
+  } catch {
+    /* no history yet: the chart starts with the next event */
+  }
+}
+
+// One clock per page: UTC, or the sim's clock when the sim runs faster than the wall clock (its fill
+// times then run ahead of it).
+function labelClock(latestExchangeMs) {
+  const ahead = typeof latestExchangeMs === "number" && latestExchangeMs - Date.now() > 60_000;
+  $("clock").textContent = ahead ? "times: sim time (UTC)" : "times: UTC";
+}
+
 function render(s) {
   const state = $("state");
   if (s.status !== "running") {
@@ -176,11 +220,9 @@ function render(s) {
     const t = Math.max(lastChartTime + 1, Math.floor(Date.now() / 1000));
     lastChartTime = t;
     series.update({ time: t, value: pnl });
-    if (wolf && s.active_slots.length > 0) {
-      chart.priceScale("left").applyOptions({ visible: true });
-      const roe = s.active_slots.reduce((sum, x) => sum + x.roe_pct, 0) / s.active_slots.length;
-      roeSeries.update({ time: t, value: roe });
-    }
+    const open = wolf && s.active_slots.length > 0;
+    const roe = open ? s.active_slots.reduce((sum, x) => sum + x.roe_pct, 0) / s.active_slots.length : null;
+    showRoe(t, roe);
     chart.timeScale().fitContent();
   }
   refreshTrades();
@@ -250,6 +292,7 @@ async function refreshHealth() {
 async function refreshTrades() {
   try {
     const { trades } = await (await fetch("/api/trades?limit=15")).json();
+    labelClock(trades.at(-1)?.timestamp_ms);
     fill(
       "trades",
       trades
@@ -306,6 +349,7 @@ async function main() {
   }
   $("pause").onclick = () => control("pause");
   $("resume").onclick = () => control("resume");
+  await loadHistory();
   const es = new EventSource("/api/feed");
   es.onmessage = (ev) => render(JSON.parse(ev.data));
   refreshHealth();

@@ -36,11 +36,22 @@ const candles = chart.addSeries(LightweightCharts.CandlestickSeries, {
   wickDownColor: "#f85149",
 });
 
+// One clock on every page: UTC, as "YYYY-MM-DD HH:MM:SS".
+const utc = (t) => new Date(t).toISOString().slice(0, 19).replace("T", " ");
+
+// The network whose funding ISFR reads; every time on the page is UTC.
+fetch(`${API.replace(/\/v1\/isfr$/, "")}/health`)
+  .then((r) => r.json())
+  .then((h) => {
+    $("where").textContent = `network: ${h.network ?? "unknown"} · times: UTC`;
+  })
+  .catch(() => undefined);
+
 async function refreshCurrent() {
   try {
     const cur = await getJson("/current");
     $("rate").textContent = cur.rate_formatted;
-    $("timestamp").textContent = new Date(cur.timestamp).toLocaleString();
+    $("timestamp").textContent = `${utc(cur.timestamp)} UTC`;
     $("confidence").textContent = cur.confidence.toFixed(2);
     $("version").textContent = cur.version;
     $("fallback").textContent =
@@ -71,7 +82,7 @@ async function refreshSources() {
           cell(s.class),
           cell(String(s.weight), "num"),
           cell(s.last_value_bps === null ? "—" : s.last_value_bps.toFixed(2), "num"),
-          cell(s.last_update ? new Date(s.last_update).toLocaleTimeString() : "—"),
+          cell(s.last_update ? utc(s.last_update).slice(11) : "—"),
           cell(s.status, `status-${s.status}`),
         ]),
       ),

@@ -32,6 +32,9 @@ function agentCell(a) {
   return td;
 }
 
+// One clock on every page: UTC, as "YYYY-MM-DD HH:MM:SS".
+const utc = (t) => new Date(t).toISOString().slice(0, 19).replace("T", " ");
+
 async function refresh() {
   try {
     const res = await fetch(`/api/leaderboard?network=${network}`);
@@ -47,13 +50,14 @@ async function refresh() {
           signed(a.pnl_adjusted),
           cell(money.format(a.account_value), "num"),
           cell(String(a.positions_count), "num"),
-          cell(new Date(a.registered_at).toLocaleDateString()),
+          cell(utc(a.registered_at).slice(0, 10)),
         );
         return tr;
       }),
     );
+    document.getElementById("where").textContent = `network: ${network} · times: UTC`;
     document.getElementById("meta").textContent =
-      `${board.total_agents} agents · updated ${new Date(board.last_updated).toLocaleTimeString()}`;
+      `${board.total_agents} agents · updated ${utc(board.last_updated).slice(11)}`;
     document.getElementById("error").textContent = "";
   } catch (err) {
     document.getElementById("error").textContent = err.message;

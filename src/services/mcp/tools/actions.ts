@@ -23,7 +23,8 @@ const ENGINE_TICK = /^\[\d{2}:\d{2}:\d{2}\] T\d+ /;
 export function engineTickProgress(total: number | undefined) {
   let ticks = 0;
   return (line: string, stream: OutputStream): ToolProgress | undefined => {
-    if (stream !== "stderr" || !ENGINE_TICK.test(line)) return undefined;
+    // `hl run` prints its tick lines on stdout (so `hl run | head` ends at the next tick).
+    if (stream !== "stdout" || !ENGINE_TICK.test(line)) return undefined;
     ticks += 1;
     return { progress: ticks, ...(total ? { total } : {}), message: line.trim().slice(0, 200) };
   };

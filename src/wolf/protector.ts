@@ -30,6 +30,11 @@ export interface ProtectorOptions {
 /** A mid younger than this prices a close directly; an older one is asked for again. */
 const FRESH_MID_MS = 2_000;
 
+/** After a close attempt that filled nothing, the next one waits 250 ms, doubling to at most 1 s. */
+export function closeRetryDelayMs(attempts: number): number {
+  return Math.min(1_000, 250 * 2 ** Math.max(0, attempts - 1));
+}
+
 const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
 
 /**
@@ -42,6 +47,8 @@ export class Protector {
   private readonly inFlight = new Map<number, Promise<void>>();
   private idleWaiters: (() => void)[] = [];
   private readonly lastMids = new Map<string, { px: number; raw: string; atMs: number }>();
+  /** Per closing slot: no new attempt before this time (port clock). */
+  private readonly retryAt = new Map<number, number>();
 
   constructor(private readonly opts: ProtectorOptions) {}
 
@@ -88,7 +95,13 @@ export class Protector {
       if (px > 0) this.lastMids.set(coin, { px, raw, atMs: wallNow });
     }
     for (const s of this.state.slots) {
-      if (s.status !== "active" || this.inFlight.has(s.slot_id)) continue;
+      if (this.inFlight.has(s.slot_id)) continue;
+      if (s.status === "closing") {
+        // An unfinished close goes out again on every price once its short back-off has passed.
+        if (now >= (this.retryAt.get(s.slot_id) ?? 0)) void this.exit(s.slot_id, s.exit?.reason ?? "retry");
+        continue;
+      }
+      if (s.status !== "active") continue;
       const raw = mids[s.coin];
       if (raw === undefined) continue;
       const price = Number(raw);
@@ -118,7 +131,7 @@ export class Protector {
     this.tripDailyLoss(wire(unrealized));
   }
 
-  /** Record the daily loss limit (once a day) and close every active slot. */
+  /** Record the daily loss limit (once a day) and close every open slot (active or already closing). */
   tripDailyLoss(unrealized: string): void {
     const st = this.state;
     if (!st.daily_loss_triggered) {
@@ -127,12 +140,12 @@ export class Protector {
       this.opts.log(line);
       this.opts.alerter?.send("daily_loss", `WOLF ${line}; no entries until the next UTC day`);
     }
-    for (const s of st.slots) if (s.status === "active") void this.exit(s.slot_id, "daily_loss_limit");
+    for (const s of st.slots) if (isOpen(s)) void this.exit(s.slot_id, "daily_loss_limit");
   }
 
   /**
    * Close a slot now, or join the close already in flight for it. Never rejects: a failed attempt
-   * leaves the slot "closing", and the next price or tick tries again.
+   * leaves the slot "closing", and the next price after a short back-off (≤ 1 s) tries again.
    */
   exit(slotId: number, reason: string): Promise<void> {
     return this.exclusive(slotId, () => this.exitSlot(slotId, reason));
@@ -151,7 +164,13 @@ export class Protector {
     const running = this.inFlight.get(slotId);
     if (running) return running;
     const run = work()
-      .catch((e) => this.opts.log(`slot ${slotId}: exit failed: ${(e as Error).message}`))
+      .catch((e) => {
+        this.retryAt.set(
+          slotId,
+          this.opts.port.now() + closeRetryDelayMs(this.slot(slotId).exit?.attempts ?? 1),
+        );
+        this.opts.log(`slot ${slotId}: exit failed: ${(e as Error).message}`);
+      })
       .finally(() => {
         this.inFlight.delete(slotId);
         this.opts.book.save();
@@ -211,6 +230,7 @@ export class Protector {
     const exit = { ...slot.exit!, attempts: slot.exit!.attempts + 1 };
     slot = { ...slot, exit };
     if (res.status === "filled") {
+      this.retryAt.delete(slotId);
       slot = { ...slot, exit: addExitFill(exit, res.size, res.price, res.fee) };
       this.setSlot(slot);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, exit.reason, cloid, port.now());
@@ -222,6 +242,7 @@ export class Protector {
       return;
     }
     this.setSlot(slot);
+    this.retryAt.set(slotId, port.now() + closeRetryDelayMs(exit.attempts));
     this.opts.log(
       `slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`,
     );
@@ -262,6 +283,7 @@ export class Protector {
   private finalize(slot: Slot): void {
     const now = this.opts.port.now();
     const exit = slot.exit!;
+    this.retryAt.delete(slot.slot_id);
     const { record, pnl } = closeRecord(slot, exit, now);
     const st = this.state;
     st.closed_slots = [...st.closed_slots, record].slice(-this.opts.config.closed_history_size);

@@ -117,7 +117,8 @@ describe("WOLF runner on a fake exchange", () => {
     expect(dec(half.exit!.filled_size).gt(0)).toBe(true);
     port.fillRatio = 1;
     port.clock += 60_000;
-    await runner.tick(); // the tick retries the unfinished close
+    port.setPrice("ETH", port.prices.get("ETH")!); // the next price retries the unfinished close
+    await runner.settled();
     expect(runner.state.slots[0]!.status).toBe("empty");
     const exits = readTrades(dataDir).filter((t) => t.side === "sell");
     expect(exits.length).toBe(2);

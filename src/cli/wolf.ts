@@ -454,6 +454,7 @@ function registerDsl(program: Command): void {
             maxTicks: o.maxTicks,
             signal: stopSignal().signal,
             log: say,
+            alert,
           });
         } finally {
           release();

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { dec, wire } from "../core/decimal.ts";
+import { D, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
 import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
+import { closeRetryDelayMs } from "../guard/retry.ts";
 import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
 
@@ -49,17 +50,14 @@ export function givenEntry(o: { entry?: string; size?: string; direction?: strin
   return { entry, size: o.size!, direction: o.direction };
 }
 
-/** Back-off between failed close attempts: 1 s doubling to 30 s. */
-const RETRY_MIN_MS = 1_000;
-const RETRY_MAX_MS = 30_000;
-
 export class StandaloneGuard {
   guard: DslGuardFile;
   private busy = false;
   done = false;
-  /** After a failed close (network, exchange), no new attempt before this time. */
+  /** After a failed or refused close, no new attempt before this time (port clock). */
   private retryAtMs = 0;
-  private retryDelayMs = RETRY_MIN_MS;
+  /** Close attempts in a row that filled nothing (0 = none failing). */
+  private failedAttempts = 0;
 
   private constructor(
     private readonly opts: StandaloneGuardOptions,
@@ -117,8 +115,9 @@ export class StandaloneGuard {
 
   /**
    * Evaluate one price; on a close verdict, send the close (at most one in flight). Never rejects: a
-   * failed close (or a failed save) is logged, alerted and retried with back-off on a later price, so
-   * the position stays guarded.
+   * failed or refused close (or a failed save) is logged, alerted once per failing streak, and tried
+   * again on a later price after a short back-off (250 ms doubling to 1 s), so the position stays
+   * guarded without hammering the exchange.
    */
   async onPrice(price: number): Promise<DslResult | undefined> {
     if (this.done || this.busy) return undefined;
@@ -130,24 +129,31 @@ export class StandaloneGuard {
       saveGuard(this.opts.dir, this.guard);
       if (r.action === "close" && now >= this.retryAtMs) {
         await this.close(r.reason, price);
-        this.retryDelayMs = RETRY_MIN_MS;
+        this.failedAttempts = 0;
+        this.retryAtMs = 0;
       }
       return r;
     } catch (err) {
-      const now = this.opts.port.now();
-      this.retryAtMs = now + this.retryDelayMs;
-      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${Math.round(this.retryDelayMs / 1000)} s`;
-      this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
+      this.failedAttempts += 1;
+      const delay = closeRetryDelayMs(this.failedAttempts);
+      this.retryAtMs = this.opts.port.now() + delay;
+      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`;
       this.opts.log?.(text);
-      this.opts.alert?.(text);
+      if (this.failedAttempts === 1) this.opts.alert?.(text);
       return undefined;
     } finally {
       this.busy = false;
     }
   }
 
+  /**
+   * Close the guarded position: only its side, and at most its size (the account may hold more of
+   * the coin than this guard was given). Throws when the close did not fill, so the caller backs off.
+   */
   private async close(reason: string, price: number): Promise<void> {
     const { port, coin } = this.opts;
+    const guarded = dec(this.guard.state.position_size);
+    const direction = this.guard.config.direction;
     if (this.opts.dryRun) {
       this.opts.log?.(
         `dry run: would close ${this.guard.state.position_size} at ${price} (${reason}); no order sent`,
@@ -156,22 +162,32 @@ export class StandaloneGuard {
       return;
     }
     const pos = (await port.positions()).find((p) => p.coin === coin);
-    const open = pos ? dec(pos.szi) : dec(0);
-    if (!open.isZero()) {
-      const res = await port.ioc({
-        coin,
-        side: open.gt(0) ? "sell" : "buy",
-        size: wire(open.abs()),
-        slippage: this.opts.slippage ?? 0.01,
-        reduceOnly: true,
-        cloid: `0x${randomBytes(16).toString("hex")}`,
-      });
+    const szi = pos ? dec(pos.szi) : dec(0);
+    const onGuardedSide = direction === "long" ? szi.gt(0) : szi.lt(0);
+    if (!onGuardedSide) {
       this.opts.log?.(
-        res.status === "filled"
-          ? `close filled ${res.size} @ ${res.price}`
-          : `close not filled: ${res.message}`,
+        `no ${direction} ${port.instrumentOf(coin)} position on the exchange (${wire(szi)}): the guarded position is already gone`,
       );
-      if (res.status !== "filled" || dec(res.size).lt(open.abs())) return; // retried on the next price
+      this.finish(price, `${reason} (position already gone)`);
+      return;
+    }
+    const size = D.min(szi.abs(), guarded);
+    const res = await port.ioc({
+      coin,
+      side: direction === "long" ? "sell" : "buy",
+      size: wire(size),
+      slippage: this.opts.slippage ?? 0.01,
+      reduceOnly: true,
+      cloid: `0x${randomBytes(16).toString("hex")}`,
+    });
+    if (res.status !== "filled") throw new Error(`close not filled: ${res.message}`);
+    this.opts.log?.(`close filled ${res.size} @ ${res.price}`);
+    const left = guarded.minus(res.size);
+    if (left.gt(0)) {
+      // Part of it: what is left stays guarded, and the next price closes it.
+      this.guard = { ...this.guard, state: { ...this.guard.state, position_size: wire(left) } };
+      saveGuard(this.opts.dir, this.guard);
+      return;
     }
     this.finish(price, reason);
   }

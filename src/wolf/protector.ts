@@ -1,5 +1,6 @@
 import type { Alerter } from "../alerts/webhook.ts";
 import { D, dec, wire } from "../core/decimal.ts";
+import { closeRetryDelayMs } from "../guard/retry.ts";
 import { addExitFill, closeRecord, remainingSize, startExit } from "./accounting.ts";
 import type { WolfConfig } from "./config.ts";
 import { dayLoss, priceExit, trackSlot } from "./engine.ts";
@@ -29,11 +30,6 @@ export interface ProtectorOptions {
 
 /** A mid younger than this prices a close directly; an older one is asked for again. */
 const FRESH_MID_MS = 2_000;
-
-/** After a close attempt that filled nothing, the next one waits 250 ms, doubling to at most 1 s. */
-export function closeRetryDelayMs(attempts: number): number {
-  return Math.min(1_000, 250 * 2 ** Math.max(0, attempts - 1));
-}
 
 const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
 

@@ -104,7 +104,9 @@ export class Protector {
       if (!(price > 0)) continue;
       const r = this.opts.guards.evaluate(s.slot_id, price, now, { deferSave: true });
       const tracked = trackSlot(s, price, now);
-      const slot = r ? { ...tracked, dsl_phase: r.phase, dsl_tier: r.tier_index } : tracked;
+      const slot = r
+        ? { ...tracked, dsl_phase: r.phase, dsl_tier: r.tier_index, dsl_breaches: r.state.breach_count }
+        : tracked;
       this.setSlot(slot);
       const reason = priceExit(cfg, slot, now, r?.action === "close" ? r.reason : undefined);
       if (reason) {

@@ -552,6 +552,7 @@ export class WolfRunner {
       pending_order: null,
     };
     slot.dsl_position_id = SlotGuards.positionId(slot);
+    Object.assign(slot, this.guards.openedWith(slot));
     this.setSlot(slot);
     this.guards.create(slot, now);
     const side = slot.side === "long" ? "buy" : "sell";
@@ -685,6 +686,7 @@ export class WolfRunner {
         last_signal_seen_ms: now,
       };
       slot.dsl_position_id = SlotGuards.positionId(slot);
+      Object.assign(slot, this.guards.openedWith(slot));
       this.setSlot(slot);
       this.guards.create(slot, now);
       this.log(

@@ -45,6 +45,11 @@ export const slotSchema = z.object({
   dsl_phase: z.number().int().min(0).max(2),
   dsl_tier: z.number().int(),
   dsl_position_id: z.string(),
+  /** The DSL preset and leverage the guard was opened with: a rebuilt guard keeps them (added field). */
+  dsl_preset: z.string().optional(),
+  dsl_leverage: z.number().positive().optional(),
+  /** The guard's breach count as last seen, so a rebuilt guard does not start the count over. */
+  dsl_breaches: z.number().int().min(0).optional(),
   opened_at_ms: z.number(),
   last_progress_ms: z.number(),
   last_signal_seen_ms: z.number(),

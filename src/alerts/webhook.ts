@@ -17,6 +17,7 @@ export const ALERT_EVENTS = [
   "crash",
   "gave_up",
   "price_stream",
+  "backstop",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -29,6 +30,7 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "crash",
   "gave_up",
   "price_stream",
+  "backstop",
 ];
 
 export interface Alerter {

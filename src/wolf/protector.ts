@@ -8,6 +8,7 @@ import type { SlotGuards } from "./guards.ts";
 import { newCloid } from "./ids.ts";
 import type { ExchangePosition, IocResult, WolfPort } from "./port.ts";
 import { journalClosedSlot } from "./records.ts";
+import type { SlotBackstops } from "./slot-backstops.ts";
 import { emptySlot, type Slot, type WolfState } from "./state.ts";
 import { appendTrade, readTrades } from "./trades.ts";
 
@@ -26,6 +27,8 @@ export interface ProtectorOptions {
   book: SlotBook;
   log: (line: string) => void;
   alerter?: Alerter;
+  /** The exchange backstops of the slots (none: the client path alone protects them). */
+  backstops?: SlotBackstops;
 }
 
 /** A mid younger than this prices a close directly; an older one is asked for again. */
@@ -114,7 +117,11 @@ export class Protector {
         const sent = this.exit(s.slot_id, reason);
         this.opts.log(`slot ${s.slot_id} ${s.instrument}: ${reason} at ${raw}; closing`);
         if (r?.changed) void sent.then(() => this.opts.guards.persist(s.slot_id));
-      } else if (r?.changed) this.opts.guards.persist(s.slot_id);
+      } else {
+        if (r?.changed) this.opts.guards.persist(s.slot_id);
+        // The exchange stop follows the floor (the keeper decides whether the move is worth a modify).
+        void this.opts.backstops?.sync(s.slot_id);
+      }
     }
     this.checkDailyLoss();
   }
@@ -233,10 +240,12 @@ export class Protector {
       this.setSlot(slot);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, exit.reason, cloid, port.now());
       if (remainingSize(slot).lte(0)) this.finalize(slot);
-      else
+      else {
         this.opts.log(
           `slot ${slotId} ${slot.instrument}: partial exit ${res.size}, ${wire(remainingSize(slot))} left`,
         );
+        void this.opts.backstops?.sync(slotId); // the exchange stop shrinks with the position
+      }
       return;
     }
     this.setSlot(slot);
@@ -289,6 +298,7 @@ export class Protector {
     st.total_pnl = wire(dec(st.total_pnl).plus(pnl));
     if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
     this.opts.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
+    void this.opts.backstops?.cancel(slot);
     this.setSlot(emptySlot(slot.slot_id));
     journalClosedSlot(this.opts.dataDir, slot, record, this.opts.config.margin_per_slot, this.opts.log);
     const line = `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`;

@@ -18,6 +18,7 @@ import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
 import { pricesSince } from "./prices-since.ts";
 import { Protector } from "./protector.ts";
 import { rememberWolfSession } from "./records.ts";
+import { SlotBackstops } from "./slot-backstops.ts";
 import {
   dslDir,
   emptySlot,
@@ -71,6 +72,8 @@ export class WolfRunner {
   state: WolfState;
   readonly guards: SlotGuards;
   readonly protector: Protector;
+  /** The slots' exchange backstops (when the port can place stops). */
+  readonly backstops: SlotBackstops | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private scannerQueue: { opportunities: Opportunity[]; untilTick: number } = {
     opportunities: [],
@@ -108,6 +111,17 @@ export class WolfRunner {
     this.state = state;
     this.log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
     this.guards = new SlotGuards(dslDir(opts.dataDir), opts.config, this.log);
+    this.backstops = opts.port.backstops
+      ? new SlotBackstops({
+          port: opts.port.backstops,
+          book: this,
+          guards: this.guards,
+          config: opts.config,
+          now: () => opts.port.now(),
+          log: this.log,
+          ...(opts.alerter ? { alerter: opts.alerter } : {}),
+        })
+      : undefined;
     this.protector = new Protector({
       port: opts.port,
       dataDir: opts.dataDir,
@@ -116,6 +130,7 @@ export class WolfRunner {
       book: this,
       log: this.log,
       ...(opts.alerter ? { alerter: opts.alerter } : {}),
+      ...(this.backstops ? { backstops: this.backstops } : {}),
     });
     const port = opts.port;
     const idle = () => this.protector.idle();
@@ -176,6 +191,8 @@ export class WolfRunner {
     else delete runner.state.price_stream;
     try {
       await runner.reconcile();
+      // Exactly one exchange stop per open slot, and none left over from closed ones.
+      await runner.backstops?.reconcile();
     } catch (err) {
       await runner.feed?.stop();
       throw err;
@@ -275,7 +292,10 @@ export class WolfRunner {
       st.daily_pnl = "0";
       st.daily_loss_triggered = false;
     }
-    if (st.tick_count % cfg.reconcile_interval_ticks === 0) await this.reconcile();
+    if (st.tick_count % cfg.reconcile_interval_ticks === 0) {
+      await this.reconcile();
+      await this.backstops?.reconcile();
+    }
     for (const s of st.slots) if (s.status === "pending") void this.resolvePending(s.slot_id);
 
     const mids = await port.mids().catch((e) => {
@@ -555,6 +575,8 @@ export class WolfRunner {
     Object.assign(slot, this.guards.openedWith(slot));
     this.setSlot(slot);
     this.guards.create(slot, now);
+    // The exchange stop goes out at once, before the bookkeeping.
+    void this.backstops?.sync(slot.slot_id);
     const side = slot.side === "long" ? "buy" : "sell";
     this.protector.recordTrade(
       slot,
@@ -612,6 +634,7 @@ export class WolfRunner {
   async settled(): Promise<void> {
     while (this.resolving.size > 0) await Promise.allSettled([...this.resolving.values()]);
     await this.protector.settled();
+    await this.backstops?.settled();
   }
 
   /** Close a slot now (joins a close already in flight). */
@@ -652,6 +675,7 @@ export class WolfRunner {
           `reconcile: slot ${s.slot_id} ${s.instrument} size ${wire(expected)} → exchange ${wire(size)}`,
         );
         this.setSlot({ ...s, entry_size: wire(size.plus(s.exit?.filled_size ?? 0)) });
+        void this.backstops?.sync(s.slot_id); // the exchange stop follows the size
       }
     }
     for (const p of byCoin.values()) {
@@ -689,6 +713,7 @@ export class WolfRunner {
       Object.assign(slot, this.guards.openedWith(slot));
       this.setSlot(slot);
       this.guards.create(slot, now);
+      void this.backstops?.sync(slot.slot_id);
       this.log(
         `reconcile: adopted ${instrument} ${slot.side} ${slot.entry_size} @ ${slot.entry_price} into slot ${slot.slot_id}`,
       );

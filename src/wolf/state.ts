@@ -55,6 +55,21 @@ export const slotSchema = z.object({
   last_signal_seen_ms: z.number(),
   signal_disappeared_ms: z.number(),
   exit: pendingExitSchema.nullable(),
+  /**
+   * The stop resting on the exchange for this position (added field): `refused` means the exchange
+   * would not take it, and the position is unprotected whenever this process is not running.
+   */
+  backstop: z
+    .object({
+      status: z.enum(["resting", "refused", "none"]),
+      cloid: z.string(),
+      oid: z.number().int().nullable(),
+      triggerPx: z.string(),
+      size: z.string(),
+      updatedMs: z.number(),
+      message: z.string().optional(),
+    })
+    .optional(),
   /** The entry order of a pending slot, until the exchange says what became of it. */
   pending_order: z
     .object({

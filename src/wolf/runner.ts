@@ -56,6 +56,13 @@ export interface WolfRunnerOptions {
   movers?: MoversConfig;
   /** Operator alerts (daily loss limit, entries, exits); default: none. */
   alerter?: Alerter;
+  /**
+   * Take the data dir's run lock (default true). Only a guard running beside a trader that holds it
+   * and cannot act (SIGSTOPped) passes false; see src/wolf/guard-only.ts.
+   */
+  lock?: boolean;
+  /** Never write state.json (the paused trader owns it); closes still go out and trades are logged. */
+  readOnlyState?: boolean;
 }
 
 const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
@@ -163,7 +170,10 @@ export class WolfRunner {
 
   /** Load (or create) the state, restore guards, reconcile with the exchange, start the price stream. */
   static async open(opts: WolfRunnerOptions): Promise<WolfRunner> {
-    const lock = acquireRunLock(wolfDir(opts.dataDir), "trading", "WOLF");
+    const lock =
+      opts.lock === false
+        ? { path: "", release: () => undefined }
+        : acquireRunLock(wolfDir(opts.dataDir), "trading", "WOLF");
     try {
       return await WolfRunner.start(opts, lock);
     } catch (err) {
@@ -259,6 +269,7 @@ export class WolfRunner {
   }
 
   save(): void {
+    if (this.opts.readOnlyState) return;
     this.state.updated_ms = this.opts.port.now();
     this.state.config = { ...this.opts.config }; // a review may have retuned it in place
     saveWolfState(this.opts.dataDir, this.state);

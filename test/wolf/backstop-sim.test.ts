@@ -10,6 +10,7 @@ import type { BackstopPort, StopSpec } from "../../src/guard/backstops.ts";
 import { HlBackstopPort } from "../../src/guard/hl-backstops.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts";
+import { GuardOnly } from "../../src/wolf/guard-only.ts";
 import { HlWolfPort } from "../../src/wolf/hl-port.ts";
 import { WolfRunner } from "../../src/wolf/runner.ts";
 import { statePath } from "../../src/wolf/state.ts";
@@ -329,6 +330,45 @@ describe("WOLF keeps a stop resting on the exchange for every open slot (sim)", 
       expect(alerts.filter((a) => a.event === "backstop")).toHaveLength(1);
     } finally {
       await runner.close();
+    }
+  });
+});
+
+describe("guard only (protect-only mode, and beside a paused trader)", () => {
+  it("beside a trader that holds the lock and cannot act: one stop per slot, the hard stop closes from its polls, state.json left to the trader, no entry", async () => {
+    const client = await newClient();
+    const dataDir = mkdtempSync(join(tmpdir(), "backstop-"));
+    expect((await client.marketOrder({ instrument: "LINK-PERP", side: "buy", size: "20" })).status).toBe(
+      "filled",
+    );
+    const paused = await openWolf(client, dataDir); // holds the run lock, never ticks: "SIGSTOPped"
+    await paused.settled();
+    const before = readFileSync(statePath(dataDir), "utf8");
+    const guard = await GuardOnly.start({
+      port: new HlWolfPort(client),
+      dataDir,
+      config: buildWolfConfig("default", {}, { leverage: 10 }),
+      lock: false,
+      readOnlyState: true,
+      pollMs: 50,
+    });
+    try {
+      await guard.runner.settled();
+      expect(await triggers(client)).toHaveLength(1);
+      const slot = guard.runner.state.slots.find((s) => s.coin === "LINK")!;
+      world.setPrice("LINK", String(Number(slot.entry_price) * 0.994)); // −6 % ROE: past the hard stop, not the stop
+      await until("LINK closed", 3000, async () => {
+        const st = await client.clearinghouseState();
+        return st.assetPositions.some((p) => p.position.coin === "LINK") ? undefined : true;
+      });
+      await guard.runner.settled();
+      expect(guard.openSlots()).toBe(0);
+      expect(await triggers(client)).toEqual([]);
+      expect(readFileSync(statePath(dataDir), "utf8")).toBe(before);
+      expect((await client.clearinghouseState()).assetPositions).toEqual([]);
+    } finally {
+      await guard.stop();
+      await paused.close();
     }
   });
 });

@@ -353,6 +353,9 @@ export class WolfRunner {
           .filter((coin) => this.entries.blocking(coin, now)),
       ),
     };
+    // A slot opened (or adopted) while this tick's scans ran is not judged by the tick's older price:
+    // the stream has been guarding it since, with newer ones.
+    for (const s of st.slots) if (s.opened_at_ms > now) prices.delete(s.coin);
     const plan = planTick(st, cfg, inputs, (c) => port.instrumentOf(c));
     st.slots = plan.slots;
     if (plan.daily_loss_triggered) this.protector.tripDailyLoss(plan.unrealized_pnl);

@@ -299,15 +299,18 @@ export class Backstops {
     guarded: readonly Guarded[],
     /** The last known state of a position's backstop (read when its turn comes: work may have landed since). */
     known: (key: string) => BackstopState | undefined,
+    /** Stops of this owner guarded by someone else (another `hl dsl start`): not orphans. */
+    othersKeys: readonly string[] = [],
   ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
     const states = new Map<string, BackstopState>();
     if (!this.o.settings().enabled) return { states, orphans: 0 };
     const resting = (await this.o.port.restingStops()).filter((r) => isBackstopCloid(this.o.owner, r.cloid));
     const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));
+    const others = new Set(othersKeys.map((k) => this.cloidOf(k)));
     let orphans = 0;
     for (const r of resting) {
       const cloid = r.cloid!.toLowerCase() as `0x${string}`;
-      if (wanted.has(cloid)) continue;
+      if (wanted.has(cloid) || others.has(cloid)) continue;
       this.actions++;
       await this.o.port.cancelStop(r.coin, cloid).then(
         () => {

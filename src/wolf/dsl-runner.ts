@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { D, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { type BackstopSettings, DEFAULT_BACKSTOP } from "../guard/backstop.ts";
+import { type BackstopPort, Backstops, type Guarded } from "../guard/backstops.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
-import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
+import { type DslResult, dslFloor, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
 import { closeRetryDelayMs } from "../guard/retry.ts";
 import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
@@ -28,6 +30,12 @@ export interface StandaloneGuardOptions {
   given?: GivenEntry;
   /** Evaluate and report, but never send the close (`--dry-run`). */
   dryRun?: boolean;
+  /**
+   * Keep a reduce-only stop resting on the exchange beyond the guard's floor (never with `dryRun`),
+   * so the position stays protected while this process is not running.
+   */
+  backstops?: BackstopPort;
+  backstopSettings?: BackstopSettings;
 }
 
 export interface GivenEntry {
@@ -58,12 +66,83 @@ export class StandaloneGuard {
   private retryAtMs = 0;
   /** Close attempts in a row that filled nothing (0 = none failing). */
   private failedAttempts = 0;
+  /** The exchange stop's keeper (none in a dry run or without a port for it). */
+  readonly backstops: Backstops | undefined;
 
   private constructor(
     private readonly opts: StandaloneGuardOptions,
     guard: DslGuardFile,
   ) {
     this.guard = guard;
+    const port = opts.backstops;
+    const alert = opts.alert;
+    this.backstops =
+      port && !opts.dryRun
+        ? new Backstops({
+            port,
+            owner: "dsl",
+            settings: () => opts.backstopSettings ?? DEFAULT_BACKSTOP,
+            now: () => opts.port.now(),
+            log: opts.log ?? (() => undefined),
+            ...(alert ? { alert: (t: string) => alert(`hl dsl start: ${t}`) } : {}),
+          })
+        : undefined;
+  }
+
+  /** What the exchange stop covers: the guarded side and size, beyond the guard's floor. */
+  private guarded(): Guarded {
+    const { state, config } = this.guard;
+    return {
+      key: state.position_id,
+      coin: this.opts.coin,
+      side: config.direction,
+      size: state.position_size,
+      stops: [dslFloor(config, state)],
+    };
+  }
+
+  /**
+   * On start: exactly one exchange stop for this guard (adopted by its cloid, or placed), and none
+   * left over from a guard of this dir that has closed; stops of other open guards are left alone.
+   */
+  async reconcileBackstop(): Promise<void> {
+    if (!this.backstops) return;
+    const others = listGuards(this.opts.dir)
+      .guards.filter((g) => !g.state.closed && g.state.position_id !== this.guard.state.position_id)
+      .map((g) => g.state.position_id);
+    try {
+      const { states } = await this.backstops.reconcile([this.guarded()], () => this.guard.backstop, others);
+      const next = states.get(this.guard.state.position_id);
+      if (next) this.recordBackstop(next);
+    } catch (err) {
+      this.opts.log?.(`backstop not reconciled: ${(err as Error).message}`);
+    }
+  }
+
+  /** Place, ratchet or resize the exchange stop (in the background; the keeper decides if it is worth it). */
+  private syncBackstop(): void {
+    const keeper = this.backstops;
+    if (!keeper || this.done) return;
+    void keeper.sync(this.guarded(), this.guard.backstop).then((next) => {
+      if (next && !this.done) this.recordBackstop(next);
+    });
+  }
+
+  private recordBackstop(next: NonNullable<DslGuardFile["backstop"]>): void {
+    this.guard = { ...this.guard, backstop: next };
+    saveGuard(this.opts.dir, this.guard);
+  }
+
+  /** A guard with its exchange stop reconciled (placed, or found again after a restart). */
+  private static async ready(opts: StandaloneGuardOptions, file: DslGuardFile): Promise<StandaloneGuard> {
+    const g = new StandaloneGuard(opts, file);
+    await g.reconcileBackstop();
+    return g;
+  }
+
+  /** Wait for exchange-stop work in flight. */
+  async settled(): Promise<void> {
+    await this.backstops?.settled();
   }
 
   static async open(opts: StandaloneGuardOptions): Promise<StandaloneGuard> {
@@ -89,7 +168,7 @@ export class StandaloneGuard {
     );
     if (saved) {
       opts.log?.(`resuming the saved guard ${saved.state.position_id}`);
-      return new StandaloneGuard(opts, saved);
+      return StandaloneGuard.ready(opts, saved);
     }
     const floor =
       opts.autoFloor === false
@@ -110,7 +189,7 @@ export class StandaloneGuard {
     });
     const guard = { state, config };
     saveGuard(opts.dir, guard);
-    return new StandaloneGuard(opts, guard);
+    return StandaloneGuard.ready(opts, guard);
   }
 
   /**
@@ -131,7 +210,7 @@ export class StandaloneGuard {
         await this.close(r.reason, price);
         this.failedAttempts = 0;
         this.retryAtMs = 0;
-      }
+      } else if (r.action !== "close") this.syncBackstop();
       return r;
     } catch (err) {
       this.failedAttempts += 1;
@@ -184,9 +263,10 @@ export class StandaloneGuard {
     this.opts.log?.(`close filled ${res.size} @ ${res.price}`);
     const left = guarded.minus(res.size);
     if (left.gt(0)) {
-      // Part of it: what is left stays guarded, and the next price closes it.
+      // Part of it: what is left stays guarded (its exchange stop shrinks), and the next price closes it.
       this.guard = { ...this.guard, state: { ...this.guard.state, position_size: wire(left) } };
       saveGuard(this.opts.dir, this.guard);
+      this.syncBackstop();
       return;
     }
     this.finish(price, reason);
@@ -200,5 +280,10 @@ export class StandaloneGuard {
     saveGuard(this.opts.dir, this.guard);
     this.done = true;
     this.opts.log?.(`guard closed: ${reason}`);
+    const keeper = this.backstops;
+    if (keeper && this.guard.backstop && this.guard.backstop.status !== "none")
+      void keeper
+        .cancel(this.guard.state.position_id, this.opts.coin)
+        .then((none) => this.recordBackstop(none));
   }
 }

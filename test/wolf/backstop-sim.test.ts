@@ -10,6 +10,7 @@ import type { BackstopPort, StopSpec } from "../../src/guard/backstops.ts";
 import { HlBackstopPort } from "../../src/guard/hl-backstops.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts";
+import { StandaloneGuard } from "../../src/wolf/dsl-runner.ts";
 import { GuardOnly } from "../../src/wolf/guard-only.ts";
 import { HlWolfPort } from "../../src/wolf/hl-port.ts";
 import { WolfRunner } from "../../src/wolf/runner.ts";
@@ -370,5 +371,55 @@ describe("guard only (protect-only mode, and beside a paused trader)", () => {
       await guard.stop();
       await paused.close();
     }
+  });
+});
+
+describe("hl dsl start keeps its own stop on the exchange (sim)", () => {
+  it("one stop for the guarded size and side, found again after a restart, cancelled when the guard closes", async () => {
+    const client = await newClient();
+    expect((await client.marketOrder({ instrument: "ETH-PERP", side: "buy", size: "1" })).status).toBe(
+      "filled",
+    );
+    const entry = Number(
+      (await client.clearinghouseState()).assetPositions.find((p) => p.position.coin === "ETH")!.position
+        .entryPx,
+    );
+    const dir = mkdtempSync(join(tmpdir(), "dsl-backstop-"));
+    const port = new HlWolfPort(client);
+    const open = () =>
+      StandaloneGuard.open({
+        port,
+        coin: "ETH",
+        dir,
+        preset: "tight",
+        leverage: 10,
+        given: { entry, size: "0.4", direction: "long" },
+        backstops: new HlBackstopPort(client),
+      });
+    const first = await open();
+    await first.settled();
+    let resting = await triggers(client);
+    expect(resting).toHaveLength(1);
+    expect(resting[0]).toMatchObject({
+      sz: "0.4",
+      side: "A",
+      reduceOnly: true,
+      cloid: first.guard.backstop!.cloid,
+    });
+    // −3 % ROE auto floor at 10x (entry × 0.997), then the 0.5 % margin.
+    expect(Number(resting[0]!.triggerPx)).toBeCloseTo(entry * 0.997 * 0.995, 0);
+    const again = await open(); // a restart: the same stop, not a second one
+    await again.settled();
+    resting = await triggers(client);
+    expect(resting).toHaveLength(1);
+    expect(again.guard.backstop!.status).toBe("resting");
+    // Breaches count once per breach_interval_ms (10 s); the test does not wait that long.
+    again.guard = { ...again.guard, config: { ...again.guard.config, breach_interval_ms: 0 } };
+    for (let i = 0; i < 4 && !again.done; i++) await again.onPrice(entry * 0.99);
+    expect(again.done).toBe(true);
+    await again.settled();
+    expect(await triggers(client)).toEqual([]);
+    const left = (await client.clearinghouseState()).assetPositions.find((p) => p.position.coin === "ETH");
+    expect(left?.position.szi).toBe("0.6");
   });
 });

@@ -8,6 +8,7 @@ import { HlClient } from "../../src/exchange/index.ts";
 import { backstopCloid } from "../../src/guard/backstop.ts";
 import type { BackstopPort, StopSpec } from "../../src/guard/backstops.ts";
 import { HlBackstopPort } from "../../src/guard/hl-backstops.ts";
+import { checkTradeStop, placeTradeStop } from "../../src/guard/trade-stop.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts";
 import { StandaloneGuard } from "../../src/wolf/dsl-runner.ts";
@@ -421,5 +422,35 @@ describe("hl dsl start keeps its own stop on the exchange (sim)", () => {
     expect(await triggers(client)).toEqual([]);
     const left = (await client.clearinghouseState()).assetPositions.find((p) => p.position.coin === "ETH");
     expect(left?.position.szi).toBe("0.6");
+  });
+});
+
+describe("hl trade --stop (sim)", () => {
+  it("the filled order's size rests as a reduce-only stop at the given trigger; a stop on the wrong side is refused first", async () => {
+    const client = await newClient();
+    const filled = await client.marketOrder({ instrument: "SOL-PERP", side: "buy", size: "3" });
+    expect(filled.status).toBe("filled");
+    if (filled.status !== "filled") return;
+    const px = Number(filled.avgPx);
+    expect(() => checkTradeStop("buy", String(px * 1.01), filled.avgPx)).toThrow(/must be below/);
+    const stopPx = (px * 0.9).toFixed(2);
+    checkTradeStop("buy", stopPx, filled.avgPx);
+    const answer = await placeTradeStop(new HlBackstopPort(client), {
+      coin: "SOL",
+      orderSide: "buy",
+      size: filled.totalSz,
+      stopPx,
+      orderKey: filled.order.cloid!,
+    });
+    expect(answer.status).toBe("resting");
+    const [stop] = await triggers(client);
+    expect(stop).toMatchObject({
+      coin: "SOL",
+      side: "A",
+      sz: "3",
+      reduceOnly: true,
+      orderType: "Stop Market",
+    });
+    expect(Number(stop!.triggerPx)).toBe(Number(stopPx));
   });
 });

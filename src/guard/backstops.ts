@@ -301,10 +301,14 @@ export class Backstops {
     known: (key: string) => BackstopState | undefined,
     /** Stops of this owner guarded by someone else (another `hl dsl start`): not orphans. */
     othersKeys: readonly string[] = [],
+    /** Only stops this says are in scope are looked at (e.g. one `hl run`'s coin); default all. */
+    scope: (r: RestingStop) => boolean = () => true,
   ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
     const states = new Map<string, BackstopState>();
     if (!this.o.settings().enabled) return { states, orphans: 0 };
-    const resting = (await this.o.port.restingStops()).filter((r) => isBackstopCloid(this.o.owner, r.cloid));
+    const resting = (await this.o.port.restingStops()).filter(
+      (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
+    );
     const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));
     const others = new Set(othersKeys.map((k) => this.cloidOf(k)));
     let orphans = 0;

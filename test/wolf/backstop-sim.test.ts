@@ -88,9 +88,14 @@ class CountingPort implements BackstopPort {
 
 class CountingWolfPort extends HlWolfPort {
   override readonly backstops: CountingPort;
+  /** Added to the wall clock: lets a test move past a time limit without waiting for it. */
+  skewMs = 0;
   constructor(client: HlClient) {
     super(client);
     this.backstops = new CountingPort(client);
+  }
+  override now(): number {
+    return Date.now() + this.skewMs;
   }
 }
 
@@ -181,7 +186,7 @@ describe("WOLF keeps a stop resting on the exchange for every open slot (sim)", 
       expect(port.backstops.calls).toEqual({ place: 1, modify: 0, cancel: 0 });
 
       // +1.5 % at 10x = +15 % ROE: tier 0 locks +5 % ROE (entry × 1.005), above the hard stop.
-      await new Promise((r) => setTimeout(r, 1_050)); // past backstop_min_interval_s
+      port.skewMs += 1_050; // past backstop_min_interval_s
       world.setPrice("SOL", String(entry * 1.015));
       runner.onMids({ SOL: String(entry * 1.015) });
       await runner.settled();

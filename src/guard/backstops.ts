@@ -118,7 +118,11 @@ export class Backstops {
     work: () => Promise<BackstopState | undefined>,
   ): Promise<BackstopState | undefined> {
     const running = this.busy.get(key);
-    if (running) return running.then(() => this.exclusive(key, work));
+    if (running) {
+      // After the work in flight, whether it succeeded or not.
+      const next = () => this.exclusive(key, work);
+      return running.then(next, next);
+    }
     const run = work().finally(() => this.busy.delete(key));
     this.busy.set(key, run);
     return run;

@@ -41,6 +41,8 @@ const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
  * the time-based exits, the daily loss limit) is evaluated on each price, streamed or ticked, and
  * the close is sent at once. Nothing here waits for the tick or its scans: a slot's close runs on
  * its own, at most one at a time per slot, and the scans hold back while any close is in flight.
+ * It needs no runner: slots (a SlotBook over state.json), a port to close through and prices given to
+ * `onMids` are enough — src/wolf/guard-only.ts runs it that way, with no entries.
  */
 export class Protector {
   private readonly inFlight = new Map<number, Promise<void>>();

@@ -89,6 +89,10 @@ export default async function (r: BenchReporter): Promise<void> {
         scanner_interval_ticks: 1, // a full scan on every tick
         reconcile_interval_ticks: 1_000_000, // slots are adopted by the bench, between ticks' work
         daily_loss_limit: 1_000_000_000,
+        // The exchange stop rests (and is placed and cancelled with every position) but beyond the
+        // bench's −40 % gap, so what is timed is the client path's close.
+        backstop_margin_pct: 10,
+
         // Scans run, but nothing is entered: every position here is the bench's own.
         excluded_instruments: DEFAULT_MARKETS.map((m) => coinToInstrument(m.name)),
       },
@@ -120,8 +124,12 @@ export default async function (r: BenchReporter): Promise<void> {
       });
       if (opened.status !== "filled") throw new Error(`bench entry did not fill: ${JSON.stringify(opened)}`);
       await runner.reconcile();
+      await runner.settled(); // the adopted slot's exchange stop is placed before the breach
       const slot = runner.state.slots.find((s) => s.coin === "ETH" && s.status === "active");
-      if (!slot) throw new Error("the bench position was not adopted");
+      if (!slot)
+        throw new Error(
+          `the bench position was not adopted: ${JSON.stringify((await client.clearinghouseState()).assetPositions)} ${JSON.stringify(runner.state.slots.map((s) => [s.status, s.coin]))}`,
+        );
       const limit = Number(slot.entry_price) * (long ? 0.96 : 1.04); // −40 % ROE at 10x
       port.breachSeenAt = 0;
       closeExecutedAt = 0;

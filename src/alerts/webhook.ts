@@ -20,6 +20,7 @@ export const ALERT_EVENTS = [
   "paused",
   "protect_only",
   "dead_man",
+  "backstop",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -35,6 +36,7 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "paused",
   "protect_only",
   "dead_man",
+  "backstop",
 ];
 
 export interface Alerter {

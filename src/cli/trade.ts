@@ -6,11 +6,14 @@ import { UserError } from "../core/errors.ts";
 import type { OrderResult, Side, TimeInForce } from "../exchange/index.ts";
 import { canonicalInstrument, openClientSession, RoundingError } from "../exchange/index.ts";
 import { placeResolved } from "../exchange/order-outcome.ts";
+import { HlBackstopPort } from "../guard/hl-backstops.ts";
+import { checkTradeStop, placeTradeStop } from "../guard/trade-stop.ts";
 import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 import { requireMainnetConsent } from "./mainnet.ts";
 
 interface TradeOptions {
   price?: string;
+  stop?: string;
   tif?: string;
   network?: string;
   yes?: boolean;
@@ -32,6 +35,10 @@ export function register(program: Command): void {
     .argument("<size>", "size in contracts (decimal)")
     .option("--price <price>", "limit price; without it the order is a marketable IOC")
     .option("--tif <tif>", "Gtc | Ioc | Alo (default: Gtc with --price, Ioc without)")
+    .option(
+      "--stop <price>",
+      "also rest a reduce-only stop-market order on the exchange at this trigger (below a buy, above a sell)",
+    )
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("-y, --yes", "skip the confirmation prompt (required on mainnet)")
     .option("--json", "print the result as JSON")
@@ -42,6 +49,7 @@ export function register(program: Command): void {
       const size = parseDecimal(sizeArg, "size");
       const price = opts.price === undefined ? undefined : parseDecimal(opts.price, "price");
       const tif = parseTif(opts.tif, price !== undefined);
+      const stop = opts.stop === undefined ? undefined : parseDecimal(opts.stop, "--stop");
       const network = resolveNetwork(opts.network);
       requireMainnetConsent(network, opts.yes, "hl trade");
 
@@ -55,7 +63,8 @@ export function register(program: Command): void {
         const limit =
           price ??
           (await client.marketablePrice(market.instrument, side, { reference: "touch", slippage: "0.001" }));
-        const summary = `${side.toUpperCase()} ${size} ${market.instrument} @ ${limit} ${tif} on ${network}`;
+        if (stop !== undefined) checkTradeStop(side, stop, limit);
+        const summary = `${side.toUpperCase()} ${size} ${market.instrument} @ ${limit} ${tif} on ${network}${stop !== undefined ? `, stop at ${stop}` : ""}`;
         if (!opts.yes && process.stdin.isTTY && !(await confirm(`${summary}\nConfirm? [y/N] `))) {
           say("Cancelled.");
           return;
@@ -80,6 +89,23 @@ export function register(program: Command): void {
           throw new UserError(`order refused by the exchange: ${result.message}`);
         }
         if (!opts.json) say(describeResult(result));
+        if (stop !== undefined) {
+          const stopSize = result.status === "filled" ? result.totalSz : result.order.size;
+          const answer = await placeTradeStop(new HlBackstopPort(client), {
+            coin: market.coin,
+            orderSide: side,
+            size: stopSize,
+            stopPx: stop,
+            orderKey: result.order.cloid ?? String(result.oid),
+          });
+          if (answer.status === "refused")
+            throw new UserError(
+              `the position is open WITHOUT its stop: the exchange refused the stop at ${stop} (${answer.message})`,
+            );
+          say(
+            `Stop: ${side === "buy" ? "SELL" : "BUY"} ${stopSize} ${market.instrument} reduce-only when the mark crosses ${stop} (oid ${answer.oid})`,
+          );
+        }
       } finally {
         await session.close();
       }

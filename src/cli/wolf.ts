@@ -8,6 +8,7 @@ import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
 import { evaluateDsl, newDslState } from "../guard/dsl.ts";
+import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { listGuards } from "../guard/store.ts";
 import { configuredVault, configuredVaultContext, vaultSummary } from "../review/vault-notes.ts";
 import { formatMovers, formatMoversPreset, formatScan, formatScannerPreset } from "../signals/format.ts";
@@ -441,6 +442,7 @@ function registerDsl(program: Command): void {
             alert,
             ...(given ? { given } : {}),
             dryRun: o.dryRun === true,
+            backstops: new HlBackstopPort(s.client),
           });
           const g = guard.guard;
           say(
@@ -454,7 +456,9 @@ function registerDsl(program: Command): void {
             maxTicks: o.maxTicks,
             signal: stopSignal().signal,
             log: say,
+            alert,
           });
+          await guard.settled(); // a close's stop cancellation is sent before exit
         } finally {
           release();
           await alerter.flush();

@@ -2,7 +2,10 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { instrumentToCoin } from "../exchange/symbols.ts";
+import type { BackstopPort } from "../guard/backstops.ts";
 import type { RunStopConfig } from "../guard/position-stop.ts";
+import { RunBackstop } from "../guard/run-backstop.ts";
 import type { SessionSnapshot } from "../review/memory.ts";
 import type { StrategyRecords } from "../review/strategy-records.ts";
 import type {
@@ -89,6 +92,11 @@ export interface EngineOptions {
   records?: StrategyRecords;
   /** A DSL trailing stop on the run's position; its guard file lives in `guardDir`. */
   dslStop?: { config: RunStopConfig; guardDir: string };
+  /**
+   * With `dslStop`: keep a reduce-only stop resting on the exchange beyond the stop's floor, so the
+   * position stays protected while this process is not running (src/guard/run-backstop.ts).
+   */
+  backstops?: BackstopPort;
 }
 
 export interface OrderStats {
@@ -160,6 +168,8 @@ export class Engine {
   /** Fills already in trades.jsonl past the saved cursor (a crash came between the two); not logged again. */
   private journaled = new Set<string>();
   private readonly dsl: RunStop | undefined;
+  /** The exchange stop of the DSL-guarded position (with `backstops`). */
+  readonly backstop: RunBackstop | undefined;
   /** The DSL stop's close order, and why it was sent (its fill's journal close reason). */
   private dslClose: { cloid: Cloid; reason: string } | null = null;
   private dslReason: string | undefined;
@@ -180,14 +190,23 @@ export class Engine {
     this.cloids = new CloidFactory(engineTag(o.strategy.id, o.instrument), this.startTimeMs);
     this.position = new Position(o.instrument);
     this.strategyState = o.strategy.init(o.params);
+    const positionId = `run:${o.strategy.id}:${o.instrument}`;
     this.dsl = o.dslStop
-      ? new RunStop(
-          o.dslStop.config,
-          o.dslStop.guardDir,
-          `run:${o.strategy.id}:${o.instrument}`,
-          o.instrument,
-        )
+      ? new RunStop(o.dslStop.config, o.dslStop.guardDir, positionId, o.instrument)
       : undefined;
+    const alerter = o.alerter;
+    this.backstop =
+      o.dslStop && o.backstops
+        ? new RunBackstop({
+            port: o.backstops,
+            coin: instrumentToCoin(o.instrument),
+            guardDir: o.dslStop.guardDir,
+            positionId,
+            now: this.now,
+            log: this.log,
+            ...(alerter ? { alert: (t: string) => alerter.send("backstop", `hl run: ${t}`) } : {}),
+          })
+        : undefined;
   }
 
   /** Requests a graceful stop: the current tick finishes, the sleep is cut short. */
@@ -202,6 +221,8 @@ export class Engine {
     try {
       if (this.o.resume) this.restore();
       await this.reconcile();
+      // Exactly one exchange stop for a guarded position, found again by its cloid after a restart.
+      await this.backstop?.start(wire(this.position.qty));
       this.o.records?.session("session_start", this.sessionSnapshot(), this.now());
       if (this.risk.halted) this.halt(this.risk.halt_reason);
       let failures = 0;
@@ -644,7 +665,10 @@ export class Engine {
       mid.toNumber(),
       nowMs,
     );
-    if (!close) return false;
+    if (!close) {
+      await this.backstop?.onTick(wire(this.position.qty));
+      return false;
+    }
     const open = await this.ourOpenOrders();
     if (open.length > 0) {
       await this.o.gateway.cancel(this.o.instrument, open);
@@ -683,6 +707,7 @@ export class Engine {
     }
     if (this.position.qty.isZero()) {
       dsl.closed(mid.toNumber(), close.reason, nowMs);
+      await this.backstop?.onTick("0");
       this.dslReason = close.reason;
       this.o.alerter?.send("halt", `DSL stop closed ${this.o.instrument}: ${close.reason}; strategy stopped`);
       this.log(`DSL stop closed the position; stopping the strategy (start again to resume trading)`);

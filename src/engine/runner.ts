@@ -6,6 +6,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { runStopConfig } from "../guard/position-stop.ts";
 import { StrategyRecords } from "../review/strategy-records.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
@@ -199,6 +200,8 @@ async function runWithLock(
               config: runStopConfig(o.dsl.preset, o.dsl.overrides),
               guardDir: join(o.dataDir, "dsl-stop"),
             },
+            // Live and on the sim, the guarded position's stop also rests on the exchange.
+            ...(hlGateway ? { backstops: new HlBackstopPort(client) } : {}),
           }
         : {}),
       tickMs: Math.round(o.tickSeconds * 1000),

@@ -140,3 +140,66 @@ export function feeRatePercent(feeTenthsBps: number): string {
     throw new RangeError("fee must be a non-negative integer (tenths of a bp)");
   return `${wire(new D(feeTenthsBps).div(1000))}%`;
 }
+
+/**
+ * A reduce-only stop-market trigger order (Hyperliquid `t: {trigger: {isMarket: true, triggerPx,
+ * tpsl: "sl"}}`, `r: true`): it rests off the book until the mark price crosses `triggerPx`, then
+ * closes at market within `TRIGGER_SLIPPAGE` of the trigger (the limit `p` it carries).
+ */
+export interface StopOrderRequest {
+  instrument: string;
+  /** The side of the closing order: "sell" guards a long, "buy" a short. */
+  side: Side;
+  size: DecLike;
+  triggerPx: DecLike;
+  /** Client order id: `0x` + 32 hex digits (a backstop's id is derived from what it guards). */
+  cloid: Hex;
+}
+
+/** How far past its trigger a market stop may fill (the exchange's own TP/SL orders allow 10 %). */
+export const TRIGGER_SLIPPAGE = "0.1";
+
+export interface WireStopOrder {
+  a: number;
+  b: boolean;
+  p: string;
+  s: string;
+  r: true;
+  t: { trigger: { isMarket: true; triggerPx: string; tpsl: "sl" } };
+  c: Hex;
+}
+
+/** A trigger order's answer: resting (waiting for its trigger) or refused. */
+export type StopOrderResult = { status: "resting"; oid: number } | { status: "error"; message: string };
+
+/** Round and encode a stop: trigger and limit on the price grid, the limit on the far side of the trigger. */
+export function buildStopOrder(req: StopOrderRequest, market: Market): WireStopOrder {
+  if (!CLOID.test(req.cloid)) throw new RangeError(`cloid must be 0x + 32 hex digits, got "${req.cloid}"`);
+  const sell = req.side === "sell";
+  // A sell stop guards a long: its trigger rounds down (never tighter than asked), a buy stop's up.
+  const triggerPx = roundPrice(req.triggerPx, market.szDecimals, sell ? "down" : "up");
+  const slip = new D(TRIGGER_SLIPPAGE);
+  const limit = new D(triggerPx).times(sell ? new D(1).minus(slip) : new D(1).plus(slip));
+  return {
+    a: market.assetId,
+    b: !sell,
+    p: roundPrice(limit, market.szDecimals, sell ? "down" : "up"),
+    s: roundSize(req.size, market.szDecimals),
+    r: true,
+    t: { trigger: { isMarket: true, triggerPx, tpsl: "sl" } },
+    c: req.cloid,
+  };
+}
+
+/** One status of an order or batchModify reply, for a trigger order. */
+export function stopStatus(status: unknown): StopOrderResult {
+  if (typeof status === "object" && status !== null) {
+    const s = status as { resting?: { oid: number }; filled?: { oid: number }; error?: string };
+    if (s.resting) return { status: "resting", oid: s.resting.oid };
+    // Already past its trigger when placed: it fired at once (the position is being closed).
+    if (s.filled) return { status: "resting", oid: s.filled.oid };
+    if (typeof s.error === "string") return { status: "error", message: s.error };
+  }
+  if (status === "waitingForTrigger") return { status: "error", message: "accepted without an order id" };
+  return { status: "error", message: `unrecognised order status ${JSON.stringify(status)}` };
+}

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ExchangeClient } from "@nktkas/hyperliquid";
+import { ExchangeClient, type FrontendOpenOrdersResponse } from "@nktkas/hyperliquid";
 import type { Network } from "../config/defaults.ts";
 import { dataDir } from "../config/env.ts";
 import { D, type DecLike, dec } from "../core/decimal.ts";
@@ -7,13 +7,17 @@ import { UserError } from "../core/errors.ts";
 import {
   builderField,
   buildOrder,
+  buildStopOrder,
   feeRatePercent,
   type OrderRequest,
   type OrderResult,
   type SentOrder,
   type Side,
+  type StopOrderRequest,
+  type StopOrderResult,
   settleOrders,
   statusesOf,
+  stopStatus,
 } from "./actions.ts";
 import { type RateBudget, sharedRateBudget } from "./budget.ts";
 import { type Address, type BuilderFee, type Hex, parseBuilderFee, resolveEndpoint } from "./config.ts";
@@ -302,6 +306,54 @@ export class HlClient extends HlInfo {
     if (req.reduceOnly !== undefined) order.reduceOnly = req.reduceOnly;
     if (req.cloid !== undefined) order.cloid = req.cloid;
     return this.order(order, opts);
+  }
+
+  // ── stop (trigger) orders: the exchange-side backstops ───────────────────────────────────────
+
+  /** Place a reduce-only stop-market trigger order (grouping "na": its size is fixed, not the position's). */
+  async placeStop(req: StopOrderRequest): Promise<StopOrderResult> {
+    const market = await this.market(req.instrument);
+    const wireOrder = buildStopOrder(req, market);
+    return this.stopAnswer(() =>
+      this.exchange().order({ orders: [wireOrder], grouping: "na", ...builderField(this.builder) }),
+    );
+  }
+
+  /**
+   * Move a resting stop (found by its cloid) to a new trigger and size in place: one `batchModify`
+   * (a modify, not a cancel and a new order; the exchange gives it a new oid, the cloid stays).
+   */
+  async modifyStop(req: StopOrderRequest): Promise<StopOrderResult> {
+    const market = await this.market(req.instrument);
+    const wireOrder = buildStopOrder(req, market);
+    return this.stopAnswer(() =>
+      this.exchange().batchModify({ modifies: [{ oid: req.cloid, order: wireOrder }] }),
+    );
+  }
+
+  private async stopAnswer(send: () => Promise<unknown>): Promise<StopOrderResult> {
+    let response: unknown;
+    try {
+      response = await send();
+    } catch (err) {
+      if (!(err instanceof RejectedError)) throw err;
+      if (!err.statusErrors) return { status: "error", message: err.message };
+      response = err.response;
+    }
+    const first = statusesOf(response)?.[0];
+    return first === undefined
+      ? { status: "error", message: "no order status in the reply" }
+      : stopStatus(first);
+  }
+
+  /** Open orders of every dex with their trigger fields (`isTrigger`, `triggerPx`, `cloid`). */
+  async frontendOpenOrdersAllDexes(): Promise<FrontendOpenOrdersResponse> {
+    const user = this.userOr(undefined);
+    const dexes = ["", ...(await this.hip3Dexes())];
+    const lists = await Promise.all(
+      dexes.map((dex) => this.infoClient.frontendOpenOrders(dex ? { user, dex } : { user })),
+    );
+    return lists.flat();
   }
 
   /** Cancel by exchange order id. Throws RejectedError with the exchange's message if it cannot. */

@@ -246,3 +246,23 @@ export function evaluateDsl(cfg: DslConfig, prev: DslState, price: number, nowMs
 export function markDslClosed(s: DslState, price: number, reason: string, nowMs: number): DslState {
   return { ...s, closed: true, close_reason: reason, close_price: price, close_ts: nowMs };
 }
+
+/**
+ * The guard's effective floor now, as a price (what a breach is measured against), without
+ * evaluating a new price: for the exchange backstop, which rests beyond it.
+ */
+export function dslFloor(cfg: DslConfig, s: DslState): number {
+  const dir = cfg.direction;
+  if (s.tier_index < 0) {
+    const trailing = trailingFloorPrice(dir, s.high_water, cfg.phase1_retrace);
+    return cfg.phase1_absolute_floor > 0 ? tighter(dir, trailing, cfg.phase1_absolute_floor) : trailing;
+  }
+  const tier = cfg.tiers[s.tier_index]!;
+  const tierFloor = tierFloorPrice(dir, s.entry_price, tier.lock_pct, cfg.leverage);
+  return tighter(dir, tierFloor, trailingFloorPrice(dir, s.high_water, tier.retrace ?? cfg.phase2_retrace));
+}
+
+/** The price at which a position shows `roe` percent ROE at `leverage` (e.g. the hard stop at −5 %). */
+export function priceAtRoe(direction: Direction, entry: number, roe: number, leverage: number): number {
+  return tierFloorPrice(direction, entry, roe, leverage);
+}

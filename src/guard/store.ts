@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { readJson, writeJsonAtomic } from "../store/atomic.ts";
+import type { BackstopState } from "./backstops.ts";
 import { type DslConfig, dslConfigSchema } from "./config.ts";
 import type { DslState } from "./dsl.ts";
 
@@ -9,6 +10,8 @@ import type { DslState } from "./dsl.ts";
 export interface DslGuardFile {
   state: DslState;
   config: DslConfig;
+  /** `hl dsl start`: the stop resting on the exchange for this position (added field). */
+  backstop?: BackstopState;
 }
 
 const stateSchema = z.object({
@@ -29,7 +32,20 @@ const stateSchema = z.object({
   close_price: z.number(),
   close_ts: z.number(),
 });
-const fileSchema = z.object({ state: stateSchema, config: dslConfigSchema });
+const backstopSchema = z.object({
+  status: z.enum(["resting", "refused", "none"]),
+  cloid: z.string(),
+  oid: z.number().int().nullable(),
+  triggerPx: z.string(),
+  size: z.string(),
+  updatedMs: z.number(),
+  message: z.string().optional(),
+});
+const fileSchema = z.object({
+  state: stateSchema,
+  config: dslConfigSchema,
+  backstop: backstopSchema.optional(),
+});
 
 /** Position ids become file names: keep them to a safe alphabet. */
 function fileOf(dir: string, positionId: string): string {

@@ -187,6 +187,31 @@ export const wolfConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe("Movers' 24 h USD volume floor; null = the preset's."),
+  backstop_enabled: z
+    .boolean()
+    .default(true)
+    .describe("Keep a reduce-only stop-market order resting on the exchange for every open slot."),
+  backstop_margin_pct: z
+    .number()
+    .min(0)
+    .max(20)
+    .default(0.5)
+    .describe(
+      "Percent of price the exchange stop rests beyond the tighter of the hard stop and the DSL floor (the client acts first).",
+    ),
+  backstop_min_move_ticks: z
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe("The exchange stop follows the floor only once it would move at least this many price ticks."),
+  backstop_min_interval_s: z
+    .number()
+    .min(1)
+    .default(60)
+    .describe(
+      "…and at most once per this many seconds per slot (one modify = 1 weight: ≤ 3600/this per hour).",
+    ),
 });
 
 export type WolfConfig = z.output<typeof wolfConfigSchema>;

@@ -16,6 +16,8 @@ export interface GuardLoopOptions {
   maxTicks: number;
   signal: AbortSignal;
   log: (line: string) => void;
+  /** Operator alert: once when price polls start failing (the guard is blind), once when they recover. */
+  alert?: (text: string) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -54,12 +56,17 @@ export async function runGuardLoop(o: GuardLoopOptions): Promise<void> {
         const px = (await o.port.mids())[o.coin];
         const r = px === undefined ? undefined : await o.guard.onPrice(Number(px));
         if (r) o.log(`${px}  ${r.action}  floor=${r.effective_floor.toFixed(4)}  ${r.reason}`);
+        if (backoffMs > 0) {
+          o.log(`price polls of ${o.coin} work again`);
+          o.alert?.(`hl dsl start: price polls of ${o.coin} work again`);
+        }
         backoffMs = 0;
       } catch (err) {
-        backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs === 0 ? 1_000 : backoffMs * 2);
-        o.log(
-          `price poll failed (${err instanceof Error ? err.message : String(err)}); next try in ${backoffMs / 1000} s`,
-        );
+        const first = backoffMs === 0;
+        backoffMs = Math.min(BACKOFF_MAX_MS, first ? 1_000 : backoffMs * 2);
+        const line = `${o.coin} price poll failed (${err instanceof Error ? err.message : String(err)}); next try in ${backoffMs / 1000} s`;
+        o.log(line);
+        if (first) o.alert?.(`hl dsl start: ${line}`);
       }
       if (o.guard.done) break;
       await sleep(Math.max(o.tickMs, backoffMs), o.signal);

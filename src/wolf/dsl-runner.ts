@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { dec, wire } from "../core/decimal.ts";
+import { D, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { type BackstopSettings, DEFAULT_BACKSTOP } from "../guard/backstop.ts";
+import { type BackstopPort, Backstops, type Guarded } from "../guard/backstops.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
-import { type DslResult, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
+import { type DslResult, dslFloor, evaluateDsl, markDslClosed, newDslState } from "../guard/dsl.ts";
+import { closeRetryDelayMs } from "../guard/retry.ts";
 import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
 
@@ -27,6 +30,12 @@ export interface StandaloneGuardOptions {
   given?: GivenEntry;
   /** Evaluate and report, but never send the close (`--dry-run`). */
   dryRun?: boolean;
+  /**
+   * Keep a reduce-only stop resting on the exchange beyond the guard's floor (never with `dryRun`),
+   * so the position stays protected while this process is not running.
+   */
+  backstops?: BackstopPort;
+  backstopSettings?: BackstopSettings;
 }
 
 export interface GivenEntry {
@@ -49,23 +58,91 @@ export function givenEntry(o: { entry?: string; size?: string; direction?: strin
   return { entry, size: o.size!, direction: o.direction };
 }
 
-/** Back-off between failed close attempts: 1 s doubling to 30 s. */
-const RETRY_MIN_MS = 1_000;
-const RETRY_MAX_MS = 30_000;
-
 export class StandaloneGuard {
   guard: DslGuardFile;
   private busy = false;
   done = false;
-  /** After a failed close (network, exchange), no new attempt before this time. */
+  /** After a failed or refused close, no new attempt before this time (port clock). */
   private retryAtMs = 0;
-  private retryDelayMs = RETRY_MIN_MS;
+  /** Close attempts in a row that filled nothing (0 = none failing). */
+  private failedAttempts = 0;
+  /** The exchange stop's keeper (none in a dry run or without a port for it). */
+  readonly backstops: Backstops | undefined;
 
   private constructor(
     private readonly opts: StandaloneGuardOptions,
     guard: DslGuardFile,
   ) {
     this.guard = guard;
+    const port = opts.backstops;
+    const alert = opts.alert;
+    this.backstops =
+      port && !opts.dryRun
+        ? new Backstops({
+            port,
+            owner: "dsl",
+            settings: () => opts.backstopSettings ?? DEFAULT_BACKSTOP,
+            now: () => opts.port.now(),
+            log: opts.log ?? (() => undefined),
+            ...(alert ? { alert: (t: string) => alert(`hl dsl start: ${t}`) } : {}),
+          })
+        : undefined;
+  }
+
+  /** What the exchange stop covers: the guarded side and size, beyond the guard's floor. */
+  private guarded(): Guarded {
+    const { state, config } = this.guard;
+    return {
+      key: state.position_id,
+      coin: this.opts.coin,
+      side: config.direction,
+      size: state.position_size,
+      stops: [dslFloor(config, state)],
+    };
+  }
+
+  /**
+   * On start: exactly one exchange stop for this guard (adopted by its cloid, or placed), and none
+   * left over from a guard of this dir that has closed; stops of other open guards are left alone.
+   */
+  async reconcileBackstop(): Promise<void> {
+    if (!this.backstops) return;
+    const others = listGuards(this.opts.dir)
+      .guards.filter((g) => !g.state.closed && g.state.position_id !== this.guard.state.position_id)
+      .map((g) => g.state.position_id);
+    try {
+      const { states } = await this.backstops.reconcile([this.guarded()], () => this.guard.backstop, others);
+      const next = states.get(this.guard.state.position_id);
+      if (next) this.recordBackstop(next);
+    } catch (err) {
+      this.opts.log?.(`backstop not reconciled: ${(err as Error).message}`);
+    }
+  }
+
+  /** Place, ratchet or resize the exchange stop (in the background; the keeper decides if it is worth it). */
+  private syncBackstop(): void {
+    const keeper = this.backstops;
+    if (!keeper || this.done) return;
+    void keeper.sync(this.guarded(), this.guard.backstop).then((next) => {
+      if (next && !this.done) this.recordBackstop(next);
+    });
+  }
+
+  private recordBackstop(next: NonNullable<DslGuardFile["backstop"]>): void {
+    this.guard = { ...this.guard, backstop: next };
+    saveGuard(this.opts.dir, this.guard);
+  }
+
+  /** A guard with its exchange stop reconciled (placed, or found again after a restart). */
+  private static async ready(opts: StandaloneGuardOptions, file: DslGuardFile): Promise<StandaloneGuard> {
+    const g = new StandaloneGuard(opts, file);
+    await g.reconcileBackstop();
+    return g;
+  }
+
+  /** Wait for exchange-stop work in flight. */
+  async settled(): Promise<void> {
+    await this.backstops?.settled();
   }
 
   static async open(opts: StandaloneGuardOptions): Promise<StandaloneGuard> {
@@ -91,7 +168,7 @@ export class StandaloneGuard {
     );
     if (saved) {
       opts.log?.(`resuming the saved guard ${saved.state.position_id}`);
-      return new StandaloneGuard(opts, saved);
+      return StandaloneGuard.ready(opts, saved);
     }
     const floor =
       opts.autoFloor === false
@@ -112,13 +189,14 @@ export class StandaloneGuard {
     });
     const guard = { state, config };
     saveGuard(opts.dir, guard);
-    return new StandaloneGuard(opts, guard);
+    return StandaloneGuard.ready(opts, guard);
   }
 
   /**
    * Evaluate one price; on a close verdict, send the close (at most one in flight). Never rejects: a
-   * failed close (or a failed save) is logged, alerted and retried with back-off on a later price, so
-   * the position stays guarded.
+   * failed or refused close (or a failed save) is logged, alerted once per failing streak, and tried
+   * again on a later price after a short back-off (250 ms doubling to 1 s), so the position stays
+   * guarded without hammering the exchange.
    */
   async onPrice(price: number): Promise<DslResult | undefined> {
     if (this.done || this.busy) return undefined;
@@ -130,24 +208,31 @@ export class StandaloneGuard {
       saveGuard(this.opts.dir, this.guard);
       if (r.action === "close" && now >= this.retryAtMs) {
         await this.close(r.reason, price);
-        this.retryDelayMs = RETRY_MIN_MS;
-      }
+        this.failedAttempts = 0;
+        this.retryAtMs = 0;
+      } else if (r.action !== "close") this.syncBackstop();
       return r;
     } catch (err) {
-      const now = this.opts.port.now();
-      this.retryAtMs = now + this.retryDelayMs;
-      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${Math.round(this.retryDelayMs / 1000)} s`;
-      this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
+      this.failedAttempts += 1;
+      const delay = closeRetryDelayMs(this.failedAttempts);
+      this.retryAtMs = this.opts.port.now() + delay;
+      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`;
       this.opts.log?.(text);
-      this.opts.alert?.(text);
+      if (this.failedAttempts === 1) this.opts.alert?.(text);
       return undefined;
     } finally {
       this.busy = false;
     }
   }
 
+  /**
+   * Close the guarded position: only its side, and at most its size (the account may hold more of
+   * the coin than this guard was given). Throws when the close did not fill, so the caller backs off.
+   */
   private async close(reason: string, price: number): Promise<void> {
     const { port, coin } = this.opts;
+    const guarded = dec(this.guard.state.position_size);
+    const direction = this.guard.config.direction;
     if (this.opts.dryRun) {
       this.opts.log?.(
         `dry run: would close ${this.guard.state.position_size} at ${price} (${reason}); no order sent`,
@@ -156,22 +241,33 @@ export class StandaloneGuard {
       return;
     }
     const pos = (await port.positions()).find((p) => p.coin === coin);
-    const open = pos ? dec(pos.szi) : dec(0);
-    if (!open.isZero()) {
-      const res = await port.ioc({
-        coin,
-        side: open.gt(0) ? "sell" : "buy",
-        size: wire(open.abs()),
-        slippage: this.opts.slippage ?? 0.01,
-        reduceOnly: true,
-        cloid: `0x${randomBytes(16).toString("hex")}`,
-      });
+    const szi = pos ? dec(pos.szi) : dec(0);
+    const onGuardedSide = direction === "long" ? szi.gt(0) : szi.lt(0);
+    if (!onGuardedSide) {
       this.opts.log?.(
-        res.status === "filled"
-          ? `close filled ${res.size} @ ${res.price}`
-          : `close not filled: ${res.message}`,
+        `no ${direction} ${port.instrumentOf(coin)} position on the exchange (${wire(szi)}): the guarded position is already gone`,
       );
-      if (res.status !== "filled" || dec(res.size).lt(open.abs())) return; // retried on the next price
+      this.finish(price, `${reason} (position already gone)`);
+      return;
+    }
+    const size = D.min(szi.abs(), guarded);
+    const res = await port.ioc({
+      coin,
+      side: direction === "long" ? "sell" : "buy",
+      size: wire(size),
+      slippage: this.opts.slippage ?? 0.01,
+      reduceOnly: true,
+      cloid: `0x${randomBytes(16).toString("hex")}`,
+    });
+    if (res.status !== "filled") throw new Error(`close not filled: ${res.message}`);
+    this.opts.log?.(`close filled ${res.size} @ ${res.price}`);
+    const left = guarded.minus(res.size);
+    if (left.gt(0)) {
+      // Part of it: what is left stays guarded (its exchange stop shrinks), and the next price closes it.
+      this.guard = { ...this.guard, state: { ...this.guard.state, position_size: wire(left) } };
+      saveGuard(this.opts.dir, this.guard);
+      this.syncBackstop();
+      return;
     }
     this.finish(price, reason);
   }
@@ -184,5 +280,10 @@ export class StandaloneGuard {
     saveGuard(this.opts.dir, this.guard);
     this.done = true;
     this.opts.log?.(`guard closed: ${reason}`);
+    const keeper = this.backstops;
+    if (keeper && this.guard.backstop && this.guard.backstop.status !== "none")
+      void keeper
+        .cancel(this.guard.state.position_id, this.opts.coin)
+        .then((none) => this.recordBackstop(none));
   }
 }

@@ -22,10 +22,16 @@ export class SlotGuards {
     return `wolf-${slot.slot_id}-${slot.opened_at_ms}`;
   }
 
+  /** The preset and leverage a new position's guard is opened with (kept in the slot for a rebuild). */
+  openedWith(slot: Slot): Pick<Slot, "dsl_preset" | "dsl_leverage"> {
+    return { dsl_preset: this.cfg.dsl_preset, dsl_leverage: this.cfg.dsl_leverage_override ?? slot.leverage };
+  }
+
   private build(slot: Slot, nowMs: number): DslGuardFile {
-    const config = dslConfigFromPreset(this.cfg.dsl_preset, {
+    // A position keeps the preset and leverage it was opened with, whatever the config says today.
+    const config = dslConfigFromPreset(slot.dsl_preset ?? this.cfg.dsl_preset, {
       direction: slot.side === "short" ? "short" : "long",
-      leverage: this.cfg.dsl_leverage_override ?? slot.leverage,
+      leverage: slot.dsl_leverage ?? this.cfg.dsl_leverage_override ?? slot.leverage,
       breach_interval_ms: this.cfg.dsl_breach_interval_ms,
     });
     const state = newDslState({
@@ -56,8 +62,9 @@ export class SlotGuards {
   /**
    * Restore the guard of an open slot after a restart (from its file, else its last-good copy). When
    * neither survives, the stop is rebuilt conservatively: the high water is the best of the entry, the
-   * slot's saved high-water ROE and `pricesSince` (prices recorded since the entry), and the tier never
-   * below the slot's saved one, so the floor is never looser than the last one saved.
+   * slot's saved high-water ROE and `pricesSince` (prices recorded since the entry), the tier never
+   * below the slot's saved one and the breach count as last saved, so the floor is never looser and
+   * the count never starts over.
    */
   restore(slot: Slot, nowMs: number, pricesSince: readonly number[] = []): DslGuardFile {
     const r = slot.dsl_position_id
@@ -74,6 +81,8 @@ export class SlotGuards {
     const best = [entry, fromRoe, ...pricesSince].filter((p) => p > 0);
     g.state.high_water = long ? Math.max(...best) : Math.min(...best);
     g.state.tier_index = Math.max(g.state.tier_index, slot.dsl_tier);
+    g.state.breach_count = slot.dsl_breaches ?? 0;
+    g.state.breach_ts = g.state.breach_count > 0 ? nowMs : 0;
     this.log(
       `slot ${slot.slot_id} (${slot.instrument}): DSL guard ${r.kind === "corrupt" ? "file corrupt" : "missing"}, rebuilt from the entry and the saved ratchet (high water ${g.state.high_water}, tier ${g.state.tier_index})`,
     );

@@ -5,6 +5,8 @@ import type { Address } from "../exchange/index.ts";
 import { coinToInstrument, type HlClient, slippagePrice } from "../exchange/index.ts";
 import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
 import { classifyRejection, rejectionOf } from "../exchange/rejections.ts";
+import type { BackstopPort } from "../guard/backstops.ts";
+import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { parseCandles } from "../signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../signals/market.ts";
 import type {
@@ -20,7 +22,11 @@ import type {
 
 /** WolfPort over the shared Hyperliquid client (paper, testnet or mainnet alike). */
 export class HlWolfPort implements WolfPort {
-  constructor(private readonly client: HlClient) {}
+  readonly backstops: BackstopPort;
+
+  constructor(private readonly client: HlClient) {
+    this.backstops = new HlBackstopPort(client);
+  }
 
   now(): number {
     return Date.now();

@@ -1,4 +1,5 @@
 import type { Rejection } from "../exchange/rejections.ts";
+import type { BackstopPort } from "../guard/backstops.ts";
 import type { WalletPosition } from "../signals/smart-money.ts";
 import type { MarketDataSource } from "../signals/source.ts";
 
@@ -70,6 +71,8 @@ export interface AccountFill {
 }
 
 export interface WolfPort extends MarketDataSource {
+  /** Stop orders resting on the exchange (absent: no exchange backstops, e.g. a backtest). */
+  readonly backstops?: BackstopPort;
   /** coin → mid (every dex; HIP-3 coins keep their `dex:` prefix) */
   mids(): Promise<Record<string, string>>;
   positions(): Promise<ExchangePosition[]>;

@@ -1,5 +1,6 @@
 import type { Alerter } from "../alerts/webhook.ts";
 import { D, dec, wire } from "../core/decimal.ts";
+import { closeRetryDelayMs } from "../guard/retry.ts";
 import { addExitFill, closeRecord, remainingSize, startExit } from "./accounting.ts";
 import type { WolfConfig } from "./config.ts";
 import { dayLoss, priceExit, trackSlot } from "./engine.ts";
@@ -7,6 +8,7 @@ import type { SlotGuards } from "./guards.ts";
 import { newCloid } from "./ids.ts";
 import type { ExchangePosition, IocResult, WolfPort } from "./port.ts";
 import { journalClosedSlot } from "./records.ts";
+import type { SlotBackstops } from "./slot-backstops.ts";
 import { emptySlot, type Slot, type WolfState } from "./state.ts";
 import { appendTrade, readTrades } from "./trades.ts";
 
@@ -25,6 +27,8 @@ export interface ProtectorOptions {
   book: SlotBook;
   log: (line: string) => void;
   alerter?: Alerter;
+  /** The exchange backstops of the slots (none: the client path alone protects them). */
+  backstops?: SlotBackstops;
 }
 
 /** A mid younger than this prices a close directly; an older one is asked for again. */
@@ -37,11 +41,15 @@ const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
  * the time-based exits, the daily loss limit) is evaluated on each price, streamed or ticked, and
  * the close is sent at once. Nothing here waits for the tick or its scans: a slot's close runs on
  * its own, at most one at a time per slot, and the scans hold back while any close is in flight.
+ * It needs no runner: slots (a SlotBook over state.json), a port to close through and prices given to
+ * `onMids` are enough — src/wolf/guard-only.ts runs it that way, with no entries.
  */
 export class Protector {
   private readonly inFlight = new Map<number, Promise<void>>();
   private idleWaiters: (() => void)[] = [];
   private readonly lastMids = new Map<string, { px: number; raw: string; atMs: number }>();
+  /** Per closing slot: no new attempt before this time (port clock). */
+  private readonly retryAt = new Map<number, number>();
 
   constructor(private readonly opts: ProtectorOptions) {}
 
@@ -88,14 +96,22 @@ export class Protector {
       if (px > 0) this.lastMids.set(coin, { px, raw, atMs: wallNow });
     }
     for (const s of this.state.slots) {
-      if (s.status !== "active" || this.inFlight.has(s.slot_id)) continue;
+      if (this.inFlight.has(s.slot_id)) continue;
+      if (s.status === "closing") {
+        // An unfinished close goes out again on every price once its short back-off has passed.
+        if (now >= (this.retryAt.get(s.slot_id) ?? 0)) void this.exit(s.slot_id, s.exit?.reason ?? "retry");
+        continue;
+      }
+      if (s.status !== "active") continue;
       const raw = mids[s.coin];
       if (raw === undefined) continue;
       const price = Number(raw);
       if (!(price > 0)) continue;
       const r = this.opts.guards.evaluate(s.slot_id, price, now, { deferSave: true });
       const tracked = trackSlot(s, price, now);
-      const slot = r ? { ...tracked, dsl_phase: r.phase, dsl_tier: r.tier_index } : tracked;
+      const slot = r
+        ? { ...tracked, dsl_phase: r.phase, dsl_tier: r.tier_index, dsl_breaches: r.state.breach_count }
+        : tracked;
       this.setSlot(slot);
       const reason = priceExit(cfg, slot, now, r?.action === "close" ? r.reason : undefined);
       if (reason) {
@@ -103,7 +119,11 @@ export class Protector {
         const sent = this.exit(s.slot_id, reason);
         this.opts.log(`slot ${s.slot_id} ${s.instrument}: ${reason} at ${raw}; closing`);
         if (r?.changed) void sent.then(() => this.opts.guards.persist(s.slot_id));
-      } else if (r?.changed) this.opts.guards.persist(s.slot_id);
+      } else {
+        if (r?.changed) this.opts.guards.persist(s.slot_id);
+        // The exchange stop follows the floor (the keeper decides whether the move is worth a modify).
+        void this.opts.backstops?.sync(s.slot_id);
+      }
     }
     this.checkDailyLoss();
   }
@@ -118,7 +138,7 @@ export class Protector {
     this.tripDailyLoss(wire(unrealized));
   }
 
-  /** Record the daily loss limit (once a day) and close every active slot. */
+  /** Record the daily loss limit (once a day) and close every open slot (active or already closing). */
   tripDailyLoss(unrealized: string): void {
     const st = this.state;
     if (!st.daily_loss_triggered) {
@@ -127,12 +147,12 @@ export class Protector {
       this.opts.log(line);
       this.opts.alerter?.send("daily_loss", `WOLF ${line}; no entries until the next UTC day`);
     }
-    for (const s of st.slots) if (s.status === "active") void this.exit(s.slot_id, "daily_loss_limit");
+    for (const s of st.slots) if (isOpen(s)) void this.exit(s.slot_id, "daily_loss_limit");
   }
 
   /**
    * Close a slot now, or join the close already in flight for it. Never rejects: a failed attempt
-   * leaves the slot "closing", and the next price or tick tries again.
+   * leaves the slot "closing", and the next price after a short back-off (≤ 1 s) tries again.
    */
   exit(slotId: number, reason: string): Promise<void> {
     return this.exclusive(slotId, () => this.exitSlot(slotId, reason));
@@ -151,7 +171,13 @@ export class Protector {
     const running = this.inFlight.get(slotId);
     if (running) return running;
     const run = work()
-      .catch((e) => this.opts.log(`slot ${slotId}: exit failed: ${(e as Error).message}`))
+      .catch((e) => {
+        this.retryAt.set(
+          slotId,
+          this.opts.port.now() + closeRetryDelayMs(this.slot(slotId).exit?.attempts ?? 1),
+        );
+        this.opts.log(`slot ${slotId}: exit failed: ${(e as Error).message}`);
+      })
       .finally(() => {
         this.inFlight.delete(slotId);
         this.opts.book.save();
@@ -211,17 +237,21 @@ export class Protector {
     const exit = { ...slot.exit!, attempts: slot.exit!.attempts + 1 };
     slot = { ...slot, exit };
     if (res.status === "filled") {
+      this.retryAt.delete(slotId);
       slot = { ...slot, exit: addExitFill(exit, res.size, res.price, res.fee) };
       this.setSlot(slot);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, exit.reason, cloid, port.now());
       if (remainingSize(slot).lte(0)) this.finalize(slot);
-      else
+      else {
         this.opts.log(
           `slot ${slotId} ${slot.instrument}: partial exit ${res.size}, ${wire(remainingSize(slot))} left`,
         );
+        void this.opts.backstops?.sync(slotId); // the exchange stop shrinks with the position
+      }
       return;
     }
     this.setSlot(slot);
+    this.retryAt.set(slotId, port.now() + closeRetryDelayMs(exit.attempts));
     this.opts.log(
       `slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`,
     );
@@ -262,6 +292,7 @@ export class Protector {
   private finalize(slot: Slot): void {
     const now = this.opts.port.now();
     const exit = slot.exit!;
+    this.retryAt.delete(slot.slot_id);
     const { record, pnl } = closeRecord(slot, exit, now);
     const st = this.state;
     st.closed_slots = [...st.closed_slots, record].slice(-this.opts.config.closed_history_size);
@@ -269,6 +300,7 @@ export class Protector {
     st.total_pnl = wire(dec(st.total_pnl).plus(pnl));
     if (dec(st.daily_pnl).lte(-this.opts.config.daily_loss_limit)) st.daily_loss_triggered = true;
     this.opts.guards.close(slot.slot_id, Number(record.exit_price), exit.reason, now);
+    void this.opts.backstops?.cancel(slot);
     this.setSlot(emptySlot(slot.slot_id));
     journalClosedSlot(this.opts.dataDir, slot, record, this.opts.config.margin_per_slot, this.opts.log);
     const line = `closed slot ${slot.slot_id}: ${slot.instrument} ${slot.side} @ ${record.exit_price}, PnL ${record.realized_pnl} (${exit.reason})`;

@@ -1,6 +1,4 @@
 import type { Alerter } from "../alerts/webhook.ts";
-import { D, dec, wire } from "../core/decimal.ts";
-import { CoinCooldowns } from "../exchange/rejections.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
 import type { Opportunity } from "../signals/scanner.ts";
@@ -8,19 +6,19 @@ import { type ScannerConfig, scannerConfig } from "../signals/scanner-config.ts"
 import { observeSmartMoney, type SmartMoneySignal, type SmartMoneyState } from "../signals/smart-money.ts";
 import { CandleCache, type MarketDataSource } from "../signals/source.ts";
 import { acquireRunLock, type RunLock } from "../store/run-lock.ts";
-import { entrySize, remainingSize } from "./accounting.ts";
 import type { WolfConfig } from "./config.ts";
 import { type EntryPlan, planTick, type TickInputs } from "./engine.ts";
+import { Entries } from "./entries.ts";
 import { SlotGuards } from "./guards.ts";
-import { newCloid } from "./ids.ts";
-import type { ExchangePosition, IocResult, UnresolvedOrder, WolfPort } from "./port.ts";
+import type { WolfPort } from "./port.ts";
 import { PriceFeed, type PriceFeedOptions } from "./price-feed.ts";
 import { pricesSince } from "./prices-since.ts";
 import { Protector } from "./protector.ts";
+import { reconcileSlots } from "./reconcile.ts";
 import { rememberWolfSession } from "./records.ts";
+import { SlotBackstops } from "./slot-backstops.ts";
 import {
   dslDir,
-  emptySlot,
   freshState,
   loadWolfState,
   resizeSlots,
@@ -58,6 +56,13 @@ export interface WolfRunnerOptions {
   movers?: MoversConfig;
   /** Operator alerts (daily loss limit, entries, exits); default: none. */
   alerter?: Alerter;
+  /**
+   * Take the data dir's run lock (default true). Only a guard running beside a trader that holds it
+   * and cannot act (SIGSTOPped) passes false; see src/wolf/guard-only.ts.
+   */
+  lock?: boolean;
+  /** Never write state.json (the paused trader owns it); closes still go out and trades are logged. */
+  readOnlyState?: boolean;
 }
 
 const isOpen = (s: Slot) => s.status === "active" || s.status === "closing";
@@ -71,6 +76,8 @@ export class WolfRunner {
   state: WolfState;
   readonly guards: SlotGuards;
   readonly protector: Protector;
+  /** The slots' exchange backstops (when the port can place stops). */
+  readonly backstops: SlotBackstops | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private scannerQueue: { opportunities: Opportunity[]; untilTick: number } = {
     opportunities: [],
@@ -86,12 +93,8 @@ export class WolfRunner {
   /** Set once the first state (reconciled, every open slot guarded) is written. */
   private started = false;
   private feed: PriceFeed | undefined;
-  /** Coins left alone after a refusal that will not go away at once. */
-  private readonly cooldowns = new CoinCooldowns();
-  /** Set (with the reason) when a refusal means no entry can succeed this run. */
-  private entriesStopped: string | undefined;
-  /** Pending entries being resolved, by slot. */
-  private readonly resolving = new Map<number, Promise<void>>();
+  /** Entries and the resolution of pending ones. */
+  readonly entries: Entries;
   private streamReady: Promise<void> = Promise.resolve();
   private readonly cache: CandleCache;
   private readonly scannerCfg: ScannerConfig;
@@ -108,12 +111,34 @@ export class WolfRunner {
     this.state = state;
     this.log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
     this.guards = new SlotGuards(dslDir(opts.dataDir), opts.config, this.log);
+    this.backstops = opts.port.backstops
+      ? new SlotBackstops({
+          port: opts.port.backstops,
+          book: this,
+          guards: this.guards,
+          config: opts.config,
+          now: () => opts.port.now(),
+          log: this.log,
+          ...(opts.alerter ? { alerter: opts.alerter } : {}),
+        })
+      : undefined;
     this.protector = new Protector({
       port: opts.port,
       dataDir: opts.dataDir,
       config: opts.config,
       guards: this.guards,
       book: this,
+      log: this.log,
+      ...(opts.alerter ? { alerter: opts.alerter } : {}),
+      ...(this.backstops ? { backstops: this.backstops } : {}),
+    });
+    this.entries = new Entries({
+      port: opts.port,
+      config: opts.config,
+      book: this,
+      guards: this.guards,
+      protector: this.protector,
+      ...(this.backstops ? { backstops: this.backstops } : {}),
       log: this.log,
       ...(opts.alerter ? { alerter: opts.alerter } : {}),
     });
@@ -145,7 +170,10 @@ export class WolfRunner {
 
   /** Load (or create) the state, restore guards, reconcile with the exchange, start the price stream. */
   static async open(opts: WolfRunnerOptions): Promise<WolfRunner> {
-    const lock = acquireRunLock(wolfDir(opts.dataDir), "trading", "WOLF");
+    const lock =
+      opts.lock === false
+        ? { path: "", release: () => undefined }
+        : acquireRunLock(wolfDir(opts.dataDir), "trading", "WOLF");
     try {
       return await WolfRunner.start(opts, lock);
     } catch (err) {
@@ -176,11 +204,13 @@ export class WolfRunner {
     else delete runner.state.price_stream;
     try {
       await runner.reconcile();
+      // Exactly one exchange stop per open slot, and none left over from closed ones.
+      await runner.backstops?.reconcile();
     } catch (err) {
       await runner.feed?.stop();
       throw err;
     }
-    for (const s of state.slots) if (s.status === "pending") void runner.resolvePending(s.slot_id);
+    for (const s of state.slots) if (s.status === "pending") void runner.entries.resolvePending(s.slot_id);
     // The first state written is the reconciled one, with every open slot guarded.
     runner.started = true;
     runner.save();
@@ -239,17 +269,10 @@ export class WolfRunner {
   }
 
   save(): void {
+    if (this.opts.readOnlyState) return;
     this.state.updated_ms = this.opts.port.now();
     this.state.config = { ...this.opts.config }; // a review may have retuned it in place
     saveWolfState(this.opts.dataDir, this.state);
-  }
-
-  private slot(id: number): Slot {
-    return this.state.slots[id]!;
-  }
-
-  private setSlot(slot: Slot): void {
-    this.state.slots[slot.slot_id] = slot;
   }
 
   /** Streamed mids go straight to the protective path. */
@@ -275,8 +298,11 @@ export class WolfRunner {
       st.daily_pnl = "0";
       st.daily_loss_triggered = false;
     }
-    if (st.tick_count % cfg.reconcile_interval_ticks === 0) await this.reconcile();
-    for (const s of st.slots) if (s.status === "pending") void this.resolvePending(s.slot_id);
+    if (st.tick_count % cfg.reconcile_interval_ticks === 0) {
+      await this.reconcile();
+      await this.backstops?.reconcile();
+    }
+    for (const s of st.slots) if (s.status === "pending") void this.entries.resolvePending(s.slot_id);
 
     const mids = await port.mids().catch((e) => {
       this.log(`mids unavailable: ${(e as Error).message}`);
@@ -324,9 +350,12 @@ export class WolfRunner {
       blocked: new Set(
         [...this.lastMovers, ...scanner, ...smartMoney]
           .map((x) => x.asset)
-          .filter((coin) => this.cooldowns.blocking(coin, now)),
+          .filter((coin) => this.entries.blocking(coin, now)),
       ),
     };
+    // A slot opened (or adopted) while this tick's scans ran is not judged by the tick's older price:
+    // the stream has been guarding it since, with newer ones.
+    for (const s of st.slots) if (s.opened_at_ms > now) prices.delete(s.coin);
     const plan = planTick(st, cfg, inputs, (c) => port.instrumentOf(c));
     st.slots = plan.slots;
     if (plan.daily_loss_triggered) this.protector.tripDailyLoss(plan.unrealized_pnl);
@@ -337,7 +366,8 @@ export class WolfRunner {
       if (s.status === "closing") exits.push(this.protector.exit(s.slot_id, s.exit?.reason ?? "retry"));
     for (const e of plan.exits) exits.push(this.protector.exit(e.slot_id, e.reason));
     await Promise.all(exits);
-    if (!st.daily_loss_triggered && !this.entriesStopped) for (const e of plan.entries) await this.enter(e);
+    if (!st.daily_loss_triggered && !this.entries.stopped)
+      for (const e of plan.entries) await this.entries.enter(e);
     this.save();
     await this.review(now);
   }
@@ -396,221 +426,16 @@ export class WolfRunner {
     if (calls.length) this.save();
   }
 
-  /** Open a position for an entry plan with one IOC at a marketable limit; the slot fills only on a fill. */
-  async enter(e: EntryPlan): Promise<void> {
-    const port = this.opts.port;
-    const cfg = this.opts.config;
-    if (this.slot(e.slot_id).status !== "empty") return;
-    const holder = this.state.slots.find((s) => s.status !== "empty" && s.coin === e.coin);
-    if (holder) {
-      this.log(`entry ${e.coin} skipped: slot ${holder.slot_id} holds it (${holder.status})`);
-      return;
-    }
-    try {
-      const info = await port.marketInfo(e.coin);
-      const leverage = Math.max(1, Math.floor(Math.min(cfg.leverage, info.maxLeverage)));
-      const mid = Number((await port.mids())[e.coin] ?? 0);
-      const size = entrySize(cfg.margin_per_slot, leverage, mid, info.szDecimals, cfg.min_order_usd);
-      if (!size) {
-        this.log(`skip ${info.instrument}: no price or size below the minimum order`);
-        return;
-      }
-      await port
-        .setLeverage(e.coin, leverage)
-        .catch((err) => this.log(`leverage ${info.instrument}: ${(err as Error).message}`));
-      const side = e.direction === "long" ? "buy" : "sell";
-      // What the slot will hold once the order is known to have filled.
-      const base: Slot = {
-        ...emptySlot(e.slot_id),
-        instrument: info.instrument,
-        coin: e.coin,
-        side: e.direction,
-        entry_source: e.source,
-        entry_signal_score: e.score,
-        margin_allocated: wire(dec(cfg.margin_per_slot)),
-        leverage,
-      };
-      // Write-ahead: the slot is saved pending with the order before it goes out, so a process killed
-      // while it is in flight resolves it by cloid on restart (keeping its signal source).
-      const send = (orderSize: string, cloid: `0x${string}`) =>
-        port.ioc({
-          coin: e.coin,
-          side,
-          size: orderSize,
-          slippage: cfg.entry_slippage,
-          reduceOnly: false,
-          cloid,
-          onSending: (order) => {
-            this.setSlot({ ...base, status: "pending", pending_order: order });
-            this.save();
-          },
-        });
-      let cloid = newCloid();
-      let res: IocResult;
-      try {
-        res = await send(size, cloid);
-        if (res.status === "unfilled" && res.rejection?.reaction === "shrink") {
-          // Too large for the margin or the margin tier: one smaller order, not the same one again.
-          const half = halfSize(size, info.szDecimals, mid, cfg.min_order_usd);
-          this.log(
-            `entry ${info.instrument} refused (${res.rejection.reason}); ${half ? `trying ${half}` : "too small to shrink"}`,
-          );
-          if (half) {
-            cloid = newCloid();
-            res = await send(half, cloid);
-          }
-        }
-      } catch (err) {
-        if (this.slot(e.slot_id).pending_order?.cloid !== cloid) throw err;
-        // Sent (or about to be) without a definite answer: the exchange is asked rather than guessed.
-        this.log(
-          `entry ${info.instrument} ${e.direction}: ${(err as Error).message}; slot ${e.slot_id} stays pending until the exchange says what became of it`,
-        );
-        void this.resolvePending(e.slot_id);
-        return;
-      }
-      if (res.status === "unknown") {
-        this.setSlot({ ...base, status: "pending", pending_order: res.unresolved });
-        this.save();
-        this.log(
-          `entry ${info.instrument} ${e.direction}: outcome unknown (${res.message}); slot ${e.slot_id} pending, nothing else goes out for ${e.coin} until the exchange says what became of it`,
-        );
-        void this.resolvePending(e.slot_id);
-        return;
-      }
-      if (res.status !== "filled") {
-        if (this.slot(e.slot_id).status === "pending") {
-          this.setSlot(emptySlot(e.slot_id));
-          this.save();
-        }
-        this.onEntryRefused(info.instrument, e, res);
-        return;
-      }
-      this.activate(base, res, cloid, e.reason);
-    } catch (err) {
-      this.log(`entry ${e.coin} failed: ${(err as Error).message}`);
-    }
-  }
-
-  /**
-   * An entry that did not fill. A refusal is acted on by its reason (never by sending the same order
-   * again): retry on the next tick's fresh plan, leave the coin alone for a while, or stop entering.
-   */
-  private onEntryRefused(
-    instrument: string,
-    e: EntryPlan,
-    res: Extract<IocResult, { status: "unfilled" }>,
-  ): void {
-    const rejection = res.rejection;
-    if (!rejection) {
-      this.log(`entry ${instrument} ${e.direction} not filled: ${res.message}`);
-      return;
-    }
-    const what = `entry ${instrument} ${e.direction} refused (${rejection.reason}: ${res.message})`;
-    switch (rejection.reaction) {
-      case "retry_next_tick":
-        this.log(`${what}; the next tick may try again`);
-        return;
-      case "shrink":
-      case "skip_coin": {
-        const skip =
-          rejection.reaction === "skip_coin"
-            ? rejection
-            : { ...rejection, reaction: "skip_coin" as const, cooldownMs: 60_000 };
-        this.cooldowns.note(e.coin, skip, this.opts.port.now());
-        this.log(`${what}; ${e.coin} is left alone for ${Math.round(skip.cooldownMs / 1000)} s`);
-        return;
-      }
-      case "stop":
-        this.entriesStopped = what;
-        this.log(`${what}; no more entries this run (open slots stay guarded)`);
-        this.opts.alerter?.send("halt", `WOLF ${what}: no more entries this run; open slots stay guarded`);
-        return;
-    }
-  }
-
-  /** A confirmed entry fill: the slot goes active with the fill's size and price, guarded from now on. */
-  private activate(
-    base: Slot,
-    fill: Extract<IocResult, { status: "filled" }>,
-    cloid: string,
-    why: string,
-  ): void {
-    const now = this.opts.port.now();
-    const slot: Slot = {
-      ...base,
-      status: "active",
-      entry_price: fill.price,
-      entry_size: fill.size,
-      entry_fee: fill.fee,
-      current_price: fill.price,
-      dsl_phase: 1,
-      dsl_tier: -1,
-      opened_at_ms: now,
-      last_progress_ms: now,
-      last_signal_seen_ms: now,
-      pending_order: null,
-    };
-    slot.dsl_position_id = SlotGuards.positionId(slot);
-    this.setSlot(slot);
-    this.guards.create(slot, now);
-    const side = slot.side === "long" ? "buy" : "sell";
-    this.protector.recordTrade(
-      slot,
-      side,
-      fill.oid,
-      fill.price,
-      fill.size,
-      fill.fee,
-      `entry:${slot.entry_source}`,
-      cloid,
-      now,
-    );
-    this.save();
-    const opened = `opened slot ${slot.slot_id}: ${slot.instrument} ${slot.side} ${fill.size} @ ${fill.price} (${why})`;
-    this.log(opened);
-    this.opts.alerter?.send("entry", `WOLF ${opened}`, { instrument: slot.instrument });
-  }
-
-  /**
-   * Ask the exchange what became of a pending slot's entry (once at a time per slot): filled → the
-   * slot adopts the position; not executed → the slot is free again; cannot tell yet → asked again
-   * on the next tick. Until then the slot's coin is held: nothing else is sent for it.
-   */
-  private resolvePending(slotId: number): Promise<void> {
-    const running = this.resolving.get(slotId);
-    if (running) return running;
-    const slot = this.slot(slotId);
-    const order = slot.pending_order;
-    if (slot.status !== "pending" || !order) return Promise.resolve();
-    const run = this.opts.port
-      .resolveIoc(order as UnresolvedOrder)
-      .then(
-        (res) => {
-          const now = this.slot(slotId);
-          if (now.status !== "pending" || now.pending_order?.cloid !== order.cloid) return;
-          if (res.status === "filled") {
-            this.activate(now, res, order.cloid, "entry resolved after its answer was lost");
-            return;
-          }
-          this.setSlot(emptySlot(slotId));
-          this.save();
-          this.log(`entry ${now.instrument}: not executed (${res.message}); slot ${slotId} is free again`);
-        },
-        (err: unknown) =>
-          this.log(
-            `entry ${slot.instrument}: outcome still unknown (${(err as Error).message}); asking again next tick`,
-          ),
-      )
-      .finally(() => this.resolving.delete(slotId));
-    this.resolving.set(slotId, run);
-    return run;
+  /** Open a position for an entry plan (see src/wolf/entries.ts). */
+  enter(e: EntryPlan): Promise<void> {
+    return this.entries.enter(e);
   }
 
   /** Wait for closes and entry resolutions in flight. */
   async settled(): Promise<void> {
-    while (this.resolving.size > 0) await Promise.allSettled([...this.resolving.values()]);
+    await this.entries.settled();
     await this.protector.settled();
+    await this.backstops?.settled();
   }
 
   /** Close a slot now (joins a close already in flight). */
@@ -619,78 +444,19 @@ export class WolfRunner {
   }
 
   /**
-   * Make the slots agree with the exchange: a slot whose position is gone is closed from its fills; a
-   * size that differs is adopted; an exchange position no slot knows is adopted into a free slot
-   * (guarded from then on) or reported. Runs at start-up, before any entry, and every few ticks.
+   * Make the slots agree with the exchange (src/wolf/reconcile.ts). Runs at start-up, before any
+   * entry, and every few ticks.
    */
-  async reconcile(): Promise<void> {
-    let positions: ExchangePosition[];
-    try {
-      positions = await this.opts.port.positions();
-    } catch (e) {
-      this.log(`reconcile skipped: ${(e as Error).message}`);
-      return;
-    }
-    const now = this.opts.port.now();
-    const byCoin = new Map(positions.filter((p) => !dec(p.szi).isZero()).map((p) => [p.coin, p]));
-    for (const s of this.state.slots) {
-      if (!isOpen(s)) continue;
-      const p = byCoin.get(s.coin);
-      byCoin.delete(s.coin);
-      if (this.protector.closing(s.slot_id)) continue; // its close settles it
-      const exSide = p ? (dec(p.szi).gt(0) ? "long" : "short") : undefined;
-      if (!p || exSide !== s.side) {
-        this.log(`reconcile: slot ${s.slot_id} ${s.instrument} has no ${s.side} position on the exchange`);
-        await this.protector.settleGone(s.slot_id, "no position on the exchange");
-        continue;
-      }
-      const size = dec(p.szi).abs();
-      const expected = remainingSize(s);
-      if (!size.eq(expected)) {
-        this.log(
-          `reconcile: slot ${s.slot_id} ${s.instrument} size ${wire(expected)} → exchange ${wire(size)}`,
-        );
-        this.setSlot({ ...s, entry_size: wire(size.plus(s.exit?.filled_size ?? 0)) });
-      }
-    }
-    for (const p of byCoin.values()) {
-      // A pending entry's position is adopted by its own resolution, with its fill's price.
-      if (this.state.slots.some((s) => s.status !== "empty" && s.coin === p.coin)) continue;
-      const free = this.state.slots.find((s) => s.status === "empty");
-      const instrument = this.opts.port.instrumentOf(p.coin);
-      if (!free) {
-        this.log(`reconcile: ${instrument} position ${p.szi} has no free slot; it is NOT managed by WOLF`);
-        continue;
-      }
-      const info = await this.opts.port.marketInfo(p.coin).catch(() => undefined);
-      const leverage = Math.max(
-        1,
-        Math.floor(Math.min(this.opts.config.leverage, info?.maxLeverage ?? this.opts.config.leverage)),
-      );
-      const slot: Slot = {
-        ...emptySlot(free.slot_id),
-        status: "active",
-        instrument,
-        coin: p.coin,
-        side: dec(p.szi).gt(0) ? "long" : "short",
-        entry_source: "reconciled",
-        entry_price: wire(dec(p.entryPx)),
-        entry_size: wire(dec(p.szi).abs()),
-        margin_allocated: wire(dec(p.szi).abs().times(p.entryPx).div(leverage)),
-        leverage,
-        current_price: wire(dec(p.entryPx)),
-        dsl_phase: 1,
-        opened_at_ms: now,
-        last_progress_ms: now,
-        last_signal_seen_ms: now,
-      };
-      slot.dsl_position_id = SlotGuards.positionId(slot);
-      this.setSlot(slot);
-      this.guards.create(slot, now);
-      this.log(
-        `reconcile: adopted ${instrument} ${slot.side} ${slot.entry_size} @ ${slot.entry_price} into slot ${slot.slot_id}`,
-      );
-    }
+  reconcile(): Promise<void> {
+    return reconcileSlots({
+      port: this.opts.port,
+      config: this.opts.config,
+      book: this,
+      guards: this.guards,
+      protector: this.protector,
+      ...(this.backstops ? { backstops: this.backstops } : {}),
+      log: this.log,
+    });
   }
 
   /** Run ticks until `maxTicks` ticks of THIS run are done (0 = forever) or `signal` aborts. */
@@ -742,10 +508,4 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-/** Half an order's size, rounded down to the asset's size step; undefined below the minimum order. */
-function halfSize(size: string, szDecimals: number, mid: number, minOrderUsd: number): string | undefined {
-  const half = dec(size).div(2).toDecimalPlaces(szDecimals, D.ROUND_DOWN);
-  return half.gt(0) && half.times(mid).gte(minOrderUsd) ? wire(half) : undefined;
 }

@@ -45,11 +45,31 @@ export const slotSchema = z.object({
   dsl_phase: z.number().int().min(0).max(2),
   dsl_tier: z.number().int(),
   dsl_position_id: z.string(),
+  /** The DSL preset and leverage the guard was opened with: a rebuilt guard keeps them (added field). */
+  dsl_preset: z.string().optional(),
+  dsl_leverage: z.number().positive().optional(),
+  /** The guard's breach count as last seen, so a rebuilt guard does not start the count over. */
+  dsl_breaches: z.number().int().min(0).optional(),
   opened_at_ms: z.number(),
   last_progress_ms: z.number(),
   last_signal_seen_ms: z.number(),
   signal_disappeared_ms: z.number(),
   exit: pendingExitSchema.nullable(),
+  /**
+   * The stop resting on the exchange for this position (added field): `refused` means the exchange
+   * would not take it, and the position is unprotected whenever this process is not running.
+   */
+  backstop: z
+    .object({
+      status: z.enum(["resting", "refused", "none"]),
+      cloid: z.string(),
+      oid: z.number().int().nullable(),
+      triggerPx: z.string(),
+      size: z.string(),
+      updatedMs: z.number(),
+      message: z.string().optional(),
+    })
+    .optional(),
   /** The entry order of a pending slot, until the exchange says what became of it. */
   pending_order: z
     .object({

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { appendLines } from "../store/append.ts";
 import { tradesPath } from "./state.ts";
 
@@ -20,8 +20,42 @@ export interface TradeRecord {
   cloid: string;
 }
 
+/** How much of the end of trades.jsonl is searched for a line already written for the same order. */
+const DEDUP_TAIL_BYTES = 256 * 1024;
+
+/**
+ * Append one fill, once: a line with the same cloid (and oid) already at the end of the file is not
+ * written again. A process killed between logging an entry and saving state.json re-logs it on restart
+ * when the entry is resolved; this keeps that to one line. Lines without a cloid (fills found on the
+ * exchange) are de-duplicated by their caller, by oid.
+ */
 export function appendTrade(dataDir: string, t: TradeRecord): void {
-  appendLines(tradesPath(dataDir), [JSON.stringify(t)]);
+  const path = tradesPath(dataDir);
+  if (t.cloid && tailHas(path, `"oid":${JSON.stringify(t.oid)}`, `"cloid":${JSON.stringify(t.cloid)}`))
+    return;
+  appendLines(path, [JSON.stringify(t)]);
+}
+
+/** Whether one line within the file's last DEDUP_TAIL_BYTES contains both markers. */
+function tailHas(path: string, a: string, b: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - DEDUP_TAIL_BYTES);
+    const buf = Buffer.alloc(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    return buf
+      .toString("utf8")
+      .split("\n")
+      .some((line) => line.includes(a) && line.includes(b));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Every readable line of trades.jsonl (a torn last line is skipped, not fatal). */

@@ -67,3 +67,26 @@ describe("guard files survive damage", () => {
     expect(loadGuard(dir, s.dsl_position_id).kind).toBe("ok");
   });
 });
+
+describe("a rebuilt guard keeps what the position was opened with", () => {
+  it("its breach count, and the preset and leverage of the opening, not today's config", () => {
+    const dir = mkdtempSync(join(tmpdir(), "guards-"));
+    const opened = buildWolfConfig("default", {}, { dsl_preset: "tight" });
+    const guards = new SlotGuards(dir, opened, () => {});
+    const s0 = { ...slot(), ...guards.openedWith(slot()) };
+    guards.create(s0, T0);
+    // Two breaches of the phase-1 floor (tight: 5 % retrace of the high water, 3 needed).
+    const r1 = guards.evaluate(0, 1890, T0 + 10_000)!;
+    const r2 = guards.evaluate(0, 1890, T0 + 20_000)!;
+    expect(r2.state.breach_count).toBe(2);
+    const s = { ...s0, dsl_breaches: r2.state.breach_count, dsl_tier: r1.tier_index };
+    rmSync(join(dir, `${s.dsl_position_id}.json`), { force: true });
+    rmSync(join(dir, `${s.dsl_position_id}.json.bak`), { force: true });
+    // Since the opening, the config moved on: another preset, another leverage for the DSL.
+    const today = buildWolfConfig("default", {}, { dsl_preset: "moderate", dsl_leverage_override: 3 });
+    const rebuilt = new SlotGuards(dir, today, () => {}).restore(s, T0 + 30_000);
+    expect(rebuilt.config.phase1_retrace).toBe(0.05); // tight's, not moderate's 0.03
+    expect(rebuilt.config.leverage).toBe(10);
+    expect(rebuilt.state.breach_count).toBe(2);
+  });
+});

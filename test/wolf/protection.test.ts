@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { dec } from "../../src/core/decimal.ts";
 import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts";
 import type { IocRequest } from "../../src/wolf/port.ts";
 import { WolfRunner } from "../../src/wolf/runner.ts";
@@ -173,5 +174,23 @@ describe("WOLF protection acts on every streamed price, never behind a scan", ()
     await tick;
     expect(runner.state.daily_loss_triggered).toBe(true);
     expect(runner.state.closed_slots.at(-1)!.close_reason).toBe("daily_loss_limit");
+  });
+});
+
+describe("a tick's prices are as old as the tick", () => {
+  it("a position adopted while a tick's scan runs is not judged by that tick's older price", async () => {
+    const { port, runner } = await withEthLong();
+    const { tick } = await tickWithHangingScan(port, runner); // the tick read SOL at 100
+    port.clock += 5_000; // the scan takes a while
+    port.prices.set("SOL", 150);
+    port.pos.set("SOL", { szi: dec(10), entry: dec(150) });
+    await runner.reconcile();
+    const sol = runner.state.slots.find((s) => s.coin === "SOL")!;
+    expect(sol.status).toBe("active");
+    port.releaseScans();
+    await tick;
+    await runner.settled();
+    expect(runner.state.slots[sol.slot_id]!.status).toBe("active");
+    expect(port.orders.filter((o) => o.coin === "SOL")).toEqual([]);
   });
 });

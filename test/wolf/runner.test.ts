@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,7 +15,7 @@ import { dec } from "../../src/core/decimal.ts";
 import { loadGuard } from "../../src/guard/store.ts";
 import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts";
 import { type ReviewContext, WolfRunner } from "../../src/wolf/runner.ts";
-import { dslDir, loadWolfState, statePath } from "../../src/wolf/state.ts";
+import { dslDir, loadWolfState, statePath, tradesPath } from "../../src/wolf/state.ts";
 import { wolfStatus, wolfStatusText } from "../../src/wolf/status.ts";
 import { readTrades } from "../../src/wolf/trades.ts";
 import { FakePort } from "./fake-port.ts";
@@ -117,7 +126,8 @@ describe("WOLF runner on a fake exchange", () => {
     expect(dec(half.exit!.filled_size).gt(0)).toBe(true);
     port.fillRatio = 1;
     port.clock += 60_000;
-    await runner.tick(); // the tick retries the unfinished close
+    port.setPrice("ETH", port.prices.get("ETH")!); // the next price retries the unfinished close
+    await runner.settled();
     expect(runner.state.slots[0]!.status).toBe("empty");
     const exits = readTrades(dataDir).filter((t) => t.side === "sell");
     expect(exits.length).toBe(2);
@@ -529,6 +539,26 @@ describe("an entry is saved pending before its order goes out", () => {
     expect(trades).toHaveLength(1);
     expect(trades[0]).toMatchObject({ cloid: sent[0]!.cloid, meta: "entry:movers_immediate" });
     expect(port.orders.filter((o) => o.coin === "ETH" && !o.reduceOnly)).toHaveLength(1);
+    await again.close();
+  });
+
+  it("a kill after the entry's trade line but before state.json: the restart logs the entry once, not twice", async () => {
+    const { port, dataDir, runner, config } = await setup();
+    let killed: string | undefined;
+    port.atSend = (req) => {
+      if (req.reduceOnly || killed) return;
+      killed = snapshot(dataDir);
+    };
+    await enterEth(runner, port);
+    await runner.close();
+    // The process died right after appending the entry's line: trades.jsonl has it, state.json
+    // still says pending.
+    copyFileSync(tradesPath(dataDir), tradesPath(killed!));
+    const again = await reopen(port, killed!, config);
+    await again.settled();
+    expect(again.state.slots.find((s) => s.coin === "ETH")).toMatchObject({ status: "active" });
+    const entries = readTrades(killed!).filter((t) => t.instrument === "ETH-PERP" && t.side === "buy");
+    expect(entries).toHaveLength(1);
     await again.close();
   });
 

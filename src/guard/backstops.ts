@@ -1,0 +1,357 @@
+import { dec, wire } from "../core/decimal.ts";
+import {
+  type BackstopOwner,
+  type BackstopSettings,
+  backstopChange,
+  backstopCloid,
+  backstopTriggerPx,
+  isBackstopCloid,
+  type PositionSide,
+} from "./backstop.ts";
+
+/**
+ * The exchange backstops of one owner (WOLF, `hl run`, `hl dsl start`, `hl trade --stop`): one
+ * reduce-only stop-market trigger order resting on the exchange per guarded position, placed at once,
+ * ratcheted with a modify, resized when the position is, cancelled when it closes, reconciled by
+ * cloid on every start. The one implementation every guard shares; the decisions are in backstop.ts.
+ */
+
+/** A stop as the exchange is asked to hold it. `side` is the guarded position's side. */
+export interface StopSpec {
+  coin: string;
+  side: PositionSide;
+  size: string;
+  triggerPx: string;
+  cloid: `0x${string}`;
+}
+
+/** A trigger order resting on the exchange. */
+export interface RestingStop {
+  coin: string;
+  cloid: string | null;
+  oid: number;
+  size: string;
+  triggerPx: string;
+}
+
+export type StopAnswer = { status: "resting"; oid: number } | { status: "refused"; message: string };
+
+/** What the backstops need from the exchange (src/guard/hl-backstops.ts over HlClient). */
+export interface BackstopPort {
+  szDecimals(coin: string): Promise<number>;
+  placeStop(spec: StopSpec): Promise<StopAnswer>;
+  /** Modify the stop with `spec.cloid` in place (new trigger and size). */
+  modifyStop(spec: StopSpec): Promise<StopAnswer>;
+  /** Cancel by cloid; an order already gone is not an error. */
+  cancelStop(coin: string, cloid: `0x${string}`): Promise<void>;
+  /** Every resting trigger order of the account (all dexes). */
+  restingStops(): Promise<RestingStop[]>;
+}
+
+/**
+ * A position's backstop as persisted beside it (WOLF: `backstop` of each slot in state.json):
+ * `resting` = on the exchange; `refused` = the exchange would not take it (the position is
+ * UNPROTECTED by the exchange; alerted); `none` = not placed (disabled, or not yet).
+ */
+export interface BackstopState {
+  status: "resting" | "refused" | "none";
+  cloid: string;
+  oid: number | null;
+  triggerPx: string;
+  size: string;
+  /** When it was last placed, modified, refused or found missing (ms). */
+  updatedMs: number;
+  /** The exchange's refusal or the error, when not resting. */
+  message?: string;
+}
+
+/** A position to protect: its side and size, and the stop prices the client path acts on. */
+export interface Guarded {
+  /** Stable per position (WOLF: the slot's position id); the cloid derives from it. */
+  key: string;
+  coin: string;
+  side: PositionSide;
+  size: string;
+  /** Hard stop and trailing floor as prices; the backstop rests beyond the tighter one. */
+  stops: readonly number[];
+}
+
+export interface BackstopsOptions {
+  port: BackstopPort;
+  owner: BackstopOwner;
+  /** Read on each call (a live config may change). */
+  settings: () => BackstopSettings;
+  now: () => number;
+  log: (line: string) => void;
+  /** Operator alert: a refused backstop (the position is unprotected on the exchange). */
+  alert?: (text: string) => void;
+}
+
+/** A refused stop is asked again no sooner than this; an error (network) sooner. */
+const REFUSED_RETRY_MS = 30_000;
+const ERROR_RETRY_MS = 5_000;
+
+export class Backstops {
+  /** Exchange actions sent (place, modify, cancel): 1 weight each on Hyperliquid. */
+  actions = 0;
+  private readonly busy = new Map<string, Promise<BackstopState | undefined>>();
+  private readonly szDecimalsOf = new Map<string, number>();
+
+  constructor(private readonly o: BackstopsOptions) {}
+
+  cloidOf(key: string): `0x${string}` {
+    return backstopCloid(this.o.owner, key);
+  }
+
+  /** Whether work for this position is in flight (a sync while busy is skipped, not queued). */
+  busyWith(key: string): boolean {
+    return this.busy.has(key);
+  }
+
+  /** Wait for every backstop action in flight. */
+  async settled(): Promise<void> {
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
+  }
+
+  private exclusive(
+    key: string,
+    work: () => Promise<BackstopState | undefined>,
+  ): Promise<BackstopState | undefined> {
+    const running = this.busy.get(key);
+    if (running) {
+      // After the work in flight, whether it succeeded or not.
+      const next = () => this.exclusive(key, work);
+      return running.then(next, next);
+    }
+    const run = work().finally(() => this.busy.delete(key));
+    this.busy.set(key, run);
+    return run;
+  }
+
+  private async szDecimals(coin: string): Promise<number> {
+    const known = this.szDecimalsOf.get(coin);
+    if (known !== undefined) return known;
+    const d = await this.o.port.szDecimals(coin);
+    this.szDecimalsOf.set(coin, d);
+    return d;
+  }
+
+  /**
+   * The trigger the position's backstop should have now (undefined: no stop to rest beyond). Cheap
+   * once the coin's size decimals are known; no request.
+   */
+  async wantedTrigger(g: Guarded): Promise<string | undefined> {
+    return backstopTriggerPx(g.side, g.stops, this.o.settings().margin_pct, await this.szDecimals(g.coin));
+  }
+
+  /**
+   * Make the exchange hold the right stop for `g`, given what was last known (`current`); resolves
+   * with the state to persist, or undefined when nothing changed. Never rejects: an error is logged
+   * and left for a later call.
+   */
+  sync(g: Guarded, current: BackstopState | undefined): Promise<BackstopState | undefined> {
+    if (!this.o.settings().enabled) return Promise.resolve(undefined);
+    if (this.busy.has(g.key)) return Promise.resolve(undefined);
+    return this.exclusive(g.key, () => this.syncNow(g, current)).catch((err: unknown) => {
+      this.o.log(`backstop ${g.coin}: ${(err as Error).message}`);
+      return undefined;
+    });
+  }
+
+  private async syncNow(g: Guarded, current: BackstopState | undefined): Promise<BackstopState | undefined> {
+    const settings = this.o.settings();
+    const szd = await this.szDecimals(g.coin);
+    const wantedPx = backstopTriggerPx(g.side, g.stops, settings.margin_pct, szd);
+    if (wantedPx === undefined || dec(g.size).lte(0)) return undefined;
+    const now = this.o.now();
+    const spec: StopSpec = {
+      coin: g.coin,
+      side: g.side,
+      size: g.size,
+      triggerPx: wantedPx,
+      cloid: this.cloidOf(g.key),
+    };
+    if (current?.status === "resting") {
+      const change = backstopChange(g.side, current, spec, settings, szd, now);
+      if (change.kind === "keep") return undefined;
+      // Only ever tighter: a size change keeps a resting trigger the floor has not passed yet.
+      const tighter =
+        g.side === "long" ? dec(wantedPx).gt(current.triggerPx) : dec(wantedPx).lt(current.triggerPx);
+      const target = { ...spec, triggerPx: tighter ? wantedPx : current.triggerPx };
+      return this.modify(g, target, current, change.why);
+    }
+    if (current) {
+      const wait = current.status === "refused" ? REFUSED_RETRY_MS : ERROR_RETRY_MS;
+      if (current.updatedMs > 0 && now - current.updatedMs < wait) return undefined;
+    }
+    return this.place(g, spec, current);
+  }
+
+  private async place(
+    g: Guarded,
+    spec: StopSpec,
+    current: BackstopState | undefined,
+  ): Promise<BackstopState> {
+    this.actions++;
+    let ans: StopAnswer;
+    try {
+      ans = await this.o.port.placeStop(spec);
+    } catch (err) {
+      this.o.log(`backstop ${g.coin}: placing failed (${(err as Error).message}); trying again shortly`);
+      return this.state("none", spec, null, (err as Error).message);
+    }
+    if (ans.status === "resting") {
+      this.o.log(
+        `backstop ${g.coin}: ${g.side} ${spec.size} protected by a stop at ${spec.triggerPx} (oid ${ans.oid})`,
+      );
+      return this.state("resting", spec, ans.oid);
+    }
+    return this.refused(g, spec, current, ans.message);
+  }
+
+  private async modify(
+    g: Guarded,
+    spec: StopSpec,
+    current: BackstopState,
+    why: "size" | "ratchet",
+  ): Promise<BackstopState> {
+    this.actions++;
+    const ans = await this.o.port.modifyStop(spec);
+    if (ans.status === "resting") {
+      this.o.log(
+        `backstop ${g.coin}: ${why === "size" ? `resized to ${spec.size}` : `ratcheted ${current.triggerPx} → ${spec.triggerPx}`} (oid ${ans.oid})`,
+      );
+      return this.state("resting", spec, ans.oid);
+    }
+    // A refused modify may have left the old stop, or nothing: ask, and re-place if it is gone.
+    const still = (await this.o.port.restingStops()).find((r) => r.cloid?.toLowerCase() === spec.cloid);
+    if (still) {
+      this.o.log(`backstop ${g.coin}: modify refused (${ans.message}); the stop at ${still.triggerPx} stays`);
+      return {
+        ...current,
+        oid: still.oid,
+        triggerPx: still.triggerPx,
+        size: still.size,
+        updatedMs: this.o.now(),
+      };
+    }
+    return this.place(g, spec, current);
+  }
+
+  private refused(
+    g: Guarded,
+    spec: StopSpec,
+    current: BackstopState | undefined,
+    message: string,
+  ): BackstopState {
+    const text = `backstop for ${g.coin} ${g.side} ${spec.size} refused by the exchange (${message}): the position is NOT protected on the exchange while this process is down`;
+    this.o.log(text);
+    if (current?.status !== "refused") this.o.alert?.(text);
+    return this.state("refused", spec, null, message);
+  }
+
+  private state(
+    status: BackstopState["status"],
+    spec: StopSpec,
+    oid: number | null,
+    message?: string,
+  ): BackstopState {
+    return {
+      status,
+      cloid: spec.cloid,
+      oid,
+      triggerPx: spec.triggerPx,
+      size: spec.size,
+      updatedMs: this.o.now(),
+      ...(message !== undefined ? { message } : {}),
+    };
+  }
+
+  /** The position closed: cancel its stop (waits for any action in flight for it). Never rejects. */
+  cancel(key: string, coin: string): Promise<BackstopState> {
+    const cloid = this.cloidOf(key);
+    const none: BackstopState = {
+      status: "none",
+      cloid,
+      oid: null,
+      triggerPx: "0",
+      size: "0",
+      updatedMs: this.o.now(),
+    };
+    return this.exclusive(key, async () => {
+      this.actions++;
+      await this.o.port.cancelStop(coin, cloid);
+      return none;
+    }).then(
+      (s) => s ?? none,
+      (err: unknown) => {
+        this.o.log(
+          `backstop ${coin}: cancel failed (${(err as Error).message}); the next reconciliation removes it`,
+        );
+        return { ...none, message: (err as Error).message };
+      },
+    );
+  }
+
+  /**
+   * On start (and now and then): exactly one backstop per guarded position, none for anything else.
+   * Resting stops of this owner that guard nothing are cancelled (orphans); a guarded position's stop
+   * is adopted by its cloid (then resized or ratcheted if needed) or placed. Returns each position's
+   * state by key (absent: unchanged) and the number of orphans cancelled.
+   */
+  async reconcile(
+    guarded: readonly Guarded[],
+    /** The last known state of a position's backstop (read when its turn comes: work may have landed since). */
+    known: (key: string) => BackstopState | undefined,
+    /** Stops of this owner guarded by someone else (another `hl dsl start`): not orphans. */
+    othersKeys: readonly string[] = [],
+    /** Only stops this says are in scope are looked at (e.g. one `hl run`'s coin); default all. */
+    scope: (r: RestingStop) => boolean = () => true,
+  ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
+    const states = new Map<string, BackstopState>();
+    if (!this.o.settings().enabled) return { states, orphans: 0 };
+    const resting = (await this.o.port.restingStops()).filter(
+      (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
+    );
+    const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));
+    const others = new Set(othersKeys.map((k) => this.cloidOf(k)));
+    let orphans = 0;
+    for (const r of resting) {
+      const cloid = r.cloid!.toLowerCase() as `0x${string}`;
+      if (wanted.has(cloid) || others.has(cloid)) continue;
+      this.actions++;
+      await this.o.port.cancelStop(r.coin, cloid).then(
+        () => {
+          orphans++;
+          this.o.log(
+            `backstop: cancelled an orphan stop on ${r.coin} at ${r.triggerPx} (no guarded position)`,
+          );
+        },
+        (err: unknown) =>
+          this.o.log(`backstop: orphan on ${r.coin} not cancelled (${(err as Error).message})`),
+      );
+    }
+    for (const g of guarded) {
+      const cloid = this.cloidOf(g.key);
+      const found = resting.find((r) => r.cloid?.toLowerCase() === cloid);
+      await this.busy.get(g.key);
+      const prev = known(g.key);
+      const base: BackstopState | undefined = found
+        ? {
+            status: "resting",
+            cloid,
+            oid: found.oid,
+            triggerPx: found.triggerPx,
+            size: wire(dec(found.size)),
+            updatedMs: prev?.status === "resting" ? prev.updatedMs : 0,
+          }
+        : prev?.status === "refused"
+          ? prev
+          : undefined;
+      const next = await this.sync(g, base);
+      const state = next ?? base;
+      if (state) states.set(g.key, state);
+    }
+    return { states, orphans };
+  }
+}

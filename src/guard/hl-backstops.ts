@@ -1,0 +1,53 @@
+import { dec, wire } from "../core/decimal.ts";
+import type { HlClient } from "../exchange/client.ts";
+import { coinToInstrument } from "../exchange/index.ts";
+import type { BackstopPort, RestingStop, StopAnswer, StopSpec } from "./backstops.ts";
+
+/** Backstops on Hyperliquid (paper, testnet or mainnet alike) through the shared client. */
+export class HlBackstopPort implements BackstopPort {
+  constructor(private readonly client: HlClient) {}
+
+  async szDecimals(coin: string): Promise<number> {
+    return (await this.client.market(coinToInstrument(coin))).szDecimals;
+  }
+
+  private request(spec: StopSpec) {
+    return {
+      instrument: coinToInstrument(spec.coin),
+      side: spec.side === "long" ? ("sell" as const) : ("buy" as const),
+      size: spec.size,
+      triggerPx: spec.triggerPx,
+      cloid: spec.cloid,
+    };
+  }
+
+  async placeStop(spec: StopSpec): Promise<StopAnswer> {
+    const r = await this.client.placeStop(this.request(spec));
+    return r.status === "resting" ? r : { status: "refused", message: r.message };
+  }
+
+  async modifyStop(spec: StopSpec): Promise<StopAnswer> {
+    const r = await this.client.modifyStop(this.request(spec));
+    return r.status === "resting" ? r : { status: "refused", message: r.message };
+  }
+
+  async cancelStop(coin: string, cloid: `0x${string}`): Promise<void> {
+    const [refusal] = await this.client.cancelMany([{ instrument: coinToInstrument(coin), cloid }]);
+    // Already triggered, filled or cancelled: nothing rests under that cloid any more.
+    if (refusal !== undefined && !/never placed|already canceled|filled/i.test(refusal))
+      throw new Error(refusal);
+  }
+
+  async restingStops(): Promise<RestingStop[]> {
+    const orders = await this.client.frontendOpenOrdersAllDexes();
+    return orders
+      .filter((o) => o.isTrigger)
+      .map((o) => ({
+        coin: o.coin,
+        cloid: o.cloid ?? null,
+        oid: o.oid,
+        size: wire(dec(o.sz)),
+        triggerPx: wire(dec(o.triggerPx)),
+      }));
+  }
+}

@@ -1,0 +1,118 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Engine } from "../../src/engine/engine.ts";
+import { PaperGateway } from "../../src/engine/paper-gateway.ts";
+import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
+import { isBackstopCloid } from "../../src/guard/backstop.ts";
+import type { BackstopPort, RestingStop, StopSpec } from "../../src/guard/backstops.ts";
+import { runStopConfig } from "../../src/guard/position-stop.ts";
+import { type AnyStrategy, defineStrategy } from "../../src/strategies/sdk.ts";
+import { FakeMarket } from "./fake-market.ts";
+
+/** An exchange that keeps stop orders in memory, with a log of what it was asked. */
+class MemoryStops implements BackstopPort {
+  stops = new Map<string, RestingStop & { side: string }>();
+  asked: string[] = [];
+  private oid = 1;
+  async szDecimals(): Promise<number> {
+    return 4;
+  }
+  async placeStop(s: StopSpec) {
+    this.asked.push(`place ${s.side} ${s.size} @ ${s.triggerPx}`);
+    const oid = this.oid++;
+    this.stops.set(s.cloid, {
+      coin: s.coin,
+      cloid: s.cloid,
+      oid,
+      size: s.size,
+      triggerPx: s.triggerPx,
+      side: s.side,
+    });
+    return { status: "resting" as const, oid };
+  }
+  async modifyStop(s: StopSpec) {
+    this.asked.push(`modify ${s.size} @ ${s.triggerPx}`);
+    const oid = this.oid++;
+    this.stops.set(s.cloid, {
+      coin: s.coin,
+      cloid: s.cloid,
+      oid,
+      size: s.size,
+      triggerPx: s.triggerPx,
+      side: s.side,
+    });
+    return { status: "resting" as const, oid };
+  }
+  async cancelStop(_coin: string, cloid: `0x${string}`) {
+    this.asked.push("cancel");
+    this.stops.delete(cloid);
+  }
+  async restingStops() {
+    return [...this.stops.values()];
+  }
+}
+
+/** Buys 1 once, then holds. */
+function buyOnce(): AnyStrategy {
+  return defineStrategy({
+    id: "buyer",
+    description: "test",
+    type: "signal",
+    params: z.object({}),
+    init: () => ({}),
+    decide(c, _p, st: object) {
+      return {
+        orders:
+          c.positionQty === 0
+            ? [{ side: "buy" as const, price: c.snapshot.ask, size: 1, tif: "Ioc" as const, tag: "e" }]
+            : [],
+        state: st,
+      };
+    },
+  }) as unknown as AnyStrategy;
+}
+
+describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => {
+  it("placed once the position exists, below the floor, and cancelled when the DSL stop closes it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-"));
+    const market = new FakeMarket({ script: (step) => (step < 8 ? 2500 : 2400) });
+    const paper = new PaperGateway();
+    const stops = new MemoryStops();
+    const engine = new Engine({
+      strategy: buyOnce(),
+      params: {},
+      instrument: "ETH-PERP",
+      market: paper.watch(market),
+      gateway: paper,
+      dataDir: join(dir, "cli"),
+      tickMs: 0,
+      maxTicks: 30,
+      resume: true,
+      limits: DEFAULT_RISK_LIMITS,
+      requoteBps: 2,
+      mode: "dry-run",
+      network: "test",
+      log: () => undefined,
+      dslStop: {
+        config: runStopConfig("moderate", { breach_interval_ms: 0, phase1_max_breaches: 2 }),
+        guardDir: join(dir, "cli", "dsl-stop"),
+      },
+      backstops: stops,
+    });
+    const r = await engine.run();
+    expect(r.stopReason).toBe("dsl_stop");
+    const placed = stops.asked.find((a) => a.startsWith("place"))!;
+    // Long 1; moderate's phase-1 floor 3 % under the high water (about 2500), then the 0.5 % margin.
+    const [, side, size, px] = /^place (\w+) (\S+) @ (\S+)$/.exec(placed)!;
+    expect([side, size]).toEqual(["long", "1"]);
+    expect(Number(px)).toBeCloseTo(2500 * 0.97 * 0.995, -1);
+    expect(stops.asked.filter((a) => a.startsWith("place"))).toHaveLength(1);
+    expect(stops.asked.at(-1)).toBe("cancel");
+    expect(stops.stops.size).toBe(0);
+    expect([...stops.asked].every((a) => !a.startsWith("modify"))).toBe(true);
+    expect(isBackstopCloid("run", engine.backstop?.current?.cloid)).toBe(true);
+  });
+});

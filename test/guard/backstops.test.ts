@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { backstopCloid, DEFAULT_BACKSTOP } from "../../src/guard/backstop.ts";
+import {
+  type BackstopPort,
+  Backstops,
+  type Guarded,
+  type RestingStop,
+  type StopSpec,
+} from "../../src/guard/backstops.ts";
+
+/** Stops in memory; `refuseModify` makes a modify fail after removing the order (as a cancel-then-place venue may). */
+class MemoryStops implements BackstopPort {
+  stops = new Map<string, RestingStop>();
+  asked: string[] = [];
+  refuseModify = false;
+  private oid = 1;
+  async szDecimals() {
+    return 2;
+  }
+  async placeStop(s: StopSpec) {
+    this.asked.push("place");
+    const oid = this.oid++;
+    this.stops.set(s.cloid, { coin: s.coin, cloid: s.cloid, oid, size: s.size, triggerPx: s.triggerPx });
+    return { status: "resting" as const, oid };
+  }
+  async modifyStop(s: StopSpec) {
+    this.asked.push("modify");
+    if (this.refuseModify) {
+      this.stops.delete(s.cloid);
+      return { status: "refused" as const, message: "Order price cannot be more than 95% away" };
+    }
+    return this.placeStop(s);
+  }
+  async cancelStop(_coin: string, cloid: `0x${string}`) {
+    this.asked.push("cancel");
+    this.stops.delete(cloid);
+  }
+  async restingStops() {
+    return [...this.stops.values()];
+  }
+}
+
+function keeper(port: MemoryStops, at: { now: number }) {
+  return new Backstops({
+    port,
+    owner: "wolf",
+    settings: () => DEFAULT_BACKSTOP,
+    now: () => at.now,
+    log: () => undefined,
+  });
+}
+
+const eth: Guarded = { key: "wolf-0-1", coin: "ETH", side: "long", size: "1", stops: [1990] };
+
+describe("the backstop keeper", () => {
+  it("a refused modify that left nothing resting is placed again, so the position is never left bare", async () => {
+    const port = new MemoryStops();
+    const at = { now: 0 };
+    const k = keeper(port, at);
+    const placed = await k.sync(eth, undefined);
+    expect(placed?.status).toBe("resting");
+    port.refuseModify = true;
+    at.now += 120_000;
+    const next = await k.sync({ ...eth, stops: [2010] }, placed);
+    expect(port.asked).toEqual(["place", "modify", "place"]);
+    expect(next).toMatchObject({ status: "resting" });
+    expect(port.stops.size).toBe(1);
+  });
+
+  it("reconcile adopts a stop by its cloid, cancels orphans of its owner only, and places what is missing", async () => {
+    const port = new MemoryStops();
+    const other = backstopCloid("dsl", "x");
+    const orphan = backstopCloid("wolf", "wolf-2-1");
+    port.stops.set(other, { coin: "BTC", cloid: other, oid: 90, size: "1", triggerPx: "1" });
+    port.stops.set(orphan, { coin: "BTC", cloid: orphan, oid: 91, size: "1", triggerPx: "1" });
+    const mine = backstopCloid("wolf", eth.key);
+    port.stops.set(mine, { coin: "ETH", cloid: mine, oid: 92, size: "1", triggerPx: "1980.0" });
+    const sol: Guarded = { key: "wolf-1-1", coin: "SOL", side: "short", size: "10", stops: [101] };
+    const { states, orphans } = await keeper(port, { now: 0 }).reconcile([eth, sol], () => undefined);
+    expect(orphans).toBe(1);
+    expect([...port.stops.keys()].sort()).toEqual([other, mine, backstopCloid("wolf", sol.key)].sort());
+    expect(states.get(eth.key)).toMatchObject({ status: "resting", oid: 92 });
+    expect(states.get(sol.key)).toMatchObject({ status: "resting" });
+    expect(port.asked.filter((a) => a === "place")).toHaveLength(1);
+  });
+});

@@ -44,12 +44,20 @@ export function requireDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
   return url;
 }
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** A connection pool on `url` (DATABASE_POOL_MAX connections, default 10). */
 export function createPool(url: string, env: NodeJS.ProcessEnv = process.env): Pool {
   const max = Number(env.DATABASE_POOL_MAX ?? 10);
   if (!Number.isInteger(max) || max < 1) throw new UserError("DATABASE_POOL_MAX must be a positive integer");
   const pg = loadPg();
-  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg) });
+  // A server that does not answer (a network cut) fails a request after 5 s instead of hanging it.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: typeParsers(pg),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle client losing its connection (server restart) must not crash the process; the next
   // query gets a fresh connection.
   pool.on("error", () => undefined);

@@ -58,9 +58,21 @@ export function createPool(url: string, env: NodeJS.ProcessEnv = process.env): P
     types: typeParsers(pg),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
-  // An idle client losing its connection (server restart) must not crash the process; the next
-  // query gets a fresh connection.
+  return survivingOutages(pool);
+}
+
+/**
+ * A pool whose connections may be lost (a Postgres restart, a network cut) without crashing the
+ * process. pg reports a lost connection as an `error` event on its client as well as to the query in
+ * flight; the pool listens only while a client is idle, so a client held between two statements
+ * (a transaction, a lock held while the exchange is read) would throw it as uncaught. Each client
+ * gets a listener of its own; the failed query reports the loss, and the pool drops the client.
+ */
+export function survivingOutages(pool: Pool): Pool {
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
   return pool;
 }
 

@@ -1,7 +1,7 @@
 import { connectMigrated } from "../../db/connect.ts";
 import { type Fence, fencedTransaction } from "../../db/leader.ts";
 import { asLog, type LogSink } from "../../db/log.ts";
-import { loadPg, type Pool } from "../../db/pool.ts";
+import { loadPg, type Pool, survivingOutages } from "../../db/pool.ts";
 import { StoreHealth } from "../../db/store-health.ts";
 import type { PointsStore, StoredFill, StoredMark, WalletSync } from "./store.ts";
 
@@ -50,8 +50,7 @@ export class PostgresPointsStore implements PointsStore {
 
   private lockPool(): Pool {
     if (!this.locks) {
-      this.locks = new (loadPg().Pool)({ ...this.pool.options, max: LOCK_CONNECTIONS });
-      this.locks.on("error", () => undefined);
+      this.locks = survivingOutages(new (loadPg().Pool)({ ...this.pool.options, max: LOCK_CONNECTIONS }));
     }
     return this.locks;
   }

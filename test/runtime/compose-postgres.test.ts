@@ -151,12 +151,14 @@ describe("compose.postgres.yaml", () => {
     for (const name of allNames) {
       const s = all[name]!;
       expect(s.image ?? s.build, `${name}: image or build`).toBeDefined();
-      for (const dep of Object.keys(s.depends_on ?? {})) expect(allNames, `${name} depends on ${dep}`).toContain(dep);
+      for (const dep of Object.keys(s.depends_on ?? {}))
+        expect(allNames, `${name} depends on ${dep}`).toContain(dep);
       for (const network of Object.keys(s.networks ?? {}))
         expect(Object.keys(overlay.networks ?? {}), `${name} network`).toContain(network);
       for (const v of s.volumes ?? []) {
         const source = v.split(":")[0]!;
-        if (source.startsWith(".")) expect(existsSync(join(ROOT, source)), `${name} mounts ${source}`).toBe(true);
+        if (source.startsWith("."))
+          expect(existsSync(join(ROOT, source)), `${name} mounts ${source}`).toBe(true);
         else expect([...volumes], `${name} volume`).toContain(source);
       }
     }
@@ -248,7 +250,9 @@ describe("deploy/haproxy.cfg", () => {
       const backend = /default_backend (\S+)/.exec(f)![1];
       const b = backends.find((s) => s.startsWith(`backend ${backend}\n`));
       expect(b, backend).toBeDefined();
-      const servers = [...b!.matchAll(/\n\s+server \S+ ([a-z0-9-]+):(\d+)/g)].map((m) => [m[1]!, Number(m[2])] as const);
+      const servers = [...b!.matchAll(/\n\s+server \S+ ([a-z0-9-]+):(\d+)/g)].map(
+        (m) => [m[1]!, Number(m[2])] as const,
+      );
       expect(servers, backend).toHaveLength(2);
       const hosts = servers.map(([h]) => h).sort();
       const first = hosts[0]!;

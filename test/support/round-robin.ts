@@ -3,7 +3,8 @@ import type { AddressInfo, Socket } from "node:net";
 
 /**
  * A load balancer for tests: each request goes to the next upstream in turn (streams included), and
- * an upstream that refuses the connection is skipped, as a balancer's health check would skip it.
+ * an upstream that refuses or resets the connection before answering is skipped, as a balancer's
+ * health check and retry would skip it.
  */
 export interface RoundRobin {
   url: string;
@@ -11,6 +12,8 @@ export interface RoundRobin {
   readonly served: number[];
   close(): Promise<void>;
 }
+
+const GONE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE"]);
 
 export async function startRoundRobin(upstreams: readonly string[]): Promise<RoundRobin> {
   const targets = upstreams.map((u) => new URL(u));
@@ -50,7 +53,8 @@ export async function startRoundRobin(upstreams: readonly string[]): Promise<Rou
         res.destroy();
         return;
       }
-      if (err.code === "ECONNREFUSED" && tries + 1 < targets.length) {
+      // A replica that is gone refuses new connections, or resets the kept-alive one it had.
+      if (GONE.has(err.code ?? "") && tries + 1 < targets.length) {
         forward(req, res, body, tries + 1);
         return;
       }

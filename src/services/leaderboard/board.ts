@@ -20,14 +20,17 @@ export interface BoardEntry {
   pnl_adjusted: number;
 }
 
-/** A ranked board, with each entry already serialised so a read is a memory copy. */
+/** A ranked board, serialised once so a read of it is a memory copy. */
 export interface Board {
   network: LeaderboardNetwork;
   lastUpdated: number;
   total: number;
   /** The entries as objects (made on first use: serving needs only the bytes). */
   readonly entries: BoardEntry[];
-  entryJson: string[];
+  /** Each entry's JSON, rank first (made on first use). */
+  readonly entryJson: string[];
+  /** The JSON of entries [offset, offset+limit), made for that page only. */
+  page(offset: number, limit: number): string[];
   body: Buffer;
   /** Validator of `body`, the same for each of its encodings. */
   etag: string;
@@ -49,6 +52,8 @@ interface Scored {
   entry: Omit<BoardEntry, "rank">;
   /** `entry` as JSON without its braces, to follow `"rank":n,`. */
   json: string;
+  /** `,` + json + `}` as UTF-8: what follows the rank in the body. */
+  tail: Buffer;
 }
 
 function score(r: AgentRow, network: LeaderboardNetwork, key: string): Scored {
@@ -66,6 +71,7 @@ function score(r: AgentRow, network: LeaderboardNetwork, key: string): Scored {
     pnl_adjusted: cents(pnl.minus(netDeposits)),
   };
   if (r.stale) entry.stale = true;
+  const json = JSON.stringify(entry).slice(1, -1);
   return {
     key,
     address: r.address,
@@ -73,7 +79,8 @@ function score(r: AgentRow, network: LeaderboardNetwork, key: string): Scored {
     pnl,
     approx: pnl.toNumber(),
     entry,
-    json: JSON.stringify(entry).slice(1, -1),
+    json,
+    tail: Buffer.from(`,${json}}`),
   };
 }
 
@@ -110,7 +117,6 @@ const MOVE_ONE_BY_ONE = 64;
 interface Ranking {
   byAddress: Map<string, Scored>;
   sorted: Scored[];
-  entryJson: string[];
 }
 
 function keyOf(r: AgentRow): string {
@@ -130,8 +136,7 @@ export class BoardBuilder {
   build(rows: readonly AgentRow[], network: LeaderboardNetwork, nowMs: number): Board {
     const byAddress = new Map<string, Scored>();
     for (const r of rows) byAddress.set(r.address, score(r, network, keyOf(r)));
-    const sorted = [...byAddress.values()].sort(ranked);
-    const ranking: Ranking = { byAddress, sorted, entryJson: sorted.map(entryJsonAt) };
+    const ranking: Ranking = { byAddress, sorted: [...byAddress.values()].sort(ranked) };
     this.rankings.set(network, ranking);
     return publish(ranking, network, nowMs);
   }
@@ -153,30 +158,18 @@ export class BoardBuilder {
       moved.push({ before, after });
     }
     if (moved.length === 0) return undefined;
-    // Copies: the board being served keeps its arrays.
+    // A copy: the board being served keeps its array.
     let sorted: Scored[];
-    let entryJson: string[];
     if (moved.length > MOVE_ONE_BY_ONE) {
       sorted = [...ranking.byAddress.values()].sort(ranked);
-      entryJson = sorted.map(entryJsonAt);
     } else {
       sorted = ranking.sorted.slice();
-      let from = sorted.length;
       for (const { before, after } of moved) {
-        if (before) {
-          const at = placeOf(sorted, before);
-          sorted.splice(at, 1);
-          from = Math.min(from, at);
-        }
-        const to = placeOf(sorted, after);
-        sorted.splice(to, 0, after);
-        from = Math.min(from, to);
+        if (before) sorted.splice(placeOf(sorted, before), 1);
+        sorted.splice(placeOf(sorted, after), 0, after);
       }
-      // Ranks shift only from the first place touched on; the entries above keep their JSON.
-      entryJson = ranking.entryJson.slice(0, from);
-      for (let i = from; i < sorted.length; i++) entryJson.push(entryJsonAt(sorted[i]!, i));
     }
-    const next: Ranking = { byAddress: ranking.byAddress, sorted, entryJson };
+    const next: Ranking = { byAddress: ranking.byAddress, sorted };
     this.rankings.set(network, next);
     return publish(next, network, nowMs);
   }
@@ -186,17 +179,56 @@ function entryJsonAt(s: Scored, i: number): string {
   return `{"rank":${i + 1},${s.json}}`;
 }
 
+const RANK = Buffer.from('{"rank":');
+const COMMA = Buffer.from(",");
+
+/**
+ * The board's bytes, written straight from each agent's encoded JSON: only the ranks are new, so a
+ * board of 10,000 agents (2.2 MB) is a few copies, however many places moved.
+ */
+function bodyOf(sorted: readonly Scored[], network: LeaderboardNetwork, nowMs: number): Buffer {
+  const head = Buffer.from('{"agents":[');
+  const foot = Buffer.from(
+    `],"total_agents":${sorted.length},"last_updated":${nowMs},"network":"${network}"}`,
+  );
+  let size = head.length + foot.length + Math.max(0, sorted.length - 1);
+  for (let i = 0; i < sorted.length; i++) size += RANK.length + digits(i + 1) + sorted[i]!.tail.length;
+  const body = Buffer.allocUnsafe(size);
+  let at = head.copy(body, 0);
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0) at += COMMA.copy(body, at);
+    at += RANK.copy(body, at);
+    at += body.write(String(i + 1), at, "latin1");
+    at += sorted[i]!.tail.copy(body, at);
+  }
+  foot.copy(body, at);
+  return body;
+}
+
+function digits(n: number): number {
+  return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : n < 100_000 ? 5 : String(n).length;
+}
+
 function publish(ranking: Ranking, network: LeaderboardNetwork, nowMs: number): Board {
-  const { sorted, entryJson } = ranking;
-  const listing = { network, lastUpdated: nowMs, total: sorted.length, entryJson };
-  const body = Buffer.from(boardJson(listing, 0, sorted.length));
+  const { sorted } = ranking;
+  const body = bodyOf(sorted, network, nowMs);
+  const page = (offset: number, limit: number) =>
+    sorted.slice(offset, offset + limit).map((s, i) => entryJsonAt(s, offset + i));
   let entries: BoardEntry[] | undefined;
+  let entryJson: string[] | undefined;
   return {
-    ...listing,
+    network,
+    lastUpdated: nowMs,
+    total: sorted.length,
     get entries() {
       entries ??= sorted.map((s, i): BoardEntry => ({ rank: i + 1, ...s.entry }));
       return entries;
     },
+    get entryJson() {
+      entryJson ??= page(0, sorted.length);
+      return entryJson;
+    },
+    page,
     body,
     etag: weakEtag(body),
     compressed: Promise.resolve(),
@@ -210,10 +242,10 @@ export function buildBoard(rows: readonly AgentRow[], network: LeaderboardNetwor
 
 /** The response body for agents [offset, offset+limit) of the board. */
 export function boardJson(
-  board: Pick<Board, "network" | "lastUpdated" | "total" | "entryJson">,
+  board: Pick<Board, "network" | "lastUpdated" | "total" | "page">,
   offset: number,
   limit: number,
 ): string {
-  const slice = board.entryJson.slice(offset, offset + limit).join(",");
+  const slice = board.page(offset, limit).join(",");
   return `{"agents":[${slice}],"total_agents":${board.total},"last_updated":${board.lastUpdated},"network":"${board.network}"}`;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
+import { boardJson } from "../../../src/services/leaderboard/board.ts";
 import type { LedgerUpdate } from "../../../src/services/leaderboard/ledger.ts";
 import { Refresher } from "../../../src/services/leaderboard/refresher.ts";
 import { type AgentStore, SqliteAgentStore } from "../../../src/services/leaderboard/store.ts";
@@ -152,6 +153,8 @@ describe("leaderboard refresher", () => {
     // Ranked as a full build ranks it, entries above the new one untouched.
     const fresh = await new Refresher({ ...refresherOptions(), store }).rebuild("testnet");
     expect(after.entryJson).toEqual(fresh.entryJson);
+    expect(after.body.toString()).toBe(boardJson(after, 0, after.total));
+    expect(JSON.parse(after.body.toString()).agents[1500].rank).toBe(1501);
     expect(after.entryJson.slice(0, 1500)).toEqual(before.entryJson);
 
     // Calls during a read fold into one more; nothing new keeps the served board.

@@ -22,7 +22,10 @@ export function unreachable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (UNREACHABLE.has(code) || code.startsWith("08"))) return true;
   // pg reports a connection closed during start-up without a code.
-  return /Connection terminated|connection timeout/i.test(err.message);
+  // pg-pool gives up waiting for a connection it cannot open (a network cut) with its own message.
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect/i.test(
+    err.message,
+  );
 }
 
 /** `host:port/database` of a Postgres URL: what logs and errors name (never the credentials). */

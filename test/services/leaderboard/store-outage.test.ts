@@ -88,6 +88,15 @@ describe("leaderboard on Postgres during an outage", () => {
     expect(refused.body).not.toContain("127.0.0.1");
     expect(refused.body).not.toContain(String(proxy.port));
     expect(logged.some((l) => l.level !== "info" && /store unavailable/.test(l.msg))).toBe(true);
+    // From a client the rate limit counts (its bucket is in Postgres too): the same 503.
+    const limited = await svc.app.inject({
+      method: "POST",
+      url: "/api/register",
+      payload: { address: `0x${"a4".repeat(20)}` },
+      remoteAddress: "203.0.113.9",
+    });
+    expect(limited.statusCode).toBe(503);
+    expect(limited.json()).toEqual({ error: "store unavailable" });
 
     const read = await svc.app.inject("/api/leaderboard");
     expect(read.statusCode).toBe(200);

@@ -109,7 +109,7 @@ beforeAll(async () => {
   pts.push(urls[1]!, urls[3]!);
   lbBalancer = await startRoundRobin(lb);
   ptsBalancer = await startRoundRobin(pts);
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   for (const p of procs) p.kill("SIGKILL");
   await lbBalancer?.close();

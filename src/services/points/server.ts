@@ -1,6 +1,6 @@
 import { LeaderElection } from "../../db/leader.ts";
 import { asLog, type Log } from "../../db/log.ts";
-import type { ReplicaHealth } from "../../db/store-health.ts";
+import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
 import { listen } from "../../http/service.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
@@ -80,6 +80,7 @@ export async function startPoints(
       following = true;
       service
         .followAll((user, err) => {
+          if (err instanceof StoreUnavailableError) return; // the store logged its outage once
           const why = err instanceof Error ? err.message : String(err);
           logger.warn(
             { event: "sync_failed", wallet: user, reason: why },

@@ -70,6 +70,9 @@ export async function startRoundRobin(upstreams: readonly string[]): Promise<Rou
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => forward(req, res, Buffer.concat(chunks), 0));
   });
+  // Clients (fetch keeps sockets 4 s) close idle connections before the balancer does, so a request
+  // never meets a socket the balancer is closing, however slow a loaded machine runs timers.
+  server.keepAliveTimeout = 60_000;
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

@@ -10,6 +10,7 @@ import {
 import type { BoardEntry } from "../services/leaderboard/board.ts";
 import { leaderboardConfig } from "../services/leaderboard/config.ts";
 import { LocalResultsStore } from "../services/leaderboard/local-results-store.ts";
+import { openAgentStore } from "../services/leaderboard/open-store.ts";
 import { Refresher } from "../services/leaderboard/refresher.ts";
 import {
   parseRegistration,
@@ -17,7 +18,6 @@ import {
   register as registerAgent,
 } from "../services/leaderboard/registration.ts";
 import { serveLeaderboard } from "../services/leaderboard/serve.ts";
-import { openAgentStore } from "../services/leaderboard/store.ts";
 import { startRefreshWorker } from "../services/leaderboard/worker-main.ts";
 import { untilStopSignal } from "./signals.ts";
 

@@ -1,3 +1,4 @@
+import type { LogSink } from "./log.ts";
 import { migrate } from "./migrate.ts";
 import { createPool, type Pool } from "./pool.ts";
 import { whenReachable } from "./reachable.ts";
@@ -17,7 +18,7 @@ export interface MigratedPool {
 export function connectMigrated(
   url: string,
   env: NodeJS.ProcessEnv = process.env,
-  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  log?: LogSink,
 ): MigratedPool {
   const pool = createPool(url, env);
   const ready = whenReachable(url, () => migrate(pool), { env, log }).then(() => undefined);

@@ -1,5 +1,7 @@
 import type pg from "pg";
+import { asLog, type Log, type LogSink, reason } from "./log.ts";
 import { loadPg } from "./pool.ts";
+import type { StoreHealth } from "./store-health.ts";
 
 /**
  * Proof of being the elected writer of one singleton job: the lease's name and the token it was
@@ -29,11 +31,23 @@ export interface LeaderElectionOptions {
   leaseMs?: number;
   /** How often a follower tries to take over (default 500 ms). */
   retryMs?: number;
+  /** Failed attempts (Postgres unreachable) are retried after retryMs, doubling up to this (default 5 s). */
+  maxRetryMs?: number;
   /** Called once per term, with the term's fence; a rejection ends the term. */
   onElected(fence: Fence): void | Promise<void>;
   /** Called when a term ends (lease lost, connection lost, or stop()). */
   onDeposed(): void | Promise<void>;
-  log?: (line: string) => void;
+  /** One line per change of state: elected, deposed, unreachable, reachable again. */
+  log?: LogSink;
+  /** Told whether each attempt reached the database (a follower notices an outage within retryMs). */
+  health?: StoreHealth;
+}
+
+/** What this replica is for one job, and since when (ms). */
+export interface ElectionStatus {
+  role: "writer" | "follower";
+  term: string | null;
+  since: number;
 }
 
 /** The 64-bit advisory lock key of a job name (Postgres hashes it, so every replica agrees). */
@@ -51,23 +65,38 @@ export class LeaderElection {
   private timer: NodeJS.Timeout | undefined;
   private fence: Fence | undefined;
   private renewedAt = 0;
+  private roleSince = Date.now();
   private stopped = false;
   private step: Promise<void> = Promise.resolve();
+  /** Consecutive failed attempts, and the reason last logged (a new reason is logged once). */
+  private failures = 0;
+  private failing: string | undefined;
   private readonly leaseMs: number;
   private readonly retryMs: number;
+  private readonly maxRetryMs: number;
   private readonly holder: string;
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
 
   constructor(private readonly opts: LeaderElectionOptions) {
     this.leaseMs = opts.leaseMs ?? 2_500;
     this.retryMs = opts.retryMs ?? 500;
+    this.maxRetryMs = Math.max(this.retryMs, opts.maxRetryMs ?? 5_000);
     this.holder = opts.holder ?? `${process.env.HOSTNAME ?? "host"}:${process.pid}`;
-    this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.log = asLog(opts.log);
   }
 
   /** The current term's fence, or undefined while this replica is not the writer. */
   get current(): Fence | undefined {
     return this.fence;
+  }
+
+  /** Writer or follower, the term, and since when. */
+  status(): ElectionStatus {
+    return {
+      role: this.fence ? "writer" : "follower",
+      term: this.fence?.token ?? null,
+      since: this.roleSince,
+    };
   }
 
   /** Begin campaigning; resolves after the first attempt (elected or not). */
@@ -87,7 +116,9 @@ export class LeaderElection {
 
   private schedule(): void {
     if (this.stopped) return;
-    const delay = this.fence ? Math.max(100, Math.floor(this.leaseMs / 3)) : this.retryMs;
+    const delay = this.fence
+      ? Math.max(100, Math.floor(this.leaseMs / 3))
+      : Math.min(this.maxRetryMs, this.retryMs * 2 ** Math.min(10, Math.max(0, this.failures - 1)));
     this.timer = setTimeout(() => void this.tick(), delay);
     this.timer.unref();
   }
@@ -98,14 +129,46 @@ export class LeaderElection {
       try {
         if (this.fence) await this.renew();
         else await this.campaign();
+        this.recovered();
       } catch (err) {
-        this.log(`${this.opts.name}: election: ${err instanceof Error ? err.message : String(err)}`);
+        this.attemptFailed(err);
         await this.depose();
         await this.disconnect();
       }
       this.schedule();
     });
     return this.step;
+  }
+
+  /** A failed attempt: logged when the failing starts or its reason changes, not on every retry. */
+  private attemptFailed(err: unknown): void {
+    this.failures++;
+    const why = reason(err);
+    const down = this.opts.health?.failed(err) ?? false;
+    if (why === this.failing) return;
+    this.failing = why;
+    this.log.warn(
+      {
+        event: "election_failing",
+        lease: this.opts.name,
+        holder: this.holder,
+        reason: why,
+        store: down ? "down" : "ok",
+      },
+      `${this.opts.name}: election attempts failing (${why}); retrying with back-off up to ${this.maxRetryMs / 1000} s`,
+    );
+  }
+
+  private recovered(): void {
+    this.opts.health?.reached();
+    if (this.failing !== undefined) {
+      this.log.info(
+        { event: "election_recovered", lease: this.opts.name, holder: this.holder, failures: this.failures },
+        `${this.opts.name}: election attempts succeed again`,
+      );
+    }
+    this.failures = 0;
+    this.failing = undefined;
   }
 
   private async connection(): Promise<pg.Client> {
@@ -150,12 +213,17 @@ export class LeaderElection {
     if (token === undefined) throw new Error("lease row not written");
     this.fence = { name: this.opts.name, token };
     this.renewedAt = Date.now();
-    this.log(`${this.opts.name}: elected writer (term ${token})`);
+    this.roleSince = this.renewedAt;
+    this.log.info(
+      { event: "elected", lease: this.opts.name, holder: this.holder, term: token },
+      `${this.opts.name}: ${this.holder} elected writer (term ${token})`,
+    );
     try {
       await this.opts.onElected(this.fence);
     } catch (err) {
-      this.log(
-        `${this.opts.name}: could not take the job: ${err instanceof Error ? err.message : String(err)}`,
+      this.log.error(
+        { event: "election_take_failed", lease: this.opts.name, holder: this.holder, reason: reason(err) },
+        `${this.opts.name}: could not take the job: ${reason(err)}`,
       );
       await this.depose();
       await c.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [this.opts.name]).catch(() => undefined);
@@ -195,13 +263,19 @@ export class LeaderElection {
 
   private async depose(): Promise<void> {
     if (!this.fence) return;
+    const term = this.fence.token;
     this.fence = undefined;
-    this.log(`${this.opts.name}: no longer the writer`);
+    this.roleSince = Date.now();
+    this.log.warn(
+      { event: "deposed", lease: this.opts.name, holder: this.holder, term },
+      `${this.opts.name}: ${this.holder} no longer the writer (term ${term})`,
+    );
     try {
       await this.opts.onDeposed();
     } catch (err) {
-      this.log(
-        `${this.opts.name}: stepping down failed: ${err instanceof Error ? err.message : String(err)}`,
+      this.log.error(
+        { event: "deposed_failed", lease: this.opts.name, holder: this.holder, reason: reason(err) },
+        `${this.opts.name}: stepping down failed: ${reason(err)}`,
       );
     }
   }

@@ -1,14 +1,20 @@
 import type pg from "pg";
+import { asLog, type Log, type LogSink, reason } from "./log.ts";
 import { loadPg } from "./pool.ts";
+import type { StoreHealth } from "./store-health.ts";
 
 type Handler = (payload: string) => void;
 
 export interface PgListenerOptions {
   connectionString: string;
-  /** Delay before reconnecting a lost LISTEN connection (default 250 ms). */
+  /** Delay before reconnecting a lost LISTEN connection (default 250 ms), doubling up to 5 s while it fails. */
   retryMs?: number;
-  log?: (line: string) => void;
+  /** One line per change: connection lost, reconnect failing, connected again. */
+  log?: LogSink;
+  health?: StoreHealth;
 }
+
+const MAX_RETRY_MS = 5_000;
 
 /**
  * One LISTEN connection per process, shared by every subscriber. Notifications are hints, not the
@@ -23,11 +29,14 @@ export class PgListener {
   private closed = false;
   private connecting: Promise<void> | undefined;
   private readonly retryMs: number;
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
+  /** Consecutive failed connects, and whether the failing was logged. */
+  private failures = 0;
+  private outage = false;
 
   constructor(private readonly opts: PgListenerOptions) {
     this.retryMs = opts.retryMs ?? 250;
-    this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.log = asLog(opts.log);
   }
 
   /** Connect and LISTEN on every channel subscribed so far. */
@@ -43,7 +52,7 @@ export class PgListener {
    * gone again) is logged and retried every `retryMs`; subscribers' `onResume` runs once connected.
    */
   keepConnected(): void {
-    this.attempt((err) => `listen: connect failed (${err}); retrying`);
+    this.attempt();
   }
 
   /** Subscribe to a channel; `onResume` runs after each reconnect. Returns the unsubscribe. */
@@ -78,7 +87,12 @@ export class PgListener {
     client.on("error", (err) => {
       if (this.client !== client) return;
       this.client = undefined;
-      this.log(`listen: connection lost (${err.message}); reconnecting`);
+      this.opts.health?.failed(err);
+      this.outage = true;
+      this.log.warn(
+        { event: "listen_lost", reason: err.message },
+        `listen: connection lost (${err.message}); reconnecting`,
+      );
       void client.end().catch(() => undefined);
       this.reconnectLater();
     });
@@ -93,18 +107,31 @@ export class PgListener {
 
   private reconnectLater(): void {
     if (this.closed) return;
-    setTimeout(() => this.attempt((err) => `listen: reconnect failed (${err})`), this.retryMs).unref();
+    const delay = Math.min(MAX_RETRY_MS, this.retryMs * 2 ** Math.min(10, this.failures));
+    setTimeout(() => this.attempt(), delay).unref();
   }
 
-  private attempt(failure: (err: string) => string): void {
+  private attempt(): void {
     if (this.closed) return;
     this.start().then(
       () => {
+        this.opts.health?.reached();
+        if (this.outage)
+          this.log.info({ event: "listen_connected", failures: this.failures }, "listen: connected again");
+        this.failures = 0;
+        this.outage = false;
         for (const r of this.resumers) r();
       },
       (err: unknown) => {
         if (this.closed) return;
-        this.log(failure(err instanceof Error ? err.message : String(err)));
+        this.opts.health?.failed(err);
+        if (this.failures++ === 0) {
+          this.outage = true;
+          this.log.warn(
+            { event: "listen_failing", reason: reason(err) },
+            `listen: connect failed (${reason(err)}); retrying with back-off up to ${MAX_RETRY_MS / 1000} s`,
+          );
+        }
         this.reconnectLater();
       },
     );

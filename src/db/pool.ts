@@ -44,15 +44,35 @@ export function requireDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
   return url;
 }
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** A connection pool on `url` (DATABASE_POOL_MAX connections, default 10). */
 export function createPool(url: string, env: NodeJS.ProcessEnv = process.env): Pool {
   const max = Number(env.DATABASE_POOL_MAX ?? 10);
   if (!Number.isInteger(max) || max < 1) throw new UserError("DATABASE_POOL_MAX must be a positive integer");
   const pg = loadPg();
-  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg) });
-  // An idle client losing its connection (server restart) must not crash the process; the next
-  // query gets a fresh connection.
+  // A server that does not answer (a network cut) fails a request after 5 s instead of hanging it.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: typeParsers(pg),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  return survivingOutages(pool);
+}
+
+/**
+ * A pool whose connections may be lost (a Postgres restart, a network cut) without crashing the
+ * process. pg reports a lost connection as an `error` event on its client as well as to the query in
+ * flight; the pool listens only while a client is idle, so a client held between two statements
+ * (a transaction, a lock held while the exchange is read) would throw it as uncaught. Each client
+ * gets a listener of its own; the failed query reports the loss, and the pool drops the client.
+ */
+export function survivingOutages(pool: Pool): Pool {
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
   return pool;
 }
 

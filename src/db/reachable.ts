@@ -1,4 +1,5 @@
 import { UserError } from "../core/errors.ts";
+import { asLog, type LogSink } from "./log.ts";
 
 /** Node's and Postgres's codes for "the server is not there (yet)": worth another try. */
 const UNREACHABLE = new Set([
@@ -11,14 +12,20 @@ const UNREACHABLE = new Set([
   "EAI_AGAIN",
   "57P03", // cannot_connect_now: the server is starting up or shutting down
   "53300", // too_many_connections
+  "57P01", // admin_shutdown: the server is stopping and ended this session
+  "57P02", // crash_shutdown
 ]);
 
-function unreachable(err: unknown): boolean {
+/** Whether `err` says Postgres cannot be reached (now): a retry may succeed, nothing else is wrong. */
+export function unreachable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (UNREACHABLE.has(code) || code.startsWith("08"))) return true;
   // pg reports a connection closed during start-up without a code.
-  return /Connection terminated|connection timeout/i.test(err.message);
+  // pg-pool gives up waiting for a connection it cannot open (a network cut) with its own message.
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect/i.test(
+    err.message,
+  );
 }
 
 /** `host:port/database` of a Postgres URL: what logs and errors name (never the credentials). */
@@ -53,8 +60,9 @@ export function connectTimeoutMs(env: NodeJS.ProcessEnv): number {
 export async function whenReachable<T>(
   url: string,
   attempt: () => Promise<T>,
-  opts: { env?: NodeJS.ProcessEnv; log: (line: string) => void },
+  opts: { env?: NodeJS.ProcessEnv; log?: LogSink },
 ): Promise<T> {
+  const log = asLog(opts.log);
   const timeoutMs = connectTimeoutMs(opts.env ?? process.env);
   const where = describeUrl(url);
   const started = Date.now();
@@ -72,7 +80,10 @@ export async function whenReachable<T>(
         );
       }
       const wait = Math.min(delay, left);
-      opts.log(`postgres ${where} not reachable (${reason}); attempt ${n}, next in ${wait / 1000} s`);
+      log.warn(
+        { event: "store_waiting", where, attempt: n, next_s: wait / 1000, reason },
+        `postgres ${where} not reachable (${reason}); attempt ${n}, next in ${wait / 1000} s`,
+      );
       await new Promise((r) => setTimeout(r, wait));
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }

@@ -99,9 +99,11 @@ describe("connecting to a Postgres that is not up yet", () => {
     listener.keepConnected();
     try {
       await until("a failed attempt to be logged", () => logs.length >= 1);
-      expect(logs[0]).toMatch(/^listen: connect failed \(.*ECONNREFUSED.*\); retrying$/);
+      expect(logs[0]).toMatch(/^listen: connect failed \(.*ECONNREFUSED.*\); retrying with back-off/);
       postgres = await startTestPostgres({ port });
       await until("the listener to resume", () => resumed >= 1);
+      // One line when the failing starts and one when it ends, however many attempts in between.
+      expect(logs).toEqual([logs[0], "listen: connected again"]);
       const pool = createPool(url, {});
       await pool.query("SELECT pg_notify('board', 'changed')");
       await pool.end();
@@ -152,6 +154,11 @@ describe("connecting to a Postgres that is not up yet", () => {
       /^Postgres at 127\.0\.0\.1:\d+\/hl not reachable after \d+ attempts in 0\.5 s/,
     );
     expect(warnings.length).toBeGreaterThanOrEqual(1);
-    expect(warnings.every((w) => w.startsWith("postgres 127.0.0.1:"))).toBe(true); // never "listening on"
+    // One JSON event per line, each a wait for Postgres (never "listening on"), never the password.
+    const events = warnings.map((w) => JSON.parse(w) as { event: string; msg: string });
+    expect(events.every((e) => e.event === "store_waiting" && e.msg.startsWith("postgres 127.0.0.1:"))).toBe(
+      true,
+    );
+    expect(warnings.join("\n")).not.toContain("secret");
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fence, FencedOutError, fencedTransaction, LeaderElection } from "../../src/db/leader.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createPool, type Pool } from "../../src/db/pool.ts";
+import { type OutageProxy, startOutageProxy } from "../support/outage-proxy.ts";
 import { usePostgres } from "../support/postgres.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -178,6 +179,60 @@ describe("leader election", () => {
     } finally {
       c.proc.kill("SIGKILL");
       await b.election.stop();
+    }
+  }, 20_000);
+});
+
+/**
+ * An election whose Postgres goes away: the writer steps down, retries with back-off and logs each
+ * change of state once (not every attempt), and is elected again once Postgres is back.
+ */
+describe("an election during a Postgres outage", () => {
+  let proxy: OutageProxy;
+  let via: string;
+  beforeAll(async () => {
+    proxy = await startOutageProxy(url);
+    via = proxy.via(url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+
+  it("logs the outage once, backs off, and is elected again afterwards", async () => {
+    const lines: string[] = [];
+    let terms = 0;
+    const election = new LeaderElection({
+      connectionString: via,
+      name: "outage:job",
+      holder: "replica-a",
+      retryMs: 100,
+      maxRetryMs: 400,
+      log: (line) => lines.push(line),
+      onElected: () => {
+        terms++;
+      },
+      onDeposed: () => undefined,
+    });
+    try {
+      await election.start();
+      await until("the first term", () => terms === 1, 8_000);
+      expect(election.status()).toMatchObject({ role: "writer", term: "1" });
+      lines.length = 0;
+
+      await proxy.down();
+      await until("stepping down", () => election.current === undefined, 8_000);
+      // 1.5 s at 100 ms a try would be 15 attempts: with back-off to 0.4 s, about 5, logged once.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(election.status().role).toBe("follower");
+      expect(lines.filter((l) => /election attempts failing/.test(l))).toHaveLength(1);
+      expect(lines.length).toBeLessThanOrEqual(3);
+
+      await proxy.up();
+      await until("a second term", () => terms === 2, 8_000);
+      expect(lines).toContain("outage:job: replica-a elected writer (term 2)");
+      expect(lines.filter((l) => /succeed again/.test(l))).toHaveLength(1);
+    } finally {
+      await election.stop();
     }
   }, 20_000);
 });

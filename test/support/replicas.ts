@@ -21,13 +21,15 @@ export function replicaDb(url: string, i: number, leaseMs?: number): Promise<Sha
 
 /**
  * Start a real `hl … serve` replica; `url` resolves with the first capture of `announce` in its
- * output (its listening URL), and rejects if the process exits first.
+ * output (its listening URL), and rejects if the process exits first. `stderr` collects its log
+ * lines as they come.
  */
 export function spawnReplica(
   args: string[],
   env: Record<string, string>,
   announce: RegExp,
-): { proc: ChildProcess; url: Promise<string> } {
+): { proc: ChildProcess; url: Promise<string>; stderr: string[] } {
+  const stderr: string[] = [];
   const proc = spawn(process.execPath, [HL, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -39,9 +41,15 @@ export function spawnReplica(
       const m = announce.exec(out);
       if (m) resolve(m[1]!);
     };
+    let partial = "";
     proc.stdout!.on("data", scan);
-    proc.stderr!.on("data", scan);
+    proc.stderr!.on("data", (d: Buffer) => {
+      scan(d);
+      const lines = (partial + d.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      stderr.push(...lines.filter((l) => l !== ""));
+    });
     proc.on("exit", (code) => reject(new Error(`hl ${args.slice(0, 2).join(" ")} exited ${code}: ${out}`)));
   });
-  return { proc, url };
+  return { proc, url, stderr };
 }

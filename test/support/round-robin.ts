@@ -3,7 +3,8 @@ import type { AddressInfo, Socket } from "node:net";
 
 /**
  * A load balancer for tests: each request goes to the next upstream in turn (streams included), and
- * an upstream that refuses the connection is skipped, as a balancer's health check would skip it.
+ * an upstream that refuses or resets the connection before answering is skipped, as a balancer's
+ * health check and retry would skip it.
  */
 export interface RoundRobin {
   url: string;
@@ -11,6 +12,8 @@ export interface RoundRobin {
   readonly served: number[];
   close(): Promise<void>;
 }
+
+const GONE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE"]);
 
 export async function startRoundRobin(upstreams: readonly string[]): Promise<RoundRobin> {
   const targets = upstreams.map((u) => new URL(u));
@@ -50,7 +53,8 @@ export async function startRoundRobin(upstreams: readonly string[]): Promise<Rou
         res.destroy();
         return;
       }
-      if (err.code === "ECONNREFUSED" && tries + 1 < targets.length) {
+      // A replica that is gone refuses new connections, or resets the kept-alive one it had.
+      if (GONE.has(err.code ?? "") && tries + 1 < targets.length) {
         forward(req, res, body, tries + 1);
         return;
       }
@@ -66,6 +70,9 @@ export async function startRoundRobin(upstreams: readonly string[]): Promise<Rou
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => forward(req, res, Buffer.concat(chunks), 0));
   });
+  // Clients (fetch keeps sockets 4 s) close idle connections before the balancer does, so a request
+  // never meets a socket the balancer is closing, however slow a loaded machine runs timers.
+  server.keepAliveTimeout = 60_000;
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

@@ -70,7 +70,7 @@ export async function copyTable(db: Db, pool: Pool, t: TableImport): Promise<Tab
   };
   if (!sourceHasTable(db, t.from)) return report;
   // A column this version does not know how to carry would be lost: refuse rather than drop it.
-  const planned = new Set(t.columns.map((c) => c.from));
+  const planned = new Set([...t.columns.map((c) => c.from), ...(t.local ?? [])]);
   const unknown = (db.prepare(`PRAGMA table_info(${quote(t.from)})`).all() as { name: string }[])
     .map((c) => c.name)
     .filter((name) => !planned.has(name));

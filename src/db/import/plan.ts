@@ -17,6 +17,8 @@ export interface TableImport {
   columns: readonly ImportColumn[];
   /** The Postgres primary key (`to` names): a row already there is kept, so a re-run adds nothing. */
   key: readonly string[];
+  /** SQLite columns that only keep the file's own bookkeeping (Postgres keeps its own): not carried. */
+  local?: readonly string[];
 }
 
 const col = (from: string, kind: ColumnKind, to = from): ImportColumn => ({ from, to, kind });
@@ -43,6 +45,8 @@ export const IMPORT_PLAN: readonly TableImport[] = [
       col("tracking", "jsonb"),
     ],
     key: ["network", "address"],
+    // The file's change counter; Postgres marks changes by transaction (changed_xid) by itself.
+    local: ["changed_seq"],
   },
   {
     service: "points",

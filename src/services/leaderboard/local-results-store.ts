@@ -1,5 +1,5 @@
 import type { LeaderboardNetwork } from "./account-source.ts";
-import type { AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
+import type { AgentChanges, AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
 
 type Result = Pick<
   AgentRow,
@@ -27,6 +27,16 @@ export class LocalResultsStore implements AgentStore {
 
   async list(network: LeaderboardNetwork): Promise<AgentRow[]> {
     return (await this.shared.list(network)).map((row) => this.withResult(row));
+  }
+
+  async snapshot(network: LeaderboardNetwork): Promise<AgentChanges> {
+    const snap = await this.shared.snapshot(network);
+    return { rows: snap.rows.map((row) => this.withResult(row)), cursor: snap.cursor };
+  }
+
+  /** Results recorded here are not changes of the shared store: every agent counts as changed. */
+  changesSince(network: LeaderboardNetwork, _cursor: string): Promise<AgentChanges> {
+    return this.snapshot(network);
   }
 
   count(network: LeaderboardNetwork): Promise<number> {

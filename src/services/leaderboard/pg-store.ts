@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { connectMigrated } from "../../db/connect.ts";
 import { type Fence, fencedTransaction } from "../../db/leader.ts";
+import { asLog, type LogSink } from "../../db/log.ts";
 import type { Pool } from "../../db/pool.ts";
+import { StoreHealth } from "../../db/store-health.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
-import type { AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
+import type { AgentChanges, AgentReading, AgentRow, AgentStore, NewAgent } from "./store.ts";
 import type { Tracking } from "./tracking.ts";
 
 /** A `leaderboard_agents` row as pg returns it (NUMERIC as decimal strings). */
@@ -46,6 +48,9 @@ export function agentFromPg(r: AgentPgRow): AgentRow {
   };
 }
 
+/** The oldest transaction still running when the statement's snapshot was taken: the next cursor. */
+const CURSOR = "pg_snapshot_xmin(pg_current_snapshot())::text";
+
 /** NOTIFY channel of board changes: a registration, or the elected writer's refresh (see BoardChange). */
 export const BOARD_CHANNEL = "leaderboard_board";
 
@@ -57,9 +62,10 @@ export interface BoardChange {
 
 /**
  * Registered agents in Postgres (table leaderboard_agents), shared by every replica. Every new
- * registration and every `announce` is sent on BOARD_CHANNEL, so the other replicas rebuild their
- * boards at once. A store bound to a fence (`fenced`) records refresh results only while that writer
- * is still elected.
+ * registration and every `announce` is sent on BOARD_CHANNEL, so the other replicas read the changed
+ * rows at once. A store bound to a fence (`fenced`) records refresh results only while that writer
+ * is still elected. Every query goes through `health`: an unreachable database is a
+ * StoreUnavailableError (503), logged once per outage.
  */
 export class PostgresAgentStore implements AgentStore {
   /** Names this store's announcements, so its own service can tell them from the other replicas'. */
@@ -75,13 +81,17 @@ export class PostgresAgentStore implements AgentStore {
     private readonly ownsPool = false,
     private readonly fence?: Fence,
     origin?: string,
+    health?: StoreHealth,
   ) {
     this.origin = origin ?? randomUUID();
+    this.health = health ?? new StoreHealth(asLog(undefined), () => pool.query("SELECT 1"));
   }
+
+  readonly health: StoreHealth;
 
   /** The same store, recording refresh results as the holder of `fence` (refused once deposed). */
   fenced(fence: Fence): PostgresAgentStore {
-    return new PostgresAgentStore(this.pool, this.ready, false, fence, this.origin);
+    return new PostgresAgentStore(this.pool, this.ready, false, fence, this.origin, this.health);
   }
 
   /** Tell every replica that `network`'s agents changed (the writer refreshed them). */
@@ -96,23 +106,22 @@ export class PostgresAgentStore implements AgentStore {
   /** A write of the elected refresh: one transaction that commits only while the fence holds. */
   private async write(sql: string, params: unknown[]): Promise<void> {
     await this.ready;
-    if (this.fence) await fencedTransaction(this.pool, this.fence, (c) => c.query(sql, params));
-    else await this.pool.query(sql, params);
+    await this.health.guard(async () => {
+      if (this.fence) await fencedTransaction(this.pool, this.fence, (c) => c.query(sql, params));
+      else await this.pool.query(sql, params);
+    });
   }
 
-  /** A store on its own pool, migrating the schema first. */
-  static connect(
-    url: string,
-    env: NodeJS.ProcessEnv = process.env,
-    log?: (line: string) => void,
-  ): PostgresAgentStore {
+  /** A store on its own pool, migrating the schema first; `log` hears start-up waits and outages. */
+  static connect(url: string, env: NodeJS.ProcessEnv = process.env, log?: LogSink): PostgresAgentStore {
     const { pool, ready } = connectMigrated(url, env, log);
-    return new PostgresAgentStore(pool, ready, true);
+    const health = new StoreHealth(asLog(log), () => pool.query("SELECT 1"));
+    return new PostgresAgentStore(pool, ready, true, undefined, undefined, health);
   }
 
   private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
     await this.ready;
-    return (await this.pool.query<R>(sql, params)).rows;
+    return this.health.guard(async () => (await this.pool.query<R>(sql, params)).rows);
   }
 
   async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
@@ -156,6 +165,31 @@ export class PostgresAgentStore implements AgentStore {
       [network],
     );
     return rows.map(agentFromPg);
+  }
+
+  async snapshot(network: LeaderboardNetwork): Promise<AgentChanges> {
+    return this.changed(network, "0");
+  }
+
+  async changesSince(network: LeaderboardNetwork, cursor: string): Promise<AgentChanges> {
+    return this.changed(network, cursor);
+  }
+
+  /** Rows changed by transaction `cursor` or later, and the next cursor, from one snapshot. */
+  private async changed(network: LeaderboardNetwork, cursor: string): Promise<AgentChanges> {
+    if (!/^\d+$/.test(cursor)) throw new Error(`not a change cursor: ${cursor}`);
+    const rows = await this.query<Partial<AgentPgRow> & { next_cursor: string }>(
+      `SELECT c.next_cursor, a.* FROM (SELECT ${CURSOR} AS next_cursor) c
+       LEFT JOIN (SELECT ${COLUMNS} FROM leaderboard_agents WHERE network = $1 AND changed_xid >= $2::xid8) a
+       ON TRUE`,
+      [network, cursor],
+    );
+    return {
+      rows: rows
+        .filter((r) => r.address !== null && r.address !== undefined)
+        .map((r) => agentFromPg(r as AgentPgRow)),
+      cursor: rows[0]?.next_cursor ?? cursor,
+    };
   }
 
   async count(network: LeaderboardNetwork): Promise<number> {

@@ -1,6 +1,7 @@
 import type { Pool } from "../../db/pool.ts";
+import type { LeaderboardNetwork } from "./account-source.ts";
 import type { AgentValues } from "./agent-refresh.ts";
-import { type AgentPgRow, agentFromPg } from "./pg-store.ts";
+import { type AgentPgRow, agentFromPg, BOARD_CHANNEL, type BoardChange } from "./pg-store.ts";
 import type { AgentRow } from "./store.ts";
 
 /** One agent held by one worker until `leaseUntil` (Postgres clock, ms); `seq` fences late writes. */
@@ -90,6 +91,12 @@ export class RefreshQueue {
       [lease.agent.network, lease.agent.address, this.workerId, lease.seq, error, nextInMs],
     );
     return rowCount === 1;
+  }
+
+  /** Tell the service's replicas that `network`'s agents changed: they read the changed rows. */
+  async announce(network: LeaderboardNetwork): Promise<void> {
+    const change: BoardChange = { network, origin: this.workerId };
+    await this.pool.query("SELECT pg_notify($1, $2)", [BOARD_CHANNEL, JSON.stringify(change)]);
   }
 
   /** Give back every agent this worker holds (a clean stop): they are due again at once. */

@@ -1,4 +1,5 @@
 import { FencedOutError } from "../../db/leader.ts";
+import type { Log } from "../../db/log.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
 import { refreshAgent } from "./agent-refresh.ts";
 import { type Board, BoardBuilder } from "./board.ts";
@@ -22,6 +23,8 @@ export interface RefresherOptions {
   exchangeReads?: boolean;
   /** Called after a cycle published a network's board (replicas: tell the others to rebuild theirs). */
   announce?: (network: LeaderboardNetwork) => Promise<void>;
+  /** One line per refresh cycle that read the exchange (agents, failures, duration, behind schedule). */
+  log?: Log;
   now?: () => number;
 }
 
@@ -43,9 +46,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /** Bodies from this size on are also kept gzip- and brotli-compressed (a large board is ~8× smaller). */
 const COMPRESS_FROM_BYTES = 1024;
 
-/** Boards smaller than this are rebuilt on every registration. */
-const SMALL_BOARD = 1000;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function message(err: unknown): string {
@@ -54,25 +54,30 @@ function message(err: unknown): string {
 
 /**
  * Keeps one ranked board per network. A background cycle (every `intervalMs`, never overlapping)
- * re-reads each agent's account value and open positions, and its ledger when needed (`refreshAgent`); the board being served is only
- * replaced by a complete new one, so readers never wait on the exchange.
+ * re-reads each agent's account value and open positions, and its ledger when needed (`refreshAgent`);
+ * boards follow the store by reading only the agents changed since their last read (`catchUp`), and
+ * the board being served is only replaced by a complete new one, so readers never wait on the exchange.
  */
 export class Refresher {
   private readonly boards = new Map<LeaderboardNetwork, Board>();
   private readonly builder = new BoardBuilder();
-  private readonly lastBuild = new Map<LeaderboardNetwork, { at: number; ms: number }>();
-  private readonly pending = new Map<LeaderboardNetwork, NodeJS.Timeout>();
+  /** Per network: where the next read of changes starts. */
+  private readonly cursors = new Map<LeaderboardNetwork, string>();
   private readonly dexLists: DexLists;
-  /** Builds started per network: a slow read finishing after a newer one must not replace its board. */
-  private readonly builds = new Map<LeaderboardNetwork, number>();
+  /** Boards made per network: one compressed late must not replace a newer one. */
+  private readonly made = new Map<LeaderboardNetwork, number>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport[]> | undefined;
+  /** A cycle was asked for while one ran (a new writer's first): run one more right after. */
+  private cycleAgain = false;
   private stopped = false;
   /** Where refresh results are recorded; null on a replica that is not the elected writer. */
   private writes: AgentStore | null;
-  /** Per network: a rebuild for another replica's change is running (and whether another is owed). */
-  private readonly following = new Map<LeaderboardNetwork, { again: boolean }>();
+  /** Per network: a read of changes is running (and whether another is owed). */
+  private readonly following = new Map<LeaderboardNetwork, { again: boolean; done: Promise<Board> }>();
+  /** When a board was last brought up to date with the store (ms), or null. */
+  lastRefreshAt: number | null = null;
 
   constructor(private readonly opts: RefresherOptions) {
     this.now = opts.now ?? Date.now;
@@ -82,99 +87,100 @@ export class Refresher {
 
   /**
    * Record refresh results in `store` (the elected writer's fenced store), or, with null, neither read
-   * the exchange nor write: a cycle then only rebuilds the boards from what the writer stored.
+   * the exchange nor write: a cycle then only brings the boards up to date with what the writer stored.
    */
   setWriter(store: AgentStore | null): void {
     this.writes = store;
   }
 
+  /** Refresh now (a newly elected writer): at once, or right after the cycle under way. */
+  refreshNow(): void {
+    if (!this.timer || this.stopped) return;
+    if (this.running) this.cycleAgain = true;
+    else this.cycle().catch(() => undefined);
+  }
+
   /** The board being served (built from the stored last known values on first use). */
   async board(network: LeaderboardNetwork): Promise<Board> {
-    return this.boards.get(network) ?? this.rebuild(network);
+    return this.boards.get(network) ?? this.catchUp(network);
   }
 
-  /** Rebuild a network's board from the store now (to publish a cycle's results or progress). */
+  /** Rebuild a network's board from every stored agent (what `catchUp` does on first use). */
   async rebuild(network: LeaderboardNetwork): Promise<Board> {
-    const timer = this.pending.get(network);
-    if (timer) clearTimeout(timer);
-    this.pending.delete(network);
-    const build = (this.builds.get(network) ?? 0) + 1;
-    this.builds.set(network, build);
-    const rows = await this.opts.store.list(network);
-    const started = performance.now();
-    const board = this.builder.build(rows, network, this.now());
-    if (build !== this.builds.get(network)) return this.boards.get(network) ?? board;
-    this.boards.set(network, board);
-    this.lastBuild.set(network, { at: performance.now(), ms: performance.now() - started });
-    // Compressed once per build; until then the identity body is served.
-    if (board.body.length >= COMPRESS_FROM_BYTES) {
-      board.compressed = compressBoth(board.body).then(
-        ({ gzip, brotli }) => {
-          board.gzip = gzip;
-          board.brotli = brotli;
-        },
-        () => undefined,
-      );
-    }
-    return board;
+    const snap = await this.opts.store.snapshot(network);
+    const board = this.builder.build(snap.rows, network, this.now());
+    this.cursors.set(network, snap.cursor);
+    return this.serve(network, board);
   }
 
   /**
-   * A new agent was registered: show it now on a small board. A large board is rebuilt at most at a
-   * 5 % duty cycle (a burst of registrations coalesces into one rebuild), so registrations cannot
-   * keep the event loop busy.
+   * Bring `network`'s board up to date with the store, reading only the agents changed since the last
+   * read: a registration or a refresh moves one row. Calls arriving during a read are folded into one
+   * more; a read that changes nothing shown keeps the board served (its ETag and compressed copies).
    */
-  async agentAdded(network: LeaderboardNetwork): Promise<void> {
-    const last = this.lastBuild.get(network);
-    if (!last || (await this.board(network)).total < SMALL_BOARD) {
-      await this.rebuild(network);
-      return;
-    }
-    const waitMs = last.at + last.ms * 20 - performance.now();
-    if (waitMs <= 0) await this.rebuild(network);
-    else if (!this.pending.has(network)) {
-      const timer = setTimeout(() => this.rebuild(network).catch(() => undefined), waitMs);
-      timer.unref();
-      this.pending.set(network, timer);
-    }
-  }
-
-  /**
-   * Another replica changed `network`'s agents: rebuild from the store. Changes arriving during a
-   * rebuild are folded into one more; a rebuild that finds the same ranking keeps the board served
-   * (its ETag and compressed copies stay valid).
-   */
-  async changed(network: LeaderboardNetwork): Promise<void> {
-    // A large board is rebuilt within the registrations' duty cycle, however many replicas announce.
-    if ((this.boards.get(network)?.total ?? 0) >= SMALL_BOARD) return this.agentAdded(network);
+  catchUp(network: LeaderboardNetwork): Promise<Board> {
     const running = this.following.get(network);
     if (running) {
       running.again = true;
-      return;
+      return running.done;
     }
-    const state = { again: true };
-    this.following.set(network, state);
-    try {
-      while (state.again && !this.stopped) {
-        state.again = false;
-        await this.rebuildIfChanged(network);
+    const state = { again: false, done: Promise.resolve() as unknown as Promise<Board> };
+    state.done = (async () => {
+      try {
+        let board = await this.readChanges(network);
+        while (state.again && !this.stopped) {
+          state.again = false;
+          board = await this.readChanges(network);
+        }
+        return board;
+      } finally {
+        this.following.delete(network);
       }
-    } finally {
-      this.following.delete(network);
-    }
+    })();
+    this.following.set(network, state);
+    return state.done;
   }
 
-  private async rebuildIfChanged(network: LeaderboardNetwork): Promise<void> {
+  private async readChanges(network: LeaderboardNetwork): Promise<Board> {
+    const cursor = this.cursors.get(network);
     const served = this.boards.get(network);
-    if (!served) return; // never read here yet: the first read builds it from the store
-    const rows = await this.opts.store.list(network);
-    const fresh = this.builder.build(rows, network, this.now());
-    const current = this.boards.get(network);
-    const same =
-      current !== undefined &&
-      current.total === fresh.total &&
-      current.entryJson.every((json, i) => json === fresh.entryJson[i]);
-    if (!same) await this.rebuild(network);
+    if (cursor === undefined || !served) return this.rebuild(network);
+    const changes = await this.opts.store.changesSince(network, cursor);
+    this.cursors.set(network, changes.cursor);
+    this.lastRefreshAt = this.now();
+    const board = this.builder.apply(changes.rows, network, this.now());
+    return board ? this.serve(network, board) : served;
+  }
+
+  /**
+   * Serve `board` once quickly compressed copies are made (a large board is ~18× smaller compressed),
+   * then replace them by smaller ones off the event loop while it is still the board served: a change
+   * is visible in milliseconds, and a board that stays serves its smallest bytes.
+   */
+  private async serve(network: LeaderboardNetwork, board: Board): Promise<Board> {
+    const n = (this.made.get(network) ?? 0) + 1;
+    this.made.set(network, n);
+    this.lastRefreshAt = this.now();
+    const current = () => n === this.made.get(network);
+    if (board.body.length >= COMPRESS_FROM_BYTES) {
+      try {
+        Object.assign(board, await compressBoth(board.body, "fast"));
+      } catch {
+        // served uncompressed
+      }
+      board.compressed = (async () => {
+        if (!current() || this.stopped) return;
+        try {
+          const smaller = await compressBoth(board.body, "small");
+          if (current()) Object.assign(board, smaller);
+        } catch {
+          // the quick copies stay
+        }
+      })();
+    }
+    if (!current()) return this.boards.get(network) ?? board;
+    this.boards.set(network, board);
+    return board;
   }
 
   /** Run one refresh cycle over every network (joins the running one if a cycle is under way). */
@@ -184,6 +190,10 @@ export class Refresher {
       this.running = Promise.all(this.opts.networks.map((n) => this.refreshNetwork(n, writes))).finally(
         () => {
           this.running = undefined;
+          if (this.cycleAgain && !this.stopped) {
+            this.cycleAgain = false;
+            this.cycle().catch(() => undefined);
+          }
         },
       );
     }
@@ -208,26 +218,47 @@ export class Refresher {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
   }
 
-  /** Rebuild a network's board; the writer also tells the other replicas to rebuild theirs. */
+  /** Bring a network's board up to date; the writer also tells the other replicas to read the changes. */
   private async publish(network: LeaderboardNetwork, writes: AgentStore | null): Promise<void> {
-    await this.rebuild(network);
+    await this.catchUp(network);
     if (writes) await this.opts.announce?.(network);
   }
 
   private async refreshNetwork(network: LeaderboardNetwork, writes: AgentStore | null): Promise<CycleReport> {
     const started = this.now();
-    const agents = await this.opts.store.list(network);
     const reads = (this.opts.exchangeReads ?? true) && writes !== null;
-    const failed = reads && agents.length > 0 ? await this.refreshAgents(network, agents, writes) : 0;
+    if (!reads) {
+      // Nothing to read from the exchange here: only follow what the writer (or workers) stored.
+      await this.publish(network, null);
+      return {
+        network,
+        agents: (await this.board(network)).total,
+        failed: 0,
+        durationMs: this.now() - started,
+      };
+    }
+    const agents = await this.opts.store.list(network);
+    const failed = agents.length > 0 ? await this.refreshAgents(network, agents, writes) : 0;
     await this.publish(network, writes);
-    return { network, agents: agents.length, failed, durationMs: this.now() - started };
+    const report = { network, agents: agents.length, failed, durationMs: this.now() - started };
+    if (agents.length > 0)
+      this.opts.log?.info(
+        {
+          event: "refresh_cycle",
+          network,
+          agents: report.agents,
+          failed,
+          duration_ms: report.durationMs,
+          behind_schedule: report.durationMs > this.opts.intervalMs,
+        },
+        `leaderboard: refreshed ${report.agents} ${network} agents (${failed} failed) in ${report.durationMs} ms`,
+      );
+    return report;
   }
 
   private async refreshAgents(

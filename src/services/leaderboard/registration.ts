@@ -13,12 +13,17 @@ import { trackingOf } from "./tracking.ts";
 
 export const INVALID_ADDRESS = "Invalid Ethereum address (expected 0x + 40 hex chars)";
 export const MAX_DISPLAY_NAME = 32;
+export const CONTROL_IN_NAME = "display_name must not contain control characters";
+
+/** C0 controls (NUL, newline, escape…), DEL and C1 controls: invisible or able to break a board or a log. */
+const CONTROL = /\p{Cc}/u;
 
 const registrationSchema = z.object({
   address: z.string({ error: INVALID_ADDRESS }).regex(/^0x[0-9a-fA-F]{40}$/, INVALID_ADDRESS),
   network: z.enum(LEADERBOARD_NETWORKS, { error: `network must be ${NETWORK_CHOICES}` }).default("testnet"),
   display_name: z
     .string({ error: "display_name must be a string" })
+    .refine((s) => !CONTROL.test(s), CONTROL_IN_NAME)
     // Characters, not UTF-16 units: an emoji counts once.
     .refine(
       (s) => [...s].length <= MAX_DISPLAY_NAME,

@@ -1,4 +1,5 @@
-import { LeaderElection } from "../../db/leader.ts";
+import { type ElectionStatus, LeaderElection } from "../../db/leader.ts";
+import type { Log } from "../../db/log.ts";
 import { PgListener } from "../../db/notify.ts";
 import { LEADERBOARD_NETWORKS } from "./account-source.ts";
 import { BOARD_CHANNEL, type BoardChange, type PostgresAgentStore } from "./pg-store.ts";
@@ -8,20 +9,23 @@ import type { Refresher } from "./refresher.ts";
 export interface ReplicaCoordination {
   /** Whether this replica is the elected writer now. */
   writing(): boolean;
+  /** Writer or follower, its term, and since when. */
+  status(): ElectionStatus;
   close(): Promise<void>;
 }
 
 /**
  * Make `refresher` one replica of many on `store`'s database. The replica elected
- * `leaderboard:schedule` refreshes the agents, writing through its term's fence; every other replica's
- * cycles only rebuild its boards from the store. Each replica also rebuilds a board as soon as another
- * one announces a registration or a refresh on BOARD_CHANNEL, and everything after its LISTEN
- * connection was lost (a notification may have been missed meanwhile).
+ * `leaderboard:schedule` refreshes the agents, writing through its term's fence, and starts a cycle
+ * as soon as it is elected; every other replica's cycles only read what changed in the store. Each
+ * replica also reads the changes as soon as another one announces a registration or a refresh on
+ * BOARD_CHANNEL, and after its LISTEN connection came back (a notification may have been missed: the
+ * read covers every change since the last one, whatever was announced).
  */
 export function coordinateReplicas(
   store: PostgresAgentStore,
   refresher: Refresher,
-  opts: { url: string; holder?: string; log: (line: string) => void },
+  opts: { url: string; holder?: string; log: Log },
 ): ReplicaCoordination {
   // Until elected, a replica neither reads the exchange for refreshes nor writes their results.
   refresher.setWriter(null);
@@ -30,24 +34,26 @@ export function coordinateReplicas(
     name: "leaderboard:schedule",
     holder: opts.holder,
     log: opts.log,
+    health: store.health,
     onElected(fence) {
       refresher.setWriter(store.fenced(fence));
+      refresher.refreshNow();
     },
     onDeposed() {
       refresher.setWriter(null);
     },
   });
-  const listener = new PgListener({ connectionString: opts.url, log: opts.log });
-  const rebuildAll = () => {
-    for (const n of LEADERBOARD_NETWORKS) refresher.changed(n).catch(() => undefined);
+  const listener = new PgListener({ connectionString: opts.url, log: opts.log, health: store.health });
+  const catchUpAll = () => {
+    for (const n of LEADERBOARD_NETWORKS) refresher.catchUp(n).catch(() => undefined);
   };
   void listener.subscribe(
     BOARD_CHANNEL,
     (payload) => {
       const change = boardChange(payload);
-      if (change && change.origin !== store.origin) refresher.changed(change.network).catch(() => undefined);
+      if (change && change.origin !== store.origin) refresher.catchUp(change.network).catch(() => undefined);
     },
-    rebuildAll,
+    catchUpAll,
   );
   let closed = false;
   // Both wait for the schema (a replica started before Postgres retries until it is reachable).
@@ -55,13 +61,13 @@ export function coordinateReplicas(
     .then(async () => {
       if (closed) return;
       await election.start();
-      listener.keepConnected(); // rebuilds every board once connected, and after each reconnect
+      listener.keepConnected(); // reads every board's changes once connected, and after each reconnect
     })
-    .catch((err: unknown) =>
-      opts.log(`leaderboard: replica coordination: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    // A store that never became ready fails the service's start, which reports it.
+    .catch(() => undefined);
   return {
     writing: () => election.current !== undefined,
+    status: () => election.status(),
     async close() {
       closed = true;
       await election.stop();

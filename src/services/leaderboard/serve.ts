@@ -1,3 +1,4 @@
+import { jsonLog } from "../../db/log.ts";
 import { listen } from "../../http/service.ts";
 import { portOption } from "../host/port-option.ts";
 import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
@@ -12,7 +13,10 @@ export async function serveLeaderboard(opts: ServeOptions, ctx: ServeContext): P
   const service = createLeaderboardService(config, {
     source: accounts.source,
     env: ctx.env,
-    log: ctx.warn,
+    // One JSON line per event on stderr (elections, outages, refresh cycles, start-up waits).
+    logger: jsonLog({ service: "leaderboard", replica: ctx.env.HL_REPLICA_NAME }, (line) =>
+      ctx.warn(line.trimEnd()),
+    ),
   });
   let port: number;
   try {

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
+import { asLog, jsonLog, type Log } from "../../db/log.ts";
+import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -11,13 +13,14 @@ import {
 import { boardJson } from "./board.ts";
 import type { LeaderboardConfig } from "./config.ts";
 import { etagMatches, pickEncoding } from "./encodings.ts";
+import { openAgentStore } from "./open-store.ts";
 import { PgClientRateLimiter } from "./pg-rate-limit.ts";
 import { PostgresAgentStore } from "./pg-store.ts";
 import { ClientRateLimiter, type RateLimiter, rateLimitedClient } from "./rate-limit.ts";
 import { Refresher } from "./refresher.ts";
 import { parseRegistration, RegistrationError, register } from "./registration.ts";
 import { coordinateReplicas } from "./replicas.ts";
-import { type AgentStore, openAgentStore } from "./store.ts";
+import type { AgentStore } from "./store.ts";
 
 export interface LeaderboardService {
   app: FastifyInstance;
@@ -32,6 +35,8 @@ export interface LeaderboardService {
   writing(): boolean;
   /** Settles when the store can be used (Postgres: reached and migrated); rejects when it cannot. */
   ready: Promise<void>;
+  /** The store (probed), this replica's writer role and its last refresh: what `/health` reports. */
+  health(): Promise<ReplicaHealth>;
   close(): Promise<void>;
 }
 
@@ -64,11 +69,14 @@ export function createLeaderboardService(
     env?: NodeJS.ProcessEnv;
     /** Notes such as a retry while Postgres is not reachable yet (stderr). */
     log?: (line: string) => void;
+    /** Structured events (elections, outages, refresh cycles); default: JSON lines on stderr. */
+    logger?: Log;
   },
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const store = deps.store ?? openAgentStore(config, deps.env, deps.log);
+  const log = deps.logger ?? (deps.log ? asLog(deps.log) : jsonLog({ service: "leaderboard" }));
+  const store = deps.store ?? openAgentStore(config, deps.env, log);
   // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
   const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;
   const refresher = new Refresher({
@@ -81,8 +89,15 @@ export function createLeaderboardService(
     staggerMs: config.staggerMs,
     exchangeReads: !config.refreshByWorkers,
     announce: shared ? (network) => shared.announce(network) : undefined,
+    log,
     now,
   });
+  /** A write the store could not take: a logged 503 that names no server. */
+  const unavailable = (err: unknown, what: string): HttpError | undefined => {
+    if (!(err instanceof StoreUnavailableError) && !shared?.health.failed(err)) return undefined;
+    log.warn({ event: "write_refused", what }, `store unavailable: ${what} refused`);
+    return new HttpError(503, "store unavailable");
+  };
   const limiter: RateLimiter = shared
     ? new PgClientRateLimiter(shared.pool, shared.ready, config.registerPerMinute, config.registerBurst, now)
     : new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
@@ -120,7 +135,21 @@ export function createLeaderboardService(
     },
   });
 
-  app.get("/health", async () => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
+  const health = async (): Promise<ReplicaHealth> => ({
+    store: shared ? await shared.health.check() : "ok",
+    writer: replicas?.status() ?? { role: "writer", term: null, since: started },
+    last_refresh_at: refresher.lastRefreshAt,
+  });
+
+  app.get("/health", async (_req, reply) => {
+    const h = await health();
+    if (h.store === "down") reply.code(503);
+    return {
+      status: h.store === "ok" ? "ok" : "store down",
+      uptime_s: Math.floor((now() - started) / 1000),
+      ...h,
+    };
+  });
 
   app.post("/api/register", async (req, reply) => {
     try {
@@ -138,7 +167,7 @@ export function createLeaderboardService(
         throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
       }
       const result = await register(request, { store, source: deps.source, now });
-      if (result.new) await refresher.agentAdded(request.network);
+      if (result.new) await refresher.catchUp(request.network).catch(() => undefined);
       registrations.inc({ outcome: result.new ? "new" : "existing" });
       return result;
     } catch (err) {
@@ -146,15 +175,22 @@ export function createLeaderboardService(
         registrations.inc({ outcome: err.status === 400 ? "invalid" : "exchange_error" });
         throw new HttpError(err.status, err.message);
       }
-      throw err;
+      const refused = unavailable(err, "registration");
+      if (refused) registrations.inc({ outcome: "store_unavailable" });
+      throw refused ?? err;
     }
   });
 
   app.get<{ Querystring: { network?: string; limit?: string; offset?: string } }>(
     "/api/leaderboard",
     async (req, reply) => {
-      const board = await refresher.board(networkParam(req.query.network));
+      const network = networkParam(req.query.network);
+      const board = await refresher.board(network).catch((err: unknown) => {
+        throw err instanceof StoreUnavailableError ? new HttpError(503, "store unavailable") : err;
+      });
       reply.type("application/json; charset=utf-8");
+      // The last board read from the store, served while the store cannot be read.
+      if (shared?.health.state === "down") reply.header("Warning", '110 - "Response is Stale"');
       if (req.query.limit === undefined && req.query.offset === undefined) {
         // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
         reply
@@ -182,8 +218,8 @@ export function createLeaderboardService(
     shared && config.databaseUrl
       ? coordinateReplicas(shared, refresher, {
           url: config.databaseUrl,
-          holder: process.env.HL_REPLICA_NAME,
-          log: (line) => app.log.info(line),
+          holder: deps.env?.HL_REPLICA_NAME ?? process.env.HL_REPLICA_NAME,
+          log,
         })
       : undefined;
 
@@ -193,6 +229,7 @@ export function createLeaderboardService(
     store,
     startRefresh: () => refresher.start(),
     writing: () => replicas?.writing() ?? true,
+    health,
     ready: shared?.ready ?? Promise.resolve(),
     async close() {
       await replicas?.close();

@@ -1,7 +1,6 @@
 import { type Db, openDb } from "../../store/sqlite.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import type { LedgerMark } from "./ledger.ts";
-import { PostgresAgentStore } from "./pg-store.ts";
 import type { Tracking } from "./tracking.ts";
 
 const SCHEMA = [
@@ -19,12 +18,19 @@ const SCHEMA = [
      stale INTEGER NOT NULL DEFAULT 0,
      last_error TEXT,
      tracking TEXT,
+     changed_seq INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY (network, address)
    )`,
 ];
 
 /** Columns added after the first schema, for files created before them. */
-const ADDED_COLUMNS: readonly (readonly [string, string])[] = [["tracking", "TEXT"]];
+const ADDED_COLUMNS: readonly (readonly [string, string])[] = [
+  ["tracking", "TEXT"],
+  ["changed_seq", "INTEGER NOT NULL DEFAULT 0"],
+];
+
+/** The next change number: writes are serialised by SQLite, so numbers follow commit order. */
+const NEXT_SEQ = "(SELECT COALESCE(MAX(changed_seq), 0) + 1 FROM agents)";
 
 /** A new registration: its baseline, which never changes afterwards. */
 export interface NewAgent {
@@ -61,18 +67,20 @@ export interface AgentStore {
   recordSuccess(network: LeaderboardNetwork, address: string, v: AgentReading): Promise<void>;
   /** The query failed: keep the last known values, mark the agent stale. */
   recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void>;
+  /** Every agent of `network`, with the cursor to ask `changesSince` for what changes next. */
+  snapshot(network: LeaderboardNetwork): Promise<AgentChanges>;
+  /**
+   * The agents of `network` registered or changed since `cursor` was handed out (some already seen
+   * may come again), and the next cursor: a board follows the store by reading only these.
+   */
+  changesSince(network: LeaderboardNetwork, cursor: string): Promise<AgentChanges>;
   close(): Promise<void>;
 }
 
-/** Postgres when the config has a DATABASE_URL, else the SQLite file at `dbPath`. */
-export function openAgentStore(
-  config: { dbPath: string; databaseUrl?: string | undefined },
-  env: NodeJS.ProcessEnv = process.env,
-  log?: (line: string) => void,
-): AgentStore {
-  return config.databaseUrl
-    ? PostgresAgentStore.connect(config.databaseUrl, env, log)
-    : new SqliteAgentStore(config.dbPath);
+/** Agents read from a store, and where the next read of changes starts. */
+export interface AgentChanges {
+  rows: AgentRow[];
+  cursor: string;
 }
 
 /** A registered agent with its baseline (never changed) and its last known exchange values. */
@@ -139,6 +147,7 @@ export class SqliteAgentStore implements AgentStore {
     for (const [name, type] of ADDED_COLUMNS) {
       if (!present.has(name)) this.db.exec(`ALTER TABLE agents ADD COLUMN ${name} ${type}`);
     }
+    this.db.exec("CREATE INDEX IF NOT EXISTS agents_by_change ON agents (changed_seq)");
   }
 
   async get(network: LeaderboardNetwork, address: string): Promise<AgentRow | undefined> {
@@ -152,9 +161,9 @@ export class SqliteAgentStore implements AgentStore {
     const info = this.db
       .prepare(
         `INSERT INTO agents (network, address, display_name, initial_account_value, registered_at, ledger_mark,
-           account_value, positions_count, refreshed_at, tracking)
+           account_value, positions_count, refreshed_at, tracking, changed_seq)
          VALUES (@network, @address, @displayName, @initialAccountValue, @registeredAt, @ledgerMark,
-           @initialAccountValue, @positionsCount, @registeredAt, @tracking)
+           @initialAccountValue, @positionsCount, @registeredAt, @tracking, ${NEXT_SEQ})
          ON CONFLICT (network, address) DO NOTHING`,
       )
       .run({
@@ -179,7 +188,7 @@ export class SqliteAgentStore implements AgentStore {
     this.db
       .prepare(
         `UPDATE agents SET account_value = ?, positions_count = ?, net_deposits = ?, refreshed_at = ?, stale = 0,
-           last_error = NULL, tracking = ? WHERE network = ? AND address = ?`,
+           last_error = NULL, tracking = ?, changed_seq = ${NEXT_SEQ} WHERE network = ? AND address = ?`,
       )
       .run(
         v.accountValue,
@@ -194,8 +203,33 @@ export class SqliteAgentStore implements AgentStore {
 
   async recordFailure(network: LeaderboardNetwork, address: string, error: string): Promise<void> {
     this.db
-      .prepare("UPDATE agents SET stale = 1, last_error = ? WHERE network = ? AND address = ?")
+      .prepare(
+        `UPDATE agents SET stale = 1, last_error = ?, changed_seq = ${NEXT_SEQ} WHERE network = ? AND address = ?`,
+      )
       .run(error, network, address);
+  }
+
+  async snapshot(network: LeaderboardNetwork): Promise<AgentChanges> {
+    return this.db.transaction(() => ({
+      rows: (this.db.prepare("SELECT * FROM agents WHERE network = ?").all(network) as RawRow[]).map(fromRaw),
+      cursor: String(this.lastSeq()),
+    }))();
+  }
+
+  async changesSince(network: LeaderboardNetwork, cursor: string): Promise<AgentChanges> {
+    return this.db.transaction(() => ({
+      rows: (
+        this.db
+          .prepare("SELECT * FROM agents WHERE network = ? AND changed_seq > ?")
+          .all(network, Number(cursor)) as RawRow[]
+      ).map(fromRaw),
+      cursor: String(this.lastSeq()),
+    }))();
+  }
+
+  private lastSeq(): number {
+    return (this.db.prepare("SELECT COALESCE(MAX(changed_seq), 0) AS n FROM agents").get() as { n: number })
+      .n;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AccountSource } from "./account-source.ts";
+import type { AccountSource, LeaderboardNetwork } from "./account-source.ts";
 import { refreshAgent } from "./agent-refresh.ts";
 import { DexLists } from "./dex-list.ts";
 import type { Lease, RefreshQueue } from "./queue.ts";
@@ -24,6 +24,9 @@ export interface WorkerStats {
   lost: number;
 }
 
+/** Results written within this long are announced to the service's replicas together. */
+const ANNOUNCE_EVERY_MS = 250;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -45,6 +48,8 @@ export class RefreshWorker {
   private readonly dexLists: DexLists;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  /** Networks with results not announced yet, and the timer that will. */
+  private readonly unannounced = new Map<LeaderboardNetwork, NodeJS.Timeout>();
 
   constructor(private readonly opts: RefreshWorkerOptions) {
     this.dexLists = new DexLists(opts.source, opts.agentTimeoutMs);
@@ -61,7 +66,26 @@ export class RefreshWorker {
     this.stopped = true;
     await this.running;
     this.running = undefined;
+    await Promise.all([...this.unannounced.keys()].map((n) => this.announce(n)));
     await this.opts.queue.releaseAll();
+  }
+
+  /**
+   * A result was written: the service's replicas hear of it within ANNOUNCE_EVERY_MS (one
+   * notification per network for all results written meanwhile) and read only the changed rows.
+   */
+  private written(network: LeaderboardNetwork): void {
+    if (this.unannounced.has(network)) return;
+    const timer = setTimeout(() => void this.announce(network), ANNOUNCE_EVERY_MS);
+    timer.unref();
+    this.unannounced.set(network, timer);
+  }
+
+  private async announce(network: LeaderboardNetwork): Promise<void> {
+    clearTimeout(this.unannounced.get(network));
+    this.unannounced.delete(network);
+    // A lost announcement costs only time: the replicas read every change at their next cycle.
+    await this.opts.queue.announce(network).catch(() => undefined);
   }
 
   private async slot(): Promise<void> {
@@ -98,6 +122,7 @@ export class RefreshWorker {
         .fail(lease, err instanceof Error ? err.message : String(err), intervalMs)
         .catch(() => true);
     }
-    if (!written) this.stats.lost++;
+    if (written) this.written(agent.network);
+    else this.stats.lost++;
   }
 }

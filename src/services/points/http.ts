@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
 import { mapLimit } from "../../core/concurrency.ts";
+import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
 import { createService, HttpError, type Service } from "../../http/service.ts";
 import { isWalletAddress } from "./config.ts";
 import type { FillDetail, PointsService, WalletPoints } from "./service.ts";
@@ -18,12 +19,16 @@ const batchBody = z.object({ addresses: z.array(z.string()) });
 
 const INVALID_WALLET = "Invalid wallet address (expected 0x + 40 hex chars)";
 
-/** Exchange and file failures reach the client as 502 with the cause, never as a 500. */
+/**
+ * Exchange and file failures reach the client as 502 with the cause, never as a 500; an unavailable
+ * store is a 503 that names no server.
+ */
 async function upstream<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (err instanceof HttpError) throw err;
+    if (err instanceof StoreUnavailableError) throw new HttpError(503, err.message);
     throw new HttpError(
       502,
       `Failed to query Hyperliquid: ${err instanceof Error ? err.message : String(err)}`,
@@ -32,9 +37,16 @@ async function upstream<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The points API (interfaces.md F), paths under /points, plus the points page at /points/. */
-export function createPointsApp(points: PointsService): Service {
+export function createPointsApp(points: PointsService, health?: () => Promise<ReplicaHealth>): Service {
   const service = createService({ name: "points" });
   const { app } = service;
+
+  if (health)
+    app.get("/health", async (_req, reply) => {
+      const h = await health();
+      if (h.store === "down") reply.code(503);
+      return { status: h.store === "ok" ? "ok" : "store down", ...h };
+    });
 
   app.get("/points/market-config", async () => points.marketConfig());
 

@@ -1,6 +1,8 @@
 import { connectMigrated } from "../../db/connect.ts";
 import { type Fence, fencedTransaction } from "../../db/leader.ts";
-import { loadPg, type Pool } from "../../db/pool.ts";
+import { asLog, type LogSink } from "../../db/log.ts";
+import { loadPg, type Pool, survivingOutages } from "../../db/pool.ts";
+import { StoreHealth } from "../../db/store-health.ts";
 import type { PointsStore, StoredFill, StoredMark, WalletSync } from "./store.ts";
 
 /** Rows per INSERT: arrays are single parameters, this only bounds one statement's work. */
@@ -18,10 +20,12 @@ const NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 /**
  * The points store in Postgres (points_marks, points_wallet_fills, points_wallet_sync), shared by
  * replicas. A store bound to a fence (`fenced`, the elected `points:sync` writer's) records syncs only
- * while that writer is still elected.
+ * while that writer is still elected. Every query goes through `health`: an unreachable database is a
+ * StoreUnavailableError (503), logged once per outage.
  */
 export class PostgresPointsStore implements PointsStore {
   private locks: Pool | undefined;
+  readonly health: StoreHealth;
 
   /**
    * @param ready queries wait for it (the schema migration)
@@ -32,58 +36,69 @@ export class PostgresPointsStore implements PointsStore {
     readonly ready: Promise<void> = Promise.resolve(),
     private readonly ownsPool = false,
     private readonly fence?: Fence,
-  ) {}
+    health?: StoreHealth,
+  ) {
+    this.health = health ?? new StoreHealth(asLog(undefined), () => pool.query("SELECT 1"));
+  }
 
   /** The same store, recording syncs as the holder of `fence` (refused once another replica took over). */
   fenced(fence: Fence): PostgresPointsStore {
-    const store = new PostgresPointsStore(this.pool, this.ready, false, fence);
+    const store = new PostgresPointsStore(this.pool, this.ready, false, fence, this.health);
     store.locks = this.lockPool();
     return store;
   }
 
   private lockPool(): Pool {
     if (!this.locks) {
-      this.locks = new (loadPg().Pool)({ ...this.pool.options, max: LOCK_CONNECTIONS });
-      this.locks.on("error", () => undefined);
+      this.locks = survivingOutages(new (loadPg().Pool)({ ...this.pool.options, max: LOCK_CONNECTIONS }));
     }
     return this.locks;
   }
 
   async exclusiveSync(wallet: string, freshMs: number, sync: () => Promise<void>): Promise<boolean> {
     await this.ready;
-    const client = await this.lockPool().connect();
     const lock = [`points:wallet:${wallet}`];
-    try {
-      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", lock);
+    // Only the lock's own queries are the store's; `sync` reports its failures (the exchange's) itself.
+    const { client, fresh } = await this.health.guard(async () => {
+      const client = await this.lockPool().connect();
       try {
+        await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", lock);
         const fresh = await client.query(
           `SELECT 1 FROM points_wallet_sync WHERE wallet = $1 AND synced_at_ms > ${NOW_MS} - $2::bigint`,
           [wallet, freshMs],
         );
-        if (fresh.rowCount === 1) return false;
-        await sync();
-        return true;
-      } finally {
-        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", lock);
+        return { client, fresh: fresh.rowCount === 1 };
+      } catch (err) {
+        // A connection that failed mid-way is not given back to the pool for reuse.
+        client.release(err instanceof Error ? err : true);
+        throw err;
       }
+    });
+    let broken: Error | undefined;
+    try {
+      if (fresh) return false;
+      await sync();
+      return true;
     } finally {
-      client.release();
+      await this.health
+        .guard(() => client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", lock))
+        .catch((err: unknown) => {
+          broken = err instanceof Error ? err : new Error(String(err)); // the lock went with the session
+        });
+      client.release(broken ?? undefined);
     }
   }
 
-  /** A store on its own pool, migrating the schema first. */
-  static connect(
-    url: string,
-    env: NodeJS.ProcessEnv = process.env,
-    log?: (line: string) => void,
-  ): PostgresPointsStore {
+  /** A store on its own pool, migrating the schema first; `log` hears start-up waits and outages. */
+  static connect(url: string, env: NodeJS.ProcessEnv = process.env, log?: LogSink): PostgresPointsStore {
     const { pool, ready } = connectMigrated(url, env, log);
-    return new PostgresPointsStore(pool, ready, true);
+    const health = new StoreHealth(asLog(log), () => pool.query("SELECT 1"));
+    return new PostgresPointsStore(pool, ready, true, undefined, health);
   }
 
   private async query<R extends object>(sql: string, params: unknown[] = []): Promise<R[]> {
     await this.ready;
-    return (await this.pool.query<R>(sql, params)).rows;
+    return this.health.guard(async () => (await this.pool.query<R>(sql, params)).rows);
   }
 
   async addMarks(marks: readonly StoredMark[]): Promise<void> {
@@ -134,6 +149,15 @@ export class PostgresPointsStore implements PointsStore {
     missingBeforeMs: number | null,
   ): Promise<number> {
     await this.ready;
+    return this.health.guard(() => this.fencedSync(wallet, fills, throughMs, missingBeforeMs));
+  }
+
+  private fencedSync(
+    wallet: string,
+    fills: readonly StoredFill[],
+    throughMs: number,
+    missingBeforeMs: number | null,
+  ): Promise<number> {
     return fencedTransaction(this.pool, this.fence, async (client) => {
       let added = 0;
       for (let i = 0; i < fills.length; i += BATCH) {

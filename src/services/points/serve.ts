@@ -1,4 +1,5 @@
 import { apiUrl, resolveNetwork } from "../../config/env.ts";
+import { jsonLog } from "../../db/log.ts";
 import { openClientSession } from "../../exchange/index.ts";
 import { portOption } from "../host/port-option.ts";
 import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
@@ -18,7 +19,10 @@ export async function servePoints(opts: ServeOptions, ctx: ServeContext): Promis
     const running = await startPoints(cfg, {
       fills: exchangeFillSource(session.client),
       env: ctx.env,
-      log: ctx.warn,
+      // One JSON line per event on stderr (elections, outages, sync failures, start-up waits).
+      logger: jsonLog({ service: "points", replica: ctx.env.HL_REPLICA_NAME }, (line) =>
+        ctx.warn(line.trimEnd()),
+      ),
     });
     ctx.log(`points API on ${running.url}/points (marks from ${cfg.feedUrl})`);
     return {

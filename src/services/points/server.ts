@@ -1,19 +1,24 @@
 import { LeaderElection } from "../../db/leader.ts";
+import { asLog, type Log } from "../../db/log.ts";
+import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
 import { listen } from "../../http/service.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
 import { MarkRecorder } from "./marks.ts";
+import { openPointsStore } from "./open-store.ts";
 import { PostgresPointsStore } from "./pg-store.ts";
 import { type DayFiles, type FillSource, PointsService } from "./service.ts";
-import { openPointsStore, type PointsStore } from "./store.ts";
+import type { PointsStore } from "./store.ts";
 
 export interface RunningPoints {
   url: string;
   service: PointsService;
   recorder: MarkRecorder;
   store: PointsStore;
+  /** The store (probed), this replica's `points:sync` role and its last full sync: for `/health`. */
+  health(): Promise<ReplicaHealth>;
   close(): Promise<void>;
 }
 
@@ -27,10 +32,13 @@ export async function startPoints(
     /** Where a Postgres store reads DATABASE_POOL_MAX and DATABASE_CONNECT_TIMEOUT_S (process.env). */
     env?: NodeJS.ProcessEnv;
     log?: (line: string) => void;
+    /** Structured events (elections, outages, refused lookups); default: `log`'s lines. */
+    logger?: Log;
   },
 ): Promise<RunningPoints> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const store = deps.store ?? openPointsStore(cfg, deps.env, log);
+  const logger = deps.logger ?? asLog(log);
+  const store = deps.store ?? openPointsStore(cfg, deps.env, logger);
   if (store instanceof PostgresPointsStore) {
     // Postgres reached and migrated (retried while it is not up yet) before anything else starts.
     await store.ready.catch(async (err: unknown) => {
@@ -44,7 +52,11 @@ export async function startPoints(
     fromMs: cfg.programStartMs,
     onError: (err) => {
       const message = err instanceof Error ? err.message : String(err);
-      if (message !== lastError) log(`points: BTCSWP feed ${cfg.feedUrl}: ${message}`);
+      if (message !== lastError)
+        logger.warn(
+          { event: "feed_error", feed: cfg.feedUrl, reason: message },
+          `points: BTCSWP feed ${cfg.feedUrl}: ${message}`,
+        );
       lastError = message;
     },
   });
@@ -58,24 +70,30 @@ export async function startPoints(
       missingTtlMs: cfg.missingFileRetryMs,
     });
   const history = new FillHistory(store, cfg.coin);
-  const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history });
+  const service = new PointsService(cfg, { fills: deps.fills, files, marks: store, history, log: logger });
   let following = false;
   let follower: NodeJS.Timeout | undefined;
   const startFollowing = (writes: FillHistory) => {
     if (cfg.followMs <= 0 || follower) return;
-    follower = setInterval(() => {
+    const follow = () => {
       if (following) return;
       following = true;
       service
-        .followAll(
-          (user, err) => log(`points: fills of ${user}: ${err instanceof Error ? err.message : String(err)}`),
-          writes,
-        )
+        .followAll((user, err) => {
+          if (err instanceof StoreUnavailableError) return; // the store logged its outage once
+          const why = err instanceof Error ? err.message : String(err);
+          logger.warn(
+            { event: "sync_failed", wallet: user, reason: why },
+            `points: fills of ${user}: ${why}`,
+          );
+        }, writes)
         .finally(() => {
           following = false;
         });
-    }, cfg.followMs);
+    };
+    follower = setInterval(follow, cfg.followMs);
     follower.unref();
+    follow(); // a newly elected writer syncs at once, not one period later
   };
   const stopFollowing = () => {
     clearInterval(follower);
@@ -88,15 +106,22 @@ export async function startPoints(
       ? new LeaderElection({
           connectionString: cfg.databaseUrl,
           name: "points:sync",
-          holder: process.env.HL_REPLICA_NAME,
-          log,
+          holder: deps.env?.HL_REPLICA_NAME ?? process.env.HL_REPLICA_NAME,
+          log: logger,
+          health: store.health,
           onElected: (fence) => startFollowing(new FillHistory(store.fenced(fence), cfg.coin)),
           onDeposed: stopFollowing,
         })
       : undefined;
   if (election) void election.start();
   else startFollowing(history);
-  const { app } = createPointsApp(service);
+  const started = Date.now();
+  const health = async (): Promise<ReplicaHealth> => ({
+    store: store instanceof PostgresPointsStore ? await store.health.check() : "ok",
+    writer: election?.status() ?? { role: "writer", term: null, since: started },
+    last_refresh_at: service.lastFollowAt,
+  });
+  const { app } = createPointsApp(service, health);
   try {
     const port = await listen(app, cfg.port, cfg.host);
     return {
@@ -104,6 +129,7 @@ export async function startPoints(
       service,
       recorder,
       store,
+      health,
       async close() {
         await election?.stop();
         stopFollowing();

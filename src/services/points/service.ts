@@ -1,5 +1,7 @@
 import { mapLimit } from "../../core/concurrency.ts";
 import { dec, wire } from "../../core/decimal.ts";
+import type { Log } from "../../db/log.ts";
+import { StoreUnavailableError } from "../../db/store-health.ts";
 import type { BuilderFillRow } from "../../sim/server/builder-fills-file.ts";
 import { attributeFills, fileDay, type WalletFill } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
@@ -36,6 +38,8 @@ export interface WalletPoints {
   /** Whether every fill since the program start was seen (see FillHistory). */
   history: { complete: boolean; missing_before: string | null };
   as_of: string;
+  /** Present (and true) only when the store could not be read: the last result computed here, as of `as_of`. */
+  stale?: true;
 }
 
 /** One scored fill, for `?fills=true`. */
@@ -66,6 +70,8 @@ export interface PointsDeps {
   history: FillHistory;
   files: DayFiles;
   marks: MarkLookup;
+  /** Hears lookups refused while the store is unavailable. */
+  log?: Log;
 }
 
 /**
@@ -112,6 +118,10 @@ export class PointsService {
     };
   }
 
+  /**
+   * A wallet's points. While the store is unavailable, the last result computed here is answered
+   * marked `stale`; with none, StoreUnavailableError (503).
+   */
   async wallet(address: string): Promise<WalletResult> {
     const key = address.toLowerCase();
     const hit = this.cache.get(key);
@@ -125,19 +135,36 @@ export class PointsService {
         () => undefined,
       );
     }
-    return pending;
+    try {
+      return await pending;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      const last = this.cache.get(key)?.result;
+      if (last) return { summary: { ...last.summary, stale: true }, fills: last.fills };
+      this.deps.log?.warn(
+        { event: "lookup_refused", wallet: key },
+        "store unavailable: points lookup refused",
+      );
+      throw err;
+    }
   }
 
   /**
    * Sync the fills of every wallet seen so far, a few at a time, so their history stays whole even
    * when nobody asks about them for a while (through `history`: the elected writer's fenced one on
-   * replicas). Returns how many synced; failures are reported, not thrown.
+   * replicas). Returns how many synced; failures (the store's included) are reported, not thrown.
    */
   async followAll(
     onError: (user: string, err: unknown) => void,
     history: FillHistory = this.deps.history,
   ): Promise<number> {
-    const users = await history.knownUsers();
+    let users: string[];
+    try {
+      users = await history.knownUsers();
+    } catch (err) {
+      onError("(every known wallet)", err);
+      return 0;
+    }
     const done = await mapLimit(users, 4, async (user) => {
       try {
         await history.sync(user, (u, from) => this.deps.fills.fills(u, from), this.cfg.programStartMs);
@@ -147,11 +174,16 @@ export class PointsService {
         return false;
       }
     });
+    if (done.every(Boolean)) this.lastFollowAt = Date.now();
     return done.filter(Boolean).length;
   }
 
+  /** When `followAll` last synced every known wallet (ms), or null. */
+  lastFollowAt: number | null = null;
+
   private remember(key: string, result: WalletResult): void {
     const now = Date.now();
+    // Past their cacheMs, results stay only as the stale answer for an outage; bounded all the same.
     if (this.cache.size > 10_000) {
       for (const [k, v] of this.cache) if (now - v.at >= this.cfg.cacheMs) this.cache.delete(k);
     }

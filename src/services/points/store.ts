@@ -1,5 +1,4 @@
 import { type Db, openDb } from "../../store/sqlite.ts";
-import { PostgresPointsStore } from "./pg-store.ts";
 
 /** One BTCSWP oracle tick as the points service keeps it. */
 export interface StoredMark {
@@ -64,17 +63,6 @@ export interface PointsStore extends MarkLookup {
   /** Wallets synced at least once, sorted. */
   knownWallets(): Promise<string[]>;
   close(): Promise<void>;
-}
-
-/** Postgres when the config has a DATABASE_URL, else the SQLite file at `dbPath`. */
-export function openPointsStore(
-  config: { dbPath: string; databaseUrl?: string | undefined },
-  env: NodeJS.ProcessEnv = process.env,
-  log?: (line: string) => void,
-): PointsStore {
-  return config.databaseUrl
-    ? PostgresPointsStore.connect(config.databaseUrl, env, log)
-    : new SqlitePointsStore(config.dbPath);
 }
 
 const SCHEMA = [

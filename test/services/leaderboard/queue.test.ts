@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrate } from "../../../src/db/migrate.ts";
+import { PgListener } from "../../../src/db/notify.ts";
 import { createPool, type Pool } from "../../../src/db/pool.ts";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
+import { leaderboardConfig } from "../../../src/services/leaderboard/config.ts";
+import { BOARD_CHANNEL } from "../../../src/services/leaderboard/pg-store.ts";
 import { RefreshQueue } from "../../../src/services/leaderboard/queue.ts";
+import { createLeaderboardService } from "../../../src/services/leaderboard/service.ts";
 import { RefreshWorker } from "../../../src/services/leaderboard/worker.ts";
 import { usePostgres } from "../../support/postgres.ts";
 
@@ -172,5 +176,46 @@ describe("leaderboard refresh queue on Postgres", () => {
     expect(row).toMatchObject({ stale: true, leased_by: null });
     expect(row.last_error).toMatch(/no answer within 1000 ms/);
     expect(w.stats.lost).toBe(0);
+  });
+
+  it("the service's replicas show a worker's results by its announcements, not a refresh period later", async () => {
+    const url = pool.options.connectionString!;
+    const svc = createLeaderboardService(
+      leaderboardConfig({
+        DATABASE_URL: url,
+        LEADERBOARD_REFRESH_BY: "workers",
+        LEADERBOARD_REFRESH_S: "3600",
+      }),
+      {
+        source: () => {
+          throw new Error("the service reads no exchange here");
+        },
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      },
+    );
+    const heard: string[] = [];
+    const listener = new PgListener({ connectionString: url, log: () => undefined });
+    try {
+      await svc.ready;
+      svc.startRefresh();
+      await listener.subscribe(BOARD_CHANNEL, (p) => heard.push(p));
+      await listener.start();
+      const before = await svc.refresher.board("testnet");
+      expect(before.entries.every((e) => e.account_value === 100)).toBe(true);
+      worker("w", new CountingExchange(1)).start();
+      // Every agent but the first (worth 100 + its index) moved.
+      await until(
+        async () =>
+          (await svc.refresher.board("testnet")).entries.filter((e) => e.account_value > 100).length === 39,
+        3_000,
+      );
+      // 40 results, announced together: a few notifications, not one per agent.
+      expect(heard.length).toBeGreaterThan(0);
+      expect(heard.length).toBeLessThan(10);
+      expect(JSON.parse(heard[0]!)).toEqual({ network: "testnet", origin: "w" });
+    } finally {
+      await listener.close();
+      await svc.close();
+    }
   });
 });

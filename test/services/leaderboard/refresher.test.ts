@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
+import { boardJson } from "../../../src/services/leaderboard/board.ts";
 import type { LedgerUpdate } from "../../../src/services/leaderboard/ledger.ts";
 import { Refresher } from "../../../src/services/leaderboard/refresher.ts";
 import { type AgentStore, SqliteAgentStore } from "../../../src/services/leaderboard/store.ts";
@@ -49,17 +50,20 @@ function setup(n: number, exchangeReads = true) {
     });
   }
   const ex = new FakeExchange();
-  const refresher = new Refresher({
+  const refresher = new Refresher({ ...refresherOptions(ex), store, exchangeReads });
+  return { ex, refresher };
+}
+
+function refresherOptions(ex = new FakeExchange()) {
+  return {
     store,
     source: () => ex,
-    networks: ["testnet"],
+    networks: ["testnet"] as const,
     intervalMs: 60_000,
     concurrency: 3,
     agentTimeoutMs: 1000,
     staggerMs: 0,
-    exchangeReads,
-  });
-  return { ex, refresher };
+  };
 }
 
 describe("leaderboard refresher", () => {
@@ -118,50 +122,59 @@ describe("leaderboard refresher", () => {
     );
   });
 
-  it("shows a registration at once on a small board and coalesces rebuilds of a large one", async () => {
+  it("follows the store by the rows that changed: a registration on a large board moves one row", async () => {
     const { refresher } = setup(1500);
-    await refresher.rebuild("testnet");
-    const add = (i: number) =>
+    const before = await refresher.rebuild("testnet");
+    const add = (i: number, value: string) =>
       store.insert({
         network: "testnet",
         address: addr(10_000 + i),
         displayName: "new",
-        initialAccountValue: "1",
+        initialAccountValue: value,
         registeredAt: 10_000 + i,
         ledgerMark: null,
         positionsCount: 0,
       });
-    await add(1);
-    await refresher.agentAdded("testnet"); // right after a build: deferred
-    await add(2);
-    await refresher.agentAdded("testnet"); // coalesced with the pending one
-    expect((await refresher.board("testnet")).total).toBe(1500);
-    // The deferred rebuild comes at most 20 build-durations after the last one.
-    const until = Date.now() + 25_000;
-    while ((await refresher.board("testnet")).total === 1500 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 5));
-    expect((await refresher.board("testnet")).total).toBe(1502);
-    await refresher.stop();
+    await add(1, "1");
+    const list = store.list.bind(store);
+    let fullReads = 0;
+    store.list = async (n) => {
+      fullReads++;
+      return list(n);
+    };
+    const snapshot = store.snapshot.bind(store);
+    store.snapshot = async (n) => {
+      fullReads++;
+      return snapshot(n);
+    };
+    const after = await refresher.catchUp("testnet");
+    expect(after.total).toBe(1501);
+    expect(fullReads).toBe(0);
+    // Ranked as a full build ranks it, entries above the new one untouched.
+    const fresh = await new Refresher({ ...refresherOptions(), store }).rebuild("testnet");
+    expect(after.entryJson).toEqual(fresh.entryJson);
+    expect(after.body.toString()).toBe(boardJson(after, 0, after.total));
+    expect(JSON.parse(after.body.toString()).agents[1500].rank).toBe(1501);
+    expect(after.entryJson.slice(0, 1500)).toEqual(before.entryJson);
 
-    const small = setup(2);
-    await small.refresher.rebuild("testnet");
-    await store.insert({
-      network: "testnet",
-      address: addr(99),
-      displayName: "x",
-      initialAccountValue: "1",
-      registeredAt: 99,
-      ledgerMark: null,
-      positionsCount: 0,
-    });
-    await small.refresher.agentAdded("testnet");
-    expect((await small.refresher.board("testnet")).total).toBe(3);
+    // Calls during a read fold into one more; nothing new keeps the served board.
+    await add(2, "1");
+    await add(3, "1");
+    const [a, b, c] = await Promise.all([
+      refresher.catchUp("testnet"),
+      refresher.catchUp("testnet"),
+      refresher.catchUp("testnet"),
+    ]);
+    expect(a.total).toBe(1503);
+    expect(b).toBe(c);
+    expect(await refresher.catchUp("testnet")).toBe(await refresher.board("testnet"));
+    await refresher.stop();
   });
 
   it("another replica's change: the board is rebuilt when its ranking moved, and kept (same ETag) when not", async () => {
     const { refresher } = setup(3);
     const served = await refresher.board("testnet");
-    await refresher.changed("testnet"); // nothing moved
+    await refresher.catchUp("testnet"); // nothing moved
     expect(await refresher.board("testnet")).toBe(served);
 
     await store.recordSuccess("testnet", addr(2), {
@@ -170,7 +183,7 @@ describe("leaderboard refresher", () => {
       netDeposits: "0",
       at: 1,
     });
-    await refresher.changed("testnet");
+    await refresher.catchUp("testnet");
     const moved = await refresher.board("testnet");
     expect(moved.etag).not.toBe(served.etag);
     expect(moved.entries[0]).toMatchObject({ address: addr(2), pnl: 30 });

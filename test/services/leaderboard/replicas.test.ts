@@ -55,6 +55,8 @@ interface Replica {
   svc: LeaderboardService;
   url: string;
   open: boolean;
+  /** Its log events, as JSON lines would carry them. */
+  events: { msg: string; event?: unknown; holder?: unknown }[];
 }
 
 const postgres = usePostgres();
@@ -75,8 +77,14 @@ async function replica(ex: FakeExchange, env: Record<string, string> = {}): Prom
     LEADERBOARD_STAGGER_MS: "0",
     ...env,
   });
-  const svc = createLeaderboardService(config, { source: () => ex });
-  const r = { svc, url: `http://127.0.0.1:${await listen(svc.app, 0)}`, open: true };
+  const events: Replica["events"] = [];
+  const capture = (fields: Record<string, unknown>, msg: string) => events.push({ ...fields, msg });
+  const svc = createLeaderboardService(config, {
+    source: () => ex,
+    env: { HL_REPLICA_NAME: `replica-${replicas.length}` },
+    logger: { info: capture, warn: capture, error: capture },
+  });
+  const r = { svc, url: `http://127.0.0.1:${await listen(svc.app, 0)}`, open: true, events };
   replicas.push(r);
   return r;
 }
@@ -188,11 +196,38 @@ describe("leaderboard on two Postgres replicas", () => {
     ex.value = "175";
     const writer = [a, b].find((r) => r.svc.writing());
     const reader = writer === a ? b : a;
+    // The writer's first cycle (on its election) may still be running with the old value: the second is new.
+    await writer!.svc.refresher.cycle();
     await writer!.svc.refresher.cycle();
     await until(
       "the refresh on the other replica",
       async () => (await board(reader.url))[0]?.account_value === 175,
       2_000,
+    );
+  }, 20_000);
+
+  it("a new writer refreshes at once on its election, not one refresh period later, and logs its name", async () => {
+    await freshDatabase();
+    const ex = new FakeExchange("150");
+    // A refresh period far longer than the test: only the election can start the new writer's cycle.
+    const a = await replica(ex, { LEADERBOARD_REFRESH_S: "3600" });
+    await a.svc.store.insert(newAgent);
+    a.svc.startRefresh();
+    await until("a to write", async () => a.svc.writing());
+    const b = await replica(ex, { LEADERBOARD_REFRESH_S: "3600" });
+    b.svc.startRefresh();
+    await until("b's board", async () => (await board(b.url))[0]?.account_value === 150);
+
+    ex.value = "160";
+    await close(a);
+    const took = await until("fresh values on b", async () => (await board(b.url))[0]?.account_value === 160);
+    expect(took).toBeLessThan(5_000);
+    expect(b.events).toContainEqual(
+      expect.objectContaining({
+        event: "elected",
+        holder: "replica-1",
+        msg: expect.stringContaining("replica-1"),
+      }),
     );
   }, 20_000);
 

@@ -2,13 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { openAgentStore } from "../../../src/services/leaderboard/open-store.ts";
 import { PostgresAgentStore } from "../../../src/services/leaderboard/pg-store.ts";
-import {
-  type AgentStore,
-  type NewAgent,
-  openAgentStore,
-  SqliteAgentStore,
-} from "../../../src/services/leaderboard/store.ts";
+import { type AgentStore, type NewAgent, SqliteAgentStore } from "../../../src/services/leaderboard/store.ts";
 import { usePostgres } from "../../support/postgres.ts";
 
 /** The same contract for both stores: what SQLite does today, Postgres must do too. */
@@ -48,6 +44,29 @@ describe.each(kinds)("leaderboard agent store on %s", (_kind, open) => {
     opened.push(s);
     return s;
   };
+
+  it("hands out the agents changed since a cursor: registrations, refreshes and failures", async () => {
+    const store = await fresh();
+    await store.insert(agent());
+    const snap = await store.snapshot("testnet");
+    expect(snap.rows.map((r) => r.address)).toEqual([ALICE]);
+    expect((await store.changesSince("testnet", snap.cursor)).rows).toEqual([]);
+    await store.insert(agent({ address: BOB }));
+    await store.insert(agent({ network: "mainnet", address: BOB }));
+    const added = await store.changesSince("testnet", snap.cursor);
+    expect(added.rows.map((r) => r.address)).toEqual([BOB]);
+    await store.recordSuccess("testnet", ALICE, {
+      accountValue: "5",
+      positionsCount: 0,
+      netDeposits: "0",
+      at: 9,
+    });
+    const refreshed = await store.changesSince("testnet", added.cursor);
+    expect(refreshed.rows.map((r) => [r.address, r.accountValue])).toEqual([[ALICE, "5"]]);
+    await store.recordFailure("testnet", BOB, "down");
+    const failed = await store.changesSince("testnet", refreshed.cursor);
+    expect(failed.rows.map((r) => [r.address, r.stale])).toEqual([[BOB, true]]);
+  });
 
   it("inserts once, keeps the baseline exactly, and reads it back as registered", async () => {
     const store = await fresh();
@@ -145,6 +164,35 @@ describe.each(kinds)("leaderboard agent store on %s", (_kind, open) => {
     const results = await Promise.all([store.insert(agent()), store.insert(agent({ displayName: "other" }))]);
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await store.count("testnet")).toBe(1);
+  });
+});
+
+describe("changes on Postgres", () => {
+  it("a change committed after a later one is read next time, not skipped", async () => {
+    const url = await postgres.current.freshDatabase();
+    const store = PostgresAgentStore.connect(url);
+    opened.push(store);
+    await store.insert(agent());
+    await store.insert(agent({ address: BOB }));
+    const { cursor } = await store.snapshot("testnet");
+    const slow = await store.pool.connect();
+    try {
+      await slow.query("BEGIN");
+      await slow.query("UPDATE leaderboard_agents SET account_value = 1 WHERE address = $1", [ALICE]);
+      await store.recordSuccess("testnet", BOB, {
+        accountValue: "2",
+        positionsCount: 0,
+        netDeposits: "0",
+        at: 1,
+      });
+      const first = await store.changesSince("testnet", cursor);
+      expect(first.rows.map((r) => r.address)).toEqual([BOB]);
+      await slow.query("COMMIT");
+      const next = await store.changesSince("testnet", first.cursor);
+      expect(next.rows.find((r) => r.address === ALICE)?.accountValue).toBe("1");
+    } finally {
+      slow.release();
+    }
   });
 });
 

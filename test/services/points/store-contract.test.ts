@@ -7,13 +7,9 @@ import {
   FillHistory,
   type SourceFill,
 } from "../../../src/services/points/fill-history.ts";
+import { openPointsStore } from "../../../src/services/points/open-store.ts";
 import { PostgresPointsStore } from "../../../src/services/points/pg-store.ts";
-import {
-  openPointsStore,
-  type PointsStore,
-  SqlitePointsStore,
-  type StoredFill,
-} from "../../../src/services/points/store.ts";
+import { type PointsStore, SqlitePointsStore, type StoredFill } from "../../../src/services/points/store.ts";
 import { usePostgres } from "../../support/postgres.ts";
 
 /** The same contract for both points stores: what SQLite does today, Postgres must do too. */

@@ -21,6 +21,8 @@ export interface BacktestInputs {
   feeTier: number;
   latencyMs: number;
   slippageBps: number;
+  /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
+  participation?: number;
   interval: string;
   network: string;
   dataDir: string;
@@ -109,6 +111,7 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     feeTier: o.feeTier,
     latencyMs: o.latencyMs,
     slippageBps: o.slippageBps,
+    ...(o.participation !== undefined ? { participation: o.participation } : {}),
     fromMs,
     toMs,
     history,
@@ -131,7 +134,7 @@ export function formatSummary(s: BacktestSummary, reportPath: string): string[] 
     `Params: ${Object.entries(s.params)
       .map(([k, v]) => `${k}=${v}`)
       .join(" ")}`,
-    `Costs: fee tier ${s.fee_tier} (maker ${s.maker_fee_rate}, taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms`,
+    `Costs: fee tier ${s.fee_tier} (maker ${s.maker_fee_rate}, taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms, at most ${s.participation_pct}% of a candle's volume`,
     `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd})`,
     `Sharpe: ${n(s.sharpe)}  Sortino: ${n(s.sortino)}`,
     `Max drawdown: ${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%), ${s.max_drawdown_duration_s} s`,

@@ -3,6 +3,7 @@ import { Engine, type RunResult } from "../engine/engine.ts";
 import type { OrderGateway, PlaceRequest } from "../engine/ports.ts";
 import { resolveParams, resolveRiskLimits, resolveStrategy } from "../engine/runner.ts";
 import { cancellableSleep } from "./cancel-point.ts";
+import { DEFAULT_PARTICIPATION } from "./candle-fill-model.ts";
 import { feeRates } from "./fee-schedule.ts";
 import { Ledger } from "./ledger.ts";
 import { CandleSeries, INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
@@ -23,6 +24,8 @@ export interface BacktestOptions {
   latencyMs?: number;
   /** Taker fills this many bps worse than the candle's open (default 1). */
   slippageBps?: number;
+  /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
+  participation?: number;
   fromMs: number;
   toMs: number;
   /** Candles (from before `fromMs` too, as warm-up for the snapshot's candle window) and funding. */
@@ -68,6 +71,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     );
   if (!(latencyMs >= 0)) throw new UserError(`--latency-ms must be 0 or more, got ${latencyMs}`);
   if (!(slippageBps >= 0)) throw new UserError(`--slippage-bps must be 0 or more, got ${slippageBps}`);
+  const participation = o.participation ?? DEFAULT_PARTICIPATION;
+  if (!(participation > 0 && participation <= 1))
+    throw new UserError(`--participation-pct must be above 0 and at most 100, got ${participation * 100}`);
   const intervalMs = INTERVAL_MS[o.history.interval];
   const series = new CandleSeries(o.history.candles, intervalMs);
   const first = series.firstAtOrAfter(o.fromMs);
@@ -93,6 +99,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       fees,
       latencyMs,
       slippageBps,
+      participation,
       candleWindow: strategy.needs?.candles ? CANDLE_WINDOW : 0,
       ledger,
       startMs,
@@ -133,6 +140,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     fees,
     latencyMs,
     slippageBps,
+    participation,
     capitalUsd: limits.capital_usd,
     ledger,
     tape: venue.tape,

@@ -18,6 +18,8 @@ export interface BacktestSummary {
   taker_fee_rate: string;
   latency_ms: number;
   slippage_bps: number;
+  /** Our fills in a candle replayed from its range are at most this share of its volume. */
+  participation_pct: number;
   candles: number;
   capital_usd: string;
   pnl_usd: string;
@@ -50,6 +52,7 @@ export interface SummaryInput {
   fees: FeeRates;
   latencyMs: number;
   slippageBps: number;
+  participation: number;
   capitalUsd: number;
   ledger: Ledger;
   tape: ReplayTape;
@@ -132,6 +135,7 @@ export function summarise(i: SummaryInput): BacktestSummary {
     taker_fee_rate: i.fees.taker,
     latency_ms: i.latencyMs,
     slippage_bps: i.slippageBps,
+    participation_pct: round(i.participation * 100),
     candles: i.tape.t.length,
     ...performanceFigures({
       capitalUsd: i.capitalUsd,

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
+import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
 import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
 import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
@@ -15,6 +16,7 @@ interface BacktestFlags {
   feeTier: string;
   latencyMs: string;
   slippageBps: string;
+  participationPct: string;
   interval: string;
   network?: string;
   dataDir?: string;
@@ -57,8 +59,13 @@ export function register(program: Command): void {
     .option("--latency-ms <ms>", "order and cancel latency, market time", "0")
     .option(
       "--slippage-bps <bps>",
-      "taker fills this much worse than the candle's open",
+      "taker fills this much worse than the touch they meet (beyond its limit an order does not take)",
       String(DEFAULT_SLIPPAGE_BPS),
+    )
+    .option(
+      "--participation-pct <pct>",
+      "our fills in a candle are at most this share of its volume",
+      String(DEFAULT_PARTICIPATION * 100),
     )
     .option("--interval <1m|5m|1h>", "candle interval to replay", "1m")
     .option(
@@ -96,6 +103,7 @@ export function register(program: Command): void {
         feeTier: number(f.feeTier, "--fee-tier"),
         latencyMs: number(f.latencyMs, "--latency-ms"),
         slippageBps: number(f.slippageBps, "--slippage-bps"),
+        participation: number(f.participationPct, "--participation-pct") / 100,
         interval: f.interval,
         network: resolveNetwork(f.network),
         dataDir: f.dataDir ?? dataDir(),

@@ -38,6 +38,7 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
     feeTier: o.feeTier,
     latencyMs: o.latencyMs,
     slippageBps: o.slippageBps,
+    ...(o.participation !== undefined ? { participation: o.participation } : {}),
     szDecimals,
     history,
   };

@@ -40,6 +40,7 @@ export interface WolfSummaryInput {
   fees: FeeRates;
   latencyMs: number;
   slippageBps: number;
+  participation: number;
   coins: readonly CoinReplay[];
   port: ReplayWolfPort;
   tape: ReplayTape;
@@ -100,6 +101,7 @@ export function summariseWolf(i: WolfSummaryInput): WolfBacktestSummary {
     taker_fee_rate: i.fees.taker,
     latency_ms: i.latencyMs,
     slippage_bps: i.slippageBps,
+    participation_pct: Number((i.participation * 100).toFixed(6)),
     candles: i.tape.t.length,
     ticks: i.ticks,
     ...performanceFigures({

@@ -38,6 +38,7 @@ const summary = {
   taker_fee_rate: "0.00045",
   latency_ms: 0,
   slippage_bps: 1,
+  participation_pct: 10,
   candles: 3,
   capital_usd: "10000",
   pnl_usd: "1.8",

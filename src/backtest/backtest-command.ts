@@ -29,6 +29,10 @@ export interface BacktestInputs {
 }
 
 export interface BacktestCommandOptions extends BacktestInputs {
+  /** Data gaps are an error instead of a warning. */
+  strict?: boolean;
+  /** The engine's notices, each with its market time. */
+  log?: (line: string) => void;
   /** Where the HTML report goes (default: <dataDir>/backtests/<run>.html). */
   report?: string;
   /** Ticks run so far out of the total (see runBacktest). */
@@ -118,6 +122,8 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     szDecimals,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.strict ? { strict: true } : {}),
+    ...(o.log ? { log: o.log } : {}),
   });
   const reportPath = resolve(o.report ?? defaultReportPath(o.dataDir, summary));
   mkdirSync(dirname(reportPath), { recursive: true });
@@ -129,17 +135,24 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
 export function formatSummary(s: BacktestSummary, reportPath: string): string[] {
   const n = (x: number | null, unit = "") => (x === null ? "—" : `${x}${unit}`);
   const closed = s.trades.filter((t) => t.closed_ms !== null).length;
+  const asked =
+    s.requested_from === s.from && s.requested_to === s.to
+      ? ""
+      : ` (asked ${s.requested_from} → ${s.requested_to})`;
+  const ratio = (x: number | null) => (x === null ? `n/a (${s.daily_returns} daily returns)` : String(x));
   return [
-    `Backtest: ${s.strategy} on ${s.instrument}, ${s.from} → ${s.to} (${s.candles} × ${s.interval})`,
+    `Backtest: ${s.strategy} on ${s.instrument}, ${s.from} → ${s.to} (${s.candles} × ${s.interval})${asked}`,
     `Params: ${Object.entries(s.params)
       .map(([k, v]) => `${k}=${v}`)
       .join(" ")}`,
     `Costs: fee tier ${s.fee_tier} (maker ${s.maker_fee_rate}, taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms, at most ${s.participation_pct}% of a candle's volume`,
     `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd})`,
-    `Sharpe: ${n(s.sharpe)}  Sortino: ${n(s.sortino)}`,
+    `Sharpe: ${ratio(s.sharpe)}  Sortino: ${ratio(s.sortino)}`,
     `Max drawdown: ${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%), ${s.max_drawdown_duration_s} s`,
     `Trades: ${closed} closed, win rate ${s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`}, profit factor ${n(s.profit_factor)}, exposure ${s.exposure_pct}%`,
     `Fees: ${s.fees_usd} USD  Funding: ${s.funding_usd} USD  Fills: ${s.fills}  Orders: ${s.orders_placed} placed, ${s.orders_rejected} refused`,
+    `Stop: ${s.stop_reason}${s.risk.halt_reason ? ` (${s.risk.halt_reason})` : ""}`,
+    ...s.warnings.map((w) => `Warning: ${w}`),
     `Report: ${reportPath}`,
   ];
 }

@@ -313,11 +313,12 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     const s = this.candles;
     const open = s.t[i]!;
     const end = open + s.intervalMs;
-    // Funding settles at its hour, at the price of the candle it falls in.
+    // Funding settles at its hour, at the price of the candle it falls in; an hour inside a hole in the
+    // candles (the position was held through it) at the first price after it, this candle's open.
     const f = this.funding;
     while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
       const row = f[this.fundingNext]!;
-      if (row.t >= open) this.o.ledger.applyFunding(s.openText(i), row.rate);
+      if (i > 0 || row.t >= open) this.o.ledger.applyFunding(s.openText(i), row.rate);
       this.fundingRate = Number(row.rate);
       this.fundingNext += 1;
     }

@@ -123,8 +123,8 @@ export function renderReportHtml(
   const figures: [string, string][] = [
     ["PnL (USD)", s.pnl_usd],
     ["Return", `${s.return_pct}%`],
-    ["Sharpe", fmt(s.sharpe)],
-    ["Sortino", fmt(s.sortino)],
+    ["Sharpe", s.sharpe === null ? `n/a (${s.daily_returns} daily returns)` : String(s.sharpe)],
+    ["Sortino", s.sortino === null ? `n/a (${s.daily_returns} daily returns)` : String(s.sortino)],
     ["Max drawdown", `${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%)`],
     ["Drawdown duration", `${(s.max_drawdown_duration_s / 3600).toFixed(2)} h`],
     ["Win rate", s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`],
@@ -159,6 +159,8 @@ h1 { font-size: 20px; margin: 0 0 4px; }
 .figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 8px; margin-bottom: 16px; }
 .fig { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; }
 .fig b { display: block; font-size: 12px; color: #57606a; font-weight: normal; }
+.warn { border: 1px solid #d4a72c; background: #fff8c5; border-radius: 6px; padding: 8px 12px; margin-bottom: 16px; }
+.warn li { margin: 2px 0; }
 .chart { height: 320px; margin-bottom: 16px; border: 1px solid #d0d7de; }
 h2 { font-size: 16px; margin: 16px 0 8px; }
 table { border-collapse: collapse; font-size: 12px; }
@@ -167,7 +169,8 @@ td, th { border: 1px solid #d0d7de; padding: 2px 6px; text-align: right; }
 </head>
 <body>
 <h1>${esc(chart?.title ?? s.strategy)} on ${esc(s.instrument)}</h1>
-<div class="sub">${esc(s.from)} → ${esc(s.to)} · ${s.candles} × ${esc(s.interval)} candles · fee tier ${s.fee_tier} · latency ${s.latency_ms} ms · slippage ${s.slippage_bps} bps · ${esc(params)}</div>
+<div class="sub">${esc(s.from)} → ${esc(s.to)}${s.requested_from !== s.from || s.requested_to !== s.to ? ` (asked ${esc(s.requested_from)} → ${esc(s.requested_to)})` : ""} · stop: ${esc(s.stop_reason)} · ${s.candles} × ${esc(s.interval)} candles · fee tier ${s.fee_tier} · latency ${s.latency_ms} ms · slippage ${s.slippage_bps} bps · ${esc(params)}</div>
+${s.warnings.length > 0 ? `<div class="warn"><b>This run traded less than asked, or its figures are weaker than they look:</b><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></div>` : ""}
 <div class="figs">${figures.map(([k, v]) => `<div class="fig"><b>${esc(k)}</b>${esc(v)}</div>`).join("")}</div>
 <h2>${chart ? `${esc(chart.chartCoin)} price and its trades` : "Price and trades"}</h2>
 <div id="price" class="chart"></div>

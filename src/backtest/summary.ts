@@ -1,17 +1,45 @@
 import { D, type Dec, wire } from "../core/decimal.ts";
 import type { RunResult } from "../engine/engine.ts";
+import type { DataGap } from "./data-gaps.ts";
 import type { FeeRates } from "./fee-schedule.ts";
 import type { Ledger, RoundTrip } from "./ledger.ts";
 import { dailyReturns, exposure, maxDrawdown, sharpe, sortino, tradeStats } from "./metrics.ts";
 import type { ReplayTape } from "./replay-venue.ts";
+
+/** Sharpe and Sortino from fewer daily returns than this are noise: they are not given. */
+export const MIN_DAILY_RETURNS = 30;
+
+/** When the risk limits cut the run short: reduce-only (from which tick) and the hard stop. */
+export interface RiskRecord {
+  /** First tick (and its market time) the engine could only reduce; null when it never was. */
+  reduce_only_tick: number | null;
+  reduce_only_from: string | null;
+  /** Ticks spent reduce-only. */
+  reduce_only_ticks: number;
+  halt_tick: number | null;
+  halted_at: string | null;
+  halt_reason: string | null;
+}
+
+/** The position still open when the run ended (marked to the last close). */
+export interface OpenPosition {
+  qty: string;
+  entry_px: string;
+  mark_px: string;
+  unrealized_pnl_usd: string;
+}
 
 /** The report's figures (`hl backtest --json` prints exactly this). Money: decimal strings (USD). */
 export interface BacktestSummary {
   strategy: string;
   instrument: string;
   interval: string;
+  /** The range really replayed: from the first candle's open to the last replayed candle's close. */
   from: string;
   to: string;
+  /** The range asked for (--from, --to). */
+  requested_from: string;
+  requested_to: string;
   params: Record<string, number>;
   fee_tier: number;
   maker_fee_rate: string;
@@ -24,8 +52,11 @@ export interface BacktestSummary {
   capital_usd: string;
   pnl_usd: string;
   return_pct: number;
+  /** Null with fewer than MIN_DAILY_RETURNS daily returns (see daily_returns). */
   sharpe: number | null;
   sortino: number | null;
+  /** Daily returns the Sharpe and Sortino are computed from. */
+  daily_returns: number;
   max_drawdown_usd: string;
   max_drawdown_pct: number;
   max_drawdown_duration_s: number;
@@ -36,10 +67,25 @@ export interface BacktestSummary {
   funding_usd: string;
   fills: number;
   orders_placed: number;
+  /** Orders refused, by the engine's risk filter or by the venue (the notices say why). */
   orders_rejected: number;
   stop_reason: string;
+  risk: RiskRecord;
+  open_position: OpenPosition | null;
+  /** Stretches of the period a dataset has nothing for. */
+  data_gaps: DataGap[];
+  /** Everything that made the run trade less than asked, or its figures weaker, one line each. */
+  warnings: string[];
   /** Round trips, oldest first; the last may still be open (closed_ms null). */
   trades: RoundTrip[];
+}
+
+/** What the run's engine ticks said about its risk and its refusals. */
+export interface TickRecord {
+  risk: RiskRecord;
+  /** Orders refused over the run (risk filter and venue). */
+  refused: number;
+  ticks: number;
 }
 
 export interface SummaryInput {
@@ -47,7 +93,13 @@ export interface SummaryInput {
   instrument: string;
   interval: string;
   fromMs: number;
-  toMs: number;
+  requestedFromMs: number;
+  requestedToMs: number;
+  /** Close of the last candle the history holds. */
+  dataEndMs: number;
+  intervalMs: number;
+  ticked: TickRecord;
+  dataGaps: DataGap[];
   params: Record<string, number>;
   fees: FeeRates;
   latencyMs: number;
@@ -77,6 +129,7 @@ export type PerformanceFigures = Pick<
   | "return_pct"
   | "sharpe"
   | "sortino"
+  | "daily_returns"
   | "max_drawdown_usd"
   | "max_drawdown_pct"
   | "max_drawdown_duration_s"
@@ -102,14 +155,16 @@ export function performanceFigures(i: PerformanceInput): PerformanceFigures {
   const equity = i.tape.pnl.map((p) => capital + p);
   const dd = maxDrawdown(equity, i.tape.t);
   const returns = dailyReturns(capital, equity, i.tape.t);
+  const enough = returns.length >= MIN_DAILY_RETURNS;
   const pnl = i.pnl.toDecimalPlaces(8);
   const stats = tradeStats(i.trips.filter((t) => t.closed_ms !== null).map((t) => t.net_pnl));
   return {
     capital_usd: wire(new D(capital)),
     pnl_usd: wire(pnl),
     return_pct: round(pnl.div(capital).times(100).toNumber()),
-    sharpe: roundOrNull(sharpe(returns)),
-    sortino: roundOrNull(sortino(returns)),
+    sharpe: enough ? roundOrNull(sharpe(returns)) : null,
+    sortino: enough ? roundOrNull(sortino(returns)) : null,
+    daily_returns: returns.length,
     max_drawdown_usd: wire(new D(dd.maxUsd).toDecimalPlaces(2)),
     max_drawdown_pct: round(dd.maxFraction * 100),
     max_drawdown_duration_s: Math.round(dd.durationMs / 1000),
@@ -123,12 +178,33 @@ export function performanceFigures(i: PerformanceInput): PerformanceFigures {
 
 export function summarise(i: SummaryInput): BacktestSummary {
   const trips = i.ledger.roundTrips(i.lastClose);
-  return {
+  const t = i.tape.t;
+  const replayedTo = t.length > 0 ? t[t.length - 1]! + i.intervalMs : i.fromMs;
+  const figures = performanceFigures({
+    capitalUsd: i.capitalUsd,
+    tape: i.tape,
+    pnl: i.ledger.netPnl(i.lastClose),
+    trips,
+    fees: i.ledger.fees,
+    funding: i.ledger.funding,
+  });
+  const l = i.ledger;
+  const open_position: OpenPosition | null = l.qty.isZero()
+    ? null
+    : {
+        qty: wire(l.qty),
+        entry_px: wire(l.avg.toDecimalPlaces(8)),
+        mark_px: i.lastClose,
+        unrealized_pnl_usd: wire(new D(i.lastClose).minus(l.avg).times(l.qty).toDecimalPlaces(8)),
+      };
+  const base = {
     strategy: i.strategy,
     instrument: i.instrument,
     interval: i.interval,
     from: new Date(i.fromMs).toISOString(),
-    to: new Date(i.toMs).toISOString(),
+    to: new Date(replayedTo).toISOString(),
+    requested_from: new Date(i.requestedFromMs).toISOString(),
+    requested_to: new Date(i.requestedToMs).toISOString(),
     params: i.params,
     fee_tier: i.fees.tier,
     maker_fee_rate: i.fees.maker,
@@ -136,19 +212,69 @@ export function summarise(i: SummaryInput): BacktestSummary {
     latency_ms: i.latencyMs,
     slippage_bps: i.slippageBps,
     participation_pct: round(i.participation * 100),
-    candles: i.tape.t.length,
-    ...performanceFigures({
-      capitalUsd: i.capitalUsd,
-      tape: i.tape,
-      pnl: i.ledger.netPnl(i.lastClose),
-      trips,
-      fees: i.ledger.fees,
-      funding: i.ledger.funding,
-    }),
-    fills: i.ledger.fills.length,
+    candles: t.length,
+    ...figures,
+    fills: l.fills.length,
     orders_placed: i.run.stats.total_placed,
-    orders_rejected: i.run.stats.total_rejected,
+    orders_rejected: i.ticked.refused,
     stop_reason: i.run.stopReason,
-    trades: trips,
+    risk: i.ticked.risk,
+    open_position,
+    data_gaps: i.dataGaps,
   };
+  return { ...base, warnings: runWarnings(base, i), trades: trips };
+}
+
+/** The warnings every backtest gives about its data and its statistics: gaps, data ending early, thin Sharpe. */
+export function dataWarnings(
+  s: Pick<BacktestSummary, "data_gaps" | "requested_to" | "sharpe" | "daily_returns">,
+  dataEndMs: number,
+  requestedToMs: number,
+): string[] {
+  const out: string[] = [];
+  for (const g of s.data_gaps) out.push(`data gap: ${g.dataset} from ${g.from} to ${g.to}`);
+  if (dataEndMs < requestedToMs)
+    out.push(`data ends at ${new Date(dataEndMs).toISOString()}, before --to ${s.requested_to}`);
+  if (s.sharpe === null && s.daily_returns < MIN_DAILY_RETURNS)
+    out.push(
+      `Sharpe and Sortino n/a: ${s.daily_returns} daily return${s.daily_returns === 1 ? "" : "s"} (${MIN_DAILY_RETURNS} needed)`,
+    );
+  return out;
+}
+
+/** A risk record of a run no engine risk limit touched. */
+export function untouchedRisk(): RiskRecord {
+  return {
+    reduce_only_tick: null,
+    reduce_only_from: null,
+    reduce_only_ticks: 0,
+    halt_tick: null,
+    halted_at: null,
+    halt_reason: null,
+  };
+}
+
+/** One line for each way the run fell short of what was asked (the terminal, --json and the report show them). */
+function runWarnings(
+  s: Omit<BacktestSummary, "warnings" | "trades">,
+  i: Pick<SummaryInput, "requestedToMs" | "dataEndMs" | "ticked">,
+): string[] {
+  const out: string[] = [];
+  const r = s.risk;
+  if (r.halt_tick !== null)
+    out.push(
+      `halted at ${r.halted_at} (tick ${r.halt_tick}): ${r.halt_reason}; the run stopped there, replayed ${s.from} → ${s.to} of ${s.requested_from} → ${s.requested_to}`,
+    );
+  if (r.reduce_only_tick !== null)
+    out.push(
+      `reduce-only from ${r.reduce_only_from} (tick ${r.reduce_only_tick}): a risk limit was reached; ${r.reduce_only_ticks} of ${i.ticked.ticks} ticks could only reduce the position`,
+    );
+  if (s.open_position)
+    out.push(
+      `position ${s.open_position.qty} @ ${s.open_position.entry_px} left open at the end (marked at ${s.open_position.mark_px}: unrealized ${s.open_position.unrealized_pnl_usd} USD)`,
+    );
+  out.push(...dataWarnings(s, i.dataEndMs, i.requestedToMs));
+  if (s.orders_rejected > 0)
+    out.push(`${s.orders_rejected} order(s) refused by the risk limits or the venue: the notices say why`);
+  return out;
 }

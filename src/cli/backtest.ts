@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
 import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
+import { ProgressBar } from "../backtest/progress-bar.ts";
 import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
 import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
@@ -27,6 +28,7 @@ interface BacktestFlags {
   workers?: string;
   walkForward?: boolean;
   folds: string;
+  strict?: boolean;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -88,6 +90,7 @@ export function register(program: Command): void {
     .option("--workers <n>", "worker threads of a sweep (default: cores − 1; 0 runs in this thread)")
     .option("--walk-forward", "with --sweep: pick the best params in-sample, report them out of sample")
     .option("--folds <n>", "walk-forward folds", "3")
+    .option("--strict", "a gap in the data (candles, funding, a recording) is an error, not a warning")
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
@@ -119,10 +122,23 @@ export function register(program: Command): void {
         process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
         return;
       }
-      const r = await backtestCommand({
-        ...inputs,
-        ...(f.report ? { report: f.report } : {}),
-      });
+      // Notices on stderr as they come, the bar (on a terminal, for runs over a second) out of their way.
+      const bar = process.stderr.isTTY ? new ProgressBar(process.stderr, "candles") : undefined;
+      let r: Awaited<ReturnType<typeof backtestCommand>>;
+      try {
+        r = await backtestCommand({
+          ...inputs,
+          ...(f.report ? { report: f.report } : {}),
+          ...(f.strict ? { strict: true } : {}),
+          ...(bar ? { onProgress: (done: number, total: number) => bar.update(done, total) } : {}),
+          log: (line) => {
+            bar?.clear();
+            process.stderr.write(`notice: ${line}\n`);
+          },
+        });
+      } finally {
+        bar?.done();
+      }
       const out = f.json
         ? [JSON.stringify({ ...r.summary, report: r.reportPath })]
         : formatSummary(r.summary, r.reportPath);

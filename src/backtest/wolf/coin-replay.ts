@@ -85,7 +85,8 @@ export class CoinReplay {
       const f = this.history.funding;
       while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
         const row = f[this.fundingNext]!;
-        if (row.t >= open) this.ledger.applyFunding(this.history.candles[i]!.o, row.rate);
+        // An hour inside a hole in the candles is charged at the first price after it (this open).
+        if (i > 0 || row.t >= open) this.ledger.applyFunding(this.history.candles[i]!.o, row.rate);
         this.fundingRate = Number(row.rate);
         this.fundingNext += 1;
       }

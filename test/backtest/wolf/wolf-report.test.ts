@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReplayTape } from "../../../src/backtest/replay-venue.ts";
 import { chartData, renderReportHtml } from "../../../src/backtest/report-html.ts";
-import type { BacktestSummary } from "../../../src/backtest/summary.ts";
+import { type BacktestSummary, untouchedRisk } from "../../../src/backtest/summary.ts";
 import type { WolfTrade } from "../../../src/backtest/wolf/wolf-summary.ts";
 
 /** The report page over several coins: the chart coin's trades marked, every trade listed with its coin. */
@@ -32,6 +32,8 @@ const summary = {
   interval: "1m",
   from: "2026-01-30T00:00:00.000Z",
   to: "2026-01-30T00:03:00.000Z",
+  requested_from: "2026-01-30T00:00:00.000Z",
+  requested_to: "2026-01-30T00:03:00.000Z",
   params: { max_slots: 3 },
   fee_tier: 0,
   maker_fee_rate: "0.00015",
@@ -45,6 +47,7 @@ const summary = {
   return_pct: 0.018,
   sharpe: null,
   sortino: null,
+  daily_returns: 1,
   max_drawdown_usd: "8",
   max_drawdown_pct: 0.08,
   max_drawdown_duration_s: 60,
@@ -57,6 +60,10 @@ const summary = {
   orders_placed: 4,
   orders_rejected: 0,
   stop_reason: "end of data",
+  risk: untouchedRisk(),
+  open_position: null,
+  data_gaps: [],
+  warnings: [],
   trades: [trade("BTC", T0), trade("ETH", T0 + 60_000)],
 } satisfies BacktestSummary;
 

@@ -67,12 +67,16 @@ interface VenueOrder {
   cancelAtMs: number;
   /** Trade model: size displayed ahead of it at its price (set when it arrives; -1 before). */
   queue: number;
+  tag: string | undefined;
 }
 
 /** Per-candle samples of the run, for the report's figures and charts. */
 export interface ReplayTape {
-  /** Open times of the candles replayed in the run. */
+  /** Open times of the candles replayed in the run, and their prices (the report draws real candles). */
   t: number[];
+  open: number[];
+  high: number[];
+  low: number[];
   close: number[];
   /** Equity change since the start (realized − fees + funding + unrealized) at each close. */
   pnl: number[];
@@ -103,7 +107,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
   private volumeNtl24h = 0;
   private readonly dayCandles: number;
   private fundingRate = 0;
-  readonly tape: ReplayTape = { t: [], close: [], pnl: [], qty: [] };
+  readonly tape: ReplayTape = { t: [], open: [], high: [], low: [], close: [], pnl: [], qty: [] };
 
   /** Trade model: the next trade and book snapshot to replay, and the book as last recorded (none outside the recording). */
   private tradeNext = 0;
@@ -292,6 +296,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       liveFromMs: now + this.o.latencyMs,
       cancelAtMs: Infinity,
       queue: -1,
+      tag: r.tag,
     });
     // In flight until its first candle: the engine sees it as open (a live client would be waiting).
     return { status: "resting", oid };
@@ -343,6 +348,9 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     if (open >= this.o.startMs) {
       const tape = this.tape;
       tape.t.push(open);
+      tape.open.push(s.o[i]!);
+      tape.high.push(s.h[i]!);
+      tape.low.push(s.l[i]!);
       tape.close.push(close);
       tape.pnl.push(this.o.ledger.pnlAt(close));
       tape.qty.push(this.o.ledger.qtyN);
@@ -565,6 +573,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       size: fill.size,
       fee,
       liquidity,
+      ...(o.tag !== undefined ? { tag: o.tag } : {}),
     });
     const left = remaining.minus(size);
     if (left.gt(0)) {

@@ -5,7 +5,7 @@ import { resolveParams, resolveRiskLimits, resolveStrategy } from "../engine/run
 import { cancellableSleep } from "./cancel-point.ts";
 import { DEFAULT_PARTICIPATION } from "./candle-fill-model.ts";
 import { type DataGap, holesBetween, missingSlots } from "./data-gaps.ts";
-import { feeRates } from "./fee-schedule.ts";
+import { feeRates, withCustomFees } from "./fee-schedule.ts";
 import { Ledger } from "./ledger.ts";
 import { CandleSeries, INTERVAL_MS, type ReplayHistory } from "./market-history.ts";
 import { MarketTape } from "./market-tape.ts";
@@ -21,6 +21,9 @@ export interface BacktestOptions {
   risk?: Record<string, number>;
   /** Hyperliquid perp fee tier 0–6 (default 0). */
   feeTier?: number;
+  /** Fee rates of one's own, in place of the tier's (fractions of notional). */
+  makerFee?: string;
+  takerFee?: string;
   /** Order and cancel latency, ms of market time (default 0). */
   latencyMs?: number;
   /** Taker fills this many bps worse than the candle's open (default 1). */
@@ -64,7 +67,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const strategy = resolveStrategy(o.strategy);
   const params = resolveParams(strategy, o.params);
   const limits = resolveRiskLimits(o.risk);
-  const fees = feeRates(o.feeTier ?? 0);
+  const fees = withCustomFees(feeRates(o.feeTier ?? 0), {
+    ...(o.makerFee !== undefined ? { maker: o.makerFee } : {}),
+    ...(o.takerFee !== undefined ? { taker: o.takerFee } : {}),
+  });
   const latencyMs = o.latencyMs ?? 0;
   const slippageBps = o.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
   if (!Number.isFinite(o.fromMs) || !Number.isFinite(o.toMs))

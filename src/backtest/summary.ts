@@ -3,7 +3,17 @@ import type { RunResult } from "../engine/engine.ts";
 import type { DataGap } from "./data-gaps.ts";
 import type { FeeRates } from "./fee-schedule.ts";
 import type { Ledger, RoundTrip } from "./ledger.ts";
-import { dailyReturns, exposure, maxDrawdown, sharpe, sortino, tradeStats } from "./metrics.ts";
+import {
+  cagr,
+  calmar,
+  dailyReturns,
+  expectancy,
+  exposure,
+  maxDrawdown,
+  sharpe,
+  sortino,
+  tradeStats,
+} from "./metrics.ts";
 import type { ReplayTape } from "./replay-venue.ts";
 
 /** Sharpe and Sortino from fewer daily returns than this are noise: they are not given. */
@@ -57,12 +67,21 @@ export interface BacktestSummary {
   sortino: number | null;
   /** Daily returns the Sharpe and Sortino are computed from. */
   daily_returns: number;
+  /** Compound annual growth rate, % (null under 30 days); Calmar: CAGR over the max drawdown fraction. */
+  cagr_pct: number | null;
+  calmar: number | null;
+  /** Largest fall of equity from its running peak, the starting capital being the first peak (the report draws the same). */
   max_drawdown_usd: string;
   max_drawdown_pct: number;
   max_drawdown_duration_s: number;
   win_rate: number | null;
   profit_factor: number | null;
+  /** Mean net PnL of a closed trade (USD), and its mean duration (s); null without closed trades. */
+  expectancy_usd: string | null;
+  avg_trade_duration_s: number | null;
   exposure_pct: number;
+  /** The instrument's own return over the run, first open to last close (the report's benchmark line). */
+  buy_and_hold_return_pct: number | null;
   fees_usd: string;
   funding_usd: string;
   fills: number;
@@ -70,6 +89,8 @@ export interface BacktestSummary {
   /** Orders refused, by the engine's risk filter or by the venue (the notices say why). */
   orders_rejected: number;
   stop_reason: string;
+  /** Closed round trips by the tag of the order that closed them (the strategy's reason; "untagged" without one). */
+  exits_by_reason: Record<string, number>;
   risk: RiskRecord;
   open_position: OpenPosition | null;
   /** Stretches of the period a dataset has nothing for. */
@@ -130,12 +151,17 @@ export type PerformanceFigures = Pick<
   | "sharpe"
   | "sortino"
   | "daily_returns"
+  | "cagr_pct"
+  | "calmar"
   | "max_drawdown_usd"
   | "max_drawdown_pct"
   | "max_drawdown_duration_s"
   | "win_rate"
   | "profit_factor"
+  | "expectancy_usd"
+  | "avg_trade_duration_s"
   | "exposure_pct"
+  | "buy_and_hold_return_pct"
   | "fees_usd"
   | "funding_usd"
 >;
@@ -153,11 +179,19 @@ export interface PerformanceInput {
 export function performanceFigures(i: PerformanceInput): PerformanceFigures {
   const capital = i.capitalUsd;
   const equity = i.tape.pnl.map((p) => capital + p);
-  const dd = maxDrawdown(equity, i.tape.t);
+  const t = i.tape.t;
+  // The starting capital is the first peak: a loss on the first candle is a drawdown too.
+  const dd = maxDrawdown([capital, ...equity], t.length > 0 ? [t[0]!, ...t] : []);
   const returns = dailyReturns(capital, equity, i.tape.t);
   const enough = returns.length >= MIN_DAILY_RETURNS;
   const pnl = i.pnl.toDecimalPlaces(8);
-  const stats = tradeStats(i.trips.filter((t) => t.closed_ms !== null).map((t) => t.net_pnl));
+  const closed = i.trips.filter((x) => x.closed_ms !== null);
+  const stats = tradeStats(closed.map((x) => x.net_pnl));
+  const runMs = t.length > 0 ? t[t.length - 1]! - t[0]! + (t.length > 1 ? t[1]! - t[0]! : 0) : 0;
+  const growth = cagr(capital, equity.length > 0 ? equity[equity.length - 1]! : capital, runMs);
+  const exp = expectancy(closed.map((x) => x.net_pnl));
+  const firstOpen = i.tape.open[0] ?? 0;
+  const lastClose = i.tape.close[i.tape.close.length - 1] ?? 0;
   return {
     capital_usd: wire(new D(capital)),
     pnl_usd: wire(pnl),
@@ -165,12 +199,20 @@ export function performanceFigures(i: PerformanceInput): PerformanceFigures {
     sharpe: enough ? roundOrNull(sharpe(returns)) : null,
     sortino: enough ? roundOrNull(sortino(returns)) : null,
     daily_returns: returns.length,
+    cagr_pct: growth === null ? null : round(growth * 100),
+    calmar: roundOrNull(calmar(growth, dd.maxFraction)),
     max_drawdown_usd: wire(new D(dd.maxUsd).toDecimalPlaces(2)),
     max_drawdown_pct: round(dd.maxFraction * 100),
     max_drawdown_duration_s: Math.round(dd.durationMs / 1000),
     win_rate: roundOrNull(stats.winRate),
     profit_factor: roundOrNull(stats.profitFactor),
+    expectancy_usd: exp === null ? null : wire(exp.toDecimalPlaces(8)),
+    avg_trade_duration_s:
+      closed.length === 0
+        ? null
+        : Math.round(closed.reduce((a, x) => a + (x.closed_ms! - x.opened_ms), 0) / closed.length / 1000),
     exposure_pct: round(exposure(i.tape.qty) * 100),
+    buy_and_hold_return_pct: firstOpen > 0 && lastClose > 0 ? round((lastClose / firstOpen - 1) * 100) : null,
     fees_usd: wire(i.fees.toDecimalPlaces(8)),
     funding_usd: wire(i.funding.toDecimalPlaces(8)),
   };
@@ -218,11 +260,20 @@ export function summarise(i: SummaryInput): BacktestSummary {
     orders_placed: i.run.stats.total_placed,
     orders_rejected: i.ticked.refused,
     stop_reason: i.run.stopReason,
+    exits_by_reason: exitsByReason(trips),
     risk: i.ticked.risk,
     open_position,
     data_gaps: i.dataGaps,
   };
   return { ...base, warnings: runWarnings(base, i), trades: trips };
+}
+
+/** Closed round trips counted by exit reason, reasons in alphabetical order. */
+export function exitsByReason(trips: readonly RoundTrip[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  const reasons = trips.filter((t) => t.closed_ms !== null).map((t) => t.exit_reason ?? "untagged");
+  for (const r of reasons.sort()) out[r] = (out[r] ?? 0) + 1;
+  return out;
 }
 
 /** The warnings every backtest gives about its data and its statistics: gaps, data ending early, thin Sharpe. */

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
+import { formatBreakdown, parseBreakdown } from "../backtest/breakdown.ts";
 import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
 import { ProgressBar } from "../backtest/progress-bar.ts";
 import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
@@ -29,6 +30,10 @@ interface BacktestFlags {
   walkForward?: boolean;
   folds: string;
   strict?: boolean;
+  makerFee?: string;
+  takerFee?: string;
+  breakdown?: string;
+  export?: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -58,6 +63,8 @@ export function register(program: Command): void {
       [],
     )
     .option("--fee-tier <n>", "Hyperliquid perp fee tier 0–6", "0")
+    .option("--maker-fee <rate>", "maker fee rate of your own (fraction of notional; negative: a rebate)")
+    .option("--taker-fee <rate>", "taker fee rate of your own (fraction of notional)")
     .option("--latency-ms <ms>", "order and cancel latency, market time", "0")
     .option(
       "--slippage-bps <bps>",
@@ -91,6 +98,8 @@ export function register(program: Command): void {
     .option("--walk-forward", "with --sweep: pick the best params in-sample, report them out of sample")
     .option("--folds <n>", "walk-forward folds", "3")
     .option("--strict", "a gap in the data (candles, funding, a recording) is an error, not a warning")
+    .option("--breakdown <day|week|month>", "the run period by period (text, --json and the report)")
+    .option("--export <dir>", "write the fills and the equity curve to <dir> as CSV and Parquet")
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
@@ -104,6 +113,8 @@ export function register(program: Command): void {
         params: parsePairs(f.param, "--param"),
         risk: parsePairs(f.risk, "--risk"),
         feeTier: number(f.feeTier, "--fee-tier"),
+        ...(f.makerFee !== undefined ? { makerFee: f.makerFee } : {}),
+        ...(f.takerFee !== undefined ? { takerFee: f.takerFee } : {}),
         latencyMs: number(f.latencyMs, "--latency-ms"),
         slippageBps: number(f.slippageBps, "--slippage-bps"),
         participation: number(f.participationPct, "--participation-pct") / 100,
@@ -130,6 +141,8 @@ export function register(program: Command): void {
           ...inputs,
           ...(f.report ? { report: f.report } : {}),
           ...(f.strict ? { strict: true } : {}),
+          ...(f.breakdown ? { breakdown: parseBreakdown(f.breakdown) } : {}),
+          ...(f.export ? { exportDir: f.export } : {}),
           ...(bar ? { onProgress: (done: number, total: number) => bar.update(done, total) } : {}),
           log: (line) => {
             bar?.clear();
@@ -140,8 +153,19 @@ export function register(program: Command): void {
         bar?.done();
       }
       const out = f.json
-        ? [JSON.stringify({ ...r.summary, report: r.reportPath })]
-        : formatSummary(r.summary, r.reportPath);
+        ? [
+            JSON.stringify({
+              ...r.summary,
+              report: r.reportPath,
+              ...(r.breakdown ? { breakdown: r.breakdown } : {}),
+              ...(r.exported ? { exported: r.exported } : {}),
+            }),
+          ]
+        : [
+            ...formatSummary(r.summary, r.reportPath),
+            ...(r.breakdown ? formatBreakdown(r.breakdown) : []),
+            ...(r.exported ? [`Exported: ${r.exported.join(", ")}`] : []),
+          ];
       process.stdout.write(`${out.join("\n")}\n`);
     });
 }

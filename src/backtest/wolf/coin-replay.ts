@@ -65,6 +65,13 @@ export class CoinReplay {
     return this.next > 0 ? this.series.c[this.next - 1]! : Number.NaN;
   }
 
+  /** The last closed candle's open, high and low (zeros before the first). */
+  lastBar(): { o: number; h: number; l: number } {
+    const i = this.next - 1;
+    const s = this.series;
+    return i >= 0 ? { o: s.o[i]!, h: s.h[i]!, l: s.l[i]! } : { o: 0, h: 0, l: 0 };
+  }
+
   /** The same close as the exchange wrote it ("0" before the first). */
   lastCloseRaw(): string {
     return this.next > 0 ? this.history.candles[this.next - 1]!.c : "0";

@@ -118,7 +118,7 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
   });
   const chartCoin = chartCoinOf(coins.map((c) => c.coin));
   const chart = coins.find((c) => c.coin === chartCoin)!;
-  const tape: ReplayTape = { t: [], close: [], pnl: [], qty: [] };
+  const tape: ReplayTape = { t: [], open: [], high: [], low: [], close: [], pnl: [], qty: [] };
   const config = { ...o.config };
   const tickMs = config.tick_interval_s * 1000;
   const dir = mkdtempSync(join(scratchRoot(), "hl-wolf-backtest-"));
@@ -211,6 +211,10 @@ function sample(tape: ReplayTape, coins: readonly CoinReplay[], chart: CoinRepla
     if (c.ledger.qtyN !== 0) open += 1;
   }
   tape.t.push(t);
+  const bar = chart.lastBar();
+  tape.open.push(bar.o);
+  tape.high.push(bar.h);
+  tape.low.push(bar.l);
   tape.close.push(chart.priced ? chart.mid() : 0);
   tape.pnl.push(pnl);
   tape.qty.push(open);

@@ -8,6 +8,8 @@ import { writeFileAtomic } from "../store/atomic.ts";
 import { type BreakdownPeriod, type BreakdownRow, breakdown } from "./breakdown.ts";
 import { writeExports } from "./export.ts";
 import { loadHistory, sizeDecimals } from "./load-history.ts";
+import { type LookaheadResult, lookaheadCheck } from "./lookahead-check.ts";
+import { INTERVAL_MS } from "./market-history.ts";
 import { renderReportHtml } from "./report-html.ts";
 import { runBacktest } from "./run-backtest.ts";
 import type { BacktestSummary } from "./summary.ts";
@@ -154,6 +156,31 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
     ? writeExports(resolve(o.exportDir), ledger.fills, venue.tape, capital)
     : undefined;
   return { summary, reportPath, ...(rows ? { breakdown: rows } : {}), ...(exported ? { exported } : {}) };
+}
+
+/** `hl backtest --lookahead-check`: the run, then each of up to `signals` order batches re-run on data cut at its time. */
+export async function lookaheadCommand(o: BacktestInputs & { signals?: number }): Promise<LookaheadResult> {
+  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
+  return lookaheadCheck(
+    {
+      strategy: o.strategy,
+      instrument,
+      params: o.params,
+      risk: o.risk,
+      feeTier: o.feeTier,
+      ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
+      ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
+      latencyMs: o.latencyMs,
+      slippageBps: o.slippageBps,
+      ...(o.participation !== undefined ? { participation: o.participation } : {}),
+      fromMs,
+      toMs,
+      history,
+      szDecimals,
+    },
+    INTERVAL_MS[history.interval],
+    o.signals,
+  );
 }
 
 /** The human-readable summary (`--json` prints the summary object instead). */

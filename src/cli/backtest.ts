@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
+import { backtestCommand, formatSummary, lookaheadCommand } from "../backtest/backtest-command.ts";
 import { formatBreakdown, parseBreakdown } from "../backtest/breakdown.ts";
 import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
+import { formatLookahead } from "../backtest/lookahead-check.ts";
 import { ProgressBar } from "../backtest/progress-bar.ts";
 import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
 import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
@@ -34,6 +35,7 @@ interface BacktestFlags {
   takerFee?: string;
   breakdown?: string;
   export?: string;
+  lookaheadCheck?: string | boolean;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -100,6 +102,10 @@ export function register(program: Command): void {
     .option("--strict", "a gap in the data (candles, funding, a recording) is an error, not a warning")
     .option("--breakdown <day|week|month>", "the run period by period (text, --json and the report)")
     .option("--export <dir>", "write the fills and the equity curve to <dir> as CSV and Parquet")
+    .option(
+      "--lookahead-check [signals]",
+      "re-run up to this many signals (default 20) on data cut at their time and compare; exit 1 when one differs",
+    )
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
@@ -122,6 +128,17 @@ export function register(program: Command): void {
         network: resolveNetwork(f.network),
         dataDir: f.dataDir ?? dataDir(),
       };
+      if (f.lookaheadCheck !== undefined && f.lookaheadCheck !== false) {
+        const r = await lookaheadCommand({
+          ...inputs,
+          ...(typeof f.lookaheadCheck === "string"
+            ? { signals: number(f.lookaheadCheck, "--lookahead-check") }
+            : {}),
+        });
+        process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatLookahead(r)).join("\n")}\n`);
+        if (r.biased.length > 0) process.exitCode = 1;
+        return;
+      }
       if (f.sweep.length > 0) {
         const r = await sweepCommand({
           ...inputs,

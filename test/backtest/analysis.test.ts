@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { breakdown, periodOf } from "../../src/backtest/breakdown.ts";
 import { EXPORT_FILES, writeExports } from "../../src/backtest/export.ts";
+import { formatLookahead, historyCutAt, lookaheadCheck } from "../../src/backtest/lookahead-check.ts";
 import { cagr, calmar } from "../../src/backtest/metrics.ts";
 import { MAX_FILLS_SHOWN, renderReportHtml } from "../../src/backtest/report-html.ts";
 import { runBacktest } from "../../src/backtest/run-backtest.ts";
@@ -132,5 +133,29 @@ describe("backtest analysis", () => {
       data.bars.some((b) => b.high > Math.max(b.open, b.close) || b.low < Math.min(b.open, b.close)),
     ).toBe(true);
     expect(data.markers).toHaveLength(Math.min(ledger.fills.length, MAX_FILLS_SHOWN));
+  });
+});
+
+describe("hl backtest --lookahead-check", () => {
+  const opts = {
+    strategy: "momentum_breakout",
+    instrument: "ETH-PERP",
+    params: { lookback: 10, breakout_threshold_bps: 2, volume_surge_mult: 1.2, size: 0.5 },
+    fromMs: END - 6 * HOUR,
+    toMs: END,
+    history,
+    szDecimals: 4,
+    slippageBps: 0,
+  };
+
+  it("finds nothing on the engine's closed-candle snapshots, and reports a signal that saw what the cut data lacks", async () => {
+    const honest = await lookaheadCheck(opts, 60_000, 4);
+    expect(honest.signals).toBeGreaterThan(0);
+    expect(honest.checked).toBe(Math.min(4, honest.signals));
+    expect(honest.biased).toEqual([]);
+    // A cut that takes away more than the future (the last closed candle too): signals change, and are reported.
+    const leaky = await lookaheadCheck(opts, 60_000, 4, (h, at) => historyCutAt(h, at - 60_000, 60_000));
+    expect(leaky.biased.length).toBeGreaterThan(0);
+    expect(formatLookahead(leaky)[0]).toMatch(/signals re-run on data cut at their time: \d+ differ$/);
   });
 });

@@ -421,7 +421,7 @@ export class Engine {
       reduceOnly: mode === "reduce_only",
     });
     // Said once for as long as the same reasons repeat tick after tick (one line, not one per tick).
-    const reasons = [...new Set(rejected.map((r) => r.reason))].join("; ");
+    const reasons = rejected.length === 0 ? "" : [...new Set(rejected.map((r) => r.reason))].join("; ");
     if (reasons !== this.lastFilterReasons && reasons !== "")
       this.log(`T${this.tickCount + 1} risk filter refused: ${reasons}`);
     this.lastFilterReasons = reasons;

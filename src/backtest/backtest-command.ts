@@ -12,7 +12,7 @@ import { type LookaheadResult, lookaheadCheck } from "./lookahead-check.ts";
 import { INTERVAL_MS } from "./market-history.ts";
 import { renderReportHtml } from "./report-html.ts";
 import { runBacktest } from "./run-backtest.ts";
-import type { BacktestSummary } from "./summary.ts";
+import { type BacktestSummary, ratioNotGiven } from "./summary.ts";
 
 /** What every backtest run reads: the strategy, the market, the period and the venue's costs. */
 export interface BacktestInputs {
@@ -191,7 +191,7 @@ export function formatSummary(s: BacktestSummary, reportPath: string): string[] 
     s.requested_from === s.from && s.requested_to === s.to
       ? ""
       : ` (asked ${s.requested_from} → ${s.requested_to})`;
-  const ratio = (x: number | null) => (x === null ? `n/a (${s.daily_returns} daily returns)` : String(x));
+  const ratio = (x: number | null) => (x === null ? ratioNotGiven(s.daily_returns) : String(x));
   return [
     `Backtest: ${s.strategy} on ${s.instrument}, ${s.from} → ${s.to} (${s.candles} × ${s.interval})${asked}`,
     `Params: ${Object.entries(s.params)

@@ -1,7 +1,7 @@
 import type { BreakdownRow } from "./breakdown.ts";
 import type { LedgerFill } from "./ledger.ts";
 import type { ReplayTape } from "./replay-venue.ts";
-import type { BacktestSummary } from "./summary.ts";
+import { type BacktestSummary, ratioNotGiven } from "./summary.ts";
 
 /** Bars drawn at most: longer runs are drawn as coarser candles (the figures use every candle). */
 export const MAX_BARS = 2000;
@@ -160,8 +160,8 @@ ${periods.map((r) => `<tr><td>${esc(r.period)}</td><td>${esc(r.pnl_usd)}</td><td
     ["Buy and hold", s.buy_and_hold_return_pct === null ? "—" : `${s.buy_and_hold_return_pct}%`],
     ["CAGR", s.cagr_pct === null ? "n/a (under 30 days)" : `${s.cagr_pct}%`],
     ["Calmar", fmt(s.calmar)],
-    ["Sharpe", s.sharpe === null ? `n/a (${s.daily_returns} daily returns)` : String(s.sharpe)],
-    ["Sortino", s.sortino === null ? `n/a (${s.daily_returns} daily returns)` : String(s.sortino)],
+    ["Sharpe", s.sharpe === null ? ratioNotGiven(s.daily_returns) : String(s.sharpe)],
+    ["Sortino", s.sortino === null ? ratioNotGiven(s.daily_returns) : String(s.sortino)],
     ["Max drawdown", `${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%)`],
     ["Drawdown duration", `${(s.max_drawdown_duration_s / 3600).toFixed(2)} h`],
     ["Win rate", s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`],

@@ -293,6 +293,11 @@ export function dataWarnings(
   return out;
 }
 
+/** "n/a (1 daily return)" — what the text and the report show for a ratio left out. */
+export function ratioNotGiven(dailyReturns: number): string {
+  return `n/a (${dailyReturns} daily return${dailyReturns === 1 ? "" : "s"})`;
+}
+
 /** A risk record of a run no engine risk limit touched. */
 export function untouchedRisk(): RiskRecord {
   return {

@@ -6,6 +6,7 @@ import { writeFileAtomic } from "../../store/atomic.ts";
 import type { WolfConfig } from "../../wolf/config.ts";
 import { lightweightChartsScript, parseTime } from "../backtest-command.ts";
 import { renderReportHtml } from "../report-html.ts";
+import { ratioNotGiven } from "../summary.ts";
 import { runWolfBacktest } from "./run-wolf-backtest.ts";
 import { loadUniverse } from "./universe.ts";
 import type { WolfBacktestSummary } from "./wolf-summary.ts";
@@ -101,7 +102,7 @@ export function formatWolfSummary(s: WolfBacktestSummary, reportPath: string): s
       .join(" ")}`,
     `Costs: fee tier ${s.fee_tier} (taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms`,
     `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd})`,
-    `Sharpe: ${s.sharpe === null ? `n/a (${s.daily_returns} daily returns)` : s.sharpe}  Sortino: ${s.sortino === null ? `n/a (${s.daily_returns} daily returns)` : s.sortino}`,
+    `Sharpe: ${s.sharpe === null ? ratioNotGiven(s.daily_returns) : s.sharpe}  Sortino: ${s.sortino === null ? ratioNotGiven(s.daily_returns) : s.sortino}`,
     `Max drawdown: ${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%), ${s.max_drawdown_duration_s} s`,
     `Trades: ${closed} closed, win rate ${s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`}, profit factor ${n(s.profit_factor)}, exposure ${s.exposure_pct}%`,
     `Entries: ${counts(s.entries_by_source)}`,

@@ -5,10 +5,14 @@ import { UserError } from "../core/errors.ts";
 import { canonicalInstrument, instrumentToCoin } from "../exchange/symbols.ts";
 import { CANDLE_INTERVALS, type CandleInterval } from "../market/types.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
+import { type BreakdownPeriod, type BreakdownRow, breakdown } from "./breakdown.ts";
+import { writeExports } from "./export.ts";
 import { loadHistory, sizeDecimals } from "./load-history.ts";
+import { type LookaheadResult, lookaheadCheck } from "./lookahead-check.ts";
+import { INTERVAL_MS } from "./market-history.ts";
 import { renderReportHtml } from "./report-html.ts";
 import { runBacktest } from "./run-backtest.ts";
-import type { BacktestSummary } from "./summary.ts";
+import { type BacktestSummary, ratioNotGiven } from "./summary.ts";
 
 /** What every backtest run reads: the strategy, the market, the period and the venue's costs. */
 export interface BacktestInputs {
@@ -19,14 +23,27 @@ export interface BacktestInputs {
   params: Record<string, number>;
   risk: Record<string, number>;
   feeTier: number;
+  /** Fee rates of one's own in place of the tier's (fractions of notional). */
+  makerFee?: string;
+  takerFee?: string;
   latencyMs: number;
   slippageBps: number;
+  /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
+  participation?: number;
   interval: string;
   network: string;
   dataDir: string;
 }
 
 export interface BacktestCommandOptions extends BacktestInputs {
+  /** Data gaps are an error instead of a warning. */
+  strict?: boolean;
+  /** The run period by period (in --json, the text and the report). */
+  breakdown?: BreakdownPeriod;
+  /** Directory for the fills and the equity curve as CSV and Parquet. */
+  exportDir?: string;
+  /** The engine's notices, each with its market time. */
+  log?: (line: string) => void;
   /** Where the HTML report goes (default: <dataDir>/backtests/<run>.html). */
   report?: string;
   /** Ticks run so far out of the total (see runBacktest). */
@@ -38,6 +55,9 @@ export interface BacktestCommandOptions extends BacktestInputs {
 export interface BacktestCommandResult {
   summary: BacktestSummary;
   reportPath: string;
+  breakdown?: BreakdownRow[];
+  /** Files written by --export. */
+  exported?: string[];
 }
 
 /** "2026-01-31", an ISO time, or epoch milliseconds → ms. */
@@ -101,42 +121,90 @@ export async function loadInputs(o: BacktestInputs) {
 /** `hl backtest`: read the history, run it, write the HTML report; returns the figures and the report path. */
 export async function backtestCommand(o: BacktestCommandOptions): Promise<BacktestCommandResult> {
   const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
-  const { summary, venue } = await runBacktest({
+  const { summary, venue, ledger } = await runBacktest({
     strategy: o.strategy,
     instrument,
     params: o.params,
     risk: o.risk,
     feeTier: o.feeTier,
+    ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
+    ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
     latencyMs: o.latencyMs,
     slippageBps: o.slippageBps,
+    ...(o.participation !== undefined ? { participation: o.participation } : {}),
     fromMs,
     toMs,
     history,
     szDecimals,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.strict ? { strict: true } : {}),
+    ...(o.log ? { log: o.log } : {}),
   });
+  const capital = Number(summary.capital_usd);
+  const rows = o.breakdown ? breakdown(venue.tape, summary.trades, capital, o.breakdown) : undefined;
   const reportPath = resolve(o.report ?? defaultReportPath(o.dataDir, summary));
   mkdirSync(dirname(reportPath), { recursive: true });
-  writeFileAtomic(reportPath, renderReportHtml(summary, venue.tape, lightweightChartsScript()));
-  return { summary, reportPath };
+  writeFileAtomic(
+    reportPath,
+    renderReportHtml(summary, venue.tape, lightweightChartsScript(), undefined, {
+      fills: ledger.fills,
+      ...(rows ? { breakdown: rows } : {}),
+    }),
+  );
+  const exported = o.exportDir
+    ? writeExports(resolve(o.exportDir), ledger.fills, venue.tape, capital)
+    : undefined;
+  return { summary, reportPath, ...(rows ? { breakdown: rows } : {}), ...(exported ? { exported } : {}) };
+}
+
+/** `hl backtest --lookahead-check`: the run, then each of up to `signals` order batches re-run on data cut at its time. */
+export async function lookaheadCommand(o: BacktestInputs & { signals?: number }): Promise<LookaheadResult> {
+  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
+  return lookaheadCheck(
+    {
+      strategy: o.strategy,
+      instrument,
+      params: o.params,
+      risk: o.risk,
+      feeTier: o.feeTier,
+      ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
+      ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
+      latencyMs: o.latencyMs,
+      slippageBps: o.slippageBps,
+      ...(o.participation !== undefined ? { participation: o.participation } : {}),
+      fromMs,
+      toMs,
+      history,
+      szDecimals,
+    },
+    INTERVAL_MS[history.interval],
+    o.signals,
+  );
 }
 
 /** The human-readable summary (`--json` prints the summary object instead). */
 export function formatSummary(s: BacktestSummary, reportPath: string): string[] {
   const n = (x: number | null, unit = "") => (x === null ? "—" : `${x}${unit}`);
   const closed = s.trades.filter((t) => t.closed_ms !== null).length;
+  const asked =
+    s.requested_from === s.from && s.requested_to === s.to
+      ? ""
+      : ` (asked ${s.requested_from} → ${s.requested_to})`;
+  const ratio = (x: number | null) => (x === null ? ratioNotGiven(s.daily_returns) : String(x));
   return [
-    `Backtest: ${s.strategy} on ${s.instrument}, ${s.from} → ${s.to} (${s.candles} × ${s.interval})`,
+    `Backtest: ${s.strategy} on ${s.instrument}, ${s.from} → ${s.to} (${s.candles} × ${s.interval})${asked}`,
     `Params: ${Object.entries(s.params)
       .map(([k, v]) => `${k}=${v}`)
       .join(" ")}`,
-    `Costs: fee tier ${s.fee_tier} (maker ${s.maker_fee_rate}, taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms`,
-    `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd})`,
-    `Sharpe: ${n(s.sharpe)}  Sortino: ${n(s.sortino)}`,
+    `Costs: fee tier ${s.fee_tier} (maker ${s.maker_fee_rate}, taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms, at most ${s.participation_pct}% of a candle's volume`,
+    `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd}); buy and hold ${n(s.buy_and_hold_return_pct, "%")}; CAGR ${s.cagr_pct === null ? "n/a (under 30 days)" : `${s.cagr_pct}%`}, Calmar ${n(s.calmar)}`,
+    `Sharpe: ${ratio(s.sharpe)}  Sortino: ${ratio(s.sortino)}`,
     `Max drawdown: ${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%), ${s.max_drawdown_duration_s} s`,
-    `Trades: ${closed} closed, win rate ${s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`}, profit factor ${n(s.profit_factor)}, exposure ${s.exposure_pct}%`,
+    `Trades: ${closed} closed, win rate ${s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`}, profit factor ${n(s.profit_factor)}, expectancy ${s.expectancy_usd ?? "—"} USD, average ${s.avg_trade_duration_s === null ? "—" : `${s.avg_trade_duration_s} s`}, exposure ${s.exposure_pct}%`,
     `Fees: ${s.fees_usd} USD  Funding: ${s.funding_usd} USD  Fills: ${s.fills}  Orders: ${s.orders_placed} placed, ${s.orders_rejected} refused`,
+    `Stop: ${s.stop_reason}${s.risk.halt_reason ? ` (${s.risk.halt_reason})` : ""}`,
+    ...s.warnings.map((w) => `Warning: ${w}`),
     `Report: ${reportPath}`,
   ];
 }

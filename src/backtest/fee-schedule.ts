@@ -21,6 +21,23 @@ const PERP_TIERS: readonly FeeRates[] = [
   { tier: 6, taker: "0.00024", maker: "0" },
 ];
 
+/**
+ * The tier's rates with the user's own in place of either (a staking discount, a referral, another
+ * venue's schedule): fractions of notional; a maker rate may be negative (a rebate).
+ */
+export function withCustomFees(base: FeeRates, custom: { maker?: string; taker?: string }): FeeRates {
+  const rate = (raw: string | undefined, flag: string, min: number): string | undefined => {
+    if (raw === undefined) return undefined;
+    const x = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(x) || x < min || x > 0.01)
+      throw new UserError(`${flag} must be a fraction of notional from ${min} to 0.01, got "${raw}"`);
+    return String(x);
+  };
+  const maker = rate(custom.maker, "--maker-fee", -0.001);
+  const taker = rate(custom.taker, "--taker-fee", 0);
+  return { tier: base.tier, maker: maker ?? base.maker, taker: taker ?? base.taker };
+}
+
 export function feeRates(tier: number): FeeRates {
   const rates = PERP_TIERS[tier];
   if (!Number.isInteger(tier) || !rates)

@@ -10,6 +10,8 @@ export interface LedgerFill {
   size: string;
   fee: string;
   liquidity: "maker" | "taker";
+  /** The tag of the order that filled (the strategy's reason), when it had one. */
+  tag?: string;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface RoundTrip {
   fees: string;
   funding: string;
   net_pnl: string;
+  /** The tag of the order whose fill closed it (null while open, or untagged). */
+  exit_reason: string | null;
 }
 
 interface OpenTrip {
@@ -93,7 +97,7 @@ export class Ledger {
         this.qty = buy ? q.plus(part) : q.minus(part);
         if (this.qty.isZero()) {
           this.avg = new D(0);
-          this.closeTrip(f.time_ms);
+          this.closeTrip(f.time_ms, f.tag ?? null);
         }
       } else {
         const next = buy ? q.plus(part) : q.minus(part);
@@ -138,7 +142,7 @@ export class Ledger {
     if (!this.trip) return [...this.trips];
     const t = this.trip;
     const unrealized = this.qty.isZero() ? new D(0) : dec(mark).minus(this.avg).times(this.qty);
-    return [...this.trips, this.summarise(t, null, t.pnl.plus(unrealized))];
+    return [...this.trips, this.summarise(t, null, t.pnl.plus(unrealized), null)];
   }
 
   private openTrip(side: "long" | "short", ms: number): void {
@@ -157,13 +161,13 @@ export class Ledger {
     };
   }
 
-  private closeTrip(ms: number): void {
+  private closeTrip(ms: number, reason: string | null): void {
     if (!this.trip) return;
-    this.trips.push(this.summarise(this.trip, ms, this.trip.pnl));
+    this.trips.push(this.summarise(this.trip, ms, this.trip.pnl, reason));
     this.trip = null;
   }
 
-  private summarise(t: OpenTrip, closedMs: number | null, pnl: Dec): RoundTrip {
+  private summarise(t: OpenTrip, closedMs: number | null, pnl: Dec, exitReason: string | null): RoundTrip {
     return {
       side: t.side,
       opened_ms: t.openedMs,
@@ -175,6 +179,7 @@ export class Ledger {
       fees: wire(t.fees.toDecimalPlaces(PX_DP)),
       funding: wire(t.funding.toDecimalPlaces(PX_DP)),
       net_pnl: wire(pnl.minus(t.fees).plus(t.funding).toDecimalPlaces(PX_DP)),
+      exit_reason: exitReason,
     };
   }
 

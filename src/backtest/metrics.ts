@@ -15,7 +15,11 @@ import { D, type Dec, dec } from "../core/decimal.ts";
  * - win rate: winning closed trades / closed trades (net of fees and funding); null without trades;
  * - profit factor: sum of winning trades' net PnL / |sum of losing trades' net PnL|; null when no
  *   trade lost;
- * - exposure: the fraction of candles that closed with a position open.
+ * - exposure: the fraction of candles that closed with a position open;
+ * - CAGR: (final equity / starting capital)^(365 days / run length) − 1, null under 30 days (a
+ *   week's return compounded to a year is noise); Calmar: CAGR / max drawdown fraction;
+ * - expectancy: the mean net PnL of a closed trade; average trade duration: open to close, mean;
+ * - buy and hold: the instrument's return from the first candle's open to the last close.
  */
 
 export const DAYS_PER_YEAR = 365;
@@ -166,6 +170,26 @@ export function tradeStats(netPnls: readonly string[]): TradeStats {
     grossProfit: profit,
     grossLoss: loss,
   };
+}
+
+/** Compound annual growth rate, null for runs shorter than `minDays`. */
+export function cagr(capital: number, finalEquity: number, durationMs: number, minDays = 30): number | null {
+  if (!(capital > 0) || durationMs < minDays * DAY_MS) return null;
+  if (!(finalEquity > 0)) return -1;
+  return (finalEquity / capital) ** ((DAYS_PER_YEAR * DAY_MS) / durationMs) - 1;
+}
+
+/** Calmar ratio: CAGR over the max drawdown fraction; null without either. */
+export function calmar(cagrValue: number | null, maxDrawdownFraction: number): number | null {
+  return cagrValue === null || !(maxDrawdownFraction > 0) ? null : cagrValue / maxDrawdownFraction;
+}
+
+/** Mean of the closed trades' net PnL (decimal strings), null without trades. */
+export function expectancy(netPnls: readonly string[]): Dec | null {
+  if (netPnls.length === 0) return null;
+  let sum = new D(0);
+  for (const p of netPnls) sum = sum.plus(dec(p));
+  return sum.div(netPnls.length);
 }
 
 /** Fraction of samples with a non-zero position. */

@@ -10,14 +10,14 @@ import type {
   PlaceOutcome,
   PlaceRequest,
 } from "../engine/ports.ts";
-import { isValidPrice, roundPrice, roundSize } from "../exchange/rounding.ts";
+import { isValidPrice, roundPrice } from "../exchange/rounding.ts";
 import type { Candle, MarketSnapshot, Side, Tif } from "../strategies/sdk.ts";
-import { type CandleBar, crossesOpen, makerFill, takerFill } from "./candle-fill-model.ts";
+import { type CandleBar, crossesPrice, makerFill, takerFill, wholeLots } from "./candle-fill-model.ts";
 import type { FeeRates } from "./fee-schedule.ts";
 import type { Ledger } from "./ledger.ts";
 import type { CandleSeries, FundingRow } from "./market-history.ts";
 import type { MarketTape } from "./market-tape.ts";
-import { type BookLevels, sizeAhead, tradeAgainst } from "./trade-fill-model.ts";
+import { type BookLevels, depthAt, sizeAhead, type TradeEvent, tradeAgainst } from "./trade-fill-model.ts";
 
 /** Hyperliquid's refusal texts for what the replay checks. */
 export const REFUSAL = {
@@ -41,6 +41,8 @@ export interface ReplayVenueOptions {
   latencyMs: number;
   /** A taker fill is this much worse than the open (bps). */
   slippageBps: number;
+  /** Our fills in a candle replayed from its range are at most this share of its volume (0–1]. */
+  participation: number;
   /** Closed candles the snapshot carries (0: none, for strategies that do not read them). */
   candleWindow: number;
   ledger: Ledger;
@@ -65,12 +67,16 @@ interface VenueOrder {
   cancelAtMs: number;
   /** Trade model: size displayed ahead of it at its price (set when it arrives; -1 before). */
   queue: number;
+  tag: string | undefined;
 }
 
 /** Per-candle samples of the run, for the report's figures and charts. */
 export interface ReplayTape {
-  /** Open times of the candles replayed in the run. */
+  /** Open times of the candles replayed in the run, and their prices (the report draws real candles). */
   t: number[];
+  open: number[];
+  high: number[];
+  low: number[];
   close: number[];
   /** Equity change since the start (realized − fees + funding + unrealized) at each close. */
   pnl: number[];
@@ -101,12 +107,19 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
   private volumeNtl24h = 0;
   private readonly dayCandles: number;
   private fundingRate = 0;
-  readonly tape: ReplayTape = { t: [], close: [], pnl: [], qty: [] };
+  readonly tape: ReplayTape = { t: [], open: [], high: [], low: [], close: [], pnl: [], qty: [] };
 
-  /** Trade model: the next trade and book snapshot to replay, and the book as last recorded. */
+  /** Trade model: the next trade and book snapshot to replay, and the book as last recorded (none outside the recording). */
   private tradeNext = 0;
   private bookNext = 0;
   private book: BookLevels | undefined;
+  /** Size our takers took from each level of `book` since it was recorded ("b:px" / "a:px"). */
+  private taken = new Map<string, number>();
+  /** Candles replayed from their range: the candle whose volume share is being used, and what is left of it. */
+  private shareOf = -1;
+  private shareLeft = 0;
+  /** Scratch list of the orders one recorded trade can reach (reused: a week of tape is millions of trades). */
+  private readonly exposed: VenueOrder[] = [];
 
   constructor(
     private readonly candles: CandleSeries,
@@ -283,6 +296,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       liveFromMs: now + this.o.latencyMs,
       cancelAtMs: Infinity,
       queue: -1,
+      tag: r.tag,
     });
     // In flight until its first candle: the engine sees it as open (a live client would be waiting).
     return { status: "resting", oid };
@@ -304,17 +318,22 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     const s = this.candles;
     const open = s.t[i]!;
     const end = open + s.intervalMs;
-    // Funding settles at its hour, at the price of the candle it falls in.
+    // Funding settles at its hour, at the price of the candle it falls in; an hour inside a hole in the
+    // candles (the position was held through it) at the first price after it, this candle's open.
     const f = this.funding;
     while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
       const row = f[this.fundingNext]!;
-      if (row.t >= open) this.o.ledger.applyFunding(s.openText(i), row.rate);
+      if (i > 0 || row.t >= open) this.o.ledger.applyFunding(s.openText(i), row.rate);
       this.fundingRate = Number(row.rate);
       this.fundingNext += 1;
     }
     const tape = this.recorded;
     if (tape?.covers(open, end)) this.tradeFromTape(tape, i, open, end);
-    else if (this.orders.length > 0) this.trade(i, open);
+    else {
+      // Outside the recording (before, after, or in a hole): the last book is stale, prices are the candles'.
+      this.book = undefined;
+      if (this.orders.length > 0) this.trade(i, open);
+    }
     const close = s.c[i]!;
     // Rolling 24 h notional volume.
     this.volumeNtl24h += s.v[i]! * close;
@@ -329,16 +348,29 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     if (open >= this.o.startMs) {
       const tape = this.tape;
       tape.t.push(open);
+      tape.open.push(s.o[i]!);
+      tape.high.push(s.h[i]!);
+      tape.low.push(s.l[i]!);
       tape.close.push(close);
       tape.pnl.push(this.o.ledger.pnlAt(close));
       tape.qty.push(this.o.ledger.qtyN);
     }
   }
 
+  /** What our fills may still take of candle i's volume (the participation cap). */
+  private share(i: number): number {
+    if (this.shareOf !== i) {
+      this.shareOf = i;
+      this.shareLeft = this.candles.v[i]! * this.o.participation;
+    }
+    return this.shareLeft;
+  }
+
   /**
    * The candle's fills. Cancels that arrived by its open take effect first; then orders live in it
    * trade in the order the price would reach them: takers at the open, then resting limits nearest
-   * the open first (a fill can make a later reduce-only order smaller or void).
+   * the open first (a fill can make a later reduce-only order smaller or void). Together they take
+   * at most the participation share of the candle's volume.
    */
   private trade(i: number, open: number): void {
     const s = this.candles;
@@ -350,24 +382,46 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       else if (o.liveFromMs <= open) live.push(o);
     }
     if (live.length === 0) return;
-    live.sort((a, b) => {
-      const ta = a.tif === "Ioc" || crossesOpen(a.side, a.px, bar) ? 0 : 1;
-      const tb = b.tif === "Ioc" || crossesOpen(b.side, b.px, bar) ? 0 : 1;
-      if (ta !== tb) return ta - tb;
-      const d = Math.abs(a.px - bar.o) - Math.abs(b.px - bar.o);
-      return d !== 0 ? d : Number(a.oid) - Number(b.oid);
+    const prevClose = i > 0 ? s.c[i - 1]! : Number.NaN;
+    const askAt = this.touchAt(i, "buy");
+    const bidAt = this.touchAt(i, "sell");
+    const takes = (o: VenueOrder) => {
+      // Resting since before this open and not marketable at the last close: a gap went through it.
+      if (o.tif !== "Ioc" && o.liveFromMs < open && !crossesPrice(o.side, o.px, prevClose)) return false;
+      return o.tif === "Ioc" || crossesPrice(o.side, o.px, o.side === "buy" ? askAt : bidAt);
+    };
+    const roles = live.map((o) => ({ o, taker: takes(o) }));
+    roles.sort((a, b) => {
+      if (a.taker !== b.taker) return a.taker ? -1 : 1;
+      const d = Math.abs(a.o.px - bar.o) - Math.abs(b.o.px - bar.o);
+      return d !== 0 ? d : Number(a.o.oid) - Number(b.o.oid);
     });
-    for (const o of live) {
-      const taker = o.tif === "Ioc" || crossesOpen(o.side, o.px, bar);
-      let fill = null;
-      if (taker) {
+    for (const { o, taker } of roles) {
+      if (taker && o.tif === "Alo") {
         // A post-only order that would take on arrival is refused by the exchange: it just goes.
-        if (o.tif !== "Alo") fill = takerFill(o.side, o.px, bar, this.o.slippageBps);
-      } else fill = makerFill(o.side, o.px, bar);
-      if (fill) this.execute(o, fill.px, fill.liquidity, open);
-      // Filled in full, or an IOC/refused post-only that did not: either way it leaves the book.
-      if (fill || taker) this.remove(o);
+        this.remove(o);
+        continue;
+      }
+      const fill = taker
+        ? takerFill(o.side, o.px, o.side === "buy" ? askAt : bidAt, this.o.slippageBps)
+        : makerFill(o.side, o.px, bar);
+      if (fill) this.shareLeft -= this.execute(o, fill.px, fill.liquidity, open, this.share(i));
+      // What is left of an IOC lapses; a limit's rest rests.
+      if (o.tif === "Ioc") this.remove(o);
     }
+  }
+
+  /**
+   * The touch a taker meets at candle i's open: one tick from the price at that moment, the last
+   * close (or, after a hole in the candles, the open) — the book the snapshot described and the sim
+   * world's replay quotes.
+   */
+  private touchAt(i: number, side: Side): number {
+    const s = this.candles;
+    const contiguous = i > 0 && s.t[i - 1]! + s.intervalMs === s.t[i]!;
+    const px = contiguous ? s.c[i - 1]! : s.o[i]!;
+    const tick = tickOf(px, this.o.szDecimals);
+    return side === "buy" ? px + tick : px - tick;
   }
 
   /**
@@ -385,8 +439,13 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       if (bt <= tt) {
         this.book = tape.books[this.bookNext]!;
         this.bookNext += 1;
-        for (const o of this.orders)
-          if (o.queue > 0) o.queue = Math.min(o.queue, sizeAhead(this.book, o.side, o.px));
+        if (this.taken.size > 0) this.taken = new Map();
+        for (const o of this.orders) {
+          if (o.queue <= 0) continue;
+          // A level beyond the recorded depth keeps the queue it had.
+          const shown = depthAt(this.book, o.side, o.px);
+          if (shown !== undefined) o.queue = Math.min(o.queue, shown);
+        }
         continue;
       }
       const k = this.tradeNext;
@@ -398,16 +457,31 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
         sz: tape.tradeSz[k]!,
         taker: tape.tradeTakerBuys[k] ? "buy" : "sell",
       } as const;
-      for (let k = 0; k < this.orders.length; k++) {
-        const o = this.orders[k]!;
-        if (o.queue < 0 || o.cancelAtMs <= t) continue;
-        const r = tradeAgainst(o.side, o.px, o.queue, o.sizeN, ev);
-        o.queue = r.queue;
-        if (r.filled > 0) this.execute(o, o.px, "maker", t, r.filled);
-        if (this.orders[k] !== o) k -= 1; // filled in full: it left the list
-      }
+      this.tradeResting(ev, t);
     }
     this.arrive(i, end - 1);
+  }
+
+  /**
+   * One recorded trade against our resting orders on the side it hit, best price first (then the
+   * oldest): the trade's size is shared, what one order took is not there for the next.
+   */
+  private tradeResting(ev: TradeEvent, t: number): void {
+    const hit: Side = ev.taker === "buy" ? "sell" : "buy";
+    const exposed = this.exposed;
+    exposed.length = 0;
+    for (const o of this.orders) if (o.side === hit && o.queue >= 0 && o.cancelAtMs > t) exposed.push(o);
+    if (exposed.length === 0) return;
+    if (exposed.length > 1)
+      exposed.sort((a, b) =>
+        a.px !== b.px ? (hit === "buy" ? b.px - a.px : a.px - b.px) : Number(a.oid) - Number(b.oid),
+      );
+    let ours = 0;
+    for (const o of exposed) {
+      const r = tradeAgainst(o.side, o.px, o.queue, o.sizeN, { ...ev, sz: ev.sz - ours });
+      o.queue = r.queue;
+      if (r.filled > 0) ours += this.execute(o, o.px, "maker", t, r.filled);
+    }
   }
 
   /** Orders whose cancel has arrived by `t` leave; orders arrived by `t` join their level's queue, or take. */
@@ -429,15 +503,20 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
           continue;
         }
         if (book) {
+          // Walk the recorded levels; what our earlier takers took of a level since it was recorded is gone.
+          const tag = o.side === "buy" ? "a:" : "b:";
           for (const [px, sz] of opposite) {
             if (o.side === "buy" ? px > o.px : px < o.px) break;
             if (!this.orders.includes(o)) break;
-            this.execute(o, px, "taker", t, sz);
+            const key = tag + px;
+            const left = sz - (this.taken.get(key) ?? 0);
+            if (left <= 0) continue;
+            const got = this.execute(o, px, "taker", t, left);
+            if (got > 0) this.taken.set(key, (this.taken.get(key) ?? 0) + got);
           }
         } else {
-          const s = this.candles;
-          const fill = takerFill(o.side, o.px, { o: s.o[i]!, h: s.h[i]!, l: s.l[i]! }, this.o.slippageBps);
-          if (fill) this.execute(o, fill.px, "taker", t);
+          const fill = takerFill(o.side, o.px, this.touchAt(i, o.side), this.o.slippageBps);
+          if (fill) this.shareLeft -= this.execute(o, fill.px, "taker", t, this.share(i));
         }
         if (o.tif === "Ioc") {
           this.remove(o);
@@ -448,23 +527,25 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     }
   }
 
+  /** Fills up to `most` of the order at `px`; returns the size filled (0: none). */
   private execute(
     o: VenueOrder,
     px: number,
     liquidity: "maker" | "taker",
     timeMs: number,
     most = Infinity,
-  ): void {
+  ): number {
     const remaining = dec(o.size);
     let size = remaining;
     if (most < o.sizeN) {
-      // Less than one lot of the trade is left for us: nothing fills.
-      if (most < 10 ** -this.o.szDecimals) return;
-      size = dec(roundSize(most, this.o.szDecimals, "down"));
+      // Less than one lot of the trade (or of the candle's share) is left for us: nothing fills.
+      size = wholeLots(most, this.o.szDecimals);
+      if (size.isZero()) return 0;
+      if (size.gt(remaining)) size = remaining;
     }
     if (o.reduceOnly) {
       const q = this.o.ledger.qty;
-      if (q.isZero() || q.isPos() === (o.side === "buy")) return;
+      if (q.isZero() || q.isPos() === (o.side === "buy")) return 0;
       if (size.gt(q.abs())) size = q.abs();
     }
     const price =
@@ -492,12 +573,14 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
       size: fill.size,
       fee,
       liquidity,
+      ...(o.tag !== undefined ? { tag: o.tag } : {}),
     });
     const left = remaining.minus(size);
     if (left.gt(0)) {
       o.size = wire(left);
       o.sizeN = left.toNumber();
     } else this.remove(o);
+    return size.toNumber();
   }
 
   private remove(o: VenueOrder): void {

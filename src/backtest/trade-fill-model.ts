@@ -11,7 +11,11 @@ import type { Side } from "../strategies/sdk.ts";
  *   the trade's size) at its own price;
  * - fills are at the order's price, as a maker.
  * A level whose displayed size later shrinks below the size still ahead is taken to have lost those
- * orders (cancels ahead move the order up), as the --dry-run paper book does.
+ * orders (cancels ahead move the order up), as the --dry-run paper book does. A level beyond the
+ * recorded depth (the snapshot stops before reaching its price) is unknown, not empty: the queue
+ * ahead stays what it was.
+ * One trade's size is shared by all our orders (best price first): what one of them took is not
+ * there for the next.
  */
 export interface BookLevels {
   bids: readonly (readonly [number, number])[];
@@ -27,13 +31,21 @@ export interface TradeEvent {
 
 /** Size displayed at `px` on the order's side of the book (0 when the price improves on the best or is not shown). */
 export function sizeAhead(book: BookLevels | undefined, side: Side, px: number): number {
-  if (!book) return 0;
+  return depthAt(book, side, px) ?? 0;
+}
+
+/**
+ * Size displayed at `px` on the order's side: 0 when the price improves on the best or falls between
+ * two shown levels; undefined when the snapshot does not reach that far (beyond its depth, or no side).
+ */
+export function depthAt(book: BookLevels | undefined, side: Side, px: number): number | undefined {
+  if (!book) return undefined;
   const levels = side === "buy" ? book.bids : book.asks;
   for (const [lpx, lsz] of levels) {
     if (lpx === px) return lsz;
     if (side === "buy" ? lpx < px : lpx > px) return 0;
   }
-  return 0;
+  return undefined;
 }
 
 /**

@@ -7,6 +7,11 @@ export class VirtualClock {
 
   readonly now = (): number => this.ms;
 
+  /** Time moves forward to `ms` (never back). */
+  readonly advanceTo = (ms: number): void => {
+    if (ms > this.ms) this.ms = ms;
+  };
+
   /** The engine's wait between ticks: time jumps ahead at once. */
   readonly sleep = (ms: number): Promise<void> => {
     this.ms += ms;

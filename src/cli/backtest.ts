@@ -1,5 +1,9 @@
 import type { Command } from "commander";
-import { backtestCommand, formatSummary } from "../backtest/backtest-command.ts";
+import { backtestCommand, formatSummary, lookaheadCommand } from "../backtest/backtest-command.ts";
+import { formatBreakdown, parseBreakdown } from "../backtest/breakdown.ts";
+import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
+import { formatLookahead } from "../backtest/lookahead-check.ts";
+import { ProgressBar } from "../backtest/progress-bar.ts";
 import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
 import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
@@ -15,6 +19,7 @@ interface BacktestFlags {
   feeTier: string;
   latencyMs: string;
   slippageBps: string;
+  participationPct: string;
   interval: string;
   network?: string;
   dataDir?: string;
@@ -25,6 +30,12 @@ interface BacktestFlags {
   workers?: string;
   walkForward?: boolean;
   folds: string;
+  strict?: boolean;
+  makerFee?: string;
+  takerFee?: string;
+  breakdown?: string;
+  export?: string;
+  lookaheadCheck?: string | boolean;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -54,11 +65,18 @@ export function register(program: Command): void {
       [],
     )
     .option("--fee-tier <n>", "Hyperliquid perp fee tier 0–6", "0")
+    .option("--maker-fee <rate>", "maker fee rate of your own (fraction of notional; negative: a rebate)")
+    .option("--taker-fee <rate>", "taker fee rate of your own (fraction of notional)")
     .option("--latency-ms <ms>", "order and cancel latency, market time", "0")
     .option(
       "--slippage-bps <bps>",
-      "taker fills this much worse than the candle's open",
+      "taker fills this much worse than the touch they meet (beyond its limit an order does not take)",
       String(DEFAULT_SLIPPAGE_BPS),
+    )
+    .option(
+      "--participation-pct <pct>",
+      "our fills in a candle are at most this share of its volume",
+      String(DEFAULT_PARTICIPATION * 100),
     )
     .option("--interval <1m|5m|1h>", "candle interval to replay", "1m")
     .option(
@@ -81,6 +99,13 @@ export function register(program: Command): void {
     .option("--workers <n>", "worker threads of a sweep (default: cores − 1; 0 runs in this thread)")
     .option("--walk-forward", "with --sweep: pick the best params in-sample, report them out of sample")
     .option("--folds <n>", "walk-forward folds", "3")
+    .option("--strict", "a gap in the data (candles, funding, a recording) is an error, not a warning")
+    .option("--breakdown <day|week|month>", "the run period by period (text, --json and the report)")
+    .option("--export <dir>", "write the fills and the equity curve to <dir> as CSV and Parquet")
+    .option(
+      "--lookahead-check [signals]",
+      "re-run up to this many signals (default 20) on data cut at their time and compare; exit 1 when one differs",
+    )
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
@@ -94,12 +119,26 @@ export function register(program: Command): void {
         params: parsePairs(f.param, "--param"),
         risk: parsePairs(f.risk, "--risk"),
         feeTier: number(f.feeTier, "--fee-tier"),
+        ...(f.makerFee !== undefined ? { makerFee: f.makerFee } : {}),
+        ...(f.takerFee !== undefined ? { takerFee: f.takerFee } : {}),
         latencyMs: number(f.latencyMs, "--latency-ms"),
         slippageBps: number(f.slippageBps, "--slippage-bps"),
+        participation: number(f.participationPct, "--participation-pct") / 100,
         interval: f.interval,
         network: resolveNetwork(f.network),
         dataDir: f.dataDir ?? dataDir(),
       };
+      if (f.lookaheadCheck !== undefined && f.lookaheadCheck !== false) {
+        const r = await lookaheadCommand({
+          ...inputs,
+          ...(typeof f.lookaheadCheck === "string"
+            ? { signals: number(f.lookaheadCheck, "--lookahead-check") }
+            : {}),
+        });
+        process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatLookahead(r)).join("\n")}\n`);
+        if (r.biased.length > 0) process.exitCode = 1;
+        return;
+      }
       if (f.sweep.length > 0) {
         const r = await sweepCommand({
           ...inputs,
@@ -111,13 +150,39 @@ export function register(program: Command): void {
         process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
         return;
       }
-      const r = await backtestCommand({
-        ...inputs,
-        ...(f.report ? { report: f.report } : {}),
-      });
+      // Notices on stderr as they come, the bar (on a terminal, for runs over a second) out of their way.
+      const bar = process.stderr.isTTY ? new ProgressBar(process.stderr, "candles") : undefined;
+      let r: Awaited<ReturnType<typeof backtestCommand>>;
+      try {
+        r = await backtestCommand({
+          ...inputs,
+          ...(f.report ? { report: f.report } : {}),
+          ...(f.strict ? { strict: true } : {}),
+          ...(f.breakdown ? { breakdown: parseBreakdown(f.breakdown) } : {}),
+          ...(f.export ? { exportDir: f.export } : {}),
+          ...(bar ? { onProgress: (done: number, total: number) => bar.update(done, total) } : {}),
+          log: (line) => {
+            bar?.clear();
+            process.stderr.write(`notice: ${line}\n`);
+          },
+        });
+      } finally {
+        bar?.done();
+      }
       const out = f.json
-        ? [JSON.stringify({ ...r.summary, report: r.reportPath })]
-        : formatSummary(r.summary, r.reportPath);
+        ? [
+            JSON.stringify({
+              ...r.summary,
+              report: r.reportPath,
+              ...(r.breakdown ? { breakdown: r.breakdown } : {}),
+              ...(r.exported ? { exported: r.exported } : {}),
+            }),
+          ]
+        : [
+            ...formatSummary(r.summary, r.reportPath),
+            ...(r.breakdown ? formatBreakdown(r.breakdown) : []),
+            ...(r.exported ? [`Exported: ${r.exported.join(", ")}`] : []),
+          ];
       process.stdout.write(`${out.join("\n")}\n`);
     });
 }

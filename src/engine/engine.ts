@@ -80,6 +80,8 @@ export interface EngineOptions {
   persistence?: { store: KvStore; fills: FillJournal; everyTick: boolean };
   /** One status line per tick through `log` (default true). */
   tickLines?: boolean;
+  /** Every tick's report, whether or not tick lines are on (a backtest records its risk states and refusals). */
+  onTick?: (r: TickReport) => void;
   /**
    * Dead man's switch window (ms, exchange time; 0 or absent = off): while orders rest, the venue is
    * told to cancel every order of the account this long after the last renewal, so quotes do not
@@ -162,6 +164,8 @@ export class Engine {
   private stopReason: RunResult["stopReason"] = "max_ticks";
   private wake: (() => void) | undefined;
   private lastMode: RiskMode = "ok";
+  /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
+  private lastFilterReasons = "";
   /** Exchange time at which the armed dead man's switch fires; null while disarmed. */
   private deadManAt: number | null = null;
   private deadManUnavailable = false;
@@ -349,7 +353,7 @@ export class Engine {
       await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), sent.resting);
     this.tickCount += 1;
     this.persist("running");
-    if (this.o.tickLines !== false)
+    if (this.o.tickLines !== false || this.o.onTick)
       this.report({
         tick: this.tickCount,
         mid: snap.mid,
@@ -437,6 +441,11 @@ export class Engine {
       mid: ctx.snapshot.mid,
       reduceOnly: mode === "reduce_only",
     });
+    // Said once for as long as the same reasons repeat tick after tick (one line, not one per tick).
+    const reasons = rejected.length === 0 ? "" : [...new Set(rejected.map((r) => r.reason))].join("; ");
+    if (reasons !== this.lastFilterReasons && reasons !== "")
+      this.log(`T${this.tickCount + 1} risk filter refused: ${reasons}`);
+    this.lastFilterReasons = reasons;
     const plan = planOrders(approved, open, {
       instrument: this.o.instrument,
       szDecimals: this.spec?.szDecimals ?? 4,
@@ -843,6 +852,7 @@ export class Engine {
   }
 
   private report(r: TickReport): void {
+    this.o.onTick?.(r);
     if (this.o.tickLines === false) return;
     const coin = this.o.instrument.replace(/-(PERP|USDYP)$/i, "");
     const q = this.position.qty;

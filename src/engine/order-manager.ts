@@ -99,6 +99,7 @@ export function planOrders(
       size: r.size,
       tif: o.tif,
       reduceOnly: o.reduceOnly === true,
+      tag: o.tag,
     });
   }
   return { cancel: unmatched, place, kept, dropped };

@@ -45,6 +45,8 @@ export interface PlaceRequest {
   size: string;
   tif: Tif;
   reduceOnly: boolean;
+  /** Why the strategy sent it (its intent's tag); never sent to the exchange. A backtest reports exits by it. */
+  tag?: string;
 }
 
 export type PlaceOutcome =

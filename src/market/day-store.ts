@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { UserError } from "../core/errors.ts";
 import { canonicalDecimal, decimalToDouble } from "./decimal-double.ts";
 import { coinDir, DAY_MS, dayFile, dayOf, dayOfFileName, dayStart, journalFile } from "./layout.ts";
 import {
@@ -112,9 +113,10 @@ async function readDayNumbers<R extends { t: number }>(
     }
     return values;
   }
-  const bytes = await readIfExists(dayFile(dir, day));
+  const file = dayFile(dir, day);
+  const bytes = await readIfExists(file);
   if (!bytes) return Object.fromEntries(columns.map((c) => [c.name, new Float64Array(0)]));
-  values = (await decodeParquetNumbers(bytes, columns)).values;
+  values = (await naming(file, decodeParquetNumbers(bytes, columns))).values;
   // A day file is sorted by t: the range is one run of it.
   const t = values.t!;
   let a = 0;
@@ -158,9 +160,10 @@ export async function readParquetDay<R extends { t: number }>(
   dir: string,
   day: string,
 ): Promise<R[]> {
-  const bytes = await readIfExists(dayFile(dir, day));
+  const file = dayFile(dir, day);
+  const bytes = await readIfExists(file);
   if (!bytes) return [];
-  const { rows, values } = await decodeParquet(bytes, spec.columns);
+  const { rows, values } = await naming(file, decodeParquet(bytes, spec.columns));
   const out: R[] = new Array(rows);
   for (let i = 0; i < rows; i++) out[i] = spec.rowAt(values, i);
   return out;
@@ -288,6 +291,15 @@ async function heldDays(dir: string): Promise<string[]> {
     if (f) days.add(f.day);
   }
   return [...days].sort();
+}
+
+/** A day file that cannot be decoded is named in the error (the user can fetch or remove that one file). */
+async function naming<T>(file: string, decoding: Promise<T>): Promise<T> {
+  try {
+    return await decoding;
+  } catch (err) {
+    throw new UserError(`${file}: not a readable Parquet day file (${(err as Error).message})`);
+  }
 }
 
 async function readIfExists(path: string): Promise<Buffer | undefined> {

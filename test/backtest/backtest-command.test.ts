@@ -33,7 +33,7 @@ function opts(over: Partial<BacktestCommandOptions> = {}): BacktestCommandOption
     risk: {},
     feeTier: 0,
     latencyMs: 0,
-    slippageBps: 1,
+    slippageBps: 0,
     interval: "1m",
     network: "paper",
     dataDir: root,

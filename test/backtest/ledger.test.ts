@@ -30,6 +30,7 @@ describe("backtest ledger", () => {
       fees: "0.06",
       funding: "-0.01",
       net_pnl: "0.76",
+      exit_reason: null,
     });
   });
 

@@ -35,6 +35,7 @@ function venue(
     fees: feeRates(0),
     latencyMs: opts.latencyMs ?? 0,
     slippageBps: 1,
+    participation: 1,
     candleWindow: 3,
     ledger,
     startMs: T0,
@@ -97,35 +98,37 @@ describe("replay venue (candle fills)", () => {
     expect(v.openOrdersNow()).toHaveLength(1);
   });
 
-  it("an IOC fills at the next open plus slippage, capped at its limit, as a taker; beyond the limit it lapses", async () => {
+  it("an IOC takes the touch at its arrival (one tick from the last close) moved by the slippage, as a taker", async () => {
     const { v, ledger, at } = venue([
       [100, 100, 100, 100],
-      [100, 101, 99, 100],
+      [100, 101, 99, 103],
       [103, 104, 102, 103],
     ]);
     at(T0 + M);
     await v.place([order("buy", "100.05", "2", "Ioc")]);
     at(T0 + 2 * M);
     const [f] = await v.fills("ETH-PERP", 0);
-    // 100 × (1 + 1 bp) = 100.01, rounded up onto the grid; taker fee 4.5 bp.
-    expect(f).toMatchObject({ price: "100.01", size: "2", fee: "0.090009", timeMs: T0 + M });
+    // Ask 100.01 × (1 + 1 bp) = 100.020001, rounded up onto the grid; taker fee 4.5 bp.
+    expect(f).toMatchObject({ price: "100.03", size: "2", fee: "0.090027", timeMs: T0 + M });
+    // Bid 102.99 × (1 − 1 bp) = 102.979701 → 102.97.
     await v.place([order("sell", "102", "2", "Ioc", true)]);
     at(T0 + 3 * M);
-    expect(await v.fills("ETH-PERP", T0 + 2 * M)).toHaveLength(1);
+    expect((await v.fills("ETH-PERP", T0 + 2 * M)).map((x) => x.price)).toEqual(["102.97"]);
     expect(ledger.qty.isZero()).toBe(true);
     await v.place([order("buy", "102", "1", "Ioc")]);
     expect(ledger.fills).toHaveLength(2);
   });
 
-  it("the IOC price is capped at the limit, and a limit that is through the open takes", async () => {
-    const { v, at } = venue([
+  it("an IOC whose slipped price passes its limit lapses; a limit through the touch on arrival takes", async () => {
+    const { v, ledger, at } = venue([
       [100, 100, 100, 100],
       [100, 100, 100, 100],
     ]);
     at(T0 + M);
-    await v.place([order("buy", "100", "1", "Ioc")]);
+    await v.place([order("buy", "100.01", "1", "Ioc"), order("buy", "100.05", "1")]);
     at(T0 + 2 * M);
-    expect((await v.fills("ETH-PERP", 0))[0]?.price).toBe("100");
+    expect((await v.fills("ETH-PERP", 0)).map((f) => f.price)).toEqual(["100.03"]);
+    expect(ledger.fills[0]?.liquidity).toBe("taker");
   });
 
   it("latency: an order arriving inside a candle first trades in the next one; a cancel likewise", async () => {

@@ -103,6 +103,7 @@ describe("trade fill model (queue position)", () => {
         fees: feeRates(0),
         latencyMs: 5,
         slippageBps: 1,
+        participation: 1,
         candleWindow: 0,
         ledger,
         startMs: T0,

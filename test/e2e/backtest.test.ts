@@ -35,6 +35,9 @@ describe("hl backtest on `hl sim export` data", () => {
       "2026-01-31",
       "-p",
       "breakout_threshold_bps=20",
+      // At-touch IOCs: with any slippage the slipped open passes the limit and nothing fills.
+      "--slippage-bps",
+      "0",
       "--json",
     ];
     const a = await hl(...args);
@@ -75,7 +78,7 @@ describe("hl backtest on `hl sim export` data", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Backtest: simple_mm on ETH-PERP/m);
     expect(r.stdout).toMatch(
-      /^Costs: fee tier 3 \(maker 0.00004, taker 0.0003\), slippage 1 bps, latency 250 ms$/m,
+      /^Costs: fee tier 3 \(maker 0.00004, taker 0.0003\), slippage 1 bps, latency 250 ms, at most 10% of a candle.s volume$/m,
     );
     expect(r.stdout).toMatch(/^Fees: [0-9.]+ USD {2}Funding: -?[0-9.]+ USD {2}Fills: [1-9]\d*/m);
     expect(existsSync(report)).toBe(true);

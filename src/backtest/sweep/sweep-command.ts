@@ -1,5 +1,6 @@
 import { UserError } from "../../core/errors.ts";
 import { type BacktestInputs, loadInputs } from "../backtest-command.ts";
+import { MIN_DAILY_RETURNS } from "../summary.ts";
 import { parseSweep } from "./grid.ts";
 import { defaultWorkers } from "./pool.ts";
 import {
@@ -38,6 +39,7 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
     feeTier: o.feeTier,
     latencyMs: o.latencyMs,
     slippageBps: o.slippageBps,
+    ...(o.participation !== undefined ? { participation: o.participation } : {}),
     szDecimals,
     history,
   };
@@ -79,7 +81,8 @@ export function formatSweep(r: SweepResult | WalkForwardResult): string[] {
         `fold ${f.fold}  in ${f.in_sample.from} → ${f.in_sample.to}  best ${params(f.best_params)} (${r.metric}=${n(f.in_sample_score)})  out ${f.out_of_sample.from} → ${f.out_of_sample.to}: ${
           f.figures
             ? `${r.metric}=${n(f.figures[r.metric as keyof typeof f.figures] as number | null)}  pnl=${f.figures.pnl_usd}  return=${f.figures.return_pct}%`
-            : (f.error ?? "no in-sample run scored")
+            : (f.error ??
+              `no in-sample run scored${r.metric === "sharpe" || r.metric === "sortino" ? ` (${r.metric} needs ${MIN_DAILY_RETURNS} daily returns)` : ""}`)
         }`,
     ),
     `Out of sample: pnl=${r.out_of_sample.pnl_usd}  mean ${r.metric}=${n(r.out_of_sample.mean_score)} over ${r.out_of_sample.folds_scored} folds`,

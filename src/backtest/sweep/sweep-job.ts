@@ -13,6 +13,7 @@ export interface SweepBase {
   feeTier: number;
   latencyMs: number;
   slippageBps: number;
+  participation?: number;
   szDecimals: number;
   history: ReplayHistory;
 }
@@ -64,6 +65,7 @@ export async function runSweepTask(base: SweepBase, task: SweepTask): Promise<Sw
       feeTier: base.feeTier,
       latencyMs: base.latencyMs,
       slippageBps: base.slippageBps,
+      ...(base.participation !== undefined ? { participation: base.participation } : {}),
       fromMs: task.fromMs,
       toMs: task.toMs,
       history: base.history,

@@ -65,6 +65,13 @@ export class CoinReplay {
     return this.next > 0 ? this.series.c[this.next - 1]! : Number.NaN;
   }
 
+  /** The last closed candle's open, high and low (zeros before the first). */
+  lastBar(): { o: number; h: number; l: number } {
+    const i = this.next - 1;
+    const s = this.series;
+    return i >= 0 ? { o: s.o[i]!, h: s.h[i]!, l: s.l[i]! } : { o: 0, h: 0, l: 0 };
+  }
+
   /** The same close as the exchange wrote it ("0" before the first). */
   lastCloseRaw(): string {
     return this.next > 0 ? this.history.candles[this.next - 1]!.c : "0";
@@ -85,7 +92,8 @@ export class CoinReplay {
       const f = this.history.funding;
       while (this.fundingNext < f.length && f[this.fundingNext]!.t < end) {
         const row = f[this.fundingNext]!;
-        if (row.t >= open) this.ledger.applyFunding(this.history.candles[i]!.o, row.rate);
+        // An hour inside a hole in the candles is charged at the first price after it (this open).
+        if (i > 0 || row.t >= open) this.ledger.applyFunding(this.history.candles[i]!.o, row.rate);
         this.fundingRate = Number(row.rate);
         this.fundingNext += 1;
       }

@@ -13,7 +13,7 @@ import type {
   ResolvedIoc,
   WolfPort,
 } from "../../wolf/port.ts";
-import { takerFill } from "../candle-fill-model.ts";
+import { takerFill, wholeLots } from "../candle-fill-model.ts";
 import type { FeeRates } from "../fee-schedule.ts";
 import { REFUSAL } from "../replay-venue.ts";
 import type { CoinReplay } from "./coin-replay.ts";
@@ -28,8 +28,15 @@ export interface ReplayWolfPortOptions {
   latencyMs: number;
   /** A fill is this much worse than the open it fills at (bps). */
   slippageBps: number;
+  /** Our fills in a candle are at most this share of its volume (0–1]; the rest of an IOC lapses. */
+  participation: number;
   /** End of the backtest period: no order fills in a candle opening at or after it. */
   endMs: number;
+  /**
+   * Moves market time forward to `ms` (and replays the candles closed by then): an order out on the
+   * wire keeps the caller waiting, as a live IOC does, so it is booked when it executes.
+   */
+  waitUntil: (ms: number) => void;
 }
 
 /**
@@ -37,13 +44,16 @@ export interface ReplayWolfPortOptions {
  * and candles of the replayed universe as of the virtual clock, and an account whose IOCs fill by
  * the candle fill model — at the open of the first candle starting at or after the order's arrival
  * (now + latency), moved against it by the slippage, never beyond its limit (else it does not fill).
- * Every order is answered at once: nothing is ever "unknown".
+ * With latency the call returns once market time has reached that open (the fill is booked then,
+ * never at send time); every order is answered: nothing is ever "unknown".
  */
 export class ReplayWolfPort implements WolfPort {
   private readonly byCoin: Map<string, CoinReplay>;
   private readonly fillLog: AccountFill[] = [];
   private oidSeq = 0;
   private fillSeq = 0;
+  /** Per coin: the candle whose volume share is in use, and what is left of it. */
+  private readonly share = new Map<string, { k: number; left: number }>();
   /** IOCs sent, and those that did not fill (refused or not marketable). */
   iocsSent = 0;
   iocsUnfilled = 0;
@@ -145,8 +155,24 @@ export class ReplayWolfPort implements WolfPort {
     const s = c.series;
     if (k >= s.length || s.t[k]! >= this.o.endMs)
       return { status: "unfilled", message: "no recorded candle in the period after the order's arrival" };
-    const fill = takerFill(req.side, limit, { o: s.o[k]!, h: s.h[k]!, l: s.l[k]! }, this.o.slippageBps);
-    if (!fill) return { status: "unfilled", message: "IOC did not fill: the open was beyond its limit" };
+    // Out on the wire until it reaches the candle it trades in.
+    if (s.t[k]! > this.o.now()) this.o.waitUntil(s.t[k]!);
+    const fill = takerFill(req.side, limit, s.o[k]!, this.o.slippageBps);
+    if (!fill)
+      return { status: "unfilled", message: "IOC did not fill: the open, slipped, was beyond its limit" };
+    // At most the participation share of the candle's volume, shared by every order in it.
+    let used = this.share.get(c.coin);
+    if (!used || used.k !== k) {
+      used = { k, left: s.v[k]! * this.o.participation };
+      this.share.set(c.coin, used);
+    }
+    if (size.toNumber() > used.left) {
+      const most = wholeLots(used.left, c.szDecimals);
+      if (!most.gt(0))
+        return { status: "unfilled", message: "IOC did not fill: the candle's volume share is used up" };
+      size = most;
+    }
+    used.left -= size.toNumber();
     const price = roundPrice(fill.px, c.szDecimals, buy ? "up" : "down");
     const fee = wire(dec(price).times(size).times(this.o.fees.taker).toDecimalPlaces(8));
     const time = s.t[k]!;

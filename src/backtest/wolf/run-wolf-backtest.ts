@@ -7,6 +7,7 @@ import type { WolfConfig } from "../../wolf/config.ts";
 import { WolfRunner } from "../../wolf/runner.ts";
 import { readTrades } from "../../wolf/trades.ts";
 import { CancelPoint } from "../cancel-point.ts";
+import { DEFAULT_PARTICIPATION } from "../candle-fill-model.ts";
 import { feeRates } from "../fee-schedule.ts";
 import { sizeDecimals } from "../load-history.ts";
 import { INTERVAL_MS } from "../market-history.ts";
@@ -33,6 +34,8 @@ export interface WolfBacktestOptions {
   latencyMs?: number;
   /** Fills this many bps worse than the open they fill at (default 1). */
   slippageBps?: number;
+  /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
+  participation?: number;
   /** The runner's notices (entries, exits, refusals); default: none. */
   log?: (line: string) => void;
   /** Candles replayed so far out of the run's total. */
@@ -70,6 +73,9 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
     );
   if (!(latencyMs >= 0)) throw new UserError(`--latency-ms must be 0 or more, got ${latencyMs}`);
   if (!(slippageBps >= 0)) throw new UserError(`--slippage-bps must be 0 or more, got ${slippageBps}`);
+  const participation = o.participation ?? DEFAULT_PARTICIPATION;
+  if (!(participation > 0 && participation <= 1))
+    throw new UserError(`--participation-pct must be above 0 and at most 100, got ${participation * 100}`);
   const intervalMs = INTERVAL_MS[o.universe.interval];
   const coins = o.universe.coins.map((h) => {
     const known = DEFAULT_MARKETS.find((m) => m.name === h.coin);
@@ -98,10 +104,21 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
     );
   const steps = Math.round((endMs - startMs) / intervalMs);
   const clock = new VirtualClock(startMs);
-  const port = new ReplayWolfPort(coins, { now: clock.now, fees, latencyMs, slippageBps, endMs });
+  const port = new ReplayWolfPort(coins, {
+    now: clock.now,
+    fees,
+    latencyMs,
+    slippageBps,
+    participation,
+    endMs,
+    waitUntil: (ms) => {
+      clock.advanceTo(ms);
+      for (const c of coins) c.advanceTo(ms);
+    },
+  });
   const chartCoin = chartCoinOf(coins.map((c) => c.coin));
   const chart = coins.find((c) => c.coin === chartCoin)!;
-  const tape: ReplayTape = { t: [], close: [], pnl: [], qty: [] };
+  const tape: ReplayTape = { t: [], open: [], high: [], low: [], close: [], pnl: [], qty: [] };
   const config = { ...o.config };
   const tickMs = config.tick_interval_s * 1000;
   const dir = mkdtempSync(join(scratchRoot(), "hl-wolf-backtest-"));
@@ -123,8 +140,10 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
     try {
       for (let k = 0; k <= steps; k++) {
         await cancel?.check();
-        const now = clock.now();
-        for (const c of coins) c.advanceTo(now);
+        // The step's close on the grid (an order out with latency may already have moved time past it).
+        const now = startMs + k * intervalMs;
+        clock.advanceTo(now);
+        for (const c of coins) c.advanceTo(clock.now());
         // At the period's last close nothing is decided: an order sent then could not fill inside it.
         const last = k === steps;
         if (!last && now >= nextTick) {
@@ -140,7 +159,6 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
           sample(tape, coins, chart, now - intervalMs);
           o.onProgress?.(k, steps);
         }
-        if (k < steps) await clock.sleep(intervalMs);
       }
     } finally {
       await runner.close();
@@ -151,9 +169,13 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
       interval: o.universe.interval,
       fromMs: startMs,
       toMs: endMs,
+      requestedFromMs: o.fromMs,
+      requestedToMs: o.toMs,
+      intervalMs,
       fees,
       latencyMs,
       slippageBps,
+      participation,
       coins,
       port,
       tape,
@@ -189,6 +211,10 @@ function sample(tape: ReplayTape, coins: readonly CoinReplay[], chart: CoinRepla
     if (c.ledger.qtyN !== 0) open += 1;
   }
   tape.t.push(t);
+  const bar = chart.lastBar();
+  tape.open.push(bar.o);
+  tape.high.push(bar.h);
+  tape.low.push(bar.l);
   tape.close.push(chart.priced ? chart.mid() : 0);
   tape.pnl.push(pnl);
   tape.qty.push(open);

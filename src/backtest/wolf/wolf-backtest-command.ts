@@ -6,6 +6,7 @@ import { writeFileAtomic } from "../../store/atomic.ts";
 import type { WolfConfig } from "../../wolf/config.ts";
 import { lightweightChartsScript, parseTime } from "../backtest-command.ts";
 import { renderReportHtml } from "../report-html.ts";
+import { ratioNotGiven } from "../summary.ts";
 import { runWolfBacktest } from "./run-wolf-backtest.ts";
 import { loadUniverse } from "./universe.ts";
 import type { WolfBacktestSummary } from "./wolf-summary.ts";
@@ -101,12 +102,13 @@ export function formatWolfSummary(s: WolfBacktestSummary, reportPath: string): s
       .join(" ")}`,
     `Costs: fee tier ${s.fee_tier} (taker ${s.taker_fee_rate}), slippage ${s.slippage_bps} bps, latency ${s.latency_ms} ms`,
     `PnL: ${s.pnl_usd} USD (${s.return_pct}% of ${s.capital_usd})`,
-    `Sharpe: ${n(s.sharpe)}  Sortino: ${n(s.sortino)}`,
+    `Sharpe: ${s.sharpe === null ? ratioNotGiven(s.daily_returns) : s.sharpe}  Sortino: ${s.sortino === null ? ratioNotGiven(s.daily_returns) : s.sortino}`,
     `Max drawdown: ${s.max_drawdown_usd} USD (${s.max_drawdown_pct}%), ${s.max_drawdown_duration_s} s`,
     `Trades: ${closed} closed, win rate ${s.win_rate === null ? "—" : `${(s.win_rate * 100).toFixed(2)}%`}, profit factor ${n(s.profit_factor)}, exposure ${s.exposure_pct}%`,
     `Entries: ${counts(s.entries_by_source)}`,
     `Exits: ${counts(s.exits_by_reason)}`,
     `Fees: ${s.fees_usd} USD  Funding: ${s.funding_usd} USD  Fills: ${s.fills}  Orders: ${s.orders_placed} sent, ${s.orders_rejected} unfilled`,
+    ...s.warnings.map((w) => `Warning: ${w}`),
     `Report: ${reportPath}`,
   ];
 }

@@ -1,10 +1,11 @@
-import { D } from "../../core/decimal.ts";
+import { D, wire } from "../../core/decimal.ts";
 import type { WolfConfig } from "../../wolf/config.ts";
 import type { TradeRecord } from "../../wolf/trades.ts";
+import { missingSlots } from "../data-gaps.ts";
 import type { FeeRates } from "../fee-schedule.ts";
 import type { RoundTrip } from "../ledger.ts";
 import type { ReplayTape } from "../replay-venue.ts";
-import { type BacktestSummary, performanceFigures } from "../summary.ts";
+import { type BacktestSummary, dataWarnings, performanceFigures, untouchedRisk } from "../summary.ts";
 import type { CoinReplay } from "./coin-replay.ts";
 import type { ReplayWolfPort } from "./replay-wolf-port.ts";
 
@@ -37,9 +38,13 @@ export interface WolfSummaryInput {
   interval: string;
   fromMs: number;
   toMs: number;
+  requestedFromMs: number;
+  requestedToMs: number;
+  intervalMs: number;
   fees: FeeRates;
   latencyMs: number;
   slippageBps: number;
+  participation: number;
   coins: readonly CoinReplay[];
   port: ReplayWolfPort;
   tape: ReplayTape;
@@ -86,6 +91,30 @@ export function summariseWolf(i: WolfSummaryInput): WolfBacktestSummary {
   for (const k of HEADLINE_PARAMS) params[k] = i.config[k];
   const entries = i.trades.filter((t) => t.meta.startsWith("entry:")).map((t) => t.meta.slice(6));
   const exits = i.trades.filter((t) => !t.meta.startsWith("entry:")).map((t) => t.meta.split(":")[0]!);
+  const data_gaps = i.coins.flatMap((c) =>
+    missingSlots(`${c.coin} candles ${i.interval}`, c.series.t, i.intervalMs, i.fromMs, i.toMs),
+  );
+  let dataEndMs = -Infinity;
+  for (const c of i.coins) dataEndMs = Math.max(dataEndMs, c.series.t[c.series.length - 1]! + i.intervalMs);
+  const figures = performanceFigures({
+    capitalUsd: i.config.total_budget,
+    tape: i.tape,
+    pnl,
+    trips: trades,
+    fees,
+    funding,
+  });
+  const requested_to = new Date(i.requestedToMs).toISOString();
+  const open = i.coins
+    .filter((c) => !c.ledger.qty.isZero())
+    .map(
+      (c) =>
+        `position ${c.coin} ${wire(c.ledger.qty)} @ ${wire(c.ledger.avg.toDecimalPlaces(8))} left open at the end (marked at ${c.lastCloseRaw()})`,
+    );
+  const warnings = [
+    ...open,
+    ...dataWarnings({ data_gaps, requested_to, ...figures }, dataEndMs, i.requestedToMs),
+  ];
   return {
     strategy: "wolf",
     preset: i.preset,
@@ -94,26 +123,28 @@ export function summariseWolf(i: WolfSummaryInput): WolfBacktestSummary {
     interval: i.interval,
     from: new Date(i.fromMs).toISOString(),
     to: new Date(i.toMs).toISOString(),
+    requested_from: new Date(i.requestedFromMs).toISOString(),
+    requested_to,
     params,
     fee_tier: i.fees.tier,
     maker_fee_rate: i.fees.maker,
     taker_fee_rate: i.fees.taker,
     latency_ms: i.latencyMs,
     slippage_bps: i.slippageBps,
+    participation_pct: Number((i.participation * 100).toFixed(6)),
     candles: i.tape.t.length,
     ticks: i.ticks,
-    ...performanceFigures({
-      capitalUsd: i.config.total_budget,
-      tape: i.tape,
-      pnl,
-      trips: trades,
-      fees,
-      funding,
-    }),
+    ...figures,
     fills,
     orders_placed: i.port.iocsSent,
     orders_rejected: i.port.iocsUnfilled,
     stop_reason: "end of data",
+    // WOLF has no engine risk limits: its own (daily loss limit, hard stops) show in exits_by_reason.
+    risk: untouchedRisk(),
+    // Several coins: the positions left open are in the warnings, one line each.
+    open_position: null,
+    data_gaps,
+    warnings,
     entries_by_source: countBy(entries),
     exits_by_reason: countBy(exits),
     config: i.config,

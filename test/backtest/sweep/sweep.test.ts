@@ -13,7 +13,7 @@ const base: SweepBase = {
   risk: {},
   feeTier: 0,
   latencyMs: 0,
-  slippageBps: 1,
+  slippageBps: 0,
   szDecimals: 4,
   history: simHistory({ coin: "ETH", szDecimals: 4, endPx: 3400, endMs: END, days: 1 }),
 };

@@ -32,7 +32,7 @@ function history(coin: string, n: number, extra: Partial<CoinHistory> = {}): Coi
   return { coin, candles, funding: [], assetCtxs: [], ...extra };
 }
 
-function setup(h: CoinHistory[], o: { latencyMs?: number; endMs?: number } = {}) {
+function setup(h: CoinHistory[], o: { latencyMs?: number; endMs?: number; participation?: number } = {}) {
   let now = T0;
   const coins = h.map((x) => new CoinReplay(x, MIN, 2, 20));
   const port = new ReplayWolfPort(coins, {
@@ -40,7 +40,9 @@ function setup(h: CoinHistory[], o: { latencyMs?: number; endMs?: number } = {})
     fees: feeRates(0),
     latencyMs: o.latencyMs ?? 0,
     slippageBps: 10,
+    participation: o.participation ?? 1,
     endMs: o.endMs ?? Infinity,
+    waitUntil: (ms) => at(ms),
   });
   const at = (ms: number) => {
     now = ms;
@@ -227,6 +229,41 @@ describe("ReplayWolfPort orders", () => {
     });
     // Arrives 10:01:30 → the candle opening at 10:02 (open 112), 10 bps lower.
     expect(r).toMatchObject({ status: "filled", price: "111.88" });
+  });
+
+  it("with latency, the IOC is booked when it executes, not when it is sent (time passes while it is out)", async () => {
+    const { port, coins, at } = setup([history("ETH", 30)], { latencyMs: 90_000 });
+    const eth = coins[0]!;
+    let bookedAt = -1;
+    const apply = eth.ledger.applyFill.bind(eth.ledger);
+    eth.ledger.applyFill = (f) => {
+      bookedAt = port.now();
+      apply(f);
+    };
+    at(T0 + 10 * MIN);
+    const r = await port.ioc({
+      coin: "ETH",
+      side: "sell",
+      size: "1",
+      slippage: 0.05,
+      reduceOnly: false,
+      cloid: "0x01",
+    });
+    expect(r).toMatchObject({ status: "filled", price: "111.88" });
+    const [fill] = await port.fillsSince("ETH", 0);
+    expect(fill?.time).toBe(T0 + 12 * MIN);
+    expect(bookedAt).toBe(T0 + 12 * MIN);
+    expect(port.now()).toBe(T0 + 12 * MIN);
+  });
+
+  it("fills at most the participation share of the candle's volume; the rest of the IOC lapses", async () => {
+    const { port, at } = setup([history("ETH", 30)], { participation: 0.1 });
+    at(T0 + 10 * MIN);
+    const ioc = (cloid: `0x${string}`) =>
+      port.ioc({ coin: "ETH", side: "buy", size: "5", slippage: 0.05, reduceOnly: false, cloid });
+    // Volume 10: one lot of 1 for both orders in that candle together.
+    expect(await ioc("0x01")).toMatchObject({ status: "filled", size: "1" });
+    expect(await ioc("0x02")).toMatchObject({ status: "unfilled" });
   });
 
   it("charges funding on the position as it settles", async () => {

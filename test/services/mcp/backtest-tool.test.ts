@@ -38,6 +38,7 @@ describe("MCP backtest tool", () => {
         from: new Date(END - 4 * HOUR).toISOString(),
         to: new Date(END).toISOString(),
         params: { threshold_bps: 4, size: 0.5 },
+        slippage_bps: 0,
       },
       { onprogress: (p) => progress.push(p) },
     );

@@ -70,6 +70,8 @@ describe("backtest ↔ paper parity on a replayed recording", () => {
         toMs: TO,
         history,
         szDecimals: 4,
+        // The sim fills an IOC at its quote: compared without a slippage stress.
+        slippageBps: 0,
         onPlace: (orders, atMs) => {
           for (const o of orders)
             backtested.push({

@@ -4,6 +4,7 @@ import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
 import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { registerBacktestWorker } from "./backtest-worker.ts";
 import { parsePairs } from "./run.ts";
 
 interface BacktestFlags {
@@ -25,6 +26,7 @@ interface BacktestFlags {
   workers?: string;
   walkForward?: boolean;
   folds: string;
+  queue?: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -37,8 +39,9 @@ function number(raw: string, flag: string): number {
 
 /** `hl backtest STRATEGY -i INSTRUMENT --from --to`: the engine on recorded history. */
 export function register(program: Command): void {
-  program
-    .command("backtest")
+  const backtest = program.command("backtest");
+  registerBacktestWorker(backtest);
+  backtest
     .description(
       "Run a strategy through the engine on recorded candles and report PnL, Sharpe, drawdown, trades",
     )
@@ -81,9 +84,15 @@ export function register(program: Command): void {
     .option("--workers <n>", "worker threads of a sweep (default: cores − 1; 0 runs in this thread)")
     .option("--walk-forward", "with --sweep: pick the best params in-sample, report them out of sample")
     .option("--folds <n>", "walk-forward folds", "3")
+    .option(
+      "--queue <url>",
+      "with --sweep: share the runs through this Postgres job queue with `hl backtest worker` processes",
+    )
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
+      if (f.queue !== undefined && f.sweep.length === 0)
+        throw new UserError("--queue shares a sweep: give at least one --sweep name=a..b:step");
       if (f.walkForward && f.sweep.length === 0)
         throw new UserError("--walk-forward needs at least one --sweep name=a..b:step to optimise");
       const inputs = {
@@ -107,6 +116,7 @@ export function register(program: Command): void {
           metric: f.metric,
           ...(f.workers !== undefined ? { workers: number(f.workers, "--workers") } : {}),
           ...(f.walkForward ? { folds: number(f.folds, "--folds") } : {}),
+          ...(f.queue !== undefined ? { queue: f.queue } : {}),
         });
         process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
         return;

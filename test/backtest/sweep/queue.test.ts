@@ -1,0 +1,177 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteSweep, pointsSince, recordPoint } from "../../../src/backtest/sweep/queue-results.ts";
+import { sweepCommand } from "../../../src/backtest/sweep/sweep-command.ts";
+import type { SweepOutcome } from "../../../src/backtest/sweep/sweep-job.ts";
+import { migrate } from "../../../src/db/migrate.ts";
+import { createPool, type Pool } from "../../../src/db/pool.ts";
+import { HL_BIN } from "../../support/hl-process.ts";
+import { usePostgres } from "../../support/postgres.ts";
+import { writeSimStore } from "../write-sim-store.ts";
+
+const END = Date.UTC(2026, 2, 3, 0, 0);
+const HOUR = 3_600_000;
+const postgres = usePostgres();
+let url: string;
+let pool: Pool;
+let root: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "hl-sweep-queue-"));
+  await writeSimStore(root, { endMs: END, days: 1, network: "paper" });
+  url = await postgres.current.freshDatabase();
+  pool = createPool(url);
+  await migrate(pool);
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await pool?.end();
+});
+
+describe("queued sweep results", () => {
+  it("records each grid point once: the first outcome wins, a repeat changes nothing", async () => {
+    // Keys in an order JSONB would not keep, and a double that must come back as written.
+    const first: SweepOutcome = { index: 3, figures: { z: 0.1 + 0.2, a: "1.50", m: null } as never };
+    expect(await recordPoint(pool, "s1", first, "w1")).toBe(true);
+    expect(await recordPoint(pool, "s1", { index: 3, error: "late copy" }, "w2")).toBe(false);
+    const racing = await Promise.all(
+      Array.from({ length: 8 }, (_, k) => recordPoint(pool, "s1", { index: 4, error: `copy ${k}` }, `w${k}`)),
+    );
+    expect(racing.filter(Boolean)).toHaveLength(1);
+    expect(await recordPoint(pool, "s2", { index: 3, error: "another sweep" }, "w2")).toBe(true);
+
+    const rows = await pointsSince(pool, "s1", 0);
+    expect(rows.map((r) => r.point)).toEqual([3, 4]);
+    expect(rows[0]!.worker).toBe("w1");
+    expect(JSON.stringify(rows[0]!.outcome)).toBe(JSON.stringify(first));
+    expect(await pointsSince(pool, "s1", rows[1]!.seq)).toEqual([]);
+    await deleteSweep(pool, "s1");
+    expect(await pointsSince(pool, "s1", 0)).toEqual([]);
+    expect(await pointsSince(pool, "s2", 0)).toHaveLength(1);
+  });
+});
+
+/** A running `hl` process and its stdout lines so far. */
+function hl(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [HL_BIN, ...args], {
+    env: { ...process.env, HL_FROM_SOURCE: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  let partial = "";
+  child.stdout!.on("data", (b: Buffer) => {
+    const parts = (partial + b.toString()).split("\n");
+    partial = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.resume();
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, lines, exited };
+}
+
+type Event = { event: string; point?: number; first?: boolean };
+const events = (lines: string[]) => lines.map((l) => JSON.parse(l) as Event);
+
+async function until(ok: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("hl backtest --sweep … --queue", () => {
+  it("two workers, one SIGKILLed mid-run: its point is retried, each counted once, output byte for byte the local sweep's", async () => {
+    const period = ["--from", new Date(END - 8 * HOUR).toISOString(), "--to", new Date(END).toISOString()];
+    const sweep = ["--sweep", "threshold_bps=2,6", "--sweep", "window=10,20", "--metric", "return_pct"];
+    const common = [
+      "mean_reversion",
+      ...period,
+      "-p",
+      "size=0.5",
+      ...sweep,
+      "--data-dir",
+      root,
+      "--network",
+      "paper",
+    ];
+    const worker = ["backtest", "worker", "--queue", url, "--data-dir", root];
+    // Fast expiry and maintenance so the killed worker's job comes back in about three seconds.
+    const timing = { HL_SWEEP_POLL_S: "0.5", HL_SWEEP_MAINTENANCE_S: "1" };
+
+    const a = hl(worker, timing);
+    const submitter = hl(["backtest", ...common, "--queue", url, "--json"], {
+      ...timing,
+      HL_SWEEP_JOB_EXPIRE_S: "2",
+      HL_SWEEP_RETRY_DELAY_S: "0",
+      HL_SWEEP_RETRY_LIMIT: "10",
+    });
+    // A takes its first point; B starts; A is killed while running its second point.
+    await until(
+      () => events(a.lines).some((e) => e.event === "sweep_point_started"),
+      20_000,
+      "worker A to start",
+    );
+    const b = hl(worker, timing);
+    await until(
+      () => events(a.lines).filter((e) => e.event === "sweep_point_started").length >= 2,
+      20_000,
+      "A's 2nd point",
+    );
+    a.child.kill("SIGKILL");
+    const killedOn = events(a.lines).filter((e) => e.event === "sweep_point_started")[1]!.point!;
+    // The local sweep runs while the killed worker's job waits to expire.
+    const local = await sweepCommand({
+      strategy: "mean_reversion",
+      instrument: "ETH-PERP",
+      from: period[1]!,
+      to: period[3]!,
+      params: { size: 0.5 },
+      risk: {},
+      feeTier: 0,
+      latencyMs: 0,
+      slippageBps: 1,
+      interval: "1m",
+      network: "paper",
+      dataDir: root,
+      sweeps: [sweep[1]!, sweep[3]!],
+      metric: "return_pct",
+      workers: 0,
+    });
+
+    expect(await submitter.exited).toBe(0);
+    expect(`${submitter.lines.join("\n")}\n`).toBe(`${JSON.stringify(local)}\n`);
+
+    const recorded = [...events(a.lines), ...events(b.lines)].filter(
+      (e) => e.event === "sweep_point_recorded",
+    );
+    // Every point recorded first exactly once; the killed point by B, after a retry.
+    const firsts = recorded.filter((e) => e.first).map((e) => e.point!);
+    expect([...firsts].sort()).toEqual([0, 1, 2, 3]);
+    expect(events(a.lines).some((e) => e.event === "sweep_point_recorded" && e.point === killedOn)).toBe(
+      false,
+    );
+    expect(
+      events(b.lines).some((e) => e.event === "sweep_point_recorded" && e.point === killedOn && e.first),
+    ).toBe(true);
+    const retried = await pool.query<{ retry_count: number }>(
+      "SELECT retry_count FROM pgboss.job WHERE name = 'hl-backtest-sweep' AND (data->'task'->>'index')::int = $1",
+      [killedOn],
+    );
+    // Retried at least once (more when a slow machine lets even B's run outlive the 2 s expiry).
+    expect(retried.rows).toHaveLength(1);
+    expect(retried.rows[0]!.retry_count).toBeGreaterThanOrEqual(1);
+
+    b.child.kill("SIGTERM");
+    expect(await b.exited).toBe(0);
+  }, 40_000);
+});

@@ -3,6 +3,7 @@ import { queueSettings, queueUrl } from "../backtest/sweep/queue-settings.ts";
 import { startSweepWorker } from "../backtest/sweep/queue-worker.ts";
 import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { untilStopSignal } from "./signals.ts";
 
 /** `hl backtest worker --queue URL`: run queued sweep points until stopped (SIGTERM, SIGINT). */
 export function registerBacktestWorker(backtest: Command): void {
@@ -27,10 +28,7 @@ export function registerBacktestWorker(backtest: Command): void {
         log,
       });
       log({ event: "sweep_worker_ready", worker: worker.id });
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", () => resolve());
-        process.once("SIGTERM", () => resolve());
-      });
+      await untilStopSignal();
       await worker.stop();
       log({ event: "sweep_worker_stopped", worker: worker.id });
     });

@@ -17,7 +17,7 @@ export interface QueuedSweepOptions {
   inputs: SweepJobData["inputs"];
   fingerprint: string;
   settings: QueueSettings;
-  /** One human line per event worth telling (queued, interrupted); the default writes to stderr. */
+  /** One human line per event worth telling (queued, progress); the default writes to stderr. */
   log?: (line: string) => void;
 }
 
@@ -67,6 +67,7 @@ export function queuedTaskRunner(o: QueuedSweepOptions): typeof runTasks {
       let seq = 0;
       while (done < tasks.length) {
         if (interrupted) throw new UserError(`sweep ${sweep} interrupted; its waiting jobs are cancelled`);
+        const before = done;
         for (const r of await pointsSince(queue.pool, sweep, seq)) {
           seq = Math.max(seq, r.seq);
           const i = position.get(r.point);
@@ -75,6 +76,7 @@ export function queuedTaskRunner(o: QueuedSweepOptions): typeof runTasks {
           done += 1;
           onDone?.(done, tasks.length);
         }
+        if (done > before) log(`sweep ${sweep}: ${done}/${tasks.length} runs done`);
         if (done < tasks.length) await sleep(o.settings.pollingIntervalSeconds * 1000);
       }
       return out as SweepOutcome[];

@@ -97,7 +97,8 @@ export async function startSweepWorker(o: SweepWorkerOptions): Promise<SweepWork
   const giveUp = async ([job]: PgBoss.JobWithMetadata<SweepJobData>[]) => {
     if (!job) return;
     const { sweep, task } = job.data;
-    const error = `not run: ${failureOf(job.output)} (${job.retryLimit + 1} attempts)`;
+    const attempts = job.retryLimit + 1;
+    const error = `not run: ${failureOf(job.output)} (${attempts} attempt${attempts === 1 ? "" : "s"})`;
     const first = await recordPoint(queue.pool, sweep, { index: task.index, error }, id);
     o.log({ event: "sweep_point_failed", worker: id, sweep, point: task.index, first, error });
   };

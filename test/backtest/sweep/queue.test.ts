@@ -3,13 +3,23 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSweep } from "../../../src/backtest/sweep/grid.ts";
+import { historyFingerprint } from "../../../src/backtest/sweep/history-fingerprint.ts";
+import { queuedTaskRunner } from "../../../src/backtest/sweep/queue.ts";
 import { deleteSweep, pointsSince, recordPoint } from "../../../src/backtest/sweep/queue-results.ts";
+import { queueSettings, queueUrl } from "../../../src/backtest/sweep/queue-settings.ts";
+import { startSweepWorker } from "../../../src/backtest/sweep/queue-worker.ts";
+import { runSweep } from "../../../src/backtest/sweep/run-sweep.ts";
+import { loadSweepBase } from "../../../src/backtest/sweep/sweep-base.ts";
 import { sweepCommand } from "../../../src/backtest/sweep/sweep-command.ts";
 import type { SweepOutcome } from "../../../src/backtest/sweep/sweep-job.ts";
+import { UserError } from "../../../src/core/errors.ts";
 import { migrate } from "../../../src/db/migrate.ts";
 import { createPool, type Pool } from "../../../src/db/pool.ts";
+import { writeCandles, writeFunding } from "../../../src/market/index.ts";
 import { HL_BIN } from "../../support/hl-process.ts";
 import { usePostgres } from "../../support/postgres.ts";
+import { simHistory } from "../sim-history.ts";
 import { writeSimStore } from "../write-sim-store.ts";
 
 const END = Date.UTC(2026, 2, 3, 0, 0);
@@ -56,6 +66,85 @@ describe("queued sweep results", () => {
   });
 });
 
+describe("queue settings", () => {
+  it("reads the timings from the environment and refuses bad ones and non-Postgres URLs", () => {
+    expect(queueSettings({})).toEqual({
+      expireInSeconds: 900,
+      retryLimit: 3,
+      retryDelaySeconds: 5,
+      maintenanceIntervalSeconds: 30,
+      pollingIntervalSeconds: 2,
+    });
+    expect(queueSettings({ HL_SWEEP_JOB_EXPIRE_S: "2", HL_SWEEP_POLL_S: "0.5" })).toMatchObject({
+      expireInSeconds: 2,
+      pollingIntervalSeconds: 0.5,
+    });
+    for (const env of [
+      { HL_SWEEP_JOB_EXPIRE_S: "0" },
+      { HL_SWEEP_RETRY_LIMIT: "1.5" },
+      { HL_SWEEP_POLL_S: "0.1" },
+    ])
+      expect(() => queueSettings(env)).toThrow(UserError);
+    expect(() => queueUrl("mysql://db/x")).toThrow(/--queue must be a postgres/);
+  });
+});
+
+describe("a point no worker can run", () => {
+  it("is refused by a worker whose history differs, and recorded as failed once its retries run out", async () => {
+    const other = mkdtempSync(join(tmpdir(), "hl-sweep-queue-other-"));
+    const h = simHistory({ coin: "ETH", szDecimals: 4, endPx: 3400, endMs: END, days: 1, seed: 8 });
+    await writeCandles({ root: other, network: "paper", coin: "ETH", interval: "1m" }, h.candles);
+    await writeFunding({ root: other, network: "paper", coin: "ETH" }, h.funding);
+    const inputs = {
+      strategy: "mean_reversion",
+      instrument: "ETH-PERP",
+      from: new Date(END - 2 * HOUR).toISOString(),
+      to: new Date(END).toISOString(),
+      params: {},
+      risk: {},
+      feeTier: 0,
+      latencyMs: 0,
+      slippageBps: 1,
+      interval: "1m",
+      network: "paper",
+    };
+    const settings = {
+      ...queueSettings({ HL_SWEEP_POLL_S: "0.5", HL_SWEEP_MAINTENANCE_S: "1" }),
+      retryLimit: 0,
+    };
+    const log: Record<string, unknown>[] = [];
+    const worker = await startSweepWorker({ url, dataDir: other, settings, log: (e) => log.push(e) });
+    try {
+      const { base, fromMs, toMs } = await loadSweepBase({ ...inputs, dataDir: root });
+      const result = await runSweep({
+        base,
+        axes: [parseSweep("threshold_bps=2,6")],
+        metric: "return_pct",
+        workers: 0,
+        fromMs,
+        toMs,
+        runTasks: queuedTaskRunner({
+          url,
+          inputs,
+          fingerprint: historyFingerprint(base.history, base.szDecimals),
+          settings,
+          log: () => undefined,
+        }),
+      });
+      expect(result.runs).toHaveLength(2);
+      for (const r of result.runs) {
+        expect(r.score).toBeNull();
+        expect(r.error).toMatch(
+          /^not run: the history under .* differs from the submitter's .*\(1 attempt\)$/,
+        );
+      }
+      expect(log.filter((e) => e.event === "sweep_point_error")).toHaveLength(2);
+    } finally {
+      await worker.stop();
+    }
+  }, 30_000);
+});
+
 /** A running `hl` process and its stdout lines so far. */
 function hl(
   args: string[],
@@ -79,7 +168,7 @@ function hl(
   return { child, lines, errors, exited };
 }
 
-type Event = { event: string; point?: number; first?: boolean };
+type Event = { event: string; sweep?: string; point?: number; first?: boolean };
 const events = (lines: string[]) => lines.map((l) => JSON.parse(l) as Event);
 
 async function until(ok: () => boolean, ms: number, what: string): Promise<void> {
@@ -131,6 +220,7 @@ describe("hl backtest --sweep … --queue", () => {
     const survivor = workers.find((w) => w !== killed)!;
     killed.child.kill("SIGKILL");
     const killedOn = starts(killed)[1]!.point!;
+    const sweepId = starts(killed)[1]!.sweep!;
     // The local sweep runs while the killed worker's job waits to expire.
     const local = await sweepCommand({
       strategy: "mean_reversion",
@@ -164,8 +254,9 @@ describe("hl backtest --sweep … --queue", () => {
     expect(recordedBy(killed)).toBe(false);
     expect(recordedBy(survivor)).toBe(true);
     const retried = await pool.query<{ retry_count: number }>(
-      "SELECT retry_count FROM pgboss.job WHERE name = 'hl-backtest-sweep' AND (data->'task'->>'index')::int = $1",
-      [killedOn],
+      `SELECT retry_count FROM pgboss.job
+       WHERE name = 'hl-backtest-sweep' AND data->>'sweep' = $1 AND (data->'task'->>'index')::int = $2`,
+      [sweepId, killedOn],
     );
     // Retried at least once (more when a slow machine lets even the survivor's run outlive the 2 s expiry).
     expect(retried.rows).toHaveLength(1);

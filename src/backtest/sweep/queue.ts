@@ -83,10 +83,9 @@ export function queuedTaskRunner(o: QueuedSweepOptions): typeof runTasks {
     } finally {
       process.off("SIGINT", interrupt);
       process.off("SIGTERM", interrupt);
-      if (done < tasks.length) {
-        const open = jobIds.filter((_, i) => out[i] === undefined);
-        await queue.boss.cancel(SWEEP_QUEUE, open).catch(() => undefined);
-      }
+      // Whatever is still waiting (points not run, or a second copy of one that outlived its expiry)
+      // has no one left to read it.
+      await queue.boss.cancel(SWEEP_QUEUE, jobIds).catch(() => undefined);
       await deleteSweep(queue.pool, sweep).catch(() => undefined);
       await queue.close();
     }

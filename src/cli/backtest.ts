@@ -8,6 +8,7 @@ import { DEFAULT_SLIPPAGE_BPS } from "../backtest/run-backtest.ts";
 import { formatSweep, sweepCommand } from "../backtest/sweep/sweep-command.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { registerBacktestWorker } from "./backtest-worker.ts";
 import { parsePairs } from "./run.ts";
 
 interface BacktestFlags {
@@ -36,6 +37,7 @@ interface BacktestFlags {
   breakdown?: string;
   export?: string;
   lookaheadCheck?: string | boolean;
+  queue?: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -48,8 +50,9 @@ function number(raw: string, flag: string): number {
 
 /** `hl backtest STRATEGY -i INSTRUMENT --from --to`: the engine on recorded history. */
 export function register(program: Command): void {
-  program
-    .command("backtest")
+  const backtest = program.command("backtest");
+  registerBacktestWorker(backtest);
+  backtest
     .description(
       "Run a strategy through the engine on recorded candles and report PnL, Sharpe, drawdown, trades",
     )
@@ -106,9 +109,15 @@ export function register(program: Command): void {
       "--lookahead-check [signals]",
       "re-run up to this many signals (default 20) on data cut at their time and compare; exit 1 when one differs",
     )
+    .option(
+      "--queue <url>",
+      "with --sweep: share the runs through this Postgres job queue with `hl backtest worker` processes",
+    )
     .action(async (strategy: string, f: BacktestFlags) => {
       if (!f.from || !f.to)
         throw new UserError("--from and --to are required (e.g. --from 2026-01-01 --to 2026-01-31)");
+      if (f.queue !== undefined && f.sweep.length === 0)
+        throw new UserError("--queue shares a sweep: give at least one --sweep name=a..b:step");
       if (f.walkForward && f.sweep.length === 0)
         throw new UserError("--walk-forward needs at least one --sweep name=a..b:step to optimise");
       const inputs = {
@@ -146,6 +155,7 @@ export function register(program: Command): void {
           metric: f.metric,
           ...(f.workers !== undefined ? { workers: number(f.workers, "--workers") } : {}),
           ...(f.walkForward ? { folds: number(f.folds, "--folds") } : {}),
+          ...(f.queue !== undefined ? { queue: f.queue } : {}),
         });
         process.stdout.write(`${(f.json ? [JSON.stringify(r)] : formatSweep(r)).join("\n")}\n`);
         return;

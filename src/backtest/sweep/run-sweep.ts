@@ -24,6 +24,8 @@ export interface SweepOptions {
   toMs: number;
   /** Runs finished so far out of all the sweep will run. */
   onProgress?: (done: number, total: number) => void;
+  /** Who runs the tasks (default: worker threads here; queue.ts: workers on other machines). */
+  runTasks?: typeof runTasks;
 }
 
 /** One ranked run: 1 is best. */
@@ -69,7 +71,7 @@ export function parseMetric(raw: string): SweepMetric {
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const grid = gridOf(o.base, o.axes);
   const tasks = grid.map((params, index) => ({ index, params, fromMs: o.fromMs, toMs: o.toMs }));
-  const outcomes = await runTasks(o.base, tasks, o.workers, o.onProgress);
+  const outcomes = await (o.runTasks ?? runTasks)(o.base, tasks, o.workers, o.onProgress);
   return { metric: o.metric, runs: ranked(tasks, outcomes, o.metric) };
 }
 
@@ -88,7 +90,7 @@ export async function runWalkForward(o: SweepOptions & { folds: number }): Promi
   for (const f of folds)
     for (const params of grid)
       inTasks.push({ index: inTasks.length, params, fromMs: f.inFrom, toMs: f.inTo });
-  const inOutcomes = await runTasks(o.base, inTasks, o.workers, progress);
+  const inOutcomes = await (o.runTasks ?? runTasks)(o.base, inTasks, o.workers, progress);
   before = inTasks.length;
   const winners = folds.map((f, k) => {
     const tasks = inTasks.slice(k * grid.length, (k + 1) * grid.length);
@@ -108,7 +110,7 @@ export async function runWalkForward(o: SweepOptions & { folds: number }): Promi
         fromMs: w.fold.outFrom,
         toMs: w.fold.outTo,
       });
-  const outOutcomes = await runTasks(o.base, outTasks, o.workers, progress);
+  const outOutcomes = await (o.runTasks ?? runTasks)(o.base, outTasks, o.workers, progress);
   let k = 0;
   const iso = (ms: number) => new Date(ms).toISOString();
   const results: FoldResult[] = winners.map((w) => {

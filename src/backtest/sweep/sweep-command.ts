@@ -1,8 +1,11 @@
 import { UserError } from "../../core/errors.ts";
-import { type BacktestInputs, loadInputs } from "../backtest-command.ts";
+import type { BacktestInputs } from "../backtest-command.ts";
 import { MIN_DAILY_RETURNS } from "../summary.ts";
 import { parseSweep } from "./grid.ts";
+import { historyFingerprint } from "./history-fingerprint.ts";
 import { defaultWorkers } from "./pool.ts";
+import { queuedTaskRunner } from "./queue.ts";
+import { queueSettings, queueUrl } from "./queue-settings.ts";
 import {
   parseMetric,
   runSweep,
@@ -10,6 +13,7 @@ import {
   type SweepResult,
   type WalkForwardResult,
 } from "./run-sweep.ts";
+import { loadSweepBase } from "./sweep-base.ts";
 
 export interface SweepCommandOptions extends BacktestInputs {
   sweeps: string[];
@@ -17,6 +21,8 @@ export interface SweepCommandOptions extends BacktestInputs {
   workers?: number;
   /** Folds of a walk-forward (undefined: a plain sweep over the whole period). */
   folds?: number;
+  /** Postgres URL of the job queue: the runs go to `hl backtest worker` processes instead of threads here. */
+  queue?: string;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -30,19 +36,9 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
   const swept = new Set(axes.map((a) => a.name));
   const fixed = Object.keys(o.params).filter((k) => swept.has(k));
   if (fixed.length > 0) throw new UserError(`${fixed.join(", ")} is both swept and fixed with -p`);
-  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
-  const base = {
-    strategy: o.strategy,
-    instrument,
-    params: o.params,
-    risk: o.risk,
-    feeTier: o.feeTier,
-    latencyMs: o.latencyMs,
-    slippageBps: o.slippageBps,
-    ...(o.participation !== undefined ? { participation: o.participation } : {}),
-    szDecimals,
-    history,
-  };
+  const url = o.queue === undefined ? undefined : queueUrl(o.queue);
+  const settings = url === undefined ? undefined : queueSettings();
+  const { base, fromMs, toMs } = await loadSweepBase(o);
   const run = {
     base,
     axes,
@@ -51,8 +47,36 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
     fromMs,
     toMs,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...(url && settings
+      ? {
+          runTasks: queuedTaskRunner({
+            url,
+            settings,
+            inputs: jobInputs(o),
+            fingerprint: historyFingerprint(base.history, base.szDecimals),
+          }),
+        }
+      : {}),
   };
   return o.folds === undefined ? runSweep(run) : runWalkForward({ ...run, folds: o.folds });
+}
+
+/**
+ * The backtest's inputs by name, as a queued job carries them: every input but the data directory
+ * (each worker has its own), whatever inputs a run may gain, so a worker runs what this run would.
+ */
+function jobInputs(o: SweepCommandOptions): Omit<BacktestInputs, "dataDir"> {
+  const {
+    dataDir: _dir,
+    sweeps: _s,
+    metric: _m,
+    workers: _w,
+    folds: _f,
+    queue: _q,
+    onProgress: _p,
+    ...inputs
+  } = o;
+  return inputs;
 }
 
 /** The human-readable ranking or walk-forward table (`--json` prints the result object). */

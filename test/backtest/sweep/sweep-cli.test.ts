@@ -83,6 +83,8 @@ describe("hl backtest --sweep / --walk-forward (CLI)", () => {
   it("refuses bad sweeps with one readable line", async () => {
     for (const [args, msg] of [
       [["--walk-forward"], /--walk-forward needs at least one --sweep/],
+      [["--queue", "postgres://127.0.0.1:1/none"], /--queue shares a sweep/],
+      [["--sweep", "threshold_bps=2,6", "--queue", "redis://queue"], /--queue must be a postgres/],
       [["--sweep", "threshold_bps=6..2:2"], /below/],
       [["--sweep", "threshold_bps=2..6:2", "--metric", "luck"], /--metric must be one of/],
       [["--sweep", "threshold_bps=2..6:2", "-p", "threshold_bps=3"], /both swept and fixed/],

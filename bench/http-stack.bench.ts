@@ -52,8 +52,16 @@ export default async function (report: BenchReporter): Promise<void> {
       ] as const) {
         const r = await load(port, path, connections);
         if (r.errors > 0) throw new Error(`${stack} ${path}: ${r.errors} non-200 answers`);
-        report.figure({ name: `http stack ${stack}: ${path} c=${connections} throughput`, value: r.rps, unit: "req/s" });
-        report.figure({ name: `http stack ${stack}: ${path} c=${connections} p99`, value: r.p99, unit: "ms" });
+        report.figure({
+          name: `http stack ${stack}: ${path} c=${connections} throughput`,
+          value: r.rps,
+          unit: "req/s",
+        });
+        report.figure({
+          name: `http stack ${stack}: ${path} c=${connections} p99`,
+          value: r.p99,
+          unit: "ms",
+        });
       }
       report.figure({ name: `http stack ${stack}: RSS after load`, value: rssMb(child.pid!), unit: "MB" });
     } finally {

@@ -7,7 +7,11 @@ import { createServer } from "node:http";
  */
 const stack = process.env.STACK ?? "bare";
 const started = Date.now();
-const health = () => ({ status: "ok", uptime_s: Math.floor((Date.now() - started) / 1000), pid: process.pid });
+const health = () => ({
+  status: "ok",
+  uptime_s: Math.floor((Date.now() - started) / 1000),
+  pid: process.pid,
+});
 
 async function listenBare(): Promise<number> {
   const server = createServer((req, res) => {

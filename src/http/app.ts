@@ -1,4 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { Response as InjectedResponse, InjectOptions } from "light-my-request";
+import { createLogger, type Logger } from "../core/log.ts";
+import { logRequestFailed } from "../core/log-events.ts";
 import { BodyError, readBody } from "./body.ts";
 import { corsHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
@@ -24,7 +28,14 @@ export interface HttpAppOptions {
   notFound?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** The service's structured log (default: a logger named after the service). */
+  log?: Logger;
 }
+
+type Inject = (
+  dispatch: (req: IncomingMessage, res: ServerResponse) => void,
+  opts: InjectOptions,
+) => Promise<InjectedResponse>;
 
 /** How long an idle keep-alive connection stays open: long enough to outlive a client's pool. */
 const KEEP_ALIVE_MS = 72_000;
@@ -37,6 +48,7 @@ const KEEP_ALIVE_MS = 72_000;
 export class HttpApp {
   readonly server: Server;
   readonly meter: ServiceMetrics;
+  readonly log: Logger;
   private readonly router = new Router();
   private readonly cors: Record<string, string>;
   private readonly corsPaths: (url: string) => boolean;
@@ -48,6 +60,7 @@ export class HttpApp {
     this.corsPaths = opts.corsPaths ?? (() => true);
     this.bodyLimit = opts.bodyLimit ?? 1_048_576;
     this.meter = serviceMetrics(opts.name);
+    this.log = opts.log ?? createLogger(opts.name);
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = KEEP_ALIVE_MS;
     // No deadline on a whole request (an upload, a slow client): the body limit bounds what one costs.
@@ -78,17 +91,26 @@ export class HttpApp {
   }
 
   /** Listen and return the bound port (port 0 picks a free one). */
-  listen(port: number, host = "127.0.0.1"): Promise<number> {
+  listen(port: number, host = "127.0.0.1", backlog?: number): Promise<number> {
     return new Promise((resolve, reject) => {
       const failed = (err: Error) => reject(err);
       this.server.once("error", failed);
-      this.server.listen(port, host, () => {
+      this.server.listen(port, host, backlog, () => {
         this.server.off("error", failed);
         const addr = this.server.address();
         if (addr === null || typeof addr === "string") reject(new Error("server has no TCP address"));
         else resolve(addr.port);
       });
     });
+  }
+
+  /**
+   * Answer one request in-process, without a socket (tests): light-my-request builds the request and
+   * response objects, loaded on first use only.
+   */
+  inject(opts: InjectOptions): Promise<InjectedResponse> {
+    const inject = createRequire(import.meta.url)("light-my-request") as Inject;
+    return inject((req, res) => this.handle(req, res), opts);
   }
 
   /** Stop listening and cut every connection, open event streams included. */
@@ -163,7 +185,7 @@ export class HttpApp {
       return answer;
     }
     if (err instanceof HttpError) return json({ error: err.message }, err.statusCode);
-    console.error(`${this.opts.name}: ${method} ${path} failed:`, err);
+    logRequestFailed(this.log, method, path, 500, err);
     return json({ error: "Internal server error" }, 500);
   }
 }
@@ -197,6 +219,10 @@ class Request implements HttpRequest {
 
   get query(): URLSearchParams {
     return new URLSearchParams(this.search);
+  }
+
+  get queryObject(): Record<string, string> {
+    return Object.fromEntries(new URLSearchParams(this.search));
   }
 }
 

@@ -1,5 +1,8 @@
-import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
+import type { Logger } from "../../core/log.ts";
+import type { HttpApp } from "../../http/app.ts";
+import { ServiceHealth, storeProbe } from "../../http/health.ts";
+import { json, type Reply, send } from "../../http/reply.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -20,7 +23,11 @@ import { coordinateReplicas } from "./replicas.ts";
 import { type AgentStore, openAgentStore } from "./store.ts";
 
 export interface LeaderboardService {
-  app: FastifyInstance;
+  app: HttpApp;
+  /** The service's structured log (elections, LISTEN, refresh cycles, store errors). */
+  log: Logger;
+  /** GET /health: sources registered here (store, election, refresh) add to it. */
+  health: ServiceHealth;
   refresher: Refresher;
   store: AgentStore;
   /**
@@ -34,6 +41,8 @@ export interface LeaderboardService {
   ready: Promise<void>;
   close(): Promise<void>;
 }
+
+const BOARD_TYPE = "application/json; charset=utf-8";
 
 function networkParam(raw: unknown): LeaderboardNetwork {
   if (raw === undefined || raw === "") return "testnet";
@@ -88,6 +97,7 @@ export function createLeaderboardService(
     : new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
   const trustedProxies = new Set(config.trustedProxies);
   const { app, metrics } = createService({ name: "leaderboard", corsOrigin: config.corsOrigin });
+  const health = new ServiceHealth(() => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
 
   const registrations = new Counter({
     name: "leaderboard_registrations_total",
@@ -120,27 +130,34 @@ export function createLeaderboardService(
     },
   });
 
-  app.get("/health", async () => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
+  health.serve(app, ["/health"]);
+  health.register({
+    async health() {
+      const boards = await Promise.all(LEADERBOARD_NETWORKS.map((n) => refresher.board(n)));
+      return { lastRefreshMs: Math.min(...boards.map((b) => b.lastUpdated)) };
+    },
+  });
 
-  app.post("/api/register", async (req, reply) => {
+  app.post("/api/register", async (req): Promise<Reply> => {
     try {
       // Validated first: a malformed request is a 400 and costs the client nothing.
       const request = parseRegistration(req.body);
       const client = rateLimitedClient(
-        req.socket.remoteAddress ?? "",
-        headerValue(req.headers["x-forwarded-for"]),
+        req.raw.socket.remoteAddress ?? "",
+        headerValue(req.raw.headers["x-forwarded-for"]),
         trustedProxies,
       );
       const wait = client === null ? 0 : await limiter.take(client);
       if (wait > 0) {
         registrations.inc({ outcome: "rate_limited" });
-        reply.header("Retry-After", String(wait));
-        throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
+        const refused = json({ error: `Too many registrations from this client; retry in ${wait} s` }, 429);
+        refused.headers["retry-after"] = String(wait);
+        return refused;
       }
       const result = await register(request, { store, source: deps.source, now });
       if (result.new) await refresher.agentAdded(request.network);
       registrations.inc({ outcome: result.new ? "new" : "existing" });
-      return result;
+      return json(result);
     } catch (err) {
       if (err instanceof RegistrationError) {
         registrations.inc({ outcome: err.status === 400 ? "invalid" : "exchange_error" });
@@ -150,31 +167,28 @@ export function createLeaderboardService(
     }
   });
 
-  app.get<{ Querystring: { network?: string; limit?: string; offset?: string } }>(
-    "/api/leaderboard",
-    async (req, reply) => {
-      const board = await refresher.board(networkParam(req.query.network));
-      reply.type("application/json; charset=utf-8");
-      if (req.query.limit === undefined && req.query.offset === undefined) {
-        // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
-        reply
-          .header("Vary", "Accept-Encoding")
-          .header("ETag", board.etag)
-          .header("Cache-Control", "no-cache");
-        if (etagMatches(req.headers["if-none-match"], board.etag)) return reply.code(304).send();
-        const encoding = pickEncoding(req.headers["accept-encoding"], {
-          br: board.brotli !== undefined,
-          gzip: board.gzip !== undefined,
-        });
-        if (encoding === "identity") return board.body;
-        reply.header("Content-Encoding", encoding);
-        return encoding === "br" ? board.brotli : board.gzip;
-      }
-      const offset = countParam(req.query.offset, "offset", 0);
-      const limit = countParam(req.query.limit, "limit", board.total);
-      return boardJson(board, offset, limit);
-    },
-  );
+  app.get("/api/leaderboard", async (req): Promise<Reply> => {
+    const query = req.queryObject;
+    const board = await refresher.board(networkParam(query.network));
+    if (query.limit === undefined && query.offset === undefined) {
+      // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
+      const headers = { vary: "Accept-Encoding", etag: board.etag, "cache-control": "no-cache" };
+      if (etagMatches(req.raw.headers["if-none-match"], board.etag))
+        return { status: 304, headers, body: "" };
+      const encoding = pickEncoding(req.raw.headers["accept-encoding"], {
+        br: board.brotli !== undefined,
+        gzip: board.gzip !== undefined,
+      });
+      const body = encoding === "br" ? board.brotli : encoding === "gzip" ? board.gzip : board.body;
+      return send(body ?? board.body, BOARD_TYPE, {
+        ...headers,
+        ...(encoding === "identity" ? {} : { "content-encoding": encoding }),
+      });
+    }
+    const offset = countParam(query.offset, "offset", 0);
+    const limit = countParam(query.limit, "limit", board.total);
+    return send(boardJson(board, offset, limit), BOARD_TYPE);
+  });
 
   serveWebFolder(app, "/", "leaderboard");
 
@@ -187,8 +201,20 @@ export function createLeaderboardService(
         })
       : undefined;
 
+  if (shared) health.register(storeProbe(() => shared.pool.query("select 1")));
+  if (replicas)
+    health.register({
+      health: () => ({
+        writers: [
+          { lease: "leaderboard:schedule", role: replicas.writing() ? "writer" : "follower", term: null },
+        ],
+      }),
+    });
+
   return {
     app,
+    log: app.log,
+    health,
     refresher,
     store,
     startRefresh: () => refresher.start(),

@@ -1,4 +1,5 @@
 import { LeaderElection } from "../../db/leader.ts";
+import type { ServiceHealth } from "../../http/health.ts";
 import { listen } from "../../http/service.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
@@ -11,6 +12,8 @@ import { openPointsStore, type PointsStore } from "./store.ts";
 
 export interface RunningPoints {
   url: string;
+  /** GET /health: a source registered here (the store's probe) adds to it. */
+  health: ServiceHealth;
   service: PointsService;
   recorder: MarkRecorder;
   store: PointsStore;
@@ -96,11 +99,24 @@ export async function startPoints(
       : undefined;
   if (election) void election.start();
   else startFollowing(history);
-  const { app } = createPointsApp(service);
+  const { app, health } = createPointsApp(service);
+  if (election)
+    health.register({
+      health: () => ({
+        writers: [
+          {
+            lease: "points:sync",
+            role: election.current ? "writer" : "follower",
+            term: election.current?.token ?? null,
+          },
+        ],
+      }),
+    });
   try {
     const port = await listen(app, cfg.port, cfg.host);
     return {
       url: `http://${cfg.host}:${port}`,
+      health,
       service,
       recorder,
       store,

@@ -30,10 +30,12 @@ let processSink: LogSink = stderrSink;
 
 /**
  * Send every logger's lines (those made after this call and before) somewhere else than stderr: a
- * test collects them to check that each parses and carries no secret.
+ * test collects them to check that each parses and carries no secret. Returns the sink it replaced.
  */
-export function setLogSink(sink: LogSink | undefined): void {
+export function setLogSink(sink: LogSink | undefined): LogSink {
+  const previous = processSink;
   processSink = sink ?? stderrSink;
+  return previous;
 }
 
 /** The sink as pino sees it: each line scrubbed as a whole (a URL with its password, a key in a message). */

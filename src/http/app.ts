@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from "node:module";
 import type { Response as InjectedResponse, InjectOptions } from "light-my-request";
 import { createLogger, type Logger } from "../core/log.ts";
-import { logRequestFailed } from "../core/log-events.ts";
+import { logRequestFailed, logStarted } from "../core/log-events.ts";
 import { BodyError, readBody } from "./body.ts";
 import { corsHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
@@ -98,8 +98,12 @@ export class HttpApp {
       this.server.listen(port, host, backlog, () => {
         this.server.off("error", failed);
         const addr = this.server.address();
-        if (addr === null || typeof addr === "string") reject(new Error("server has no TCP address"));
-        else resolve(addr.port);
+        if (addr === null || typeof addr === "string") {
+          reject(new Error("server has no TCP address"));
+          return;
+        }
+        logStarted(this.log, { url: `http://${host}:${addr.port}` }, `${this.opts.name} listening`);
+        resolve(addr.port);
       });
     });
   }

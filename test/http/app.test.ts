@@ -76,12 +76,12 @@ describe("HttpApp", () => {
     expect(teapot.status).toBe(418);
     expect(await teapot.json()).toEqual({ error: "short and stout" });
     const lines: string[] = [];
-    setLogSink({ write: (line) => lines.push(line) });
+    const previous = setLogSink({ write: (line) => lines.push(line) });
     const broken = await fetch(`${base}/broken`);
     expect(broken.status).toBe(500);
     expect(broken.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await broken.text()).toBe('{"error":"Internal server error"}');
-    setLogSink(undefined);
+    setLogSink(previous);
     // The cause is logged, as one JSON line naming the request.
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", event: "request_failed", path: "/broken" });

@@ -28,6 +28,11 @@ export interface HealthSource {
 /** How long a source may take before it counts as down (a hung store must not hang the probe). */
 const SOURCE_TIMEOUT_MS = 2_000;
 
+export interface ServiceHealthOptions {
+  /** A source slower than this counts as a store down (default 2 s). */
+  sourceTimeoutMs?: number;
+}
+
 /**
  * The health of one service: its contract fields (`base`) plus what its sources report. The body
  * keeps every field the contract names and adds `store` (`ok` or `down`), `writers` and
@@ -37,7 +42,14 @@ const SOURCE_TIMEOUT_MS = 2_000;
 export class ServiceHealth {
   private readonly sources: HealthSource[] = [];
 
-  constructor(private readonly base: () => Record<string, unknown> | Promise<Record<string, unknown>>) {}
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly base: () => Record<string, unknown> | Promise<Record<string, unknown>>,
+    opts: ServiceHealthOptions = {},
+  ) {
+    this.timeoutMs = opts.sourceTimeoutMs ?? SOURCE_TIMEOUT_MS;
+  }
 
   register(source: HealthSource): void {
     this.sources.push(source);
@@ -45,7 +57,7 @@ export class ServiceHealth {
 
   async reply(): Promise<Reply> {
     const body = { ...(await this.base()) };
-    const facts = await Promise.all(this.sources.map(within));
+    const facts = await Promise.all(this.sources.map((s) => within(s, this.timeoutMs)));
     const stores = facts.flatMap((f) => (f.store ? [f.store] : []));
     const writers = facts.flatMap((f) => f.writers ?? []);
     const refreshes = facts.flatMap((f) => (f.lastRefreshMs === undefined ? [] : [f.lastRefreshMs]));
@@ -68,10 +80,10 @@ export class ServiceHealth {
   }
 }
 
-async function within(source: HealthSource): Promise<HealthFacts> {
+async function within(source: HealthSource, timeoutMs: number): Promise<HealthFacts> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HealthFacts>((resolve) => {
-    timer = setTimeout(() => resolve({ store: "down", details: {} }), SOURCE_TIMEOUT_MS);
+    timer = setTimeout(() => resolve({ store: "down" }), timeoutMs);
   });
   try {
     return await Promise.race([Promise.resolve(source.health()), timeout]);

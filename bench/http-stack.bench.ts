@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BenchReporter, percentile } from "./harness.ts";
-import { rssMb } from "./support/footprint.ts";
+import { ensureBuilt, rssMb } from "./support/footprint.ts";
 import { runLoad } from "./support/http-load.ts";
 
 /**
  * The HTTP stack comparison behind docs/http-stack.md: bare node:http, our former router, fastify
- * and Hono (on @hono/node-server) each serve the same `/health` and `/items/:id` in their own
- * process (same loader); per stack, RSS at rest and after load, and throughput and p99 of `/health`
+ * and Hono (on @hono/node-server) each serve the same `/health` and `/items/:id` in their own plain
+ * node process (our router from the build); per stack, RSS at rest and after load, and throughput and p99 of `/health`
  * at one connection and at 32. The load generator is bench/support/http-load.ts (a worker thread).
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -18,8 +18,9 @@ const DURATION_MS = Number(process.env.HTTP_STACK_DURATION_MS ?? 3_000);
 async function start(stack: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(
     process.execPath,
-    [join(ROOT, "bin/run-ts.mjs"), join(ROOT, "bench/support/stack-server.ts")],
-    { env: { ...process.env, STACK: stack }, stdio: ["ignore", "pipe", "inherit"] },
+    [join(ROOT, "bench/support/stack-server.mjs")],
+    // The router logs its start line on stderr: not this figure's business.
+    { env: { ...process.env, STACK: stack }, stdio: ["ignore", "pipe", "ignore"] },
   );
   const line = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -40,6 +41,7 @@ async function load(port: number, path: string, connections: number) {
 }
 
 export default async function (report: BenchReporter): Promise<void> {
+  ensureBuilt();
   for (const stack of STACKS) {
     const { child, port } = await start(stack);
     try {

@@ -14,7 +14,7 @@ export function register(program: Command): void {
     .command("serve")
     .description(`Run the \`hl run\` commands listed in ${HOSTED_TRADERS_ENV} (JSON, written by \`hl up\`)`)
     .action(async () => {
-      const ctx = processContext("traders");
+      const ctx = processContext("traders", { logConsole: true });
       const strays = alerterFromEnv("hl traders");
       const release = keepRunningOnStrayErrors({
         log: ctx.warn,

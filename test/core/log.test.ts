@@ -112,7 +112,7 @@ describe("structured log", () => {
     expect(lines[0]).not.toContain("s3cret");
   });
 
-  it("a service run as its own process logs its notes as JSON and keeps its console line for people", async () => {
+  it("a process logs its notes as JSON and keeps its console lines for people; the traders log those too", async () => {
     const out: string[] = [];
     const write = process.stdout.write;
     process.stdout.write = ((chunk: string) => {
@@ -121,26 +121,32 @@ describe("structured log", () => {
     }) as typeof process.stdout.write;
     const lines = await captured(() => {
       try {
-        const ctx = processContext("points");
-        ctx.log("points API on http://127.0.0.1:8300/points");
-        ctx.warn(`points: store ${DB_URL} unreachable`);
+        const ctx = processContext("traders", { logConsole: true });
+        ctx.log("[house-1] simple_mm on ETH-PERP (paper), tick 5s");
+        ctx.warn(`[house-1] failed: ${DB_URL} unreachable`);
+        processContext("points").log("points API on http://127.0.0.1:8300/points");
       } finally {
         process.stdout.write = write;
       }
     });
-    expect(out).toEqual(["points API on http://127.0.0.1:8300/points\n"]);
+    expect(out).toEqual([
+      "[house-1] simple_mm on ETH-PERP (paper), tick 5s\n",
+      "points API on http://127.0.0.1:8300/points\n",
+    ]);
+    // A service's console line is not repeated: it logs its start itself when it listens.
+    expect(lines).toHaveLength(2);
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
       {
         level: "info",
-        service: "points",
+        service: "traders",
         event: "console",
-        msg: "points API on http://127.0.0.1:8300/points",
+        msg: "[house-1] simple_mm on ETH-PERP (paper), tick 5s",
       },
       {
         level: "warn",
-        service: "points",
+        service: "traders",
         event: "note",
-        msg: "points: store postgres://hl:***@db.internal:5432/hl unreachable",
+        msg: "[house-1] failed: postgres://hl:***@db.internal:5432/hl unreachable",
       },
     ]);
   });

@@ -23,17 +23,19 @@ export type ServeOptions = Record<string, string | boolean | undefined>;
 export type StartService = (opts: ServeOptions, ctx: ServeContext) => Promise<RunningService>;
 
 /**
- * The context of a service run as its own process (`service` names it in the log): a console line is
- * printed for the person watching (stdout, as before) and logged as a `console` event; a note is
- * logged only, as a `note` event. The log is one JSON object per line on stderr (docs/logging.md).
+ * The context of a service run as its own process (`service` names it in the log). A console line is
+ * printed for the person watching (stdout, as before); a note is logged, as a `note` event, in the
+ * structured log (one JSON object per line on stderr, docs/logging.md). A service logs its start
+ * itself (with its URL, when it listens); `logConsole` also logs every console line, as a `console`
+ * event, for a process whose console lines are its events (the traders: started, stopped, restarted).
  */
-export function processContext(service: string): ServeContext {
+export function processContext(service: string, opts: { logConsole?: boolean } = {}): ServeContext {
   const log = createLogger(service);
   return {
     env: process.env,
     log: (line) => {
       process.stdout.write(`${line}\n`);
-      log.info({ event: "console" }, line);
+      if (opts.logConsole) log.info({ event: "console" }, line);
     },
     warn: (line) => log.warn({ event: "note" }, line),
   };

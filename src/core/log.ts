@@ -1,13 +1,10 @@
 import { hostname } from "node:os";
 import pino, { type Logger } from "pino";
+import { logSink } from "./log-sink.ts";
 import { scrubSecrets } from "./secrets.ts";
 
+export { type LogSink, setLogSink } from "./log-sink.ts";
 export type { Logger };
-
-/** Where log lines go: one JSON object per call, ending in a newline. */
-export interface LogSink {
-  write(line: string): void;
-}
 
 /** Keys whose values never reach a line, wherever they sit in the logged object. */
 const SECRET_KEYS = [
@@ -21,27 +18,10 @@ const SECRET_KEYS = [
   "connectionString",
 ];
 
-const stderrSink: LogSink = {
-  write: (line) => {
-    process.stderr.write(line);
-  },
-};
-let processSink: LogSink = stderrSink;
-
-/**
- * Send every logger's lines (those made after this call and before) somewhere else than stderr: a
- * test collects them to check that each parses and carries no secret. Returns the sink it replaced.
- */
-export function setLogSink(sink: LogSink | undefined): LogSink {
-  const previous = processSink;
-  processSink = sink ?? stderrSink;
-  return previous;
-}
-
 /** The sink as pino sees it: each line scrubbed as a whole (a URL with its password, a key in a message). */
 const scrubbingStream = {
   write(line: string): void {
-    processSink.write(scrubSecrets(line));
+    logSink().write(scrubSecrets(line));
   },
 };
 

@@ -1,5 +1,5 @@
 import { afterAll } from "vitest";
-import { setLogSink } from "../../src/core/log.ts";
+import { setLogSink } from "../../src/core/log-sink.ts";
 import { logLineProblem } from "./log-scan.ts";
 
 /**

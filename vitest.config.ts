@@ -14,5 +14,7 @@ export default defineConfig({
     // Sim worlds backfill 9 days (enough for the scanner's 50 four-hour bars), not 30: each start is
     // then ~3× quicker. A test about the full past asks for it with `historyDays`.
     env: { HL_SIM_HISTORY_DAYS: "9" },
+    // Structured log lines of in-process services are collected, and checked when each file ends.
+    setupFiles: ["test/support/log-guard.ts"],
   },
 });

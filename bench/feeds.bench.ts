@@ -43,9 +43,7 @@ async function serve(): Promise<void> {
   await engine.start();
   await engine.poll();
   const { app, hub } = createFeedOrigin(engineTickFeed(engine, store));
-  await app.listen({ port: 0, host: "127.0.0.1", backlog: 4096 });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  const port = await app.listen(0, "127.0.0.1", 4096);
   process.on("message", async (msg: { kind: string }) => {
     if (msg.kind === "tick") {
       src.clock += 1_000;

@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .option("--proxy-only", "serve only the proxy and page, in front of FEEDS_UPSTREAM_<FEED> URLs")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .action(async (opts: { port?: string; feed?: string; proxyOnly?: boolean; network?: string }) => {
-      const running = await serveFeeds(opts, processContext());
+      const running = await serveFeeds(opts, processContext("feeds"));
       await untilStopSignal();
       await running.close();
     });

@@ -17,7 +17,7 @@ export function register(program: Command): void {
       "exchange for the funding sources: mainnet | testnet | paper (default HL_NETWORK, else paper)",
     )
     .action(async (opts: { port?: string; network?: string }) => {
-      const running = await serveIsfr(opts, processContext());
+      const running = await serveIsfr(opts, processContext("isfr"));
       await untilStopSignal();
       await running.close();
     });

@@ -62,7 +62,7 @@ export function register(program: Command): void {
     .description("Serve the leaderboard API and page (LEADERBOARD_PORT, default 8090)")
     .option("--port <port>", "port to listen on (default LEADERBOARD_PORT, else 8090)")
     .action(async (opts: { port?: string }) => {
-      const running = await serveLeaderboard(opts, processContext());
+      const running = await serveLeaderboard(opts, processContext("leaderboard"));
       await untilStopSignal();
       await running.close();
     });

@@ -50,7 +50,7 @@ export function register(program: Command): void {
         process.stdin.once("end", stop);
         return;
       }
-      const running = await serveMcpHttp(opts, processContext());
+      const running = await serveMcpHttp(opts, processContext("mcp"));
       const stop = shutdownOnce(() => running.close());
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -22,7 +22,7 @@ export function register(program: Command): void {
     .option("--port <port>", "port (default POINTS_PORT, else 8300)")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .action(async (opts: { port?: string; network?: string }) => {
-      const running = await servePoints(opts, processContext());
+      const running = await servePoints(opts, processContext("points"));
       await untilStopSignal();
       await running.close();
     });

@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .command("serve")
     .description(`Serve the services listed in ${HOSTED_SERVICES_ENV} (JSON, written by \`hl up\`)`)
     .action(async () => {
-      const ctx = processContext();
+      const ctx = processContext("services");
       const running = await hostServices(parseHostedSpecs(ctx.env[HOSTED_SERVICES_ENV]), ctx);
       await untilStopSignal();
       await running.close();

@@ -14,10 +14,10 @@ export function register(program: Command): void {
     .command("serve")
     .description(`Run the \`hl run\` commands listed in ${HOSTED_TRADERS_ENV} (JSON, written by \`hl up\`)`)
     .action(async () => {
-      const ctx = processContext();
+      const ctx = processContext("traders", { logConsole: true });
       const strays = alerterFromEnv("hl traders");
       const release = keepRunningOnStrayErrors({
-        log: (line) => process.stderr.write(`${line}\n`),
+        log: ctx.warn,
         alert: (text) => strays.send("crash", text),
       });
       try {

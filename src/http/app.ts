@@ -1,4 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { Response as InjectedResponse, InjectOptions } from "light-my-request";
+import { createLogger, type Logger } from "../core/log.ts";
+import { logRequestFailed, logStarted } from "../core/log-events.ts";
 import { BodyError, readBody } from "./body.ts";
 import { corsHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
@@ -24,7 +28,14 @@ export interface HttpAppOptions {
   notFound?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** The service's structured log (default: a logger named after the service). */
+  log?: Logger;
 }
+
+type Inject = (
+  dispatch: (req: IncomingMessage, res: ServerResponse) => void,
+  opts: InjectOptions,
+) => Promise<InjectedResponse>;
 
 /** How long an idle keep-alive connection stays open: long enough to outlive a client's pool. */
 const KEEP_ALIVE_MS = 72_000;
@@ -37,6 +48,7 @@ const KEEP_ALIVE_MS = 72_000;
 export class HttpApp {
   readonly server: Server;
   readonly meter: ServiceMetrics;
+  readonly log: Logger;
   private readonly router = new Router();
   private readonly cors: Record<string, string>;
   private readonly corsPaths: (url: string) => boolean;
@@ -48,6 +60,7 @@ export class HttpApp {
     this.corsPaths = opts.corsPaths ?? (() => true);
     this.bodyLimit = opts.bodyLimit ?? 1_048_576;
     this.meter = serviceMetrics(opts.name);
+    this.log = opts.log ?? createLogger(opts.name);
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = KEEP_ALIVE_MS;
     // No deadline on a whole request (an upload, a slow client): the body limit bounds what one costs.
@@ -78,17 +91,30 @@ export class HttpApp {
   }
 
   /** Listen and return the bound port (port 0 picks a free one). */
-  listen(port: number, host = "127.0.0.1"): Promise<number> {
+  listen(port: number, host = "127.0.0.1", backlog?: number): Promise<number> {
     return new Promise((resolve, reject) => {
       const failed = (err: Error) => reject(err);
       this.server.once("error", failed);
-      this.server.listen(port, host, () => {
+      this.server.listen(port, host, backlog, () => {
         this.server.off("error", failed);
         const addr = this.server.address();
-        if (addr === null || typeof addr === "string") reject(new Error("server has no TCP address"));
-        else resolve(addr.port);
+        if (addr === null || typeof addr === "string") {
+          reject(new Error("server has no TCP address"));
+          return;
+        }
+        logStarted(this.log, { url: `http://${host}:${addr.port}` }, `${this.opts.name} listening`);
+        resolve(addr.port);
       });
     });
+  }
+
+  /**
+   * Answer one request in-process, without a socket (tests): light-my-request builds the request and
+   * response objects, loaded on first use only.
+   */
+  inject(opts: InjectOptions | string): Promise<InjectedResponse> {
+    const inject = createRequire(import.meta.url)("light-my-request") as Inject;
+    return inject((req, res) => this.handle(req, res), typeof opts === "string" ? { url: opts } : opts);
   }
 
   /** Stop listening and cut every connection, open event streams included. */
@@ -108,20 +134,30 @@ export class HttpApp {
     const path = q < 0 ? url : url.slice(0, q);
     const match = method === "OPTIONS" ? undefined : this.router.find(method, path);
     const route = match?.route.pattern ?? "unmatched";
-    res.once("finish", () =>
-      this.meter.observe(method, route, res.statusCode, (performance.now() - started) / 1000),
-    );
+    // Counted once answered: at once for an answer written here (no listener, no closure kept per
+    // request on the hot path), on `finish` for a response a handler took over.
+    const counted = () =>
+      this.meter.observe(method, route, res.statusCode, (performance.now() - started) / 1000);
     if (method === "OPTIONS") {
       res.writeHead(204, this.cors);
       res.end();
+      counted();
       return;
     }
     const cors = this.corsPaths(url) ? this.cors : undefined;
+    const answered = (a: Reply | TakenOver) => {
+      if (a === TAKEN_OVER) res.once("finish", counted);
+      else {
+        write(res, cors, a);
+        counted();
+      }
+    };
     let answer: Reply | TakenOver | Promise<Reply | TakenOver>;
     try {
       if (path.includes("%")) validPath(path);
       if (match) answer = this.dispatch(match, req, res, method, path, q < 0 ? "" : url.slice(q + 1));
       else if (this.opts.notFound) {
+        res.once("finish", counted);
         this.opts.notFound(req, res);
         return;
       } else answer = json({ error: `Not found: ${method} ${path}` }, 404);
@@ -130,11 +166,8 @@ export class HttpApp {
     }
     // Most answers are ready at once: no promise, no microtask on the hot path.
     if (answer instanceof Promise)
-      answer.then(
-        (a) => write(res, cors, a),
-        (err: unknown) => write(res, cors, this.failure(err, method, path)),
-      );
-    else write(res, cors, answer);
+      answer.then(answered, (err: unknown) => answered(this.failure(err, method, path)));
+    else answered(answer);
   }
 
   /** Guard, body (never for GET and HEAD), handler. */
@@ -163,24 +196,24 @@ export class HttpApp {
       return answer;
     }
     if (err instanceof HttpError) return json({ error: err.message }, err.statusCode);
-    console.error(`${this.opts.name}: ${method} ${path} failed:`, err);
+    logRequestFailed(this.log, method, path, 500, err);
     return json({ error: "Internal server error" }, 500);
   }
 }
 
-function write(
-  res: ServerResponse,
-  cors: Record<string, string> | undefined,
-  answer: Reply | TakenOver,
-): void {
-  if (answer === TAKEN_OVER) return;
+function write(res: ServerResponse, cors: Record<string, string> | undefined, answer: Reply): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const headers: Record<string, string> = cors ? { ...cors, ...answer.headers } : { ...answer.headers };
-  headers["content-length"] = String(Buffer.byteLength(answer.body));
-  res.writeHead(answer.status, headers);
+  // A flat [name, value, …] list: with a headers object built per answer, node:http kept enough of
+  // each one alive past a young-generation collection that the heap grew under load (RSS after
+  // 3 s at c=32: 93–99 MB with an object, 64 MB with the list, and about 40% more answers).
+  const head: (string | number)[] = [];
+  if (cors) for (const name in cors) if (answer.headers[name] === undefined) head.push(name, cors[name]!);
+  for (const name in answer.headers) head.push(name, answer.headers[name]!);
+  head.push("content-length", Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, head);
   res.end(answer.body);
 }
 
@@ -197,6 +230,10 @@ class Request implements HttpRequest {
 
   get query(): URLSearchParams {
     return new URLSearchParams(this.search);
+  }
+
+  get queryObject(): Record<string, string> {
+    return Object.fromEntries(new URLSearchParams(this.search));
   }
 }
 

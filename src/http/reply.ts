@@ -25,3 +25,8 @@ export function send(
 ): Reply {
   return { status, headers: { "content-type": contentType, ...headers }, body };
 }
+
+/** A redirect to `location` (302 Found). */
+export function redirect(location: string, status = 302): Reply {
+  return { status, headers: { location }, body: "" };
+}

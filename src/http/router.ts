@@ -11,6 +11,8 @@ export interface HttpRequest {
   /** The path as sent, without the query string. */
   readonly path: string;
   readonly query: URLSearchParams;
+  /** The query as an object (the last value of a repeated name). */
+  readonly queryObject: Record<string, string>;
   /** Under a `prefix/*` route: the decoded rest of the path after the prefix; "" otherwise. */
   readonly rest: string;
   /** The parsed body (see readBody); undefined for GET and HEAD. */

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FastifyInstance } from "fastify";
 import type { HttpApp } from "./app.ts";
 import { json, type Reply, send } from "./reply.ts";
 
@@ -61,17 +60,8 @@ function webFolderRoutes(prefix: string, folder: string): WebRoute[] {
   ];
 }
 
-/** Serve a web folder (see webFolderRoutes) on a Fastify app. */
-export function serveWebFolder(app: FastifyInstance, prefix: string, folder: string): void {
-  for (const route of webFolderRoutes(prefix, folder))
-    app.get(route.pattern, async (req, reply) => {
-      const answer = await route.answer((req.params as { "*"?: string })["*"] ?? "");
-      return reply.code(answer.status).headers(answer.headers).send(answer.body);
-    });
-}
-
 /** Serve a web folder (see webFolderRoutes) on an HttpApp. */
-export function serveWebFolderOn(app: HttpApp, prefix: string, folder: string): void {
+export function serveWebFolder(app: HttpApp, prefix: string, folder: string): void {
   for (const route of webFolderRoutes(prefix, folder))
     app.get(route.pattern, (req) => route.answer(req.rest));
 }

@@ -1,5 +1,6 @@
 import { get, request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setLogSink } from "../../src/core/log.ts";
 import { createHttpApp, type HttpApp } from "../../src/http/app.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import { json, send, TAKEN_OVER } from "../../src/http/reply.ts";
@@ -74,13 +75,16 @@ describe("HttpApp", () => {
     const teapot = await fetch(`${base}/teapot`);
     expect(teapot.status).toBe(418);
     expect(await teapot.json()).toEqual({ error: "short and stout" });
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const lines: string[] = [];
+    const previous = setLogSink({ write: (line) => lines.push(line) });
     const broken = await fetch(`${base}/broken`);
     expect(broken.status).toBe(500);
     expect(broken.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await broken.text()).toBe('{"error":"Internal server error"}');
-    expect(logged).toHaveBeenCalledOnce();
-    logged.mockRestore();
+    setLogSink(previous);
+    // The cause is logged, as one JSON line naming the request.
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", event: "request_failed", path: "/broken" });
   });
 
   it("parses JSON bodies and refuses a guarded request before reading its body", async () => {

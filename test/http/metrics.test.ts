@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json } from "../../src/http/reply.ts";
 import { createService } from "../../src/http/service.ts";
 import { exposedMetrics } from "../e2e/metrics-check.ts";
 
@@ -21,13 +22,10 @@ meter.whenLoaded((prom, registry) => {
     },
   });
 });
-app.get("/ok", async () => ({ ok: true }));
+app.get("/ok", () => json({ ok: true }));
 
 beforeAll(async () => {
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const addr = app.server.address();
-  if (addr === null || typeof addr === "string") throw new Error("no address");
-  base = `http://127.0.0.1:${addr.port}`;
+  base = `http://127.0.0.1:${await app.listen(0)}`;
 });
 
 afterAll(async () => {

@@ -137,7 +137,7 @@ describe("Dockerfile", () => {
     expect(existsSync(join(app, "src"))).toBe(false);
     for (const dev of ["typescript", "tsx", "vitest", "@biomejs/biome"])
       expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);
-    for (const prod of ["fastify", "better-sqlite3", "prom-client"])
+    for (const prod of ["pino", "better-sqlite3", "prom-client"])
       expect(existsSync(join(app, "node_modules", prod)), prod).toBe(true);
 
     // The CMD: `hl` is bin/hl.mjs (the RUN step links it onto the PATH).

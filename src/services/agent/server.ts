@@ -6,7 +6,7 @@ import { createHttpApp, type HttpApp } from "../../http/app.ts";
 import { corsHeaders } from "../../http/cors.ts";
 import { HttpError } from "../../http/errors.ts";
 import { JSON_TYPE, json, send, TAKEN_OVER } from "../../http/reply.ts";
-import { serveWebFolderOn } from "../../http/static.ts";
+import { serveWebFolder } from "../../http/static.ts";
 import { checkControlAccess } from "./auth.ts";
 import { type AgentConfig, childArgs, guardArgs, tickSeconds } from "./config.ts";
 import { StatusFeed } from "./feed.ts";
@@ -280,10 +280,10 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     send(linksScript, "text/javascript; charset=utf-8", { "cache-control": "no-cache" }),
   );
   if (gateway) {
-    serveWebFolderOn(app, "/dashboard/", "agent");
+    serveWebFolder(app, "/dashboard/", "agent");
     gateway.attachUpgrades(app.server);
   } else {
-    serveWebFolderOn(app, "/", "agent");
+    serveWebFolder(app, "/", "agent");
   }
 
   const port = await app.listen(cfg.port, cfg.host);

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ServiceHealth } from "../../http/health.ts";
+import { json, TAKEN_OVER } from "../../http/reply.ts";
 import { createService, HttpError, type Service } from "../../http/service.ts";
 import { lastEventId, type OrderedEvent, SseHub, sseFrame } from "../../http/sse.ts";
 import type { TickFeed } from "./live.ts";
@@ -41,7 +43,10 @@ const MAX_REPLAY = 5_000;
  * first tick on connect, comment heartbeat; a reconnect with Last-Event-ID gets every tick after
  * it first), and the stored tick history.
  */
-export function createFeedOrigin(feed: TickFeed, opts: FeedOriginOptions = {}): Service & { hub: SseHub } {
+export function createFeedOrigin(
+  feed: TickFeed,
+  opts: FeedOriginOptions = {},
+): Service & { hub: SseHub; health: ServiceHealth } {
   const corsOrigin = opts.corsOrigin ?? process.env.CORS_ORIGIN ?? "*";
   const symbol = feed.def.symbol;
   const service = createService({ name: `feed-${feed.def.name}`, corsOrigin });
@@ -51,7 +56,7 @@ export function createFeedOrigin(feed: TickFeed, opts: FeedOriginOptions = {}): 
     headers: { "Access-Control-Allow-Origin": corsOrigin },
   });
   const unsubscribe = feed.onTick((tick) => hub.publish(tickEvent(tick)));
-  app.addHook("onClose", async () => {
+  app.onClose(() => {
     unsubscribe();
     hub.close();
   });
@@ -71,7 +76,7 @@ export function createFeedOrigin(feed: TickFeed, opts: FeedOriginOptions = {}): 
     return missed.map(tickEvent);
   };
 
-  app.get("/healthz", async () => {
+  const health = new ServiceHealth(async () => {
     const tick = await feed.latest();
     return {
       status: "ok",
@@ -80,24 +85,30 @@ export function createFeedOrigin(feed: TickFeed, opts: FeedOriginOptions = {}): 
       subscribers: hub.size,
     };
   });
-  for (const path of ["/api/latest", "/latest"]) app.get(path, async () => latest());
+  health.serve(app, ["/health", "/healthz"]);
+  for (const path of ["/api/latest", "/latest"]) app.get(path, async () => json(await latest()));
   for (const path of ["/api/stream", "/stream"]) {
-    app.get(path, (req, reply) => {
-      reply.hijack();
-      req.raw.on("close", () => reply.raw.end());
-      const after = lastEventId(req.headers["last-event-id"]);
-      void hub.attachOrdered(reply.raw, () => catchUp(after));
+    app.get(path, (req) => {
+      req.raw.on("close", () => req.res.end());
+      const after = lastEventId(req.raw.headers["last-event-id"]);
+      void hub.attachOrdered(req.res, () => catchUp(after));
+      return TAKEN_OVER;
     });
   }
   for (const path of ["/api/history", "/history"]) {
-    app.get(path, async (req): Promise<HistoryPage> => {
-      const q = parseHistoryQuery(req.query);
+    app.get(path, async (req) => {
+      const q = parseHistoryQuery(req.queryObject);
       const ticks = await feed.ticks(q.from, q.to, q.limit + 1);
       const more = ticks.length > q.limit;
       const page = more ? ticks.slice(0, q.limit) : ticks;
       const last = page[page.length - 1];
-      return { feed: symbol, ticks: page, next_from: more && last ? last.timestamp + 1 : null };
+      const body: HistoryPage = {
+        feed: symbol,
+        ticks: page,
+        next_from: more && last ? last.timestamp + 1 : null,
+      };
+      return json(body);
     });
   }
-  return { ...service, hub };
+  return { ...service, hub, health };
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FastifyReply } from "fastify";
+import { json, type Reply, send, TAKEN_OVER } from "../../http/reply.ts";
 import { createService, HttpError, type Service } from "../../http/service.ts";
 import { lastEventId, type OrderedEvent, SseHub } from "../../http/sse.ts";
 import { tickEvent } from "./origin.ts";
@@ -89,7 +89,7 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
       }),
     );
   }
-  app.addHook("onClose", async () => {
+  app.onClose(() => {
     for (const f of feeds.values()) f.close();
   });
 
@@ -100,7 +100,7 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
     return feed;
   };
 
-  const relay = async (reply: FastifyReply, url: string) => {
+  const relay = async (url: string): Promise<Reply> => {
     let res: Response;
     try {
       res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -110,29 +110,30 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
         `Feed upstream unreachable: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
-    const body = await res.text();
-    reply.code(res.status).type("application/json");
-    return body;
+    return send(await res.text(), "application/json; charset=utf-8", {}, res.status);
   };
 
-  app.get<{ Params: { feed: string } }>("/api/feeds/:feed/latest", async (req, reply) =>
-    relay(reply, `${feedOf(req.params.feed).url}/api/latest`),
-  );
-  app.get<{ Params: { feed: string } }>("/api/feeds/:feed/history", async (req, reply) => {
-    const search = req.url.includes("?") ? req.url.slice(req.url.indexOf("?")) : "";
-    return relay(reply, `${feedOf(req.params.feed).url}/api/history${search}`);
-  });
-  app.get<{ Params: { feed: string } }>("/api/feeds/:feed/stream", (req, reply) => {
-    const feed = feedOf(req.params.feed);
+  // /api/feeds/<feed>/latest|history|stream
+  app.get("/api/feeds/*", async (req) => {
+    const [name = "", what, ...more] = req.rest.split("/");
+    if (more.length > 0 || (what !== "latest" && what !== "history" && what !== "stream"))
+      throw new HttpError(404, `Not found: GET ${req.path}`);
+    const feed = feedOf(name);
+    if (what === "latest") return relay(`${feed.url}/api/latest`);
+    if (what === "history") {
+      const url = req.raw.url ?? "";
+      const search = url.includes("?") ? url.slice(url.indexOf("?")) : "";
+      return relay(`${feed.url}/api/history${search}`);
+    }
     feed.ensureSubscribed();
-    reply.hijack();
-    req.raw.on("close", () => reply.raw.end());
-    const after = lastEventId(req.headers["last-event-id"]);
-    void feed.hub.attachOrdered(reply.raw, () => feed.catchUp(after, timeoutMs));
+    req.raw.on("close", () => req.res.end());
+    const after = lastEventId(req.raw.headers["last-event-id"]);
+    void feed.hub.attachOrdered(req.res, () => feed.catchUp(after, timeoutMs));
+    return TAKEN_OVER;
   });
 
   // Load balancers probe the proxy as they would an origin: ok only while every feed's origin is.
-  app.get("/healthz", async (_req, reply) => {
+  const health = async (): Promise<Reply> => {
     const entries = await Promise.all(
       [...feeds].map(async ([name, feed]) => {
         try {
@@ -148,18 +149,19 @@ export function createFeedsProxy(opts: FeedsProxyOptions): Service {
       }),
     );
     const healthy = entries.every(([, h]) => h.status === "ok");
-    reply.code(healthy ? 200 : 503);
-    return {
-      status: healthy ? "ok" : "degraded",
-      network: opts.network ?? null,
-      feeds: Object.fromEntries(entries),
-    };
-  });
-
-  const page = (file: string, type: string) => async (_req: unknown, reply: FastifyReply) => {
-    reply.type(type);
-    return readFile(file);
+    return json(
+      {
+        status: healthy ? "ok" : "degraded",
+        network: opts.network ?? null,
+        feeds: Object.fromEntries(entries),
+      },
+      healthy ? 200 : 503,
+    );
   };
+  app.get("/health", health);
+  app.get("/healthz", health);
+
+  const page = (file: string, type: string) => async () => send(await readFile(file), type);
   app.get("/", page(join(WEB_DIR, "index.html"), "text/html; charset=utf-8"));
   app.get("/feeds.js", page(join(WEB_DIR, "feeds.js"), "text/javascript; charset=utf-8"));
   app.get("/vendor/lightweight-charts.js", page(CHART_SCRIPT, "text/javascript; charset=utf-8"));

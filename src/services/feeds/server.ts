@@ -1,5 +1,6 @@
 import { LeaderElection } from "../../db/leader.ts";
 import type { SharedDb } from "../../db/shared.ts";
+import { type HealthSource, storeProbe } from "../../http/health.ts";
 import { listen } from "../../http/service.ts";
 import { FeedEngine, type FeedEngineOptions } from "./engine.ts";
 import { engineTickFeed, SharedTickFeed, type TickFeed } from "./live.ts";
@@ -53,6 +54,8 @@ export interface RunningFeeds {
 /** One feed as run here: what its origin serves, and how to stop publishing. */
 interface RunningFeed {
   feed: TickFeed;
+  /** The feed's writer election, on replicas. */
+  health?: HealthSource;
   engine(): FeedEngine | undefined;
   stop(): Promise<void>;
 }
@@ -101,6 +104,8 @@ export async function startFeeds(opts: FeedsServerOptions): Promise<RunningFeeds
           : await runLocal(new FeedEngine(def, store!, opts.source!, engineOpts), store!, pollMs, log);
       running.push(one);
       const origin = createFeedOrigin(one.feed, { heartbeatMs: opts.heartbeatMs });
+      if (one.health) origin.health.register(one.health);
+      if (shared) origin.health.register(storeProbe(() => shared.pool.query("select 1")));
       const port =
         opts.originPort !== undefined && opts.feeds.length === 1
           ? opts.originPort
@@ -196,6 +201,17 @@ async function runElected(
   await election.start();
   return {
     feed,
+    health: {
+      health: () => ({
+        writers: [
+          {
+            lease: `feeds:${def.symbol}`,
+            role: election.current ? "writer" : "follower",
+            term: election.current?.token ?? null,
+          },
+        ],
+      }),
+    },
     engine: () => engine,
     async stop() {
       await election.stop();

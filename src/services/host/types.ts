@@ -1,4 +1,5 @@
 import { UserError } from "../../core/errors.ts";
+import { createLogger } from "../../core/log.ts";
 
 /** What a service's start function needs from whoever runs it: its own `hl … serve` or a shared host. */
 export interface ServeContext {
@@ -21,12 +22,22 @@ export type ServeOptions = Record<string, string | boolean | undefined>;
 /** Starts one service with the options of its `serve` command. */
 export type StartService = (opts: ServeOptions, ctx: ServeContext) => Promise<RunningService>;
 
-/** The context of a service run as its own process. */
-export function processContext(): ServeContext {
+/**
+ * The context of a service run as its own process (`service` names it in the log). A console line is
+ * printed for the person watching (stdout, as before); a note is logged, as a `note` event, in the
+ * structured log (one JSON object per line on stderr, docs/logging.md). A service logs its start
+ * itself (with its URL, when it listens); `logConsole` also logs every console line, as a `console`
+ * event, for a process whose console lines are its events (the traders: started, stopped, restarted).
+ */
+export function processContext(service: string, opts: { logConsole?: boolean } = {}): ServeContext {
+  const log = createLogger(service);
   return {
     env: process.env,
-    log: (line) => process.stdout.write(`${line}\n`),
-    warn: (line) => process.stderr.write(`${line}\n`),
+    log: (line) => {
+      process.stdout.write(`${line}\n`);
+      if (opts.logConsole) log.info({ event: "console" }, line);
+    },
+    warn: (line) => log.warn({ event: "note" }, line),
   };
 }
 

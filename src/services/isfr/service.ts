@@ -1,7 +1,9 @@
-import type { FastifyInstance } from "fastify";
 import { Gauge } from "prom-client";
 import { D, num } from "../../core/decimal.ts";
 import type { SharedDb } from "../../db/shared.ts";
+import type { HttpApp } from "../../http/app.ts";
+import { ServiceHealth, storeProbe } from "../../http/health.ts";
+import { json, redirect } from "../../http/reply.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import { methodologyParams } from "./catalog.ts";
@@ -37,7 +39,7 @@ export interface IsfrServiceDeps {
 }
 
 export interface IsfrService {
-  app: FastifyInstance;
+  app: HttpApp;
   /** Take one snapshot now (also what the timer does); with `shared`, only on the elected writer. */
   snapshot(): Promise<Snapshot>;
   /**
@@ -55,7 +57,13 @@ function daysParam(raw: unknown, fallback: number): number {
   return n;
 }
 
-export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): IsfrService {
+export function createIsfrService(
+  config: IsfrConfig,
+  deps: IsfrServiceDeps,
+): IsfrService & {
+  /** GET /health and /isfr/health: sources registered here (store, election) add to it. */
+  health: ServiceHealth;
+} {
   const now = deps.now ?? Date.now;
   const started = now();
   const params = methodologyParams({
@@ -127,7 +135,7 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
     return c.snap;
   }
 
-  app.get("/isfr/health", async () => {
+  const health = new ServiceHealth(async () => {
     const latest = await store.latest();
     const c = current(latest);
     return {
@@ -144,64 +152,63 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
       snapshot_interval_s: config.snapshotIntervalMs / 1000,
     };
   });
+  health.serve(app, ["/health", "/isfr/health"]);
 
-  app.get("/isfr/v1/isfr/current", async () => currentObject(await requireCurrent(), config.alpha));
+  app.get("/isfr/v1/isfr/current", async () => json(currentObject(await requireCurrent(), config.alpha)));
 
-  app.get<{ Querystring: { days?: string } }>("/isfr/v1/isfr/history", async (req) => {
-    const days = daysParam(req.query.days, 30);
+  app.get("/isfr/v1/isfr/history", async (req) => {
+    const days = daysParam(req.query.get("days") ?? undefined, 30);
     const points = (await store.publishedSince(now() - days * DAY_MS)).map(historyPoint);
-    return { version: ISFR_VERSION, days, count: points.length, points };
+    return json({ version: ISFR_VERSION, days, count: points.length, points });
   });
 
-  app.get<{ Params: { class_name: string }; Querystring: { days?: string } }>(
-    "/isfr/v1/isfr/subindex/:class_name",
-    async (req) => {
-      const cls = req.params.class_name;
-      if (!isRateClass(cls)) {
-        throw new HttpError(404, `Unknown class "${cls}" (expected one of ${RATE_CLASSES.join(", ")})`);
-      }
-      const days = daysParam(req.query.days, 30);
-      const snap = await requireCurrent();
-      const value = snap.components[cls];
-      const errors = await lastErrors();
-      const history = (await store.publishedSince(now() - days * DAY_MS))
-        .filter((s) => s.components[cls] !== null)
-        .map((s) => ({
-          timestamp: isoWithOffset(s.tMs),
-          value_bps: bps(s.components[cls]!),
-        }));
-      return {
-        class: cls,
-        value_bps: optBps(value),
-        rate: value === null ? null : num(value, 6),
-        weight_effective: num(snap.weights[cls]),
-        timestamp: isoWithOffset(snap.tMs),
-        version: snap.version,
-        sources: snap.sources
-          .filter((s) => s.class === cls)
-          .map((s) => sourceView(s, errors.get(s.id) ?? null)),
-        days,
-        history,
-      };
-    },
-  );
+  app.get("/isfr/v1/isfr/subindex/*", async (req) => {
+    const cls = req.rest;
+    if (cls.includes("/")) throw new HttpError(404, `Not found: GET ${req.path}`);
+    if (!isRateClass(cls)) {
+      throw new HttpError(404, `Unknown class "${cls}" (expected one of ${RATE_CLASSES.join(", ")})`);
+    }
+    const days = daysParam(req.query.get("days") ?? undefined, 30);
+    const snap = await requireCurrent();
+    const value = snap.components[cls];
+    const errors = await lastErrors();
+    const history = (await store.publishedSince(now() - days * DAY_MS))
+      .filter((s) => s.components[cls] !== null)
+      .map((s) => ({
+        timestamp: isoWithOffset(s.tMs),
+        value_bps: bps(s.components[cls]!),
+      }));
+    return json({
+      class: cls,
+      value_bps: optBps(value),
+      rate: value === null ? null : num(value, 6),
+      weight_effective: num(snap.weights[cls]),
+      timestamp: isoWithOffset(snap.tMs),
+      version: snap.version,
+      sources: snap.sources
+        .filter((s) => s.class === cls)
+        .map((s) => sourceView(s, errors.get(s.id) ?? null)),
+      days,
+      history,
+    });
+  });
 
   app.get("/isfr/v1/isfr/sources", async () => {
     const latest = await store.latest();
     const errors = await lastErrors();
     // Before the first snapshot: the configured sources, none read yet.
     const snap = latest ?? toSnapshot(params, new Map(), now());
-    return {
+    return json({
       timestamp: latest ? isoWithOffset(latest.tMs) : null,
       version: snap.version,
       stale_after_s: config.staleAfterMs / 1000,
       sources: snap.sources.map((s) => sourceView(s, errors.get(s.id) ?? null)),
-    };
+    });
   });
 
-  app.get<{ Querystring: { days?: string; interval?: string } }>("/isfr/v1/isfr/ohlc", async (req) => {
-    const days = daysParam(req.query.days, 30);
-    const interval = req.query.interval ?? "1D";
+  app.get("/isfr/v1/isfr/ohlc", async (req) => {
+    const days = daysParam(req.query.get("days") ?? undefined, 30);
+    const interval = req.query.get("interval") ?? "1D";
     if (!isOhlcInterval(interval)) {
       throw new HttpError(400, `interval must be one of ${OHLC_INTERVALS.join(", ")}`);
     }
@@ -210,10 +217,10 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
       value: new D(s.rate).times(10_000),
     }));
     const candles = toCandles(points, interval).map(candleView);
-    return { version: ISFR_VERSION, interval, days, unit: "bps", count: candles.length, candles };
+    return json({ version: ISFR_VERSION, interval, days, unit: "bps", count: candles.length, candles });
   });
 
-  app.get("/isfr", async (_req, reply) => reply.redirect("/isfr/"));
+  app.get("/isfr", () => redirect("/isfr/"));
   serveWebFolder(app, "/isfr/", "isfr");
 
   const hooks = {
@@ -226,6 +233,9 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
       ? electedWriter(shared, pgStore, makeIndexer, now, { ...hooks, log: (line) => app.log.info(line) })
       : localWriter(makeIndexer(store), hooks);
 
+  if (writer.health) health.register(writer.health);
+  if (shared) health.register(storeProbe(() => shared.pool.query("select 1")));
+
   // Replicas that do not write still show the latest snapshot in their metrics.
   let unsubscribe: Promise<() => void> | undefined;
   if (shared) {
@@ -236,6 +246,7 @@ export function createIsfrService(config: IsfrConfig, deps: IsfrServiceDeps): Is
 
   return {
     app,
+    health,
     snapshot: () => writer.snapshot(),
     startSnapshots: () => writer.startSchedule(),
     async close() {

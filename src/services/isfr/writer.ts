@@ -1,5 +1,6 @@
 import { LeaderElection } from "../../db/leader.ts";
 import type { SharedDb } from "../../db/shared.ts";
+import type { HealthSource } from "../../http/health.ts";
 import type { IsfrIndexer } from "./indexer.ts";
 import type { PgSnapshotStore } from "./pg-snapshot-store.ts";
 import type { Snapshot, SnapshotStore } from "./snapshot-store.ts";
@@ -10,6 +11,8 @@ export interface IsfrWriter {
   snapshot(): Promise<Snapshot>;
   /** Snapshot every `intervalMs` for as long as this process is (or whenever it becomes) the writer. */
   startSchedule(): void;
+  /** On replicas: which replica writes, for /health. */
+  health?: HealthSource;
   close(): Promise<void>;
 }
 
@@ -128,6 +131,17 @@ export function electedWriter(
 
   return {
     snapshot,
+    health: {
+      health: () => ({
+        writers: [
+          {
+            lease: "isfr:snapshots",
+            role: election.current ? "writer" : "follower",
+            term: election.current?.token ?? null,
+          },
+        ],
+      }),
+    },
     startSchedule() {
       if (scheduled) return;
       scheduled = true;

@@ -1,7 +1,10 @@
-import type { FastifyInstance } from "fastify";
 import { Counter, Gauge } from "prom-client";
+import type { Logger } from "../../core/log.ts";
 import { asLog, jsonLog, type Log } from "../../db/log.ts";
 import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
+import type { HttpApp } from "../../http/app.ts";
+import { replicaSource, ServiceHealth } from "../../http/health.ts";
+import { json, type Reply, send } from "../../http/reply.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
 import {
@@ -23,7 +26,11 @@ import { coordinateReplicas } from "./replicas.ts";
 import type { AgentStore } from "./store.ts";
 
 export interface LeaderboardService {
-  app: FastifyInstance;
+  app: HttpApp;
+  /** The service's structured log (elections, LISTEN, refresh cycles, store errors). */
+  log: Logger;
+  /** GET /health: sources registered here (store, election, refresh) add to it. */
+  health: ServiceHealth;
   refresher: Refresher;
   store: AgentStore;
   /**
@@ -35,10 +42,10 @@ export interface LeaderboardService {
   writing(): boolean;
   /** Settles when the store can be used (Postgres: reached and migrated); rejects when it cannot. */
   ready: Promise<void>;
-  /** The store (probed), this replica's writer role and its last refresh: what `/health` reports. */
-  health(): Promise<ReplicaHealth>;
   close(): Promise<void>;
 }
+
+const BOARD_TYPE = "application/json; charset=utf-8";
 
 function networkParam(raw: unknown): LeaderboardNetwork {
   if (raw === undefined || raw === "") return "testnet";
@@ -103,6 +110,7 @@ export function createLeaderboardService(
     : new ClientRateLimiter(config.registerPerMinute, config.registerBurst, now);
   const trustedProxies = new Set(config.trustedProxies);
   const { app, metrics } = createService({ name: "leaderboard", corsOrigin: config.corsOrigin });
+  const health = new ServiceHealth(() => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
 
   const registrations = new Counter({
     name: "leaderboard_registrations_total",
@@ -135,41 +143,34 @@ export function createLeaderboardService(
     },
   });
 
-  const health = async (): Promise<ReplicaHealth> => ({
+  const replicaHealth = async (): Promise<ReplicaHealth> => ({
     store: shared ? await shared.health.check() : "ok",
     writer: replicas?.status() ?? { role: "writer", term: null, since: started },
     last_refresh_at: refresher.lastRefreshAt,
   });
+  health.serve(app, ["/health"]);
+  health.register(replicaSource("leaderboard:schedule", replicaHealth));
 
-  app.get("/health", async (_req, reply) => {
-    const h = await health();
-    if (h.store === "down") reply.code(503);
-    return {
-      status: h.store === "ok" ? "ok" : "store down",
-      uptime_s: Math.floor((now() - started) / 1000),
-      ...h,
-    };
-  });
-
-  app.post("/api/register", async (req, reply) => {
+  app.post("/api/register", async (req): Promise<Reply> => {
     try {
       // Validated first: a malformed request is a 400 and costs the client nothing.
       const request = parseRegistration(req.body);
       const client = rateLimitedClient(
-        req.socket.remoteAddress ?? "",
-        headerValue(req.headers["x-forwarded-for"]),
+        req.raw.socket.remoteAddress ?? "",
+        headerValue(req.raw.headers["x-forwarded-for"]),
         trustedProxies,
       );
       const wait = client === null ? 0 : await limiter.take(client);
       if (wait > 0) {
         registrations.inc({ outcome: "rate_limited" });
-        reply.header("Retry-After", String(wait));
-        throw new HttpError(429, `Too many registrations from this client; retry in ${wait} s`);
+        const refused = json({ error: `Too many registrations from this client; retry in ${wait} s` }, 429);
+        refused.headers["retry-after"] = String(wait);
+        return refused;
       }
       const result = await register(request, { store, source: deps.source, now });
       if (result.new) await refresher.catchUp(request.network).catch(() => undefined);
       registrations.inc({ outcome: result.new ? "new" : "existing" });
-      return result;
+      return json(result);
     } catch (err) {
       if (err instanceof RegistrationError) {
         registrations.inc({ outcome: err.status === 400 ? "invalid" : "exchange_error" });
@@ -181,36 +182,33 @@ export function createLeaderboardService(
     }
   });
 
-  app.get<{ Querystring: { network?: string; limit?: string; offset?: string } }>(
-    "/api/leaderboard",
-    async (req, reply) => {
-      const network = networkParam(req.query.network);
-      const board = await refresher.board(network).catch((err: unknown) => {
-        throw err instanceof StoreUnavailableError ? new HttpError(503, "store unavailable") : err;
+  app.get("/api/leaderboard", async (req): Promise<Reply> => {
+    const query = req.queryObject;
+    const board = await refresher.board(networkParam(query.network)).catch((err: unknown) => {
+      throw err instanceof StoreUnavailableError ? new HttpError(503, "store unavailable") : err;
+    });
+    // The last board read from the store, served while the store cannot be read.
+    const stale: Record<string, string> =
+      shared?.health.state === "down" ? { warning: '110 - "Response is Stale"' } : {};
+    if (query.limit === undefined && query.offset === undefined) {
+      // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
+      const headers = { vary: "Accept-Encoding", etag: board.etag, "cache-control": "no-cache", ...stale };
+      if (etagMatches(req.raw.headers["if-none-match"], board.etag))
+        return { status: 304, headers, body: "" };
+      const encoding = pickEncoding(req.raw.headers["accept-encoding"], {
+        br: board.brotli !== undefined,
+        gzip: board.gzip !== undefined,
       });
-      reply.type("application/json; charset=utf-8");
-      // The last board read from the store, served while the store cannot be read.
-      if (shared?.health.state === "down") reply.header("Warning", '110 - "Response is Stale"');
-      if (req.query.limit === undefined && req.query.offset === undefined) {
-        // The full board: bytes built (and compressed) once per refresh, revalidated by ETag.
-        reply
-          .header("Vary", "Accept-Encoding")
-          .header("ETag", board.etag)
-          .header("Cache-Control", "no-cache");
-        if (etagMatches(req.headers["if-none-match"], board.etag)) return reply.code(304).send();
-        const encoding = pickEncoding(req.headers["accept-encoding"], {
-          br: board.brotli !== undefined,
-          gzip: board.gzip !== undefined,
-        });
-        if (encoding === "identity") return board.body;
-        reply.header("Content-Encoding", encoding);
-        return encoding === "br" ? board.brotli : board.gzip;
-      }
-      const offset = countParam(req.query.offset, "offset", 0);
-      const limit = countParam(req.query.limit, "limit", board.total);
-      return boardJson(board, offset, limit);
-    },
-  );
+      const body = encoding === "br" ? board.brotli : encoding === "gzip" ? board.gzip : board.body;
+      return send(body ?? board.body, BOARD_TYPE, {
+        ...headers,
+        ...(encoding === "identity" ? {} : { "content-encoding": encoding }),
+      });
+    }
+    const offset = countParam(query.offset, "offset", 0);
+    const limit = countParam(query.limit, "limit", board.total);
+    return send(boardJson(board, offset, limit), BOARD_TYPE, stale);
+  });
 
   serveWebFolder(app, "/", "leaderboard");
 
@@ -225,11 +223,12 @@ export function createLeaderboardService(
 
   return {
     app,
+    log: app.log,
+    health,
     refresher,
     store,
     startRefresh: () => refresher.start(),
     writing: () => replicas?.writing() ?? true,
-    health,
     ready: shared?.ready ?? Promise.resolve(),
     async close() {
       await replicas?.close();

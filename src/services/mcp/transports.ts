@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { meterRequest, serviceMetrics } from "../../http/metrics.ts";
+import type { Logger } from "../../core/log.ts";
+import { logRequestFailed } from "../../core/log-events.ts";
+import { createHttpApp } from "../../http/app.ts";
+import { HttpError } from "../../http/errors.ts";
+import { ServiceHealth } from "../../http/health.ts";
+import { json, TAKEN_OVER, type TakenOver } from "../../http/reply.ts";
+import type { HttpRequest } from "../../http/router.ts";
 import { checkMcpHttpAccess } from "./http-guard.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
@@ -16,23 +22,6 @@ export async function serveStdio(opts: McpServerOptions = {}): Promise<() => Pro
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "Content-Type": "application/json" });
   res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage, limit = 1_048_576): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error("Request body too large"), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw Object.assign(new Error("Invalid JSON body"), { status: 400 });
-  }
 }
 
 /** Handles Streamable HTTP at `/mcp`: one transport and server per session, created on `initialize`. */
@@ -73,9 +62,6 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-/** The routes the MCP server's metrics count requests under (any other path is "unmatched"). */
-const MCP_ROUTES = ["/health", "/metrics", "/mcp", "/sse", "/messages"];
-
 /** `--transport http` (Streamable HTTP at /mcp) or `--transport sse` (GET /sse + POST /messages). */
 export async function serveHttp(
   transport: "http" | "sse",
@@ -83,54 +69,67 @@ export async function serveHttp(
   host: string,
   opts: McpServerOptions = {},
 ): Promise<McpHttpServer> {
-  const streamable = streamableHttpHandler(opts);
-  const sseSessions = new Map<string, SSEServerTransport>();
-
-  const metrics = serviceMetrics("mcp");
-  const server = createServer(async (req, res) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    if (meterRequest(metrics, req, res, MCP_ROUTES.includes(path) ? path : "unmatched")) return;
-    try {
-      if (path === "/health") return sendJson(res, 200, { status: "ok", transport });
-      const refusal = checkMcpHttpAccess(req, opts.env ?? process.env);
-      if (refusal) return sendJson(res, refusal.status, { error: refusal.error });
-      if (transport === "http" && path === "/mcp") {
-        const body = req.method === "POST" ? await readBody(req) : undefined;
-        return await streamable.handle(req, res, body);
-      }
-      if (transport === "sse" && path === "/sse" && req.method === "GET") {
-        const t = new SSEServerTransport("/messages", res);
+  const env = opts.env ?? process.env;
+  // The tools are not for browsers of other origins: no CORS headers on any answer.
+  const app = createHttpApp({ name: "mcp", corsPaths: () => false });
+  const started = Date.now();
+  new ServiceHealth(() => ({
+    status: "ok",
+    transport,
+    uptime_s: Math.floor((Date.now() - started) / 1000),
+  })).serve(app, ["/health"]);
+  const guard = (req: IncomingMessage) => {
+    const refusal = checkMcpHttpAccess(req, env);
+    if (refusal) throw new HttpError(refusal.status, refusal.error);
+  };
+  if (transport === "http") {
+    const streamable = streamableHttpHandler(opts);
+    const route = (req: HttpRequest): TakenOver => {
+      void streamable
+        .handle(req.raw, req.res, req.body)
+        .catch((err: unknown) => failed(app.log, req.res, err));
+      return TAKEN_OVER;
+    };
+    for (const method of ["GET", "POST", "DELETE"] as const) app.route(method, "/mcp", route, { guard });
+    app.onClose(() => streamable.closeAll());
+  } else {
+    const sseSessions = new Map<string, SSEServerTransport>();
+    app.get(
+      "/sse",
+      (req) => {
+        const t = new SSEServerTransport("/messages", req.res);
         sseSessions.set(t.sessionId, t);
         t.onclose = () => sseSessions.delete(t.sessionId);
-        await createMcpServer(opts).connect(t);
-        return;
-      }
-      if (transport === "sse" && path === "/messages" && req.method === "POST") {
-        const id = new URL(req.url ?? "", "http://x").searchParams.get("sessionId") ?? "";
-        const t = sseSessions.get(id);
-        if (!t) return sendJson(res, 404, { error: "Unknown SSE session" });
-        const body = await readBody(req);
-        return await t.handlePostMessage(req, res, body);
-      }
-      sendJson(res, 404, { error: `Not found: ${req.method} ${path}` });
-    } catch (err) {
-      const status = (err as { status?: number }).status ?? 500;
-      if (!res.headersSent) sendJson(res, status, { error: (err as Error).message });
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  const bound = (server.address() as { port: number }).port;
-  return {
-    server,
-    port: bound,
-    async close() {
-      await streamable.closeAll();
+        void createMcpServer(opts)
+          .connect(t)
+          .catch((err: unknown) => failed(app.log, req.res, err));
+        return TAKEN_OVER;
+      },
+      { guard },
+    );
+    app.post(
+      "/messages",
+      (req) => {
+        const t = sseSessions.get(req.query.get("sessionId") ?? "");
+        if (!t) return json({ error: "Unknown SSE session" }, 404);
+        void t
+          .handlePostMessage(req.raw, req.res, req.body)
+          .catch((err: unknown) => failed(app.log, req.res, err));
+        return TAKEN_OVER;
+      },
+      { guard },
+    );
+    app.onClose(async () => {
       await Promise.all([...sseSessions.values()].map((t) => t.close()));
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+    });
+  }
+  const bound = await app.listen(port, host);
+  return { server: app.server, port: bound, close: () => app.close() };
+}
+
+/** A transport that failed after taking the response over: answered if nothing was sent yet. */
+function failed(log: Logger, res: ServerResponse, err: unknown): void {
+  logRequestFailed(log, "MCP", "transport", 500, err);
+  if (res.headersSent) res.end();
+  else sendJson(res, 500, { error: "Internal server error" });
 }

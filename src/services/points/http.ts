@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FastifyReply } from "fastify";
 import { z } from "zod";
 import { mapLimit } from "../../core/concurrency.ts";
-import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
+import { StoreUnavailableError } from "../../db/store-health.ts";
+import { type HealthSource, ServiceHealth } from "../../http/health.ts";
+import { json, type Reply, redirect, send } from "../../http/reply.ts";
 import { createService, HttpError, type Service } from "../../http/service.ts";
 import { isWalletAddress } from "./config.ts";
 import type { FillDetail, PointsService, WalletPoints } from "./service.ts";
@@ -37,29 +38,32 @@ async function upstream<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The points API (interfaces.md F), paths under /points, plus the points page at /points/. */
-export function createPointsApp(points: PointsService, health?: () => Promise<ReplicaHealth>): Service {
+export function createPointsApp(
+  points: PointsService,
+  opts: { now?: () => number; health?: HealthSource } = {},
+): Service & { health: ServiceHealth } {
+  const now = opts.now ?? Date.now;
+  const started = now();
   const service = createService({ name: "points" });
   const { app } = service;
+  const health = new ServiceHealth(() => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
+  health.serve(app, ["/health"]);
+  if (opts.health) health.register(opts.health);
 
-  if (health)
-    app.get("/health", async (_req, reply) => {
-      const h = await health();
-      if (h.store === "down") reply.code(503);
-      return { status: h.store === "ok" ? "ok" : "store down", ...h };
-    });
+  app.get("/points/market-config", async () => json(await points.marketConfig()));
 
-  app.get("/points/market-config", async () => points.marketConfig());
-
-  app.get<{ Params: { wallet: string }; Querystring: { fills?: string } }>(
-    "/points/market-address/:wallet",
-    async (req): Promise<WalletPoints & { fills?: FillDetail[] }> => {
-      const wallet = req.params.wallet;
-      if (!isWalletAddress(wallet)) throw new HttpError(400, INVALID_WALLET);
-      const result = await upstream(() => points.wallet(wallet));
-      const withFills = req.query.fills === "true" || req.query.fills === "1";
-      return withFills ? { ...result.summary, fills: result.fills } : result.summary;
-    },
-  );
+  app.get("/points/market-address/*", async (req): Promise<Reply> => {
+    const wallet = req.rest;
+    if (wallet.includes("/")) throw new HttpError(404, `Not found: GET ${req.path}`);
+    if (!isWalletAddress(wallet)) throw new HttpError(400, INVALID_WALLET);
+    const result = await upstream(() => points.wallet(wallet));
+    const fills = req.query.get("fills");
+    const withFills = fills === "true" || fills === "1";
+    const body: WalletPoints & { fills?: FillDetail[] } = withFills
+      ? { ...result.summary, fills: result.fills }
+      : result.summary;
+    return json(body);
+  });
 
   app.post("/points/market-addresses", async (req) => {
     const parsed = batchBody.safeParse(req.body);
@@ -72,15 +76,12 @@ export function createPointsApp(points: PointsService, health?: () => Promise<Re
     const wallets = await upstream(() =>
       mapLimit(addresses, BATCH_CONCURRENCY, async (a) => (await points.wallet(a)).summary),
     );
-    return { wallets };
+    return json({ wallets });
   });
 
-  const page = (file: string, type: string) => async (_req: unknown, reply: FastifyReply) => {
-    reply.type(type);
-    return readFile(join(WEB_DIR, file));
-  };
-  app.get("/points", async (_req, reply) => reply.redirect("/points/"));
+  const page = (file: string, type: string) => async () => send(await readFile(join(WEB_DIR, file)), type);
+  app.get("/points", () => redirect("/points/"));
   app.get("/points/", page("index.html", "text/html; charset=utf-8"));
   app.get("/points/points.js", page("points.js", "text/javascript; charset=utf-8"));
-  return service;
+  return { ...service, health };
 }

@@ -1,6 +1,7 @@
 import { LeaderElection } from "../../db/leader.ts";
 import { asLog, type Log } from "../../db/log.ts";
 import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
+import { replicaSource, type ServiceHealth } from "../../http/health.ts";
 import { listen } from "../../http/service.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
@@ -14,11 +15,11 @@ import type { PointsStore } from "./store.ts";
 
 export interface RunningPoints {
   url: string;
+  /** GET /health: a source registered here (the store's probe) adds to it. */
+  health: ServiceHealth;
   service: PointsService;
   recorder: MarkRecorder;
   store: PointsStore;
-  /** The store (probed), this replica's `points:sync` role and its last full sync: for `/health`. */
-  health(): Promise<ReplicaHealth>;
   close(): Promise<void>;
 }
 
@@ -116,20 +117,20 @@ export async function startPoints(
   if (election) void election.start();
   else startFollowing(history);
   const started = Date.now();
-  const health = async (): Promise<ReplicaHealth> => ({
+  const replicaHealth = async (): Promise<ReplicaHealth> => ({
     store: store instanceof PostgresPointsStore ? await store.health.check() : "ok",
     writer: election?.status() ?? { role: "writer", term: null, since: started },
     last_refresh_at: service.lastFollowAt,
   });
-  const { app } = createPointsApp(service, health);
+  const { app, health } = createPointsApp(service, { health: replicaSource("points:sync", replicaHealth) });
   try {
     const port = await listen(app, cfg.port, cfg.host);
     return {
       url: `http://${cfg.host}:${port}`,
+      health,
       service,
       recorder,
       store,
-      health,
       async close() {
         await election?.stop();
         stopFollowing();

@@ -76,7 +76,7 @@ function pathOf(req: IncomingMessage): string {
 
 /** The route a path counts under in the metrics: a fixed set, whatever the path. */
 function simRoute(path: string): string {
-  if (["/info", "/exchange", "/yields/pools", "/metrics"].includes(path)) return path;
+  if (["/info", "/exchange", "/yields/pools", "/metrics", "/health"].includes(path)) return path;
   if (path.startsWith("/sim/")) return "/sim/*";
   if (path.startsWith("/stats/")) return "/stats/*";
   return "unmatched";
@@ -178,6 +178,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
   }
 
   if (method === "GET" && path === "/yields/pools") return sendJson(res, 200, deps.yieldPools());
+  // Every service answers GET /health; the sim's is its admin health.
+  if (method === "GET" && path === "/health") return sendJson(res, 200, deps.control.health());
 
   if (method === "POST" && path === USDYP_CLAIM_PATH && deps.usdypFaucet) {
     const read = await readJson(req, res);

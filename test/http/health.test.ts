@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { createHttpApp } from "../../src/http/app.ts";
+import { type HealthFacts, ServiceHealth, storeProbe } from "../../src/http/health.ts";
+
+function serve(health: ServiceHealth) {
+  const app = createHttpApp({ name: "probe" });
+  health.serve(app, ["/health", "/probe/health"]);
+  return app;
+}
+
+describe("service health", () => {
+  it("keeps the contract's fields and adds store, writers and the oldest last refresh", async () => {
+    const health = new ServiceHealth(() => ({ status: "ok", uptime_s: 3 }));
+    health.register(storeProbe(async () => undefined));
+    health.register({
+      health: (): HealthFacts => ({
+        writers: [{ lease: "leaderboard:schedule", role: "writer", term: "12" }],
+        lastRefreshMs: Date.UTC(2026, 0, 1, 12),
+      }),
+    });
+    health.register({ health: () => ({ lastRefreshMs: Date.UTC(2026, 0, 1, 11) }) });
+    const app = serve(health);
+    for (const url of ["/health", "/probe/health"]) {
+      const res = await app.inject({ method: "GET", url });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        status: "ok",
+        uptime_s: 3,
+        store: "ok",
+        writers: [{ lease: "leaderboard:schedule", role: "writer", term: "12" }],
+        last_refresh: "2026-01-01T11:00:00.000Z",
+      });
+    }
+  });
+
+  it("answers 503 while a store is down, thrown, or too slow to answer; last_refresh is null before the first", async () => {
+    for (const check of [
+      () => Promise.reject(new Error("connect ECONNREFUSED")),
+      () => new Promise(() => undefined), // hangs
+    ]) {
+      const health = new ServiceHealth(() => ({ status: "ok", uptime_s: 1 }), { sourceTimeoutMs: 50 });
+      health.register(storeProbe(check));
+      health.register({ health: () => ({ lastRefreshMs: null }) });
+      const res = await serve(health).inject({ method: "GET", url: "/health" });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ status: "unavailable", uptime_s: 1, store: "down", last_refresh: null });
+    }
+  });
+
+  it("a service without a store or a writer answers its contract fields alone", async () => {
+    const res = await serve(new ServiceHealth(() => ({ status: "ok", uptime_s: 0 }))).inject({
+      method: "GET",
+      url: "/health",
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: "ok", uptime_s: 0 });
+  });
+});

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { findJournalEntry, readJournal } from "../review/journal.ts";
-import { journalDetail, journalLine } from "../review/journal-text.ts";
+import { journalDetail, journalLine, journalSummary } from "../review/journal-text.ts";
 
 /** `hl journal view | entry`: the per-position trade journal. */
 export function register(program: Command): void {
@@ -33,6 +33,7 @@ export function register(program: Command): void {
         return;
       }
       for (const e of entries) process.stdout.write(`${journalLine(e)}\n`);
+      process.stdout.write(`${journalSummary(entries)}\n`);
     });
 
   journal

@@ -1,4 +1,4 @@
-import { dec } from "../core/decimal.ts";
+import { D, dec, num } from "../core/decimal.ts";
 import type { JournalEntry } from "./journal-entry.ts";
 import type { ClosedSignal } from "./judge-engine.ts";
 import { closedSignals } from "./judge-engine.ts";
@@ -37,5 +37,41 @@ function fromJournalEntry(e: JournalEntry): ClosedSignal {
     holding_ms: e.holding_ms,
     close_reason: e.close_reason,
     closed_ts: e.close_ts,
+  };
+}
+
+/** The figures a user compares across the journal, the judge, HOWL and MCP judge_report. */
+export interface ClosedSummary {
+  closed_positions: number;
+  wins: number;
+  losses: number;
+  /** Wins over closed positions, %, 1 decimal. */
+  win_rate: number;
+  /** Net of fees, to the cent. */
+  net_pnl: number;
+  /** Mean ROE of the closed positions, %, 2 decimals. */
+  mean_roe_pct: number;
+}
+
+/** One summary of closed positions (from `closedPositions`), for every review tool. Pure. */
+export function summarizeClosed(positions: readonly ClosedSignal[]): ClosedSummary {
+  let net = new D(0);
+  let roe = new D(0);
+  let wins = 0;
+  let losses = 0;
+  for (const p of positions) {
+    net = net.plus(p.pnl);
+    roe = roe.plus(p.roe_pct);
+    if (p.pnl.gt(0)) wins++;
+    else if (p.pnl.lt(0)) losses++;
+  }
+  const n = positions.length;
+  return {
+    closed_positions: n,
+    wins,
+    losses,
+    win_rate: n === 0 ? 0 : num(new D(wins).div(n).times(100), 1),
+    net_pnl: num(net, 2),
+    mean_roe_pct: n === 0 ? 0 : num(roe.div(n), 2),
   };
 }

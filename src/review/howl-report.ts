@@ -1,4 +1,5 @@
 import { D } from "../core/decimal.ts";
+import type { ClosedSummary } from "./closed-positions.ts";
 import { HOLDING_BUCKETS, type HowlMetrics } from "./howl-metrics.ts";
 import { formatUsd, HOWL_THRESHOLDS, type Recommendation } from "./howl-recommend.ts";
 
@@ -11,7 +12,7 @@ export interface HowlReportInput {
   sources: readonly string[];
   skippedLines: number;
   /** Closed positions, as the journal and the judge count them (may exceed the round trips paired from fills). */
-  closedPositions?: number;
+  closed?: ClosedSummary;
 }
 
 /** The summary every report carries in a trailing HTML comment, so `howl history` never scrapes prose. */
@@ -82,11 +83,17 @@ export function renderHowlReport(input: HowlReportInput): string {
 
   lines.push("## Core Stats", "", "| Metric | Value |", "|---|---|");
   lines.push(`| Trades | ${m.total_trades} |`);
-  if (input.closedPositions !== undefined && input.closedPositions !== m.total_round_trips) {
+  const closed = input.closed;
+  if (closed !== undefined && closed.closed_positions > 0) {
+    // The figures the journal and the judge give, from the same closed positions.
+    lines.push(
+      `| Closed Positions | ${closed.closed_positions}: win rate ${fixed(closed.win_rate, 1)}% (${closed.wins}W / ${closed.losses}L), net PnL ${formatUsd(closed.net_pnl)}, mean ROE ${fixed(closed.mean_roe_pct, 2)}% (as the journal and the judge give them) |`,
+    );
+  }
+  if (closed !== undefined && closed.closed_positions !== m.total_round_trips) {
     // The journal records every close; a close whose fill is missing from the trade logs (an
     // exchange-side stop, a lost line) cannot be paired, so the fee figures below cover fewer trips.
     lines.push(
-      `| Closed Positions | ${input.closedPositions} |`,
       `| Round Trips | ${m.total_round_trips} paired from the fills in the trade logs (the figures below) |`,
     );
   } else lines.push(`| Round Trips | ${m.total_round_trips} |`);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../store/atomic.ts";
-import { closedPositions } from "./closed-positions.ts";
+import { type ClosedSummary, closedPositions, summarizeClosed } from "./closed-positions.ts";
 import { computeHowlMetrics, type HowlMetrics } from "./howl-metrics.ts";
 import { howlRecommendations, type Recommendation } from "./howl-recommend.ts";
 import { distillHowl, type HowlReportSummary, parseReportSummary, renderHowlReport } from "./howl-report.ts";
@@ -41,6 +41,8 @@ export interface HowlRunResult {
   skippedLines: number;
   /** Closed positions in the window, counted as every review tool counts them (src/review/closed-positions.ts). */
   closedPositions: number;
+  /** Their count, win rate, net PnL and mean ROE, as the journal and the judge give them. */
+  closed: ClosedSummary;
   /** The round trips reviewed (for callers that review further, e.g. auto-tuning windows). */
   roundTrips: RoundTrip[];
   /** The report's copy in the notes vault, when one was written. */
@@ -63,7 +65,8 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
   const openLots = open.filter((l) => l.trade.timestamp_ms >= sinceMs);
   const metrics = computeHowlMetrics(trades, trips, openLots);
   const journal = sources.includes("wolf") ? readAllJournalEntries(opts.dataDir) : [];
-  const closed = closedPositions(journal, log.trades).filter((p) => p.closed_ts >= sinceMs).length;
+  const summary = summarizeClosed(closedPositions(journal, log.trades).filter((p) => p.closed_ts >= sinceMs));
+  const closed = summary.closed_positions;
   const recommendations = howlRecommendations(metrics);
   const distill = distillHowl(metrics, recommendations);
   const base = {
@@ -71,6 +74,7 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
     recommendations,
     skippedLines: log.skipped.length,
     closedPositions: closed,
+    closed: summary,
     roundTrips: trips,
     vaultPath: null,
   };
@@ -90,7 +94,7 @@ export function runHowl(opts: HowlRunOptions): HowlRunResult {
     since: opts.since ?? null,
     sources,
     skippedLines: log.skipped.length,
-    closedPositions: closed,
+    closed: summary,
   });
   const dir = howlDir(opts.dataDir);
   const reportPath = freshReportPath(dir, nowMs, ".md");

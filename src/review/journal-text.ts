@@ -1,3 +1,4 @@
+import { closedPositions, summarizeClosed } from "./closed-positions.ts";
 import type { JournalEntry } from "./journal-entry.ts";
 import { usd } from "./money.ts";
 
@@ -23,4 +24,10 @@ export function journalDetail(e: JournalEntry): string {
     ["Retrospective", e.retrospective],
   ];
   return `${rows.map(([k, v]) => `${k.padEnd(16)} ${v}`).join("\n")}\n`;
+}
+
+/** The entries' count, win rate, net PnL and mean ROE: the figures HOWL and the judge give for them. */
+export function journalSummary(entries: readonly JournalEntry[]): string {
+  const c = summarizeClosed(closedPositions(entries, []));
+  return `${c.closed_positions} closed position${c.closed_positions === 1 ? "" : "s"}: win rate ${c.win_rate.toFixed(1)}% (${c.wins}W / ${c.losses}L), net PnL ${usd(c.net_pnl)}, mean ROE ${c.mean_roe_pct.toFixed(2)}%`;
 }

@@ -1,5 +1,7 @@
 import { D, type Dec, num } from "../core/decimal.ts";
+import type { ClosedSummary } from "./closed-positions.ts";
 import { exitType } from "./howl-metrics.ts";
+import { rateSignalQuality, type SignalQuality } from "./journal-entry.ts";
 import type { OpenLot, RoundTrip } from "./round-trips.ts";
 import type { TradeLogMode } from "./trade-log.ts";
 
@@ -46,6 +48,9 @@ export interface SignalScore {
   instrument: string;
   entry_score: number | null;
   outcome_score: number;
+  /** The journal's rating of the same signal (one rule: src/review/journal-entry.ts). */
+  signal_quality: SignalQuality;
+  /** Made money after fees: the rating is not "poor". */
   was_accurate: boolean;
   pnl: number;
   roe_pct: number;
@@ -83,6 +88,8 @@ export interface PlaybookStat {
 export interface JudgeReport {
   timestamp_ms: number;
   round_trips_evaluated: number;
+  /** Count, win rate, net PnL and mean ROE as the journal and HOWL give them (absent in older reports). */
+  closed?: ClosedSummary;
   signal_scores: SignalScore[];
   findings: JudgeFinding[];
   false_positive_rates: Record<string, number>;
@@ -177,13 +184,15 @@ export function judgeSignals(
   const T = JUDGE_THRESHOLDS;
   const scores: SignalScore[] = signals.map((s) => {
     const roe = num(s.roe_pct, 4);
+    const quality = rateSignalQuality(s.source, s.entry_score, s.pnl);
     return {
       signal_id: s.id,
       signal_source: s.source,
       instrument: s.instrument,
       entry_score: s.entry_score,
       outcome_score: outcomeScore(roe),
-      was_accurate: s.pnl.gt(0),
+      signal_quality: quality,
+      was_accurate: quality !== "poor",
       pnl: num(s.pnl),
       roe_pct: num(s.roe_pct, 2),
     };

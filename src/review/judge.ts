@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../store/atomic.ts";
-import { closedPositions } from "./closed-positions.ts";
+import { closedPositions, summarizeClosed } from "./closed-positions.ts";
 import { readAllJournalEntries } from "./journal.ts";
 import { type ClosedSignal, type JudgeReport, judgeSignals, type PeakRecord } from "./judge-engine.ts";
 import { appendMemoryEvent } from "./memory.ts";
@@ -56,7 +56,10 @@ export function runJudge(opts: JudgeRunOptions): JudgeRunResult {
   const log = readTradeLogs(opts.dataDir, sources);
   const journal = sources.includes("wolf") ? readAllJournalEntries(opts.dataDir) : [];
   const signals: ClosedSignal[] = closedPositions(journal, log.trades);
-  const report = judgeSignals(signals, peaksFromJournal(opts.dataDir), nowMs);
+  const report: JudgeReport = {
+    ...judgeSignals(signals, peaksFromJournal(opts.dataDir), nowMs),
+    closed: summarizeClosed(signals),
+  };
   if (report.round_trips_evaluated === 0) return { report, path: null, playbookAdded: 0 };
 
   const path = freshReportPath(judgeDir(opts.dataDir), nowMs, ".json");

@@ -133,12 +133,13 @@ export async function until<T>(
   what: string,
   check: () => Promise<T | undefined | false>,
   deadlineMs: number,
+  everyMs = 500,
 ): Promise<T> {
   let last: T | undefined | false;
   while (Date.now() < deadlineMs) {
     last = await check();
     if (last !== undefined && last !== false) return last;
-    await sleep(500);
+    await sleep(everyMs);
   }
   throw new Error(`timed out waiting for ${what}`);
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { closedPositions, summarizeClosed } from "../../src/review/closed-positions.ts";
 import { runHowl } from "../../src/review/howl.ts";
 import { readAllJournalEntries, recordClosedPosition } from "../../src/review/journal.ts";
+import { journalSummary } from "../../src/review/journal-text.ts";
 import { latestJudgeReport, runJudge } from "../../src/review/judge.ts";
 import { tempDataDir, trip, writeTrades } from "./helpers.ts";
 
@@ -57,6 +59,9 @@ describe("one recorded session, every review tool", () => {
       const s = byInstrument.get(e.instrument);
       expect(s?.roe_pct, e.instrument).toBe(e.roe_pct);
       expect(s?.entry_score, e.instrument).toBe(e.entry_signal_score);
+      // One rating of a signal: the judge's is the journal's.
+      expect(s?.signal_quality, e.instrument).toBe(e.signal_quality);
+      expect(s?.was_accurate, e.instrument).toBe(e.signal_quality !== "poor");
     }
     // MCP judge_report serves the saved report: the same figures.
     const served = latestJudgeReport(dataDir);
@@ -69,7 +74,39 @@ describe("one recorded session, every review tool", () => {
     const r = runHowl({ dataDir, nowMs: 1_000_000, remember: false });
     expect(r.closedPositions).toBe(readAllJournalEntries(dataDir).length);
     const report = readFileSync(r.latestPath!, "utf8");
-    expect(report).toContain("| Closed Positions | 3 |");
+    expect(report).toContain("| Closed Positions | 3: win rate 33.3% (1W / 2L)");
     expect(report).toContain("2 paired from the fills in the trade logs");
+  });
+
+  it("the journal, the judge, MCP judge_report and HOWL give one count, win rate, net PnL and mean ROE", () => {
+    const dataDir = tempDataDir();
+    recordSession(dataDir);
+    const journal = readAllJournalEntries(dataDir);
+    // What the journal's entries say, summed by hand from the entries themselves.
+    const net = journal.reduce((sum, e) => sum + Number(e.pnl), 0);
+    const meanRoe = journal.reduce((sum, e) => sum + e.roe_pct, 0) / journal.length;
+    const wins = journal.filter((e) => Number(e.pnl) > 0).length;
+    const fromJournal = summarizeClosed(closedPositions(journal, []));
+    expect(fromJournal).toEqual({
+      closed_positions: 3,
+      wins,
+      losses: 3 - wins,
+      win_rate: Number(((wins / 3) * 100).toFixed(1)),
+      net_pnl: Number(net.toFixed(2)),
+      mean_roe_pct: Number(meanRoe.toFixed(2)),
+    });
+    const { report } = runJudge({ dataDir, nowMs: 1_000_000 });
+    expect(report.closed).toEqual(fromJournal);
+    const served = latestJudgeReport(dataDir);
+    expect("closed" in served && served.closed).toEqual(fromJournal);
+    const howl = runHowl({ dataDir, nowMs: 1_000_000, remember: false });
+    expect(howl.closed).toEqual(fromJournal);
+    const text = readFileSync(howl.latestPath!, "utf8");
+    expect(text).toContain(`net PnL $${fromJournal.net_pnl.toFixed(2)}`);
+    expect(text).toContain(`mean ROE ${fromJournal.mean_roe_pct.toFixed(2)}%`);
+    // hl journal view's last line says the same.
+    expect(journalSummary(journal)).toBe(
+      `3 closed positions: win rate 33.3% (1W / 2L), net PnL $${fromJournal.net_pnl.toFixed(2)}, mean ROE ${fromJournal.mean_roe_pct.toFixed(2)}%`,
+    );
   });
 });

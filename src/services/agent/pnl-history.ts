@@ -57,7 +57,9 @@ export class PnlHistory {
     const s = this.read();
     const tick = s.status === "running" ? s.tick_count : undefined;
     if (tick === undefined || tick === this.lastTick) return;
-    const point = pnlPoint(s, this.now());
+    // Strictly increasing times: the page asks for the points after the last one it plotted.
+    const prev = this.points.at(-1)?.time_ms;
+    const point = pnlPoint(s, prev === undefined ? this.now() : Math.max(this.now(), prev + 1));
     if (!point) return;
     this.lastTick = tick;
     this.points.push(point);
@@ -66,6 +68,13 @@ export class PnlHistory {
 
   list(): readonly PnlPoint[] {
     return this.points;
+  }
+
+  /** The points stamped after `timeMs` (the page asks for what it has not plotted yet). */
+  since(timeMs: number): readonly PnlPoint[] {
+    let i = this.points.length;
+    while (i > 0 && this.points[i - 1]!.time_ms > timeMs) i--;
+    return this.points.slice(i);
   }
 
   close(): void {

@@ -7,8 +7,11 @@ import { corsHeaders } from "../../http/cors.ts";
 import { HttpError } from "../../http/errors.ts";
 import { JSON_TYPE, json, send, TAKEN_OVER } from "../../http/reply.ts";
 import { serveWebFolder } from "../../http/static.ts";
+import type { NetworkAccounts } from "../leaderboard/account-source.ts";
+import { AccountPnlWatch } from "./account-pnl.ts";
 import { checkControlAccess } from "./auth.ts";
 import { type AgentConfig, childArgs, guardArgs, tickSeconds } from "./config.ts";
+import { ExchangeClock } from "./exchange-clock.ts";
 import { StatusFeed } from "./feed.ts";
 import { gatewayProxy } from "./gateway-proxy.ts";
 import { Guardian, type StartGuard } from "./guardian.ts";
@@ -44,6 +47,24 @@ export interface AgentDeps {
   startGuard?: StartGuard;
   /** A restart back-off at least this long is covered by the guard-only job (default 5 s). */
   guardDuringBackoffMs?: number;
+  /** The exchange's accounts, for the account PnL; default: a read-only client on the agent's network. */
+  accounts?: () => Promise<NetworkAccounts>;
+}
+
+/** A read-only exchange client on `network` (loaded only once the agent is on a leaderboard). */
+async function exchangeAccounts(network: AgentConfig["network"]): Promise<NetworkAccounts> {
+  const [{ HlClient }, { hlAccounts }] = await Promise.all([
+    import("../../exchange/index.ts"),
+    import("../leaderboard/account-source.ts"),
+  ]);
+  const client = await HlClient.create({
+    network,
+    paperWallet: false,
+    timeoutMs: 5_000,
+    retry: { attempts: 1 },
+    env: { ...process.env, HL_PRIVATE_KEY: undefined },
+  });
+  return hlAccounts(client);
 }
 
 /** The guard-only job as a supervised `hl` child (restarted if it crashes, like the trader). */
@@ -141,7 +162,20 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
     headers: corsHeaders(cfg.corsOrigin),
   });
 
-  const history = new PnlHistory(() => reader.status(), { intervalMs: deps.feedIntervalMs });
+  // The leaderboard's PnL of this agent, read from the exchange against its registration baseline;
+  // its readings also carry the exchange's clock, which stamps the chart's points (sim time on a fast sim).
+  const clock = new ExchangeClock();
+  const account =
+    cfg.mode === "mcp"
+      ? undefined
+      : new AccountPnlWatch(cfg.dataDir, deps.accounts ?? (() => exchangeAccounts(cfg.network)), {
+          intervalMs: deps.feedIntervalMs,
+          clock,
+        });
+  const history = new PnlHistory(() => reader.status(), {
+    intervalMs: deps.feedIntervalMs,
+    now: () => clock.now(Date.now()),
+  });
 
   const tickOf = () => {
     const s = reader.status();
@@ -265,7 +299,15 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   );
 
   // The dashboard chart's past (an addition beside the contract's routes).
-  app.get("/api/pnl-history", () => json({ points: history.list() }));
+  app.get("/api/pnl-history", (req) => {
+    const raw = req.query.get("since_ms");
+    const since = raw === null ? Number.NEGATIVE_INFINITY : Number(raw);
+    if (raw !== null && (raw.trim() === "" || !Number.isFinite(since)))
+      throw new HttpError(400, "since_ms must be a number (ms)");
+    return json({ points: history.since(since) });
+  });
+  // The account PnL the leaderboard ranks (null until the agent is registered and its account read).
+  app.get("/api/account-pnl", () => json(account?.latest() ?? { account_pnl: null }));
 
   app.get("/api/feed", (req) => {
     feed.attach(req.res);
@@ -300,6 +342,7 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       feed.close();
       await guardian?.release();
       history.close();
+      await account?.close();
       await supervisor?.stop();
       reader.close();
       await app.close();

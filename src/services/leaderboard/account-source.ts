@@ -21,6 +21,8 @@ export interface AccountReading {
   positionsCount: number;
   /** Each dex read, main dex first. */
   perDex: DexReading[];
+  /** The exchange's clock when it answered (ms), where it says. */
+  timeMs?: number;
 }
 
 /** What the leaderboard needs from one network's exchange. */
@@ -55,6 +57,7 @@ export function hlAccounts(client: HlInfo & { close(): Promise<void> }): Network
       return {
         accountValue: summary.accountValue,
         positionsCount: summary.positions.length,
+        timeMs: Math.max(...perDex.map(({ state }) => state.time)),
         perDex: perDex.map(({ dex, state }) => ({
           dex,
           accountValue: state.marginSummary.accountValue,

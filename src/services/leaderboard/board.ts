@@ -1,6 +1,7 @@
 import { D, type Dec, num } from "../../core/decimal.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
 import { weakEtag } from "./encodings.ts";
+import { accountPnl, cents } from "./pnl.ts";
 import type { AgentRow } from "./store.ts";
 
 export interface BoardEntry {
@@ -57,7 +58,7 @@ interface Scored {
 }
 
 function score(r: AgentRow, network: LeaderboardNetwork, key: string): Scored {
-  const pnl = new D(r.accountValue).minus(r.initialAccountValue);
+  const pnl = accountPnl(r.accountValue, r.initialAccountValue);
   const netDeposits = new D(r.netDeposits);
   const entry: Omit<BoardEntry, "rank"> = {
     address: r.address.toLowerCase(),
@@ -82,11 +83,6 @@ function score(r: AgentRow, network: LeaderboardNetwork, key: string): Scored {
     json,
     tail: Buffer.from(`,${json}}`),
   };
-}
-
-/** Rounded to cents, half to even (as Python's round(x, 2) on the predecessor's board). */
-function cents(d: Dec): number {
-  return Number(d.toFixed(2));
 }
 
 function ranked(a: Scored, b: Scored): number {

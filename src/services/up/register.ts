@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { loadOrCreatePaperWallet } from "../../exchange/signer.ts";
-import { readJson } from "../../store/atomic.ts";
+import { readJson, writeJsonAtomic } from "../../store/atomic.ts";
+import { REGISTRATION_FILE, type Registration } from "../agent/account-pnl.ts";
 
 export interface TradingAgent {
   name: string;
@@ -38,11 +39,22 @@ export async function registerAgents(
           body: JSON.stringify({ address, network: "paper", display_name: agent.displayName }),
           signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
         });
-        await res.body?.cancel();
-        if (res.ok) {
-          pending.delete(agent);
-          onRegistered(agent, address);
+        if (!res.ok) {
+          await res.body?.cancel();
+          continue;
         }
+        const answer = (await res.json().catch(() => ({}))) as { initial_account_value?: unknown };
+        if (typeof answer.initial_account_value === "number") {
+          // The baseline the leaderboard keeps: the dashboard measures its account PnL from it too.
+          const reg: Registration = {
+            network: "paper",
+            address,
+            initial_account_value: String(answer.initial_account_value),
+          };
+          writeJsonAtomic(join(agent.walletDir, REGISTRATION_FILE), reg);
+        }
+        pending.delete(agent);
+        onRegistered(agent, address);
       } catch {
         // not up yet, or the exchange was slow: the next round retries
       }

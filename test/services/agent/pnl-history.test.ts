@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ExchangeClock } from "../../../src/services/agent/exchange-clock.ts";
 import { PnlHistory, pnlPoint } from "../../../src/services/agent/pnl-history.ts";
 import type { StatusObject } from "../../../src/services/agent/status-reader.ts";
 
@@ -37,5 +38,16 @@ describe("the dashboard's PnL history", () => {
   it("strategy mode plots realised + unrealised", () => {
     const s: StatusObject = { status: "running", tick_count: 4, realized_pnl: 1.25, unrealized_pnl: -0.5 };
     expect(pnlPoint(s, 7)).toEqual({ time_ms: 7, pnl: 0.75, open_roe_pct: null });
+  });
+});
+
+describe("the exchange's clock", () => {
+  it("runs on from the exchange's last answer at the pace it was seen to run", () => {
+    const clock = new ExchangeClock();
+    expect(clock.now(1000)).toBe(1000); // nothing heard yet: the wall clock
+    clock.observe(50_000, 1000);
+    expect(clock.now(2000)).toBe(51_000);
+    clock.observe(60_000, 2000); // a sim at 10× the wall clock
+    expect(clock.now(2500)).toBe(65_000);
   });
 });

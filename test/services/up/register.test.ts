@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readRegistration } from "../../../src/services/agent/account-pnl.ts";
 import { registerBeforeTrading } from "../../../src/services/up/register.ts";
 
 describe("registration before trading", () => {
@@ -16,7 +17,7 @@ describe("registration before trading", () => {
       req.on("end", () => {
         seen.push(JSON.parse(body) as (typeof seen)[number]);
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ registered: true }));
+        res.end(JSON.stringify({ registered: true, new: true, initial_account_value: 9876.54 }));
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -36,6 +37,10 @@ describe("registration before trading", () => {
       );
       expect(seen).toEqual(
         agents.map((a, i) => ({ address: addresses[i], network: "paper", display_name: a.displayName })),
+      );
+      // The leaderboard's baseline is kept beside each wallet: the dashboard's account PnL starts from it.
+      expect(agents.map((a) => readRegistration(a.walletDir))).toEqual(
+        addresses.map((address) => ({ network: "paper", address, initial_account_value: "9876.54" })),
       );
     } finally {
       server.close();

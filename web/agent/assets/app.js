@@ -86,26 +86,24 @@ function showRoe(t, roe) {
   chart.priceScale("left").applyOptions({ visible: true });
 }
 
-// The chart's past, kept by the agent service: the page shows the run so far, not only since it opened.
-async function loadHistory() {
+// The chart's points, kept and time-stamped by the agent service on the exchange's clock (the page's
+// one clock: sim time on a fast sim world): the page shows the run so far, then each new point.
+let lastPointMs = null;
+async function refreshChart() {
   if (!series) return;
   try {
-    const { points } = await (await fetch("/api/pnl-history")).json();
-    const pnl = [];
-    const roe = [];
+    const since = lastPointMs === null ? "" : `?since_ms=${lastPointMs}`;
+    const { points } = await (await fetch(`/api/pnl-history${since}`)).json();
     for (const p of points) {
       const t = Math.max(lastChartTime + 1, Math.floor(p.time_ms / 1000));
       lastChartTime = t;
-      pnl.push({ time: t, value: p.pnl });
-      roe.push(p.open_roe_pct === null ? { time: t } : { time: t, value: p.open_roe_pct });
+      lastPointMs = p.time_ms;
+      series.update({ time: t, value: p.pnl });
+      showRoe(t, p.open_roe_pct);
     }
-    series.setData(pnl);
-    roeSeries.setData(roe);
-    const last = points.at(-1);
-    if (last) showRoe(lastChartTime, last.open_roe_pct);
-    chart.timeScale().fitContent();
+    if (points.length > 0) chart.timeScale().fitContent();
   } catch {
-    /* no history yet: the chart starts with the next event */
+    /* the next round retries */
   }
 }
 
@@ -134,7 +132,6 @@ function render(s) {
   const wolf = s.engine === "wolf";
   $("wolf-only").hidden = !wolf;
   $("strategy-only").hidden = wolf;
-  let pnl;
   if (wolf) {
     $("pnl1-label").textContent = "Daily PnL";
     $("pnl2-label").textContent = "Total PnL";
@@ -174,7 +171,6 @@ function render(s) {
       "Nothing closed yet.",
       8,
     );
-    pnl = s.total_pnl;
   } else {
     $("pnl1-label").textContent = "Unrealized PnL";
     $("pnl2-label").textContent = "Realized PnL";
@@ -199,7 +195,6 @@ function render(s) {
       "",
       6,
     );
-    pnl = (s.realized_pnl ?? 0) + (s.unrealized_pnl ?? 0);
   }
   // The same figures the leaderboard adds up (see the note under the cards).
   const fees = wolf ? s.open_fees : s.fees_paid;
@@ -210,21 +205,12 @@ function render(s) {
   for (const [id, v] of [
     ["realized", s.realized_pnl],
     ["unrealized", s.unrealized_pnl],
-    ["account", s.account_pnl],
+    ["books", s.account_pnl],
   ]) {
     $(id).textContent = signed(v);
     $(id).className = cls(v);
   }
   $("fees").textContent = fmt(fees);
-  if (series && typeof pnl === "number") {
-    const t = Math.max(lastChartTime + 1, Math.floor(Date.now() / 1000));
-    lastChartTime = t;
-    series.update({ time: t, value: pnl });
-    const open = wolf && s.active_slots.length > 0;
-    const roe = open ? s.active_slots.reduce((sum, x) => sum + x.roe_pct, 0) / s.active_slots.length : null;
-    showRoe(t, roe);
-    chart.timeScale().fitContent();
-  }
   refreshTrades();
 }
 
@@ -289,6 +275,21 @@ async function refreshHealth() {
   }
 }
 
+// The account PnL the leaderboard ranks, from the agent service's reading of the exchange account.
+async function refreshAccount() {
+  try {
+    const a = await (await fetch("/api/account-pnl")).json();
+    $("account").textContent = signed(a.account_pnl);
+    $("account").className = cls(a.account_pnl);
+    $("account-at").textContent =
+      typeof a.read_at_ms === "number"
+        ? `read at ${new Date(a.read_at_ms).toISOString().slice(11, 19)}: ${fmt(a.account_value)} − ${fmt(a.initial_account_value)}`
+        : "not on a leaderboard yet";
+  } catch {
+    /* the next round retries */
+  }
+}
+
 async function refreshTrades() {
   try {
     const { trades } = await (await fetch("/api/trades?limit=15")).json();
@@ -349,10 +350,15 @@ async function main() {
   }
   $("pause").onclick = () => control("pause");
   $("resume").onclick = () => control("resume");
-  await loadHistory();
+  await refreshChart();
   const es = new EventSource("/api/feed");
   es.onmessage = (ev) => render(JSON.parse(ev.data));
   refreshHealth();
-  setInterval(refreshHealth, 2000);
+  refreshAccount();
+  setInterval(() => {
+    refreshHealth();
+    refreshAccount();
+    refreshChart();
+  }, 2000);
 }
 main();

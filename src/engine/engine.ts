@@ -97,6 +97,11 @@ export interface EngineOptions {
    * position stays protected while this process is not running (src/guard/run-backstop.ts).
    */
   backstops?: BackstopPort;
+  /**
+   * Protect-only: never add to the position. Every tick runs as in reduce-only mode (the strategy
+   * may still reduce it; the risk limits still stop it), whatever the limits say.
+   */
+  entriesDisabled?: boolean;
 }
 
 export interface OrderStats {
@@ -416,7 +421,7 @@ export class Engine {
       });
       return undefined;
     }
-    return { mid, mode };
+    return { mid, mode: this.o.entriesDisabled && mode === "ok" ? "reduce_only" : mode };
   }
 
   /** The strategy's decision through the refusal policy and the risk filter, diffed against our open orders. */

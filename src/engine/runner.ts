@@ -48,6 +48,8 @@ export interface RunStrategyOptions {
    * on paper and in dry runs (nothing rests on a real book there).
    */
   deadManSeconds?: number;
+  /** Protect-only: orders may only reduce the position (see EngineOptions.entriesDisabled). */
+  entriesDisabled?: boolean;
   model?: string;
   apiUrl?: string;
   /** An already-open client (tests, services); the runner then neither opens nor closes a session. */
@@ -216,6 +218,7 @@ async function runWithLock(
       limits,
       requoteBps: o.requoteBps ?? 2,
       deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
+      ...(o.entriesDisabled ? { entriesDisabled: true } : {}),
       alerter: alerterFromEnv(`hl run ${strategy.id} ${spec.instrument} (${network})`, env),
       // A closed trade is notable past a tenth of the drawdown budget.
       records: new StrategyRecords({

@@ -49,11 +49,16 @@ export function register(program: Command): void {
     )
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .option("--data-dir <dir>", "data directory (default $DATA_DIR or ./data)")
+    .option("--beside-paused", "the trader is paused and keeps its run lock and state.json: take neither")
     .option("-y, --yes", YES_HELP)
-    .action(async (opts: { network?: string; dataDir?: string; yes?: boolean }) => {
+    .action(async (opts: { network?: string; dataDir?: string; yes?: boolean; besidePaused?: boolean }) => {
       const network = resolveNetwork(opts.network);
       requireMainnetConsent(network, opts.yes, "hl agent guard");
       const { runGuardOnly } = await import("../services/agent/guard-command.ts");
-      await runGuardOnly({ network, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
+      await runGuardOnly({
+        network,
+        ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+        besidePausedTrader: opts.besidePaused === true,
+      });
     });
 }

@@ -99,6 +99,11 @@ export interface EngineOptions {
    * position stays protected while this process is not running (src/guard/run-backstop.ts).
    */
   backstops?: BackstopPort;
+  /**
+   * Protect-only: never add to the position. Every tick runs as in reduce-only mode (the strategy
+   * may still reduce it; the risk limits still stop it), whatever the limits say.
+   */
+  entriesDisabled?: boolean;
 }
 
 export interface OrderStats {
@@ -227,6 +232,13 @@ export class Engine {
       await this.reconcile();
       // Exactly one exchange stop for a guarded position, found again by its cloid after a restart.
       await this.backstop?.start(wire(this.position.qty));
+      // A fired switch cancels every open order, the stop too, and nothing would place it again.
+      if (this.backstop && (this.o.deadManMs ?? 0) > 0 && this.o.gateway.scheduleCancelAll) {
+        this.deadManUnavailable = true;
+        this.log(
+          "dead man's switch off: a fired switch would also cancel the stop order resting on the exchange for this position (its backstop); resting quotes are not cancelled if this process dies",
+        );
+      }
       this.o.records?.session("session_start", this.sessionSnapshot(), this.now());
       if (this.risk.halted) this.halt(this.risk.halt_reason);
       let failures = 0;
@@ -413,7 +425,7 @@ export class Engine {
       });
       return undefined;
     }
-    return { mid, mode };
+    return { mid, mode: this.o.entriesDisabled && mode === "ok" ? "reduce_only" : mode };
   }
 
   /** The strategy's decision through the refusal policy and the risk filter, diffed against our open orders. */

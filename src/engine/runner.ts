@@ -13,7 +13,7 @@ import { acquireRunLock } from "../store/run-lock.ts";
 import { findStrategy, STRATEGY_IDS } from "../strategies/catalog.ts";
 import type { AnyStrategy } from "../strategies/sdk.ts";
 import { type Advisor, Engine, type RunMode, type RunResult } from "./engine.ts";
-import { HlGateway, HlMarketData } from "./hl-adapter.ts";
+import { HlGateway, HlMarketData, pendingOrderStore } from "./hl-adapter.ts";
 import { createLlmAdvisor, resolveLlmConfig } from "./llm-advisor.ts";
 import { PaperGateway } from "./paper-gateway.ts";
 import type { MarketDataPort, OrderGateway } from "./ports.ts";
@@ -48,6 +48,8 @@ export interface RunStrategyOptions {
    * on paper and in dry runs (nothing rests on a real book there).
    */
   deadManSeconds?: number;
+  /** Protect-only: orders may only reduce the position (see EngineOptions.entriesDisabled). */
+  entriesDisabled?: boolean;
   model?: string;
   apiUrl?: string;
   /** An already-open client (tests, services); the runner then neither opens nor closes a session. */
@@ -182,7 +184,13 @@ async function runWithLock(
       gateway = paper;
     } else {
       if (!client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
-      hlGateway = new HlGateway(client, live, { source: client.stream, user: client.address });
+      // Each order's cloid and expiry go to state.db before it is sent: a restarted run resolves them first.
+      hlGateway = new HlGateway(
+        client,
+        live,
+        { source: client.stream, user: client.address },
+        { pending: pendingOrderStore(join(o.dataDir, "state.db")) },
+      );
       gateway = hlGateway;
     }
     const spec = await market.spec(o.instrument);
@@ -210,6 +218,7 @@ async function runWithLock(
       limits,
       requoteBps: o.requoteBps ?? 2,
       deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
+      ...(o.entriesDisabled ? { entriesDisabled: true } : {}),
       alerter: alerterFromEnv(`hl run ${strategy.id} ${spec.instrument} (${network})`, env),
       // A closed trade is notable past a tenth of the drawdown budget.
       records: new StrategyRecords({

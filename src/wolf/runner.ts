@@ -249,8 +249,9 @@ export class WolfRunner {
       port: this.opts.port,
       onMids: (mids) => this.onMids(mids),
       guardedCoins: () => this.protector.guardedCoins(),
-      onStatus: (status) => {
+      onStatus: (status, _reason, silentCoins) => {
         this.state.price_stream = status;
+        this.state.price_stream_coins = [...silentCoins];
         if (this.started) this.save();
       },
       log: this.log,
@@ -272,6 +273,8 @@ export class WolfRunner {
     if (this.opts.readOnlyState) return;
     this.state.updated_ms = this.opts.port.now();
     this.state.config = { ...this.opts.config }; // a review may have retuned it in place
+    // A coin that fell silent while the stream was already degraded is not a status change: read it here.
+    if (this.feed) this.state.price_stream_coins = this.feed.degradedCoins();
     saveWolfState(this.opts.dataDir, this.state);
   }
 

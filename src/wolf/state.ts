@@ -129,6 +129,8 @@ export const wolfStateSchema = z.object({
   last_review_day: z.string(),
   /** "degraded" while streamed prices fail and guarded coins are polled instead (shown in /health). */
   price_stream: z.enum(["ok", "degraded"]).optional(),
+  /** Guarded coins whose own stream is silent and that are polled instead (/health's price_stream_degraded_coins). */
+  price_stream_coins: z.array(z.string()).optional(),
 });
 export type WolfState = z.infer<typeof wolfStateSchema>;
 

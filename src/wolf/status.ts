@@ -30,6 +30,8 @@ export interface WolfStatus extends WolfPnl {
     roe_pct: number;
     dsl_phase: number;
     status: "active";
+    /** Added field: the stop resting on the exchange for this slot, null when none was ever placed. */
+    backstop: SlotBackstopStatus | null;
   }[];
   closed_slots: {
     slot_id: number;
@@ -54,6 +56,31 @@ export interface WolfStatus extends WolfPnl {
     roe: number;
     phase: number;
   }[];
+}
+
+/** A slot's exchange stop as /api/status shows it: "refused" and "none" mean unprotected. */
+export interface SlotBackstopStatus {
+  status: "resting" | "refused" | "none";
+  trigger_px: number;
+  size: number;
+  oid: number | null;
+  cloid: string;
+  updated_ms: number;
+  message?: string;
+}
+
+function backstopStatus(s: Slot): SlotBackstopStatus | null {
+  const b = s.backstop;
+  if (!b) return null;
+  return {
+    status: b.status,
+    trigger_px: num(b.triggerPx),
+    size: num(b.size),
+    oid: b.oid,
+    cloid: b.cloid,
+    updated_ms: b.updatedMs,
+    ...(b.message ? { message: b.message } : {}),
+  };
 }
 
 const open = (s: Slot) => s.status === "active" || s.status === "closing";
@@ -95,6 +122,7 @@ export function wolfStatus(state: WolfState): WolfStatus {
       roe_pct: roe2(s.roe_pct),
       dsl_phase: s.dsl_phase,
       status: "active",
+      backstop: backstopStatus(s),
     })),
     closed_slots: state.closed_slots.slice(-5).map((c) => ({
       slot_id: c.slot_id,

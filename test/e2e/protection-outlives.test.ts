@@ -21,11 +21,11 @@ import { cleanEnv, freeUpPorts, getJson, HL, sleep, until } from "./up-helpers.t
  * (a) the child is paused (SIGSTOP through /api/pause) while the sim moves a price through the stop:
  *     the guard path closes the position during the pause;
  * (c) the network between the agent and the sim is cut (a loopback proxy drops every connection)
- *     while a price goes through the stop: the stream is reported degraded, and the position is
- *     closed as soon as the exchange can be reached again (the exchange stop orders act during the
- *     cut itself);
+ *     while a price goes through the stop: the stream is reported degraded, and the stop order
+ *     resting on the exchange (the backstop) closes the position during the cut itself;
  * (b) the child is killed with -9 until the supervisor gives up: protect-only mode takes over, the
- *     operator's webhook hears it, and the next stop is still acted on.
+ *     operator's webhook hears it, the open position keeps its exchange stop, and the next stop is
+ *     still acted on.
  * The pause lasts PROTECTION_E2E_PAUSE_S seconds (default 2; the issue's full run is 120), the cut
  * PROTECTION_E2E_CUT_S (default 2; the issue's is 60).
  */
@@ -196,8 +196,9 @@ it(
       async () => ((await size("ETH")) === 0 ? true : undefined),
       Date.now() + 20_000,
     );
-    expect((await health())?.paused).toBe(true);
+    // the guard job beside the paused trader runs without its lock: the same process all along
     await sleep(Math.max(0, PAUSE_S * 1000 - (Date.now() - pausedAt)));
+    expect(await health()).toMatchObject({ paused: true, guardian: { active: true, pid: h?.guardian.pid } });
     expect((await fetch(`${base}/api/resume`, { method: "POST" })).status).toBe(200);
     expect(await health()).toMatchObject({ paused: false, guardian: { active: false } });
 
@@ -219,12 +220,22 @@ it(
       async () => (streamOf() === "degraded" ? true : undefined),
       cutAt + CUT_S * 1000,
     );
+    // Nothing the agent sends reaches the exchange: the stop resting there (the backstop) closes BTC.
+    await until(
+      "BTC closed by its exchange stop during the cut",
+      async () => ((await size("BTC")) === 0 ? true : undefined),
+      Date.now() + 10_000,
+    );
     await sleep(Math.max(0, CUT_S * 1000 - (Date.now() - cutAt)));
-    expect(await size("BTC")).toBeGreaterThan(0); // nothing reached the exchange (no backstop yet on this path)
     link.setCut(false);
     await until(
-      "BTC closed once the link is back",
-      async () => ((await size("BTC")) === 0 ? true : undefined),
+      "the BTC slot booked closed once the link is back",
+      async () => {
+        const r = loadWolfState(dataDir);
+        return r.kind === "ok" && !r.state.slots.some((s) => s.coin === "BTC" && s.status !== "empty")
+          ? true
+          : undefined;
+      },
       Date.now() + 15_000,
     );
 
@@ -261,6 +272,16 @@ it(
       "the guard job's state",
       async () => (statSync(statePath(dataDir)).mtimeMs > gaveUpAt ? true : undefined),
       Date.now() + 15_000,
+    );
+    // the guard job keeps SOL's exchange stop resting
+    await until(
+      "SOL's backstop resting under the guard job",
+      async () => {
+        const r = loadWolfState(dataDir);
+        const sol = r.kind === "ok" ? r.state.slots.find((s) => s.coin === "SOL") : undefined;
+        return sol?.backstop?.status === "resting" ? true : undefined;
+      },
+      Date.now() + 10_000,
     );
     await setPrice("SOL", ((await mid("SOL")) * 0.9).toFixed(2));
     await until(

@@ -348,6 +348,18 @@ describe("predecessor bugs stay fixed", () => {
   });
 });
 
+describe("protect-only (entries disabled)", () => {
+  it("never adds to the position: a flat market maker sends nothing, and its risk mode shows reduce-only", async () => {
+    const normal = await setup("simple_mm", tmp(), { maxTicks: 5 }).engine.run();
+    expect(normal.stats.total_placed).toBeGreaterThan(0);
+    const { engine, lines } = setup("simple_mm", tmp(), { maxTicks: 5, entriesDisabled: true });
+    const r = await engine.run();
+    expect(r.stats.total_placed).toBe(0);
+    expect(r.position).toMatchObject({ net_qty: "0" });
+    expect(lines.filter((l) => l.includes("risk: REDUCE"))).toHaveLength(5);
+  });
+});
+
 /** A paper venue with a dead man's switch that records every arming (null = disarm). */
 class SwitchGateway extends PaperGateway {
   calls: (number | null)[] = [];

@@ -115,4 +115,55 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     expect([...stops.asked].every((a) => !a.startsWith("modify"))).toBe(true);
     expect(isBackstopCloid("run", engine.backstop?.current?.cloid)).toBe(true);
   });
+
+  it("the dead man's switch is never armed while the run keeps exchange stops, and that is said once at start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-dms-"));
+    /** A venue with a switch that records every arming. */
+    class SwitchGateway extends PaperGateway {
+      calls: (number | null)[] = [];
+      async scheduleCancelAll(atMs: number | null): Promise<void> {
+        this.calls.push(atMs);
+      }
+    }
+    const paper = new SwitchGateway();
+    const lines: string[] = [];
+    // Buys 1, then keeps a take-profit order resting: the switch would be armed for it.
+    const buyThenRest = defineStrategy({
+      id: "buyer_tp",
+      description: "test",
+      type: "signal",
+      params: z.object({}),
+      init: () => ({}),
+      decide(c, _p, st: object) {
+        const order =
+          c.positionQty === 0
+            ? { side: "buy" as const, price: c.snapshot.ask, size: 1, tif: "Ioc" as const, tag: "e" }
+            : { side: "sell" as const, price: c.snapshot.ask + 10, size: 1, tif: "Gtc" as const, tag: "tp" };
+        return { orders: [order], state: st };
+      },
+    }) as unknown as AnyStrategy;
+    const engine = new Engine({
+      strategy: buyThenRest,
+      params: {},
+      instrument: "ETH-PERP",
+      market: paper.watch(new FakeMarket({ script: () => 2500 })),
+      gateway: paper,
+      dataDir: join(dir, "cli"),
+      tickMs: 0,
+      maxTicks: 10,
+      resume: true,
+      limits: DEFAULT_RISK_LIMITS,
+      requoteBps: 2,
+      mode: "dry-run",
+      network: "test",
+      log: (l) => lines.push(l),
+      deadManMs: 20_000,
+      dslStop: { config: runStopConfig("moderate", {}), guardDir: join(dir, "cli", "dsl-stop") },
+      backstops: new MemoryStops(),
+    });
+    await engine.run();
+    expect(paper.calls).toEqual([]);
+    expect(lines.filter((l) => l.startsWith("dead man's switch off"))).toHaveLength(1);
+    expect(engine.backstop?.current).toBeTruthy();
+  });
 });

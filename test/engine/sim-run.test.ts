@@ -52,7 +52,10 @@ describe("paper runs on the sim world", () => {
     expect(r.ticks).toBe(200);
     expect(r.stats.total_placed).toBeGreaterThan(2);
     expect(r.stats.total_filled).toBeGreaterThan(0);
-    const status = statusFromKv(readKvFile(join(dir, "cli", "state.db")));
+    const kv = readKvFile(join(dir, "cli", "state.db"));
+    // Every order batch went through the pending store (saved before sending, cleared on its answer).
+    expect(JSON.parse(kv.pending_orders ?? "null")).toEqual([]);
+    const status = statusFromKv(kv);
     expect(status).toMatchObject({
       status: "running",
       engine: "simple_mm",

@@ -112,3 +112,44 @@ describe("WOLF start-up", () => {
     await runner.close();
   });
 });
+
+describe("WOLF's price stream per coin", () => {
+  it("a guarded coin silent on the stream while it moves is saved in price_stream_coins (read by /health)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "wolf-silent-"));
+    dirs.push(dataDir);
+    const port = new FakePort({ ETH: 2500, SOL: 100 });
+    port.pos.set("ETH", { szi: dec("1"), entry: dec("2500") });
+    port.pos.set("SOL", { szi: dec("10"), entry: dec("100") });
+    const config = buildWolfConfig(
+      "default",
+      {},
+      { candle_refresh_s: 0, movers_immediate_auto_entry: false },
+    );
+    const runner = await WolfRunner.open({
+      port,
+      dataDir,
+      preset: "default",
+      config,
+      log: () => undefined,
+      feed: { pollMs: 50, silenceMs: 150 },
+    });
+    let eth = 2500;
+    const beat = setInterval(() => {
+      eth += 0.5;
+      port.setPrice("ETH", eth);
+    }, 30);
+    try {
+      port.prices.set("SOL", 99.5); // moves, but the stream says nothing for SOL
+      const saved = () =>
+        (JSON.parse(readFileSync(statePath(dataDir), "utf8")) as WolfState).price_stream_coins;
+      const end = Date.now() + 3_000;
+      while (JSON.stringify(saved()) !== '["SOL"]' && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(saved()).toEqual(["SOL"]);
+      expect(runner.state.price_stream).toBe("degraded");
+    } finally {
+      clearInterval(beat);
+      await runner.close();
+    }
+  });
+});

@@ -14,8 +14,11 @@ export interface GuardJob {
   stop(): Promise<void>;
 }
 
-/** Starts a guard-only job over the trader's open positions. */
-export type StartGuard = () => GuardJob;
+/**
+ * Starts a guard-only job over the trader's open positions. Beside a paused trader ("paused") the
+ * job takes neither the run lock nor state.json; otherwise both are its own.
+ */
+export type StartGuard = (reason: GuardReason) => GuardJob;
 
 export interface GuardianOptions {
   startGuard: StartGuard;
@@ -35,6 +38,10 @@ const jsonLine = (event: Record<string, unknown>) =>
  */
 export class Guardian {
   private job: GuardJob | undefined;
+  /** Whether the running job was started beside a paused trader. */
+  private jobBesidePaused = false;
+  /** A job being swapped for one of the other kind. */
+  private swap: Promise<void> = Promise.resolve();
   private why: GuardReason | undefined;
   private pausedAt: number | undefined;
   private longPauseTimer: NodeJS.Timeout | undefined;
@@ -106,9 +113,25 @@ export class Guardian {
 
   private engage(reason: GuardReason): void {
     this.why = reason;
-    if (this.job) return;
-    this.job = this.o.startGuard();
-    this.log({ event: "guard_started", reason, guard_pid: this.job.pid });
+    const besidePaused = reason === "paused";
+    const old = this.job;
+    if (old && this.jobBesidePaused === besidePaused) return;
+    this.jobBesidePaused = besidePaused;
+    if (!old) {
+      this.job = this.o.startGuard(reason);
+      this.log({ event: "guard_started", reason, guard_pid: this.job.pid });
+      return;
+    }
+    // The trader is no longer paused (or now is): the job that read-only guarded beside it gives way
+    // to one that owns the lock and state (or the reverse), one at a time.
+    this.job = undefined;
+    this.swap = this.swap
+      .then(() => old.stop())
+      .then(() => {
+        if (this.job || this.why !== reason) return;
+        this.job = this.o.startGuard(reason);
+        this.log({ event: "guard_started", reason, guard_pid: this.job.pid });
+      });
   }
 
   /** Stop the guard job (resume, service shutdown). */
@@ -118,6 +141,7 @@ export class Guardian {
     const job = this.job;
     this.job = undefined;
     this.why = undefined;
+    await this.swap;
     if (job) {
       await job.stop();
       this.log({ event: "guard_stopped" });

@@ -73,8 +73,9 @@ export function supervisedGuard(
   opts: Partial<SupervisorOptions> = {},
   alerter?: Alerter,
 ): StartGuard {
-  return () => {
-    const s = new Supervisor({ ...opts, args });
+  return (reason) => {
+    // Beside a paused trader, the trader keeps its run lock and state.json.
+    const s = new Supervisor({ ...opts, args: reason === "paused" ? [...args, "--beside-paused"] : args });
     s.on("gave_up", (g: SupervisorGaveUp) =>
       alerter?.send(
         "gave_up",

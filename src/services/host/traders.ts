@@ -1,7 +1,10 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { UserError } from "../../core/errors.ts";
 import type { runStrategy } from "../../engine/runner.ts";
+import { readKvFile } from "../../engine/state-store.ts";
+import { statusFromKv } from "../../engine/status.ts";
 import { HEALTHY_AFTER_MS, restartDelayMs } from "../agent/supervisor.ts";
 import type { HostedSpec } from "./run.ts";
 import type { RunningService, ServeContext } from "./types.ts";
@@ -65,6 +68,9 @@ export function traderRestartDelayMs(quickStops: number): number {
  */
 const MAX_QUICK_RESTARTS = 5;
 
+/** In protect-only mode, an engine that stopped again is started again after this long. */
+const PROTECT_ONLY_RETRY_MS = 30_000;
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -87,6 +93,20 @@ export interface TraderHostDeps {
   now?: () => number;
   /** Operator alerts when a trader is given up on (default: from the host's HL_ALERT_WEBHOOK). */
   alerter?: Alerter;
+  /** The position an engine left in its data dir (default: read from its `state.db`). */
+  positionQty?: (engineDir: string) => number;
+}
+
+/** The net position an engine saved in `state.db`, 0 when there is none to read. */
+function savedPositionQty(engineDir: string): number {
+  const path = join(engineDir, "state.db");
+  if (!existsSync(path)) return 0;
+  try {
+    const s = statusFromKv(readKvFile(path));
+    return s.status === "running" ? s.position_qty : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -106,6 +126,7 @@ export async function hostTraders(
   const wait = deps.wait ?? sleep;
   const now = deps.now ?? Date.now;
   const alerter = deps.alerter ?? alerterFromEnv("hl traders", host.env);
+  const positionQty = deps.positionQty ?? savedPositionQty;
   const stop = new AbortController();
   const loops = parsed.map(async ({ spec, args }) => {
     const env: Record<string, string | undefined> = {
@@ -115,11 +136,14 @@ export async function hostTraders(
     };
     const log = (line: string) => host.log(`[${spec.name}] ${line}`);
     const dataDir = env.DATA_DIR ?? "./data";
+    const engineDir = join(dataDir, "cli");
     let quickStops = 0;
+    let protectOnly = false;
     while (!stop.signal.aborted) {
       const started = now();
       try {
         const r = await run({
+          ...(protectOnly ? { entriesDisabled: true } : {}),
           strategy: args.strategy,
           instrument: args.instrument,
           tickSeconds: args.tickSeconds,
@@ -128,7 +152,7 @@ export async function hostTraders(
           dryRun: false,
           ...(args.network ? { network: args.network } : {}),
           resume: true,
-          dataDir: join(dataDir, "cli"),
+          dataDir: engineDir,
           recordsDir: dataDir,
           params: args.params,
           env,
@@ -150,12 +174,30 @@ export async function hostTraders(
         if (stop.signal.aborted) return;
         host.warn(`[${spec.name}] failed: ${err instanceof Error ? err.message : String(err)}`);
       }
+      if (protectOnly) {
+        // Protect-only ends once the position it held is gone; until then it is retried slowly.
+        if (positionQty(engineDir) === 0) {
+          host.warn(`[${spec.name}] protect-only: position closed; stopped`);
+          return;
+        }
+        await wait(PROTECT_ONLY_RETRY_MS, stop.signal);
+        continue;
+      }
       quickStops = now() - started >= HEALTHY_AFTER_MS ? 1 : quickStops + 1;
       if (quickStops > MAX_QUICK_RESTARTS) {
+        const held = positionQty(engineDir);
         const line = `[${spec.name}] keeps stopping; gave up (the other traders keep running)`;
         host.warn(line);
-        alerter.send("gave_up", `${line}; this process no longer guards its open position`);
-        return;
+        if (held === 0) {
+          alerter.send("gave_up", `${line}; it holds no position`);
+          return;
+        }
+        // Its position keeps its exit rules: the engine runs again, never adding to it.
+        protectOnly = true;
+        const detail = `protect-only: position ${held} kept under its risk limits and strategy exits, no entries (started again ${PROTECT_ONLY_RETRY_MS / 1000} s after any stop while the position is open)`;
+        host.warn(`[${spec.name}] ${detail}`);
+        alerter.send("protect_only", `${line}; ${detail}`);
+        continue;
       }
       const delay = traderRestartDelayMs(quickStops);
       if (delay === 0) {

@@ -41,6 +41,32 @@ describe("agent service", () => {
     expect((await json(`${silent.base}/health`)).body.price_stream).toBeNull();
   });
 
+  it("/health lists a slot whose exchange stop was refused as unprotected", async () => {
+    const backstop = {
+      status: "refused",
+      cloid: "0x01",
+      oid: null,
+      triggerPx: "20",
+      size: "5",
+      updatedMs: 1,
+    };
+    const slots = [
+      { slot_id: 0, instrument: "VXX-USDYP", status: "active", backstop },
+      {
+        slot_id: 1,
+        instrument: "ETH-PERP",
+        status: "active",
+        backstop: { ...backstop, status: "resting", oid: 7 },
+      },
+    ];
+    const { base } = await start({}, {}, { SLOTS_JSON: JSON.stringify(slots) });
+    const unprotected = await waitFor(async () => {
+      const u = (await json(`${base}/health`)).body.unprotected as unknown[];
+      return u.length > 0 ? u : undefined;
+    });
+    expect(unprotected).toEqual([{ slot_id: 0, instrument: "VXX-USDYP", backstop: "refused" }]);
+  });
+
   it("/api/status is read from the child's state and is 'stopped' with no child", async () => {
     const { base } = await start({});
     await waitFor(async () => ((await tickOf(base)) >= 2 ? true : undefined));

@@ -29,6 +29,7 @@ function harness() {
   const waits: number[] = [];
   let clock = 0;
   const deps: Required<Omit<TraderHostDeps, "run" | "alerter">> = {
+    positionQty: () => 0,
     now: () => clock,
     wait: async (ms) => {
       waits.push(ms);
@@ -175,5 +176,51 @@ describe("traders host: one engine failing", () => {
     await running.close();
     expect(aborted).toBe(2);
     expect(h.logs.filter((l) => l.includes("stopped ("))).toEqual([]);
+  });
+
+  it("given up on while it holds a position: protect-only, the engine runs again with entries disabled until the position is gone", async () => {
+    const h = harness();
+    const runs: boolean[] = [];
+    const alerts: string[] = [];
+    let held = 2;
+    const running = await hostTraders([spec("house-1")], h.ctx, {
+      ...h.deps,
+      positionQty: () => held,
+      alerter: { send: (e, t) => void alerts.push(`${e}: ${t}`), flush: async () => undefined },
+      run: async (o) => {
+        runs.push(o.entriesDisabled === true);
+        if (runs.length === 8) held = 0; // the protect-only engine closed it
+        throw new Error("exchange unreachable");
+      },
+    });
+    await until(() => h.warnings.some((w) => w.includes("protect-only: position closed")));
+    await running.close();
+    // 6 quick stops, then protect-only runs (entries disabled) until the position is gone
+    expect(runs).toEqual([false, false, false, false, false, false, true, true]);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatch(
+      /^protect_only: \[house-1\] keeps stopping; gave up .*protect-only: position 2/,
+    );
+    expect(h.waits.slice(-1)).toEqual([30_000]);
+  });
+
+  it("given up on with no position: alerted as gave_up, nothing more runs", async () => {
+    const h = harness();
+    let runs = 0;
+    const alerts: string[] = [];
+    const running = await hostTraders([spec("house-1")], h.ctx, {
+      ...h.deps,
+      alerter: { send: (e, t) => void alerts.push(`${e}: ${t}`), flush: async () => undefined },
+      run: async () => {
+        runs++;
+        throw new Error("boom");
+      },
+    });
+    await until(() => h.warnings.some((w) => w.includes("gave up")));
+    await running.close();
+    expect(runs).toBe(6);
+    expect(alerts).toEqual([
+      "gave_up: [house-1] keeps stopping; gave up (the other traders keep running); it holds no position",
+    ]);
   });
 });

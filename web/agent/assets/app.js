@@ -43,6 +43,13 @@ const price = (v) => {
   return n.toPrecision(n >= 1000 ? 7 : 6).replace(/\.?0+$/, "");
 };
 
+/** A slot's stop on the exchange: its trigger price while resting, else why it is unprotected. */
+function exchangeStop(b) {
+  if (!b) return "—";
+  if (b.status === "resting") return price(b.trigger_px);
+  return { text: b.status === "refused" ? "refused: unprotected" : "none: unprotected", cls: "down" };
+}
+
 function row(cells) {
   const tr = document.createElement("tr");
   for (const c of cells) {
@@ -152,9 +159,10 @@ function render(s) {
         price(x.entry_price),
         { text: fmt(x.roe_pct), cls: cls(x.roe_pct) },
         x.dsl_phase,
+        exchangeStop(x.backstop),
       ]),
       "No active positions.",
-      7,
+      8,
     );
     fill(
       "closed",

@@ -349,7 +349,7 @@ export const wolfStatus = defineTool({
   title: "WOLF status",
   group: "action",
   description:
-    "WOLF orchestrator status: slots with side, size, entry, ROE and DSL phase, daily and total PnL.",
+    "WOLF orchestrator status: slots with side, size, entry, ROE, DSL phase and the stop resting on the exchange (backstop), daily and total PnL, entries stopped.",
   input: {},
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {

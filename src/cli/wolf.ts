@@ -244,7 +244,12 @@ function registerWolf(program: Command): void {
     .option("--interval <1m|5m|1h>", "candle interval to replay", "1m")
     .option("--fee-tier <n>", "Hyperliquid perp fee tier 0–6", num("--fee-tier"), 0)
     .option("--latency-ms <ms>", "order latency, market time", num("--latency-ms"), 0)
-    .option("--slippage-bps <bps>", "fills this much worse than the candle's open", num("--slippage-bps"), 1)
+    .option(
+      "--slippage-bps <bps>",
+      "fills this much worse than the open of the candle they meet (beyond its limit an order does not fill)",
+      num("--slippage-bps"),
+      1,
+    )
     .option(
       "--network <network>",
       "whose recorded data: mainnet | testnet | paper (default: HL_NETWORK, else paper)",

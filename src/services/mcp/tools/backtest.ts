@@ -32,7 +32,13 @@ export const backtest = defineTool({
       .describe("Risk limit overrides (capital_usd is the starting equity)"),
     fee_tier: z.number().int().min(0).max(6).default(0).describe("Hyperliquid perp fee tier 0–6"),
     latency_ms: z.number().min(0).default(0).describe("Order and cancel latency, market time"),
-    slippage_bps: z.number().min(0).default(1).describe("Taker fills this much worse than the candle's open"),
+    slippage_bps: z
+      .number()
+      .min(0)
+      .default(1)
+      .describe(
+        "Taker fills this much worse than the touch they meet (beyond its limit an order does not take, so an IOC at the touch fills only at 0)",
+      ),
     interval: z.enum(["1m", "5m", "1h"]).default("1m").describe("Candle interval to replay"),
     network: z
       .enum(["mainnet", "testnet", "paper"])

@@ -15,7 +15,6 @@ import type { AnyStrategy } from "../strategies/sdk.ts";
 import { type Advisor, Engine, type RunMode, type RunResult } from "./engine.ts";
 import { HlGateway, HlMarketData, pendingOrderStore } from "./hl-adapter.ts";
 import { createLlmAdvisor, resolveLlmConfig } from "./llm-advisor.ts";
-import { PaperGateway } from "./paper-gateway.ts";
 import type { MarketDataPort, OrderGateway } from "./ports.ts";
 import { migratePredecessorKv } from "./predecessor-db.ts";
 import { type RiskLimits, riskLimitsSchema } from "./risk.ts";
@@ -179,6 +178,8 @@ async function runWithLock(
     let gateway: OrderGateway;
     let hlGateway: HlGateway | undefined;
     if (o.dryRun) {
+      // Only a dry run loads the exchange's order rules (shared with the sim world's venue).
+      const { PaperGateway } = await import("./paper-gateway.ts");
       const paper = new PaperGateway();
       market = paper.watch(live);
       gateway = paper;

@@ -1,4 +1,4 @@
-import { jsonLog } from "../../db/log.ts";
+import { createLogger } from "../../core/log.ts";
 import { listen } from "../../http/service.ts";
 import { portOption } from "../host/port-option.ts";
 import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
@@ -14,9 +14,7 @@ export async function serveLeaderboard(opts: ServeOptions, ctx: ServeContext): P
     source: accounts.source,
     env: ctx.env,
     // One JSON line per event on stderr (elections, outages, refresh cycles, start-up waits).
-    logger: jsonLog({ service: "leaderboard", replica: ctx.env.HL_REPLICA_NAME }, (line) =>
-      ctx.warn(line.trimEnd()),
-    ),
+    logger: createLogger("leaderboard", ctx.env).child({ replica: ctx.env.HL_REPLICA_NAME }),
   });
   let port: number;
   try {

@@ -1,5 +1,5 @@
 import { apiUrl, resolveNetwork } from "../../config/env.ts";
-import { jsonLog } from "../../db/log.ts";
+import { createLogger } from "../../core/log.ts";
 import { openClientSession } from "../../exchange/index.ts";
 import { portOption } from "../host/port-option.ts";
 import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
@@ -20,9 +20,7 @@ export async function servePoints(opts: ServeOptions, ctx: ServeContext): Promis
       fills: exchangeFillSource(session.client),
       env: ctx.env,
       // One JSON line per event on stderr (elections, outages, sync failures, start-up waits).
-      logger: jsonLog({ service: "points", replica: ctx.env.HL_REPLICA_NAME }, (line) =>
-        ctx.warn(line.trimEnd()),
-      ),
+      logger: createLogger("points", ctx.env).child({ replica: ctx.env.HL_REPLICA_NAME }),
     });
     ctx.log(`points API on ${running.url}/points (marks from ${cfg.feedUrl})`);
     return {

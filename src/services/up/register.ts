@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { loadOrCreatePaperWallet } from "../../exchange/signer.ts";
 import { readJson, writeJsonAtomic } from "../../store/atomic.ts";
 import { REGISTRATION_FILE, type Registration } from "../agent/account-pnl.ts";
 
@@ -74,6 +73,8 @@ export async function registerBeforeTrading(
   signal: AbortSignal,
   onRegistered: (agent: TradingAgent, address: string) => void,
 ): Promise<void> {
+  // Loaded here, not at the top: the long-lived `hl up` process keeps the exchange client out otherwise.
+  const { loadOrCreatePaperWallet } = await import("../../exchange/signer.ts");
   for (const agent of agents) loadOrCreatePaperWallet({ DATA_DIR: agent.walletDir });
   await registerAgents(leaderboardUrl, agents, signal, onRegistered);
 }

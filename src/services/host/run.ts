@@ -57,6 +57,7 @@ export async function hostServices(
       env: { ...host.env, [HOSTED_SERVICES_ENV]: undefined, ...spec.env },
       log: (line) => host.log(`[${spec.name}] ${line}`),
       warn: (line) => host.warn(`[${spec.name}] ${line}`),
+      ...(host.logger ? { logger: host.logger } : {}),
     });
   });
   const settled = await Promise.allSettled(starts);

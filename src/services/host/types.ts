@@ -1,5 +1,6 @@
 import { UserError } from "../../core/errors.ts";
 import { createLogger } from "../../core/log.ts";
+import { jsonLog, type Log, type LogFields } from "../../db/log.ts";
 
 /** What a service's start function needs from whoever runs it: its own `hl … serve` or a shared host. */
 export interface ServeContext {
@@ -9,6 +10,27 @@ export interface ServeContext {
   log: (line: string) => void;
   /** One note worth printing on stderr. */
   warn: (line: string) => void;
+  /**
+   * The structured log a service's own events go to (one JSON object per line on stderr). Without it
+   * a service writes its events as JSON lines through `warn`.
+   */
+  logger?: (service: string) => Log;
+}
+
+/**
+ * A service's structured log, each event naming its replica (`HL_REPLICA_NAME`): the context's logger
+ * when it has one, else JSON lines through `warn`.
+ */
+export function serviceLog(ctx: ServeContext, service: string): Log {
+  const replica = ctx.env.HL_REPLICA_NAME;
+  if (!ctx.logger) return jsonLog({ service, replica }, (line) => ctx.warn(line.trimEnd()));
+  const log = ctx.logger(service);
+  const tagged = (f: LogFields): LogFields => ({ replica, ...f });
+  return {
+    info: (f, msg) => log.info(tagged(f), msg),
+    warn: (f, msg) => log.warn(tagged(f), msg),
+    error: (f, msg) => log.error(tagged(f), msg),
+  };
 }
 
 /** A started service: it listens until closed. */
@@ -38,6 +60,7 @@ export function processContext(service: string, opts: { logConsole?: boolean } =
       if (opts.logConsole) log.info({ event: "console" }, line);
     },
     warn: (line) => log.warn({ event: "note" }, line),
+    logger: (name) => createLogger(name),
   };
 }
 

@@ -1,7 +1,12 @@
-import { createLogger } from "../../core/log.ts";
 import { listen } from "../../http/service.ts";
 import { portOption } from "../host/port-option.ts";
-import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
+import {
+  type RunningService,
+  type ServeContext,
+  type ServeOptions,
+  serviceLog,
+  stringOption,
+} from "../host/types.ts";
 import { hlAccountSource } from "./account-source.ts";
 import { leaderboardConfig } from "./config.ts";
 import { createLeaderboardService } from "./service.ts";
@@ -14,7 +19,7 @@ export async function serveLeaderboard(opts: ServeOptions, ctx: ServeContext): P
     source: accounts.source,
     env: ctx.env,
     // One JSON line per event on stderr (elections, outages, refresh cycles, start-up waits).
-    logger: createLogger("leaderboard", ctx.env).child({ replica: ctx.env.HL_REPLICA_NAME }),
+    logger: serviceLog(ctx, "leaderboard"),
   });
   let port: number;
   try {

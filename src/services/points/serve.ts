@@ -1,8 +1,13 @@
 import { apiUrl, resolveNetwork } from "../../config/env.ts";
-import { createLogger } from "../../core/log.ts";
 import { openClientSession } from "../../exchange/index.ts";
 import { portOption } from "../host/port-option.ts";
-import { type RunningService, type ServeContext, type ServeOptions, stringOption } from "../host/types.ts";
+import {
+  type RunningService,
+  type ServeContext,
+  type ServeOptions,
+  serviceLog,
+  stringOption,
+} from "../host/types.ts";
 import { pointsConfig } from "./config.ts";
 import { startPoints } from "./server.ts";
 import { exchangeFillSource } from "./source.ts";
@@ -20,7 +25,7 @@ export async function servePoints(opts: ServeOptions, ctx: ServeContext): Promis
       fills: exchangeFillSource(session.client),
       env: ctx.env,
       // One JSON line per event on stderr (elections, outages, sync failures, start-up waits).
-      logger: createLogger("points", ctx.env).child({ replica: ctx.env.HL_REPLICA_NAME }),
+      logger: serviceLog(ctx, "points"),
     });
     ctx.log(`points API on ${running.url}/points (marks from ${cfg.feedUrl})`);
     return {

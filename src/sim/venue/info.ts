@@ -312,6 +312,8 @@ function meta(core: VenueCore, di: number) {
       maxLeverage: m.spec.maxLeverage,
       marginTableId: tableId(m),
       ...(m.spec.onlyIsolated ? { onlyIsolated: true } : {}),
+      ...(m.spec.isDelisted ? { isDelisted: true } : {}),
+      ...(m.spec.marginMode ? { marginMode: m.spec.marginMode } : {}),
     })),
     marginTables: tables.map((id) => [
       id,

@@ -128,7 +128,11 @@ async function quietly(p: Promise<unknown>): Promise<void> {
 
 beforeAll(async () => {
   // Just before a UTC hour: the advance below settles a funding payment.
-  world = await startSimWorld({ seed: 21, startMs: Date.UTC(2026, 10, 22, 11, 59) });
+  world = await startSimWorld({
+    seed: 21,
+    startMs: Date.UTC(2026, 10, 22, 11, 59),
+    liveCoins: ["BTC", "ETH", "SOL", "yex:VXX"],
+  });
   user = wallet.address.toLowerCase();
   await post("/info", { type: "clearinghouseState", user });
   await post("/info", { type: "clearinghouseState", user: other.address });
@@ -220,9 +224,9 @@ beforeAll(async () => {
   // A resting order that is then cancelled, by oid and by cloid.
   const two = await ex.order({
     orders: [
-      { a: 2, b: true, p: "100", s: "0.5", r: false, t: { limit: { tif: "Gtc" } } },
+      { a: 5, b: true, p: "100", s: "0.5", r: false, t: { limit: { tif: "Gtc" } } },
       {
-        a: 2,
+        a: 5,
         b: true,
         p: "100",
         s: "0.5",
@@ -234,8 +238,8 @@ beforeAll(async () => {
     grouping: "na",
   });
   const solOid = (two.response.data.statuses[0] as { resting: { oid: number } }).resting.oid;
-  await ex.cancel({ cancels: [{ a: 2, o: solOid }] });
-  await ex.cancelByCloid({ cancels: [{ asset: 2, cloid: "0x00000000000000000000000000000002" }] });
+  await ex.cancel({ cancels: [{ a: 5, o: solOid }] });
+  await ex.cancelByCloid({ cancels: [{ asset: 5, cloid: "0x00000000000000000000000000000002" }] });
   await quietly(
     ex.order({
       orders: [{ a: 0, b: true, p: "1.5", s: "0.01", r: false, t: { limit: { tif: "Gtc" } } }],

@@ -4,13 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeBuilderFillsFile } from "../../../src/sim/server/builder-fills-file.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
+/** LINK's asset id on mainnet (and here). */
+const LINK = 18;
+
 let world: SimWorld;
 const DAY = 86_400_000;
 /** Start late in a UTC day so it closes after a short advance. */
 const START = Date.UTC(2026, 10, 20, 18, 0);
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 4, startMs: START });
+  world = await startSimWorld({ seed: 4, startMs: START, liveCoins: ["BTC", "ETH", "SOL", "LINK", "yex:BTCSWP"] });
 });
 afterAll(() => world.close());
 
@@ -59,19 +62,20 @@ describe("/info", () => {
         (await post("/info", { type: "l2Book", coin: "LINK" })).json as { levels: { px: string }[][] }
       ).levels[0]!.map((l) => l.px);
     const before = await bids();
-    expect(before).not.toContain("7.777");
+    // One tick above the best house bid: the new best bid, inside the spread.
+    const px = (Number(before[0]) + 0.001).toFixed(3);
+    expect(before).not.toContain(px);
     const r = world.venue.exchange(
       {
         type: "order",
-        orders: [{ a: 7, b: true, p: "7.777", s: "2", r: false, t: { limit: { tif: "Gtc" } } }],
+        orders: [{ a: LINK, b: true, p: px, s: "2", r: false, t: { limit: { tif: "Gtc" } } }],
         grouping: "na",
       },
       user,
       1,
     );
     expect(r.status).toBe("ok");
-    // Far below the house ladder, yet within the 20 levels shown: visible at once.
-    expect(await bids()).toContain("7.777");
+    expect(await bids()).toContain(px);
     const mids1 = (await post("/info", { type: "allMids" })).json as Record<string, string>;
     await post("/sim/price", { coin: "LINK", px: "30" });
     const mids2 = (await post("/info", { type: "allMids" })).json as Record<string, string>;

@@ -7,7 +7,7 @@ import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import { SPOT_META, TIERED_MARGIN_TABLES } from "./markets.ts";
-import type { InfoCtx as Ctx, InfoHandler as Handler, InfoRequest } from "./queries/context.ts";
+import { type InfoCtx as Ctx, type InfoHandler as Handler, type InfoRequest, userAccount } from "./queries/context.ts";
 import { moreInfoHandlers } from "./queries/index.ts";
 import {
   ratio,
@@ -286,7 +286,7 @@ function address(v: unknown, name: string): Address {
 }
 
 function account(c: Ctx, user: unknown): Account {
-  return c.core.userAccount(address(user, "user"), c.now);
+  return userAccount(c, address(user, "user"));
 }
 
 function int(v: unknown, name: string): number {

@@ -2,7 +2,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
 import { simHistoryDays } from "../config/env.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
-import { NonceBook } from "./auth/nonce-book.ts";
+import { NonceBook, noncesKept } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
 import {
@@ -52,7 +52,10 @@ export interface SimWorldOptions {
   startingBalance?: string;
   /** House market makers and taker flow (default true). Without them books start empty. */
   houseMakers?: boolean;
-  /** Which signing flavours are accepted (default both mainnet "a" and testnet "b"). */
+  /**
+   * Which signing flavours are accepted. Default: testnet ("b"), the one paper orders are signed with
+   * (an exchange accepts its own network's only; a mainnet-signed action recovers some unknown wallet).
+   */
   chains?: SigningChain[];
   /** Sim time at start (default: wall time now). */
   startMs?: number;
@@ -181,7 +184,8 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       ? loadSimPast(venue, pastMarkets, { seed, endMs: clock.now(), days: historyDays })
       : new Map<string, PriceState>();
   if (live && !recording)
-    for (const m of pastMarkets) if (!live.has(m.coin)) venue.setOraclePrice(m.coin, roundPx(m.startPx, m.szDecimals, "nearest"));
+    for (const m of pastMarkets)
+      if (!live.has(m.coin)) venue.setOraclePrice(m.coin, roundPx(m.startPx, m.szDecimals, "nearest"));
   // A restored market continues from its saved state; the past above was regenerated to end there.
   for (const [coin, state] of Object.entries(saved?.model ?? {}))
     if (specs.has(coin)) initial.set(coin, state);
@@ -223,16 +227,22 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       seed,
       model: model.states(),
       venue: venue.snapshot(HOUSE_ADDRESSES),
+      nonces: nonces.snapshot(),
     });
+  const nonces = saved?.nonces ? NonceBook.restore(saved.nonces) : new NonceBook();
   const saver = store ? setInterval(save, SAVE_EVERY_MS) : undefined;
   saver?.unref();
 
   const auth: AuthDeps = {
     now: clock.now,
     wallNow: Date.now,
-    nonces: new NonceBook(),
-    chains: opts.chains ?? ["Mainnet", "Testnet"],
+    nonces,
+    chains: opts.chains ?? ["Testnet"],
     masterOf: (a) => venue.masterOf(a) ?? (known.has(a) ? a : undefined),
+    noncesKept: (user) => {
+      const limits = venue.info({ type: "userRateLimit", user }) as { cumVlm: string };
+      return noncesKept(Number(limits.cumVlm));
+    },
   };
 
   const control: SimControl = {

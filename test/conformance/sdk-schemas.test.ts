@@ -103,7 +103,8 @@ async function post(path: string, body: unknown): Promise<unknown> {
 
 /** The SDK signs; this transport posts and keeps each raw /exchange answer. */
 const recording: IRequestTransport = {
-  isTestnet: false,
+  // The paper network signs as testnet, the one flavour the sim accepts.
+  isTestnet: true,
   async request<T>(endpoint: "info" | "exchange" | "explorer", payload: unknown): Promise<T> {
     const body = await post(`/${endpoint}`, payload);
     if (endpoint === "exchange") {

@@ -40,7 +40,13 @@ export class NonceBook {
    * nonces from Date.now(), which falls behind a sim clock that runs fast or was advanced. `kept` is
    * how many nonces the address may keep (noncesKept of its volume).
    */
-  refusal(signer: string, nonce: number, nowMs: number, wallMs?: number, kept = BASE_KEPT): string | undefined {
+  refusal(
+    signer: string,
+    nonce: number,
+    nowMs: number,
+    wallMs?: number,
+    kept = BASE_KEPT,
+  ): string | undefined {
     const inWindow = (t: number) => nonce > t - WINDOW_MS && nonce < t + WINDOW_MS;
     if (!Number.isSafeInteger(nonce) || !(inWindow(nowMs) || (wallMs !== undefined && inWindow(wallMs)))) {
       return `Invalid nonce: ${nonce} is outside the allowed window (now - 1 day, now + 1 day) at time ${nowMs}`;

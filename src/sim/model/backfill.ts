@@ -1,5 +1,5 @@
-import { type MarketParams, takerFlow } from "./market-params.ts";
 import type { LazyMinutes, MinuteCandles } from "../venue/candle-history.ts";
+import { type MarketParams, takerFlow } from "./market-params.ts";
 import { tickExponent } from "./price-grid.ts";
 import { activity, initialPriceState, type PriceState, stepPrice } from "./price-process.ts";
 import { createRng, deriveSeed, type Rng } from "./prng.ts";

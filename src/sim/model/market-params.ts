@@ -43,9 +43,38 @@ const RECORDED_ACTIVITY = new Map(
 
 /** Coins traded as memes: more volatile, jumpier, thinner books for their volume. */
 const MEMES = new Set([
-  "DOGE", "kPEPE", "WIF", "FARTCOIN", "TRUMP", "kBONK", "kSHIB", "POPCAT", "PENGU", "PNUT", "MEME",
-  "MOODENG", "GOAT", "CHILLGUY", "SPX", "MEW", "BRETT", "TURBO", "kFLOKI", "kNEIRO", "NEIROETH",
-  "PUMP", "FWOG", "BOME", "MELANIA", "VINE", "TST", "HPOS", "PURR", "BANANA", "kLUNC", "GRIFFAIN",
+  "DOGE",
+  "kPEPE",
+  "WIF",
+  "FARTCOIN",
+  "TRUMP",
+  "kBONK",
+  "kSHIB",
+  "POPCAT",
+  "PENGU",
+  "PNUT",
+  "MEME",
+  "MOODENG",
+  "GOAT",
+  "CHILLGUY",
+  "SPX",
+  "MEW",
+  "BRETT",
+  "TURBO",
+  "kFLOKI",
+  "kNEIRO",
+  "NEIROETH",
+  "PUMP",
+  "FWOG",
+  "BOME",
+  "MELANIA",
+  "VINE",
+  "TST",
+  "HPOS",
+  "PURR",
+  "BANANA",
+  "kLUNC",
+  "GRIFFAIN",
 ]);
 
 export type MarketClass = "major" | "mid" | "meme" | "hip3";
@@ -99,9 +128,9 @@ export function marketParams(coin: string, seed: number): MarketParams {
   const u = (bits: number) => ((h >>> bits) & 0xff) / 255;
   const bare = coin.includes(":") ? coin.slice(coin.indexOf(":") + 1) : coin;
   const cls = marketClass(coin);
-  const [dayVolumeUsd, openInterestUsd] = (cls === "hip3" ? HIP3_ACTIVITY[bare] : RECORDED_ACTIVITY.get(coin)) ?? [
-    2e6, 3e6,
-  ];
+  const [dayVolumeUsd, openInterestUsd] = (cls === "hip3"
+    ? HIP3_ACTIVITY[bare]
+    : RECORDED_ACTIVITY.get(coin)) ?? [2e6, 3e6];
   const thinness = BTC_VOLUME_USD / Math.max(dayVolumeUsd, 1e5);
   const meme = cls === "meme";
   const base: MarketParams = {

@@ -7,7 +7,12 @@ import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import { SPOT_META, TIERED_MARGIN_TABLES } from "./markets.ts";
-import { type InfoCtx as Ctx, type InfoHandler as Handler, type InfoRequest, userAccount } from "./queries/context.ts";
+import {
+  type InfoCtx as Ctx,
+  type InfoHandler as Handler,
+  type InfoRequest,
+  userAccount,
+} from "./queries/context.ts";
 import { moreInfoHandlers } from "./queries/index.ts";
 import {
   ratio,

@@ -109,7 +109,10 @@ export interface RecordedPerp {
 interface RecordedMeta {
   source: string;
   recordedOn: string;
-  marginTables: [number, { description: string; marginTiers: { lowerBound: string; maxLeverage: number }[] }][];
+  marginTables: [
+    number,
+    { description: string; marginTiers: { lowerBound: string; maxLeverage: number }[] },
+  ][];
   universe: RecordedPerp[];
 }
 
@@ -131,7 +134,10 @@ export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginT
       id,
       {
         description: t.description,
-        marginTiers: t.marginTiers.map((x) => ({ lowerBound: Number(x.lowerBound), maxLeverage: x.maxLeverage })),
+        marginTiers: t.marginTiers.map((x) => ({
+          lowerBound: Number(x.lowerBound),
+          maxLeverage: x.maxLeverage,
+        })),
       },
     ]),
   ),

@@ -78,7 +78,13 @@ let takerB: HlClient; // builder code
 let plain: HlClient; // no builder code
 
 beforeAll(async () => {
-  world = await startSimWorld({ port: 0, seed: 5, startMs: START, houseMakers: false, liveCoins: ["BTC", "ETH", "HYPE", "yex:BTCSWP"] });
+  world = await startSimWorld({
+    port: 0,
+    seed: 5,
+    startMs: START,
+    houseMakers: false,
+    liveCoins: ["BTC", "ETH", "HYPE", "yex:BTCSWP"],
+  });
   reader = await HlClient.create({ network: "paper", apiUrl: world.url, paperWallet: false });
   feeds = await startFeeds({
     source: exchangeFundingSource(reader),

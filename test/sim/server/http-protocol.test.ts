@@ -13,7 +13,11 @@ const DAY = 86_400_000;
 const START = Date.UTC(2026, 10, 20, 18, 0);
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 4, startMs: START, liveCoins: ["BTC", "ETH", "SOL", "LINK", "yex:BTCSWP"] });
+  world = await startSimWorld({
+    seed: 4,
+    startMs: START,
+    liveCoins: ["BTC", "ETH", "SOL", "LINK", "yex:BTCSWP"],
+  });
 });
 afterAll(() => world.close());
 
@@ -95,12 +99,12 @@ describe("/info", () => {
     const res = await post("/info", { type: "l2Book", coin: "NOPE" });
     expect(res.status).toBe(200);
     expect(res.text).toBe("null");
-    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url }) });
+    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url, isTestnet: true }) });
     expect(await info.l2Book({ coin: "NOPE" })).toBeNull();
   });
 
   it("serves the SDK's InfoClient unchanged", async () => {
-    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url }) });
+    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url, isTestnet: true }) });
     const [meta, ctxs] = await info.metaAndAssetCtxs();
     expect(meta.universe[0]!.name).toBe("BTC");
     expect(ctxs[0]!.oraclePx).toMatch(/^\d/);
@@ -180,7 +184,7 @@ describe("rates and builder fill files", () => {
   it("publishes a builder's fills once the UTC day has closed, 403 before and for other builders", async () => {
     const builder = "0x00000000000000000000000000000000000b1d02" as const;
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const transport = new HttpTransport({ apiUrl: world.url });
+    const transport = new HttpTransport({ apiUrl: world.url, isTestnet: true });
     const info = new InfoClient({ transport });
     await info.clearinghouseState({ user: wallet.address });
     const exchange = new ExchangeClient({

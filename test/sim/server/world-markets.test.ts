@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VenueEvent } from "../../../src/sim/venue.ts";
 import { MAINNET_META } from "../../../src/sim/venue/markets.ts";
+import type { VenueEvent } from "../../../src/sim/venue.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
 /** A fresh sim world looks like Hyperliquid's markets with a past: universe, history, flow, funding. */
@@ -63,7 +63,13 @@ afterAll(async () => {
 describe("universe", () => {
   it("lists every main-dex perp of the recorded mainnet meta, with mainnet's asset ids, decimals, leverage and margin tables, plus the HIP-3 markets", () => {
     const meta = info<{
-      universe: { name: string; szDecimals: number; maxLeverage: number; marginTableId: number; isDelisted?: boolean }[];
+      universe: {
+        name: string;
+        szDecimals: number;
+        maxLeverage: number;
+        marginTableId: number;
+        isDelisted?: boolean;
+      }[];
       marginTables: [number, { marginTiers: { lowerBound: string; maxLeverage: number }[] }][];
     }>({ type: "meta" });
     expect(meta.universe.filter((u) => !u.isDelisted).length).toBeGreaterThanOrEqual(150);
@@ -79,7 +85,10 @@ describe("universe", () => {
       ["HYPE", 159, 2],
     ];
     for (const [name, asset, szDecimals] of recorded) {
-      expect(meta.universe.findIndex((u) => u.name === name), name).toBe(asset);
+      expect(
+        meta.universe.findIndex((u) => u.name === name),
+        name,
+      ).toBe(asset);
       expect(meta.universe[asset]!.szDecimals, name).toBe(szDecimals);
     }
     const byName = new Map(meta.universe.map((u) => [u.name, u]));

@@ -11,6 +11,7 @@ beforeAll(async () => {
   world = await startSimWorld({ seed: 5 });
   transport = new WebSocketTransport({
     url: world.wsUrl,
+    isTestnet: true,
     // Node 20 has no global WebSocket; SDK 0.32 takes the constructor here.
     reconnect: { WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, maxRetries: 0 },
   });

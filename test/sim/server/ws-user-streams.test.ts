@@ -13,9 +13,14 @@ let world: SimWorld;
 let transport: WebSocketTransport;
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 11, startMs: Date.UTC(2026, 10, 22, 0, 30) });
+  world = await startSimWorld({
+    seed: 11,
+    startMs: Date.UTC(2026, 10, 22, 0, 30),
+    liveCoins: ["BTC", "ETH"],
+  });
   transport = new WebSocketTransport({
     url: world.wsUrl,
+    isTestnet: true,
     reconnect: { WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, maxRetries: 0 },
   });
   await transport.ready();

@@ -81,7 +81,13 @@ const RECORDED_TIERED_TABLES: [number, unknown][] = [
 ];
 
 interface Meta {
-  universe: { name: string; szDecimals: number; maxLeverage: number; marginTableId: number; isDelisted?: boolean }[];
+  universe: {
+    name: string;
+    szDecimals: number;
+    maxLeverage: number;
+    marginTableId: number;
+    isDelisted?: boolean;
+  }[];
   marginTables: [number, unknown][];
 }
 

@@ -1,6 +1,7 @@
 import type { AddressInfo, Socket } from "node:net";
 import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
-import { simHistoryDays } from "../config/env.ts";
+import { simHistoryDays, simLimitsOn } from "../config/env.ts";
+import { AddressBudget } from "./auth/address-budget.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
 import { NonceBook, noncesKept } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
@@ -73,6 +74,11 @@ export interface SimWorldOptions {
    * coins' candles, books and funding play back on it, and the minutes before `fromMs` are the past.
    */
   replay?: SimReplay;
+  /**
+   * The exchange's address-based request limit (10,000 + 1 per USDC traded, then 1 per 10 s).
+   * Default: on, unless HL_SIM_LIMITS=off.
+   */
+  limits?: boolean;
   /**
    * Only these markets move after start (price process, house makers, taker flow); the others keep
    * their past and hold its last price with an empty book. Default: every listed market. Tests that
@@ -228,8 +234,17 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       model: model.states(),
       venue: venue.snapshot(HOUSE_ADDRESSES),
       nonces: nonces.snapshot(),
+      ...(addressBudget ? { requests: addressBudget.snapshot() } : {}),
     });
   const nonces = saved?.nonces ? NonceBook.restore(saved.nonces) : new NonceBook();
+  const addressBudget =
+    (opts.limits ?? simLimitsOn())
+      ? saved?.requests
+        ? AddressBudget.restore(saved.requests)
+        : new AddressBudget()
+      : undefined;
+  const volumeUsd = (user: Address): number =>
+    Number((venue.info({ type: "userRateLimit", user }) as { cumVlm: string }).cumVlm);
   const saver = store ? setInterval(save, SAVE_EVERY_MS) : undefined;
   saver?.unref();
 
@@ -239,10 +254,9 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     nonces,
     chains: opts.chains ?? ["Testnet"],
     masterOf: (a) => venue.masterOf(a) ?? (known.has(a) ? a : undefined),
-    noncesKept: (user) => {
-      const limits = venue.info({ type: "userRateLimit", user }) as { cumVlm: string };
-      return noncesKept(Number(limits.cumVlm));
-    },
+    noncesKept: (user) => noncesKept(volumeUsd(user)),
+    volumeUsd,
+    ...(addressBudget ? { addressBudget } : {}),
   };
 
   const control: SimControl = {

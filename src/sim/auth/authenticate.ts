@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Address } from "../venue.ts";
+import type { AddressBudget } from "./address-budget.ts";
 import type { NonceBook } from "./nonce-book.ts";
 import {
   isUserSignedAction,
@@ -38,6 +39,10 @@ export interface AuthDeps {
   masterOf(address: Address): Address | undefined;
   /** Nonces kept for a signer acting for `user` (20, plus 1 per $1M of the account's volume, ≤ 100). */
   noncesKept?(user: Address): number;
+  /** The address-based request limit; absent when the world runs without limits. */
+  addressBudget?: AddressBudget;
+  /** USDC an account has traded in all (what frees requests). */
+  volumeUsd?(user: Address): number;
 }
 
 export type AuthResult =

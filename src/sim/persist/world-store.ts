@@ -16,6 +16,8 @@ export interface SavedWorld {
   venue: VenueSnapshot;
   /** Each signer's kept nonces: a signed action replayed after a restart is still refused. */
   nonces?: NonceSnapshot;
+  /** Requests each address has sent (the address-based limit). */
+  requests?: Record<string, number>;
 }
 
 const SCHEMA = [
@@ -31,6 +33,10 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS signer_nonces (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      nonces TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS address_requests (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     requests TEXT NOT NULL
    )`,
 ];
 
@@ -49,7 +55,11 @@ export class WorldStore {
     const nonces = this.db.prepare("SELECT nonces FROM signer_nonces WHERE id = 1").get() as
       | { nonces: string }
       | undefined;
+    const requests = this.db.prepare("SELECT requests FROM address_requests WHERE id = 1").get() as
+      | { requests: string }
+      | undefined;
     return {
+      ...(requests ? { requests: JSON.parse(requests.requests) as Record<string, number> } : {}),
       simTime: row.sim_time,
       seed: row.seed,
       model: JSON.parse(row.model) as Record<string, PriceState>,
@@ -74,6 +84,13 @@ export class WorldStore {
              ON CONFLICT (id) DO UPDATE SET nonces = excluded.nonces`,
           )
           .run(JSON.stringify(w.nonces));
+      if (w.requests)
+        this.db
+          .prepare(
+            `INSERT INTO address_requests (id, requests) VALUES (1, ?)
+             ON CONFLICT (id) DO UPDATE SET requests = excluded.requests`,
+          )
+          .run(JSON.stringify(w.requests));
     })();
   }
 

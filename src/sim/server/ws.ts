@@ -167,7 +167,8 @@ export class SimWebSocket {
     }
     const req = request as { type?: unknown; payload?: unknown } | undefined;
     let result: EndpointResult;
-    if (req?.type === "info") result = answerInfo(this.deps.venue, req.payload, this.deps.seeUser);
+    if (req?.type === "info")
+      result = answerInfo(this.deps.venue, req.payload, this.deps.seeUser, this.deps.auth.addressBudget);
     else if (req?.type === "action")
       result = await answerExchange(this.deps.venue, this.deps.auth, req.payload, this.deps.seeUser);
     else result = { ok: false, message: `Unknown post request type ${JSON.stringify(req?.type)}` };

@@ -1,5 +1,6 @@
 /** POST /info: each request type answered in Hyperliquid's exact response shape. */
 import { D, type Dec } from "../../core/decimal.ts";
+import { requestCap } from "../auth/address-budget.ts";
 import { type Address, VenueError } from "../venue.ts";
 import { isInterval } from "./candles.ts";
 import { type Clockwork, estimatedFunding, premiumNow } from "./clockwork.ts";
@@ -241,7 +242,14 @@ const handlers: Record<string, Handler> = {
   },
   userRateLimit: (c, r) => {
     const a = account(c, r.user);
-    return { cumVlm: fmtScaled(a.volume, 6), nRequestsUsed: 0, nRequestsCap: 10_000, nRequestsSurplus: 0 };
+    // Requests sent are counted by the server in front (AddressBudget); the cap follows the volume.
+    const volume = a.volume / 1e6;
+    return {
+      cumVlm: fmtScaled(a.volume, 6),
+      nRequestsUsed: 0,
+      nRequestsCap: requestCap(volume),
+      nRequestsSurplus: 0,
+    };
   },
   approvedBuilders: (c, r) => {
     const a = account(c, r.user);

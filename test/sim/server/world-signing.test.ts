@@ -71,4 +71,20 @@ describe("signing and nonces", () => {
     const testnet = await signL1Action({ wallet, action, nonce: nonce + 1, isTestnet: true });
     expect((await post(w, "/exchange", { action, nonce: nonce + 1, signature: testnet })).status).toBe("ok");
   });
+
+  it("userRateLimit reports the requests an address has sent and its cap of 10,000 + 1 per USDC traded", async () => {
+    const w = await world();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await post(w, "/info", { type: "clearinghouseState", user: wallet.address });
+    const nonce = Date.now() + 20;
+    const signature = await signL1Action({ wallet, action, nonce, isTestnet: true });
+    expect((await post(w, "/exchange", { action, nonce, signature })).status).toBe("ok");
+    const limits = (await post(w, "/info", { type: "userRateLimit", user: wallet.address })) as unknown as {
+      cumVlm: string;
+      nRequestsUsed: number;
+      nRequestsCap: number;
+    };
+    expect(Number(limits.cumVlm)).toBe(0);
+    expect(limits).toMatchObject({ nRequestsUsed: 1, nRequestsCap: 10_000 });
+  });
 });

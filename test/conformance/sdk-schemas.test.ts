@@ -51,6 +51,14 @@ const EMPTY_AS_ON_EXCHANGE: Record<string, string[]> = {
   "info/orderStatus": ["$.order.order.children"],
   // The last push follows the scheduled cancel of every open order.
   "subscription/openOrders": ["$.orders[*].children", "$.orders"],
+  // As its info answer, and its last push follows the scheduled cancel of every open order.
+  "subscription/webData2": [
+    "$.leadingVaults",
+    "$.twapStates",
+    "$.perpsAtOpenInterestCap",
+    "$.openOrders[*].children",
+    "$.openOrders",
+  ],
 };
 const usedAllowances = new Set<string>();
 
@@ -405,6 +413,8 @@ describe("WebSocket pushes match the SDK's event types", () => {
       { type: "openOrders", user },
       { type: "userEvents", user },
       { type: "userFundings", user },
+      { type: "webData2", user },
+      { type: "activeAssetData", user, coin: "BTC" },
     ];
     const served = subscriptionSchema.options.map((o) => o.shape.type.value);
     expect(served.filter((t) => !subs.some((s) => s.type === t))).toEqual([]);

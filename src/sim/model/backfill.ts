@@ -109,11 +109,7 @@ function backfillOne(
   const path: Path = { m, seed, startMs, minutes, stepPx, stepBusy, shift };
   const chunks = Math.ceil(steps / STEPS_PER_CHUNK);
   const recent = drawMinutes(path, Math.max(0, chunks - RECENT_CHUNKS), chunks);
-  let all: MinuteCandles | undefined;
-  const full = (): MinuteCandles => {
-    all ??= drawMinutes(path, 0, chunks);
-    return all;
-  };
+  const full = (): MinuteCandles => remembered(path, () => drawMinutes(path, 0, chunks));
   const out: MarketHistory = {
     coin: m.coin,
     startMs,
@@ -143,6 +139,23 @@ function backfillOne(
     end: { ...s, px: m.endPx, oi: s.oi / shift },
   };
   return out;
+}
+
+/**
+ * Whole pasts kept made, most recently used last: a scanner that reads every market's candles would
+ * otherwise hold a month of minutes for all of them (about 1 MB each). An evicted past is simply made
+ * again, minute for minute the same, when next asked for.
+ */
+const FULL_PASTS_KEPT = 40;
+const fullPasts = new Map<Path, MinuteCandles>();
+
+function remembered(path: Path, make: () => MinuteCandles): MinuteCandles {
+  let m = fullPasts.get(path);
+  if (m) fullPasts.delete(path);
+  else m = make();
+  fullPasts.set(path, m);
+  if (fullPasts.size > FULL_PASTS_KEPT) fullPasts.delete(fullPasts.keys().next().value!);
+  return m;
 }
 
 /**

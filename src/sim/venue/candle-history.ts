@@ -31,7 +31,6 @@ const MINUTE = 60_000;
 export class CandleHistory {
   private readonly built = new Map<Interval, Candle[]>();
   private readonly source: LazyMinutes;
-  private all: MinuteCandles | undefined;
 
   constructor(minutes: MinuteCandles | LazyMinutes) {
     this.source = "recent" in minutes ? minutes : { recent: minutes, full: () => minutes };
@@ -42,10 +41,9 @@ export class CandleHistory {
     return this.source.recent;
   }
 
-  /** Every minute of the past (made on first use). */
+  /** Every minute of the past (made on use; the source decides how long it keeps them). */
   get minutes(): MinuteCandles {
-    this.all ??= this.source.full();
-    return this.all;
+    return this.source.full();
   }
 
   /** Where the recent minutes begin: spans from there on never need the whole past. */

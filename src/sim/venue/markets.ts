@@ -116,7 +116,7 @@ interface RecordedMeta {
   universe: RecordedPerp[];
 }
 
-/** The main dex as mainnet listed it (src/sim/data: its source and date are in the file). */
+/** The main dex as mainnet listed it (src/sim/recorded: its source and date are in the file). */
 export const MAINNET_META: RecordedMeta = JSON.parse(
   readFileSync(new URL("../recorded/mainnet-meta-2025-11-11.json", import.meta.url), "utf8"),
 ) as RecordedMeta;
@@ -183,7 +183,7 @@ interface RecordedHip3 {
   markPx: string;
 }
 
-/** The HIP-3 markets on record (src/sim/data/hip3-markets.json says where each fact comes from). */
+/** The HIP-3 markets on record (src/sim/recorded/hip3-markets.json says where each fact comes from). */
 const HIP3_RECORD = JSON.parse(
   readFileSync(new URL("../recorded/hip3-markets.json", import.meta.url), "utf8"),
 ) as Record<"xyz" | "yex", { universe: RecordedHip3[] }>;

@@ -15,6 +15,8 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 execFileSync(process.execPath, [tsc, "-p", `${root}tsconfig.build.json`, "--noCheck"], { stdio: "inherit" });
 // tsc copies no SQL: the Postgres migrations are read from beside the compiled migration runner.
 cpSync(`${root}src/db/migrations`, `${root}dist/db/migrations`, { recursive: true });
+// Nor the sim's recorded market facts, read from beside the compiled market list.
+cpSync(`${root}src/sim/recorded`, `${root}dist/sim/recorded`, { recursive: true });
 const help = execFileSync(process.execPath, [`${root}dist/cli/main.js`, "--help"], {
   encoding: "utf8",
   env: { ...process.env, COLUMNS: "100" },

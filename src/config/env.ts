@@ -53,3 +53,14 @@ export function apiUrl(network: Network, env: Env = process.env): string {
   if (network === "paper") return `http://127.0.0.1:${simPort(env)}`;
   return PUBLIC_API_URLS[network];
 }
+
+/**
+ * Whether the sim world enforces the exchange's address-based request limit: on unless
+ * HL_SIM_LIMITS is "off" (load benches and tests that send more than an address may).
+ */
+export function simLimitsOn(env: Env = process.env): boolean {
+  const raw = env.HL_SIM_LIMITS;
+  if (raw === undefined || raw === "" || raw === "on") return true;
+  if (raw === "off") return false;
+  throw new UserError(`HL_SIM_LIMITS must be "on" or "off", got "${raw}"`);
+}

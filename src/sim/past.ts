@@ -32,7 +32,7 @@ export function loadSimPast(
     opts,
   );
   for (const h of past) {
-    venue.loadPast(h.coin, { ...h, candles: h }, { buyer: HOUSE_TAKER, seller: HOUSE_MAKER });
+    venue.loadPast(h.coin, h, { buyer: HOUSE_TAKER, seller: HOUSE_MAKER });
     initial.set(h.coin, h.end);
   }
   return initial;

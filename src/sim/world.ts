@@ -1,8 +1,9 @@
 import type { AddressInfo, Socket } from "node:net";
 import { SIM_STARTING_BALANCE } from "../config/defaults.ts";
-import { simHistoryDays } from "../config/env.ts";
+import { simHistoryDays, simLimitsOn } from "../config/env.ts";
+import { AddressBudget } from "./auth/address-budget.ts";
 import type { AuthDeps } from "./auth/authenticate.ts";
-import { NonceBook } from "./auth/nonce-book.ts";
+import { NonceBook, noncesKept } from "./auth/nonce-book.ts";
 import type { SigningChain } from "./auth/recover-signer.ts";
 import { createSimClock, type SimClock } from "./model/clock.ts";
 import {
@@ -13,6 +14,7 @@ import {
   type HouseMarket,
 } from "./model/house-driver.ts";
 import { MarketModel } from "./model/market-model.ts";
+import { roundPx } from "./model/price-grid.ts";
 import type { PriceState } from "./model/price-process.ts";
 import { ReplayModel } from "./model/replay-model.ts";
 import { SimScheduler } from "./model/scheduler.ts";
@@ -51,7 +53,10 @@ export interface SimWorldOptions {
   startingBalance?: string;
   /** House market makers and taker flow (default true). Without them books start empty. */
   houseMakers?: boolean;
-  /** Which signing flavours are accepted (default both mainnet "a" and testnet "b"). */
+  /**
+   * Which signing flavours are accepted. Default: testnet ("b"), the one paper orders are signed with
+   * (an exchange accepts its own network's only; a mainnet-signed action recovers some unknown wallet).
+   */
   chains?: SigningChain[];
   /** Sim time at start (default: wall time now). */
   startMs?: number;
@@ -69,6 +74,17 @@ export interface SimWorldOptions {
    * coins' candles, books and funding play back on it, and the minutes before `fromMs` are the past.
    */
   replay?: SimReplay;
+  /**
+   * The exchange's address-based request limit (10,000 + 1 per USDC traded, then 1 per 10 s).
+   * Default: on, unless HL_SIM_LIMITS=off.
+   */
+  limits?: boolean;
+  /**
+   * Only these markets move after start (price process, house makers, taker flow); the others keep
+   * their past and hold its last price with an empty book. Default: every listed market. Tests that
+   * advance hours of sim time name the few they watch.
+   */
+  liveCoins?: string[];
   /**
    * Enforce Hyperliquid's per-IP REST limit: this much request weight per minute per client source
    * address (the exchange's is 1200), 429 beyond it. Default off: tests and `hl up` on this machine
@@ -136,8 +152,16 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     if (!listed.some((m) => m.coin === r.coin))
       throw new Error(`the sim world has no market ${r.coin} to replay`);
   const replayed = new Set(recording?.markets.map((r) => r.coin));
-  const houseMarkets: HouseMarket[] = listed
-    .filter((m) => !recording || replayed.has(m.coin))
+  // A delisted market keeps its asset id and its last price; nothing trades it.
+  for (const m of DEFAULT_MARKETS) if (m.isDelisted) venue.setOraclePrice(m.name, m.startPx);
+  const traded = listed
+    .filter((m) => !specs.get(m.coin)?.isDelisted)
+    .filter((m) => !recording || replayed.has(m.coin));
+  const live = opts.liveCoins ? new Set(opts.liveCoins) : undefined;
+  for (const coin of live ?? [])
+    if (!traded.some((m) => m.coin === coin)) throw new Error(`the sim world has no market ${coin} to run`);
+  const houseMarkets: HouseMarket[] = traded
+    .filter((m) => !live || live.has(m.coin))
     .map((m) => ({
       coin: m.coin,
       asset: m.asset,
@@ -155,10 +179,19 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   }));
   const historyDays = opts.historyDays ?? simHistoryDays();
   if (recording) loadRecordedPast(venue, houseMarkets, recording.markets, clock.now());
+  // Markets left out of liveCoins keep their past and hold its last price, with no book.
+  const pastMarkets = traded.map((m) => ({
+    coin: m.coin,
+    szDecimals: m.szDecimals,
+    startPx: saved?.model[m.coin]?.px ?? Number(specs.get(m.coin)?.startPx ?? "1"),
+  }));
   const initial =
     historyDays > 0 && !recording
-      ? loadSimPast(venue, modelMarkets, { seed, endMs: clock.now(), days: historyDays })
+      ? loadSimPast(venue, pastMarkets, { seed, endMs: clock.now(), days: historyDays })
       : new Map<string, PriceState>();
+  if (live && !recording)
+    for (const m of pastMarkets)
+      if (!live.has(m.coin)) venue.setOraclePrice(m.coin, roundPx(m.startPx, m.szDecimals, "nearest"));
   // A restored market continues from its saved state; the past above was regenerated to end there.
   for (const [coin, state] of Object.entries(saved?.model ?? {}))
     if (specs.has(coin)) initial.set(coin, state);
@@ -200,16 +233,30 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       seed,
       model: model.states(),
       venue: venue.snapshot(HOUSE_ADDRESSES),
+      nonces: nonces.snapshot(),
+      ...(addressBudget ? { requests: addressBudget.snapshot() } : {}),
     });
+  const nonces = saved?.nonces ? NonceBook.restore(saved.nonces) : new NonceBook();
+  const addressBudget =
+    (opts.limits ?? simLimitsOn())
+      ? saved?.requests
+        ? AddressBudget.restore(saved.requests)
+        : new AddressBudget()
+      : undefined;
+  const volumeUsd = (user: Address): number =>
+    Number((venue.info({ type: "userRateLimit", user }) as { cumVlm: string }).cumVlm);
   const saver = store ? setInterval(save, SAVE_EVERY_MS) : undefined;
   saver?.unref();
 
   const auth: AuthDeps = {
     now: clock.now,
     wallNow: Date.now,
-    nonces: new NonceBook(),
-    chains: opts.chains ?? ["Mainnet", "Testnet"],
+    nonces,
+    chains: opts.chains ?? ["Testnet"],
     masterOf: (a) => venue.masterOf(a) ?? (known.has(a) ? a : undefined),
+    noncesKept: (user) => noncesKept(volumeUsd(user)),
+    volumeUsd,
+    ...(addressBudget ? { addressBudget } : {}),
   };
 
   const control: SimControl = {

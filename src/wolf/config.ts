@@ -233,6 +233,16 @@ export const WOLF_PRESETS = {
     movers_confidence_threshold: 60,
     daily_loss_limit: 1000,
   },
+  // Sized for the sim's $10,000 paper wallet (what `hl up` runs): $3,000 of margin over 3 slots at 3x,
+  // $9,000 of notional in all, so the whole book is worth less than the wallet; the hard stop is a 5 %
+  // adverse move and a day may lose 3 % of the wallet.
+  paper_10k: {
+    total_budget: 3000,
+    max_slots: 3,
+    leverage: 3,
+    max_negative_roe: -15,
+    daily_loss_limit: 300,
+  },
 } as const satisfies Record<string, WolfConfigInput>;
 
 export type WolfPresetName = keyof typeof WOLF_PRESETS;

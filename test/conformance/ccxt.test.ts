@@ -30,6 +30,8 @@ beforeAll(async () => {
     timeout: 10_000,
     // A local server: no client-side throttling.
     enableRateLimit: false,
+    // The paper network is signed as testnet (source "b"): the only flavour the sim accepts.
+    options: { sandboxMode: true },
   });
 });
 

@@ -51,6 +51,14 @@ const EMPTY_AS_ON_EXCHANGE: Record<string, string[]> = {
   "info/orderStatus": ["$.order.order.children"],
   // The last push follows the scheduled cancel of every open order.
   "subscription/openOrders": ["$.orders[*].children", "$.orders"],
+  // As its info answer, and its last push follows the scheduled cancel of every open order.
+  "subscription/webData2": [
+    "$.leadingVaults",
+    "$.twapStates",
+    "$.perpsAtOpenInterestCap",
+    "$.openOrders[*].children",
+    "$.openOrders",
+  ],
 };
 const usedAllowances = new Set<string>();
 
@@ -103,7 +111,8 @@ async function post(path: string, body: unknown): Promise<unknown> {
 
 /** The SDK signs; this transport posts and keeps each raw /exchange answer. */
 const recording: IRequestTransport = {
-  isTestnet: false,
+  // The paper network signs as testnet, the one flavour the sim accepts.
+  isTestnet: true,
   async request<T>(endpoint: "info" | "exchange" | "explorer", payload: unknown): Promise<T> {
     const body = await post(`/${endpoint}`, payload);
     if (endpoint === "exchange") {
@@ -130,7 +139,11 @@ beforeAll(async () => {
   // Just before a UTC hour: the advance below settles a funding payment.
   // The success shape of scheduleCancel needs the $1M volume gate waived for this fresh account.
   process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME = "1";
-  world = await startSimWorld({ seed: 21, startMs: Date.UTC(2026, 10, 22, 11, 59) });
+  world = await startSimWorld({
+    seed: 21,
+    startMs: Date.UTC(2026, 10, 22, 11, 59),
+    liveCoins: ["BTC", "ETH", "SOL", "yex:VXX"],
+  });
   delete process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME;
   user = wallet.address.toLowerCase();
   await post("/info", { type: "clearinghouseState", user });
@@ -237,9 +250,9 @@ beforeAll(async () => {
   // A resting order that is then cancelled, by oid and by cloid.
   const two = await ex.order({
     orders: [
-      { a: 2, b: true, p: "100", s: "0.5", r: false, t: { limit: { tif: "Gtc" } } },
+      { a: 5, b: true, p: "100", s: "0.5", r: false, t: { limit: { tif: "Gtc" } } },
       {
-        a: 2,
+        a: 5,
         b: true,
         p: "100",
         s: "0.5",
@@ -251,8 +264,8 @@ beforeAll(async () => {
     grouping: "na",
   });
   const solOid = (two.response.data.statuses[0] as { resting: { oid: number } }).resting.oid;
-  await ex.cancel({ cancels: [{ a: 2, o: solOid }] });
-  await ex.cancelByCloid({ cancels: [{ asset: 2, cloid: "0x00000000000000000000000000000002" }] });
+  await ex.cancel({ cancels: [{ a: 5, o: solOid }] });
+  await ex.cancelByCloid({ cancels: [{ asset: 5, cloid: "0x00000000000000000000000000000002" }] });
   await quietly(
     ex.order({
       orders: [{ a: 0, b: true, p: "1.5", s: "0.01", r: false, t: { limit: { tif: "Gtc" } } }],
@@ -418,6 +431,8 @@ describe("WebSocket pushes match the SDK's event types", () => {
       { type: "openOrders", user },
       { type: "userEvents", user },
       { type: "userFundings", user },
+      { type: "webData2", user },
+      { type: "activeAssetData", user, coin: "BTC" },
     ];
     const served = subscriptionSchema.options.map((o) => o.shape.type.value);
     expect(served.filter((t) => !subs.some((s) => s.type === t))).toEqual([]);

@@ -55,6 +55,16 @@ const imm = (asset: string, direction = "LONG", confidence = 100) => ({
 });
 
 describe("presets and config", () => {
+  it("paper_10k keeps a $10,000 wallet's exposure under its value: 3 slots of $1,000 margin at 3x ($9,000 notional in all)", () => {
+    const p = buildWolfConfig("paper_10k");
+    const wallet = 10_000;
+    expect(p.max_slots * p.margin_per_slot * p.leverage).toBeLessThanOrEqual(wallet);
+    expect([p.total_budget, p.max_slots, p.margin_per_slot, p.leverage]).toEqual([3000, 3, 1000, 3]);
+    // The hard stop is a 5 % adverse move at 3x, not the default's 0.5 % at 10x.
+    expect(p.max_negative_roe / p.leverage).toBeCloseTo(-5, 6);
+    expect(p.daily_loss_limit).toBe(300);
+  });
+
   it("has default / conservative / aggressive with their values", () => {
     const [d, c, a] = ["default", "conservative", "aggressive"].map((p) => buildWolfConfig(p));
     expect([

@@ -134,6 +134,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
         PORT: String(p.agent),
         RUN_MODE: main.mode,
         DATA_DIR: agentDir,
+        WOLF_PRESET: baseEnv.WOLF_PRESET || "paper_10k",
         WOLF_TICK: String(cfg.wolfTick),
         TICK_INTERVAL: baseEnv.TICK_INTERVAL || String(cfg.wolfTick),
         HL_LINKS: JSON.stringify(dashboardLinks(cfg)),

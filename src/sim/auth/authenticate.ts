@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Address } from "../venue.ts";
+import type { AddressBudget } from "./address-budget.ts";
 import type { NonceBook } from "./nonce-book.ts";
 import {
   isUserSignedAction,
@@ -36,6 +37,12 @@ export interface AuthDeps {
   chains: readonly SigningChain[];
   /** The account a signer acts for: itself for an account, its master for an approved agent, else undefined. */
   masterOf(address: Address): Address | undefined;
+  /** Nonces kept for a signer acting for `user` (20, plus 1 per $1M of the account's volume, ≤ 100). */
+  noncesKept?(user: Address): number;
+  /** The address-based request limit; absent when the world runs without limits. */
+  addressBudget?: AddressBudget;
+  /** USDC an account has traded in all (what frees requests). */
+  volumeUsd?(user: Address): number;
 }
 
 export type AuthResult =
@@ -118,8 +125,9 @@ export async function authenticate(body: unknown, deps: AuthDeps): Promise<AuthR
   }
   if (!user) return { ok: false, error: unknownSigner(signer) };
 
-  const refusal = deps.nonces.refusal(signer, nonce, now, deps.wallNow?.());
+  const kept = deps.noncesKept?.(user);
+  const refusal = deps.nonces.refusal(signer, nonce, now, deps.wallNow?.(), kept);
   if (refusal) return { ok: false, error: refusal };
-  deps.nonces.record(signer, nonce);
+  deps.nonces.record(signer, nonce, kept);
   return { ok: true, user, signer, action, nonce };
 }

@@ -1,3 +1,4 @@
+import type { LazyMinutes, MinuteCandles } from "../venue/candle-history.ts";
 import { type MarketParams, takerFlow } from "./market-params.ts";
 import { tickExponent } from "./price-grid.ts";
 import { activity, initialPriceState, type PriceState, stepPrice } from "./price-process.ts";
@@ -16,18 +17,15 @@ export interface BackfillMarket {
   params: MarketParams;
 }
 
-export interface MarketHistory {
+export interface MarketHistory extends MinuteCandles {
   coin: string;
-  /** Start of the first minute; minute i covers [startMs + i·60 s, +60 s). */
+  /**
+   * Start of the first minute; minute i covers [startMs + i·60 s, +60 s). The per-minute arrays
+   * (o, h, l, c at the price scale on the tick grid, v in lots, n trades) are made on first use.
+   */
   startMs: number;
-  /** Per-minute OHLC at the price scale (integers, 10^(6 − szDecimals) per unit), on the tick grid. */
-  o: Int32Array;
-  h: Int32Array;
-  l: Int32Array;
-  c: Int32Array;
-  /** Base volume in lots (10^−szDecimals) and trade count per minute. */
-  v: Float64Array;
-  n: Uint16Array;
+  /** The last days' minutes, made at once, and every minute on demand (what the venue loads). */
+  candles: LazyMinutes;
   /** Average premium of each whole hour; hour i covers [hourStartMs + i·1 h, +1 h). */
   hourStartMs: number;
   premiums: Float64Array;
@@ -46,6 +44,10 @@ const YEAR_MS = 365 * 24 * HOUR;
 const RECENT_TRADES = 100;
 /** The process steps five minutes at a time; the minutes inside a step are bridged. */
 const MINUTES_PER_STEP = 5;
+/** Minutes are drawn a day at a time, each day from its own stream, so any day can be made alone. */
+const STEPS_PER_CHUNK = 1440 / MINUTES_PER_STEP;
+/** Days of minutes made at start (the 24 h volume, the latest trades, the buckets in progress). */
+const RECENT_CHUNKS = 2;
 
 /** Backfill `days` of history ending at `endMs` for every market (BTC's shocks are shared, as live). */
 export function backfill(
@@ -61,6 +63,18 @@ export function backfill(
   return markets.map((m) => backfillOne(m, opts.seed, startMs, minutes, btcShocks));
 }
 
+/** The process path of one market, a step at a time, and what the minutes are drawn from. */
+interface Path {
+  m: BackfillMarket;
+  seed: number;
+  startMs: number;
+  minutes: number;
+  stepPx: Float64Array;
+  stepBusy: Float64Array;
+  /** Scale that makes the last close endPx. */
+  shift: number;
+}
+
 function backfillOne(
   m: BackfillMarket,
   seed: number,
@@ -70,8 +84,6 @@ function backfillOne(
 ): MarketHistory {
   const rng = createRng(deriveSeed(seed, `history:${m.coin}`));
   const p = m.params;
-  const flow = takerFlow(p);
-  const calmSigma = p.volAnnual * Math.sqrt(MINUTE / YEAR_MS);
   const firstHour = Math.ceil(startMs / HOUR) * HOUR;
   const hours = Math.max(0, Math.floor((startMs + minutes * MINUTE - firstHour) / HOUR));
   const premiums = new Float64Array(hours);
@@ -91,34 +103,98 @@ function backfillOne(
     if (t >= firstHour && hour < hours) premiums[hour]! += (s.premium * MINUTES_PER_STEP) / 60;
   }
 
-  // Shifted so the last close is exactly endPx, the minutes inside each step are drawn as a Brownian
-  // bridge (noise that sums to the step's move) and written straight onto the price grid.
+  // Shifted so the last close is exactly endPx.
   const shift = m.endPx / s.px;
-  const pxScale = 10 ** (6 - m.szDecimals);
   const lotScale = 10 ** m.szDecimals;
+  const path: Path = { m, seed, startMs, minutes, stepPx, stepBusy, shift };
+  const chunks = Math.ceil(steps / STEPS_PER_CHUNK);
+  const recent = drawMinutes(path, Math.max(0, chunks - RECENT_CHUNKS), chunks);
+  const full = (): MinuteCandles => remembered(path, () => drawMinutes(path, 0, chunks));
   const out: MarketHistory = {
     coin: m.coin,
     startMs,
-    o: new Int32Array(minutes),
-    h: new Int32Array(minutes),
-    l: new Int32Array(minutes),
-    c: new Int32Array(minutes),
-    v: new Float64Array(minutes),
-    n: new Uint16Array(minutes),
+    get o() {
+      return full().o;
+    },
+    get h() {
+      return full().h;
+    },
+    get l() {
+      return full().l;
+    },
+    get c() {
+      return full().c;
+    },
+    get v() {
+      return full().v;
+    },
+    get n() {
+      return full().n;
+    },
+    candles: { recent, full },
     hourStartMs: firstHour,
     premiums,
     openInterestLots: Math.round((s.oi / shift) * lotScale),
-    trades: [],
+    trades: recentTrades(recent, createRng(deriveSeed(seed, `history:${m.coin}:trades`))),
     end: { ...s, px: m.endPx, oi: s.oi / shift },
+  };
+  return out;
+}
+
+/**
+ * Whole pasts kept made, most recently used last: a scanner that reads every market's candles would
+ * otherwise hold a month of minutes for all of them (about 1 MB each). An evicted past is simply made
+ * again, minute for minute the same, when next asked for.
+ */
+const FULL_PASTS_KEPT = 40;
+const fullPasts = new Map<Path, MinuteCandles>();
+
+function remembered(path: Path, make: () => MinuteCandles): MinuteCandles {
+  let m = fullPasts.get(path);
+  if (m) fullPasts.delete(path);
+  else m = make();
+  fullPasts.set(path, m);
+  if (fullPasts.size > FULL_PASTS_KEPT) fullPasts.delete(fullPasts.keys().next().value!);
+  return m;
+}
+
+/**
+ * The minutes of day-chunks [from, to): inside each step a Brownian bridge (noise that sums to the
+ * step's move) written straight onto the price grid. Each chunk draws from its own seeded stream, so
+ * the recent days made at start and the whole past made later agree minute for minute.
+ */
+function drawMinutes(path: Path, fromChunk: number, toChunk: number): MinuteCandles {
+  const { m, stepPx, stepBusy, shift, startMs } = path;
+  const p = m.params;
+  const flow = takerFlow(p);
+  const calmSigma = p.volAnnual * Math.sqrt(MINUTE / YEAR_MS);
+  const steps = stepBusy.length;
+  const firstStep = fromChunk * STEPS_PER_CHUNK;
+  const lastStep = Math.min(steps, toChunk * STEPS_PER_CHUNK);
+  const i0All = firstStep * MINUTES_PER_STEP;
+  const count = Math.max(0, Math.min(path.minutes, lastStep * MINUTES_PER_STEP) - i0All);
+  const pxScale = 10 ** (6 - m.szDecimals);
+  const lotScale = 10 ** m.szDecimals;
+  const out: MinuteCandles = {
+    startMs: startMs + i0All * MINUTE,
+    o: new Int32Array(count),
+    h: new Int32Array(count),
+    l: new Int32Array(count),
+    c: new Int32Array(count),
+    v: new Float64Array(count),
+    n: new Uint16Array(count),
   };
   const z = new Float64Array(MINUTES_PER_STEP);
   const k = shift * pxScale;
   const { o: O, h: H, l: L, c: C, v: V, n: N } = out;
   const usdPerMinute = p.dayVolumeUsd / 1440;
   const lotsPerUsd = (2 * lotScale) / shift;
-  for (let j = 0; j < steps; j++) {
+  let rng = createRng(0);
+  for (let j = firstStep; j < lastStep; j++) {
+    if ((j - firstStep) % STEPS_PER_CHUNK === 0 || j === firstStep)
+      rng = createRng(deriveSeed(path.seed, `history:${m.coin}:day${Math.floor(j / STEPS_PER_CHUNK)}`));
     const i0 = j * MINUTES_PER_STEP;
-    const span = Math.min(MINUTES_PER_STEP, minutes - i0);
+    const span = Math.min(MINUTES_PER_STEP, path.minutes - i0);
     const busy = stepBusy[j]!;
     const sigma = calmSigma * busy;
     // A step never straddles an hour (5 divides 60), so one seasonal factor serves all its minutes.
@@ -136,7 +212,7 @@ function backfillOne(
       pxScale;
     let px = open0;
     for (let q = 0; q < span; q++) {
-      const i = i0 + q;
+      const i = i0 + q - i0All;
       const ret = z[q]! + pull;
       const close = px * Math.exp(ret);
       const oo = onGrid(px * k, tick);
@@ -151,12 +227,11 @@ function backfillOne(
       px = close;
     }
   }
-  out.trades = recentTrades(out, rng);
   return out;
 }
 
 /** The last trades of the history, drawn inside the last minutes' candles. */
-function recentTrades(hist: MarketHistory, rng: Rng): MarketHistory["trades"] {
+function recentTrades(hist: MinuteCandles, rng: Rng): MarketHistory["trades"] {
   const trades: MarketHistory["trades"] = [];
   for (let i = hist.c.length - 1; i >= 0 && trades.length < RECENT_TRADES; i--) {
     const count = Math.min(hist.n[i]!, RECENT_TRADES - trades.length);

@@ -1,5 +1,5 @@
 import type { Address, ExchangeAction, ExchangeResponse } from "../venue.ts";
-import { type HouseQuote, houseLadder } from "./house-quotes.ts";
+import { HOUSE_LEVELS, type HouseQuote, houseLadder } from "./house-quotes.ts";
 import { floorSz, roundPx } from "./price-grid.ts";
 import type { WorldModel } from "./world-model.ts";
 
@@ -32,7 +32,21 @@ export interface TakerOrder {
 export const HOUSE_MAKER: Address = "0xba5e000000000000000000000000000000000001";
 export const HOUSE_MAKER_HIP3: Address = "0xba5e000000000000000000000000000000000002";
 export const HOUSE_TAKER: Address = "0xba5e000000000000000000000000000000000003";
-export const HOUSE_ADDRESSES: readonly Address[] = [HOUSE_MAKER, HOUSE_MAKER_HIP3, HOUSE_TAKER];
+/**
+ * An account may hold at most 1000 open orders (the exchange's base cap), so the main dex's books are
+ * shared by several makers, each quoting a block of markets: …01 the first, then …0100, …0101, ….
+ */
+const EXTRA_MAIN_MAKERS = 15;
+export const HOUSE_MAIN_MAKERS: readonly Address[] = [
+  HOUSE_MAKER,
+  ...Array.from(
+    { length: EXTRA_MAIN_MAKERS },
+    (_, k) => `0xba5e${(0x100 + k).toString(16).padStart(36, "0")}` as Address,
+  ),
+];
+export const HOUSE_ADDRESSES: readonly Address[] = [...HOUSE_MAIN_MAKERS, HOUSE_MAKER_HIP3, HOUSE_TAKER];
+/** Markets one maker quotes: both sides of every level of each stay under the 1000 open orders. */
+const MARKETS_PER_MAKER = Math.floor(1000 / (2 * HOUSE_LEVELS)) - 1;
 /** Most notional one merged taker order may take, in first-level notionals (about three levels deep). */
 const MAX_TAKEN_LEVELS = 3;
 /** Enough for years of the background flow's fees at Hyperliquid's volumes. */
@@ -77,7 +91,20 @@ export class HouseDriver {
     this.quoting = opts.quoting;
     this.funded = opts.funded ?? false;
     this.byCoin = new Map(markets.map((m) => [m.coin, m]));
+    let main = 0;
+    for (const m of markets) {
+      if (m.premiumStyle !== "main") this.makers.set(m.coin, HOUSE_MAKER_HIP3);
+      else {
+        const block = Math.floor(main++ / MARKETS_PER_MAKER);
+        const maker = HOUSE_MAIN_MAKERS[block];
+        if (!maker) throw new Error(`more main-dex markets than the house makers can quote (${main})`);
+        this.makers.set(m.coin, maker);
+      }
+    }
   }
+
+  /** The maker quoting each market. */
+  private readonly makers = new Map<string, Address>();
 
   /** Fund the house and set leverage once; call before the first sync. */
   start(): void {
@@ -192,7 +219,7 @@ export class HouseDriver {
   }
 
   private makerFor(m: HouseMarket): Address {
-    return m.premiumStyle === "main" ? HOUSE_MAKER : HOUSE_MAKER_HIP3;
+    return this.makers.get(m.coin) ?? HOUSE_MAKER;
   }
 
   private requote(m: HouseMarket, ladder: readonly HouseQuote[], px: number, premium: number): void {

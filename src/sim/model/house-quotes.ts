@@ -21,6 +21,8 @@ export interface LadderInput {
   levels?: number;
 }
 
+/** Levels the house quotes each side: the exchange's l2Book sends up to 20. */
+export const HOUSE_LEVELS = 20;
 /** Smallest order notional the exchange accepts (USD); house levels stay above it. */
 const MIN_NOTIONAL_USD = 10;
 /** Below this target the main-dex book simply straddles the oracle (premium 0). */
@@ -60,7 +62,7 @@ function ladderCentre(input: LadderInput, levels: number): number {
 
 /** The house makers' ladder: several levels each side on the exchange's price grid, deeper = larger. */
 export function houseLadder(input: LadderInput): HouseQuote[] {
-  const levels = input.levels ?? 8;
+  const levels = input.levels ?? HOUSE_LEVELS;
   const c = ladderCentre(input, levels);
   const quotes: HouseQuote[] = [];
   for (const isBuy of [true, false]) {

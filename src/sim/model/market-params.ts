@@ -1,3 +1,4 @@
+import { MAINNET_META } from "../venue/markets.ts";
 import { deriveSeed } from "./prng.ts";
 
 /** How one market's price and trading behave in the model. */
@@ -21,47 +22,72 @@ export interface MarketParams {
   openInterestUsd: number;
 }
 
-/** Hyperliquid-sized activity per coin: 24 h volume and open interest in USD (their usual range). */
-const ACTIVITY: Record<string, [dayVolumeUsd: number, openInterestUsd: number]> = {
-  BTC: [2.5e9, 2.5e9],
-  ETH: [1.5e9, 1.5e9],
-  SOL: [4e8, 5e8],
-  HYPE: [3e8, 6e8],
-  XRP: [1.5e8, 2e8],
-  DOGE: [8e7, 1e8],
-  SUI: [6e7, 8e7],
-  ENA: [5e7, 6e7],
-  FARTCOIN: [5e7, 5e7],
-  kPEPE: [4e7, 4e7],
-  AVAX: [2.5e7, 3e7],
-  LINK: [2.5e7, 3e7],
-  AAVE: [2e7, 3e7],
-  ADA: [2e7, 3e7],
-  WIF: [2e7, 2e7],
-  BNB: [1.4e7, 4.5e7],
-  LTC: [1.5e7, 2e7],
-  TRUMP: [1.5e7, 2e7],
-  TAO: [1.2e7, 2e7],
-  ARB: [1e7, 1.5e7],
-  NEAR: [1e7, 1.5e7],
-  APT: [8e6, 1.2e7],
-  SEI: [8e6, 1e7],
-  WLD: [8e6, 1.2e7],
-  CRV: [8e6, 1e7],
-  BCH: [8e6, 1.5e7],
-  UNI: [7e6, 1e7],
-  OP: [6e6, 1e7],
-  TIA: [6e6, 1e7],
-  ONDO: [6e6, 1e7],
-  kBONK: [6e6, 8e6],
-  INJ: [5e6, 8e6],
-  DOT: [5e6, 8e6],
-  TON: [4e6, 8e6],
+/** HIP-3 activity (24 h volume and open interest in USD): the dexes' own markets are not on record. */
+const HIP3_ACTIVITY: Record<string, [dayVolumeUsd: number, openInterestUsd: number]> = {
+  XYZ100: [2e7, 2e7],
+  TSLA: [1.2e7, 4.5e7],
+  NVDA: [1e7, 2e7],
   SPCX: [8e6, 1e7],
   VXX: [3e6, 4e6],
   US3M: [1.5e6, 3e6],
   BTCSWP: [2e6, 3e6],
 };
+
+/** Main-dex activity as recorded with the universe (mainnet asset contexts, same date). */
+const RECORDED_ACTIVITY = new Map(
+  MAINNET_META.universe.map((u) => [
+    u.name,
+    [Number(u.dayNtlVlm), Number(u.openInterest) * Number(u.markPx)] as [number, number],
+  ]),
+);
+
+/** Coins traded as memes: more volatile, jumpier, thinner books for their volume. */
+const MEMES = new Set([
+  "DOGE",
+  "kPEPE",
+  "WIF",
+  "FARTCOIN",
+  "TRUMP",
+  "kBONK",
+  "kSHIB",
+  "POPCAT",
+  "PENGU",
+  "PNUT",
+  "MEME",
+  "MOODENG",
+  "GOAT",
+  "CHILLGUY",
+  "SPX",
+  "MEW",
+  "BRETT",
+  "TURBO",
+  "kFLOKI",
+  "kNEIRO",
+  "NEIROETH",
+  "PUMP",
+  "FWOG",
+  "BOME",
+  "MELANIA",
+  "VINE",
+  "TST",
+  "HPOS",
+  "PURR",
+  "BANANA",
+  "kLUNC",
+  "GRIFFAIN",
+]);
+
+export type MarketClass = "major" | "mid" | "meme" | "hip3";
+
+/** The class whose volatility, funding and liquidity a market follows. */
+export function marketClass(coin: string): MarketClass {
+  if (coin.includes(":")) return "hip3";
+  if (coin === "BTC" || coin === "ETH" || coin === "SOL") return "major";
+  return MEMES.has(coin) ? "meme" : "mid";
+}
+
+/** BTC's recorded 24 h volume: the reference the alts' depth and spread are scaled from. */
+const BTC_VOLUME_USD = 3.2e9;
 
 const KNOWN: Record<string, Partial<MarketParams>> = {
   BTC: {
@@ -87,24 +113,35 @@ const KNOWN: Record<string, Partial<MarketParams>> = {
   US3M: { volAnnual: 0.15, btcCorrelation: 0, jumpsPerDay: 0.2, jumpSize: 0.005 },
   BTCSWP: { volAnnual: 0.6, btcCorrelation: 0.3 },
   SPCX: { volAnnual: 0.5, btcCorrelation: 0.3 },
+  XYZ100: { volAnnual: 0.25, btcCorrelation: 0.3, jumpsPerDay: 0.2, jumpSize: 0.008 },
+  TSLA: { volAnnual: 0.6, btcCorrelation: 0.3 },
+  NVDA: { volAnnual: 0.5, btcCorrelation: 0.3 },
   VXX: { volAnnual: 0.9, btcCorrelation: -0.4 },
 };
 
-/** Parameters for a coin: tuned for the majors, and a seeded but plausible alt profile for the rest. */
+/**
+ * Parameters for a coin: tuned for the majors; the rest follow their class, with depth and spread
+ * scaled from their recorded 24 h volume (thinner markets quote wider and smaller), seeded per coin.
+ */
 export function marketParams(coin: string, seed: number): MarketParams {
   const h = deriveSeed(seed, `params:${coin}`);
   const u = (bits: number) => ((h >>> bits) & 0xff) / 255;
   const bare = coin.includes(":") ? coin.slice(coin.indexOf(":") + 1) : coin;
-  const [dayVolumeUsd, openInterestUsd] = ACTIVITY[bare] ?? [2e6, 3e6];
+  const cls = marketClass(coin);
+  const [dayVolumeUsd, openInterestUsd] = (cls === "hip3"
+    ? HIP3_ACTIVITY[bare]
+    : RECORDED_ACTIVITY.get(coin)) ?? [2e6, 3e6];
+  const thinness = BTC_VOLUME_USD / Math.max(dayVolumeUsd, 1e5);
+  const meme = cls === "meme";
   const base: MarketParams = {
-    volAnnual: 0.7 + 0.6 * u(0),
-    btcCorrelation: 0.45 + 0.35 * u(8),
+    volAnnual: (meme ? 0.95 : 0.7) + (meme ? 0.6 : 0.4) * u(0),
+    btcCorrelation: (meme ? 0.35 : 0.45) + 0.35 * u(8),
     jumpsPerDay: 0.5 + 1.5 * u(16),
-    jumpSize: 0.015 + 0.02 * u(24),
+    jumpSize: (meme ? 0.025 : 0.015) + 0.02 * u(24),
     premiumMean: 0.00005,
     premiumVol: 0.0004,
-    levelNotionalUsd: 10_000,
-    halfSpreadBps: 2,
+    levelNotionalUsd: Math.round(Math.min(60_000, Math.max(1_500, 60_000 / Math.sqrt(thinness)))),
+    halfSpreadBps: Math.min(8, Math.max(0.6, 0.6 * thinness ** 0.35)) * (meme ? 1.3 : 1),
     dayVolumeUsd,
     openInterestUsd,
   };

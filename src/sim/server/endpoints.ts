@@ -1,3 +1,4 @@
+import type { AddressBudget } from "../auth/address-budget.ts";
 import { type AuthDeps, authenticate } from "../auth/authenticate.ts";
 import { type Address, type ExchangeAction, type Venue, VenueError } from "../venue.ts";
 
@@ -10,7 +11,12 @@ const DESERIALIZE = "Failed to deserialize the JSON body into the target type";
  * POST /info: any `{type, ...}` object goes to the venue. `seeUser` is told about every address an
  * info request names, so the world can open the account with its starting balance on first use.
  */
-export function answerInfo(venue: Venue, body: unknown, seeUser?: (user: Address) => void): EndpointResult {
+export function answerInfo(
+  venue: Venue,
+  body: unknown,
+  seeUser?: (user: Address) => void,
+  budget?: AddressBudget,
+): EndpointResult {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     return { ok: false, message: DESERIALIZE };
   const req = body as { type?: unknown; user?: unknown; [k: string]: unknown };
@@ -19,7 +25,11 @@ export function answerInfo(venue: Venue, body: unknown, seeUser?: (user: Address
     seeUser(req.user.toLowerCase() as Address);
   }
   try {
-    return { ok: true, body: venue.info(req as { type: string }) };
+    const answer = venue.info(req as { type: string });
+    // The requests an address has sent are counted here, at the door, not by the venue.
+    if (budget && req.type === "userRateLimit" && typeof req.user === "string")
+      return { ok: true, body: { ...(answer as object), nRequestsUsed: budget.used(req.user) } };
+    return { ok: true, body: answer };
   } catch (err) {
     if (err instanceof VenueError) return { ok: false, message: err.message };
     throw err;
@@ -42,6 +52,8 @@ export async function answerExchange(
   }
   const verdict = await authenticate(body, auth);
   if (!verdict.ok) return { ok: true, body: { status: "err", response: verdict.error } };
+  const over = auth.addressBudget?.spend(verdict.user, verdict.action, auth.volumeUsd?.(verdict.user) ?? 0);
+  if (over) return { ok: true, body: { status: "err", response: over } };
   try {
     const answer = venue.exchange(verdict.action as ExchangeAction, verdict.user, verdict.nonce);
     // The receiver of a transfer now has an account, so its own signatures are recognised.

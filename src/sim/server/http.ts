@@ -143,7 +143,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
       deps.infoCache && typeof body === "object" && body !== null ? InfoCache.keyOf(body) : undefined;
     const cached = key === undefined ? undefined : deps.infoCache!.get(key, text);
     if (cached !== undefined) return sendPrepared(res, cached);
-    const result = answerInfo(deps.venue, read.body, deps.seeUser);
+    const result = answerInfo(deps.venue, read.body, deps.seeUser, deps.auth.addressBudget);
     if (!result.ok) return sendText(res, 422, result.message);
     deps.ipWeight?.charge(source, responseWeight("info", read.body, result.body));
     const json = JSON.stringify(result.body) ?? "null";

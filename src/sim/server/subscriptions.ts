@@ -22,6 +22,8 @@ export const subscriptionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("openOrders"), user: address, dex: z.string().optional() }),
   z.object({ type: z.literal("userEvents"), user: address }),
   z.object({ type: z.literal("userFundings"), user: address }),
+  z.object({ type: z.literal("webData2"), user: address }),
+  z.object({ type: z.literal("activeAssetData"), user: address, coin: z.string().min(1) }),
 ]);
 
 export type Subscription = z.infer<typeof subscriptionSchema>;
@@ -49,7 +51,10 @@ export function topicOf(s: Subscription): string {
     case "userFundings":
     case "clearinghouseState":
     case "openOrders":
+    case "webData2":
       return `${s.type}:${s.user.toLowerCase()}`;
+    case "activeAssetData":
+      return `activeAssetData:${s.user.toLowerCase()}`;
   }
 }
 

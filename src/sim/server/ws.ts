@@ -27,6 +27,8 @@ interface TopicSub {
 
 /** A client that lets this much pile up unread is dropped rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** Account streams sent again when the account changes or prices move (the account is revalued). */
+const REPRICED = new Set(["clearinghouseState", "webData2", "activeAssetData"]);
 /** Price moves alone re-send a subscribed account's state at most this often. */
 const ACCOUNT_REPRICE_MS = 1000;
 /** Order endings the user did not ask for, reported to userEvents as `nonUserCancel`. */
@@ -41,7 +43,7 @@ const NON_USER_CANCELS = new Set([
 /**
  * The sim world's WebSocket (paths `/ws` and `/`): Hyperliquid's `post`, `subscribe`, `unsubscribe`
  * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills, orderUpdates, assetCtxs,
- * activeAssetCtx, clearinghouseState, openOrders, userEvents and userFundings, driven by the venue's
+ * activeAssetCtx, clearinghouseState, openOrders, userEvents, userFundings, webData2 and activeAssetData, driven by the venue's
  * events and coalesced per stream.
  */
 export class SimWebSocket {
@@ -167,7 +169,8 @@ export class SimWebSocket {
     }
     const req = request as { type?: unknown; payload?: unknown } | undefined;
     let result: EndpointResult;
-    if (req?.type === "info") result = answerInfo(this.deps.venue, req.payload, this.deps.seeUser);
+    if (req?.type === "info")
+      result = answerInfo(this.deps.venue, req.payload, this.deps.seeUser, this.deps.auth.addressBudget);
     else if (req?.type === "action")
       result = await answerExchange(this.deps.venue, this.deps.auth, req.payload, this.deps.seeUser);
     else result = { ok: false, message: `Unknown post request type ${JSON.stringify(req?.type)}` };
@@ -323,6 +326,18 @@ export class SimWebSocket {
           ? undefined
           : { channel: "clearinghouseState", data: { dex, user, clearinghouseState: state } };
       }
+      case "webData2": {
+        const user = sub.user.toLowerCase() as Address;
+        if (snapshot) this.deps.seeUser(user);
+        const data = this.info({ type: "webData2", user });
+        return data === undefined ? undefined : { channel: "webData2", data };
+      }
+      case "activeAssetData": {
+        const user = sub.user.toLowerCase() as Address;
+        if (snapshot) this.deps.seeUser(user);
+        const data = this.info({ type: "activeAssetData", user, coin: sub.coin });
+        return data === undefined ? undefined : { channel: "activeAssetData", data };
+      }
       case "openOrders": {
         const user = sub.user.toLowerCase() as Address;
         const dex = sub.dex ?? "";
@@ -412,8 +427,9 @@ export class SimWebSocket {
       if (now - this.lastAccountReprice < ACCOUNT_REPRICE_MS) return false;
       let any = false;
       for (const topic of this.topics.keys()) {
-        if (!topic.startsWith("clearinghouseState:")) continue;
-        this.dirtyAccounts.add(topic.slice("clearinghouseState:".length));
+        const at = topic.indexOf(":");
+        if (!REPRICED.has(topic.slice(0, at))) continue;
+        this.dirtyAccounts.add(topic.slice(at + 1));
         any = true;
       }
       if (any) this.lastAccountReprice = now;
@@ -432,7 +448,7 @@ export class SimWebSocket {
       append(this.userEvents, user, [msg]);
       any = true;
     };
-    mark("clearinghouseState", this.dirtyAccounts);
+    for (const topic of REPRICED) mark(topic, this.dirtyAccounts);
     switch (e.kind) {
       case "userFills":
         event({ fills: e.fills });
@@ -479,7 +495,8 @@ export class SimWebSocket {
   /** Send every stream that changed since the last flush, one message per subscription. */
   private flush(): void {
     this.flushTimer = undefined;
-    for (const user of this.dirtyAccounts) this.publishState(`clearinghouseState:${user}`);
+    for (const user of this.dirtyAccounts)
+      for (const topic of REPRICED) this.publishState(`${topic}:${user}`);
     for (const user of this.dirtyOrders) this.publishState(`openOrders:${user}`);
     for (const [user, list] of this.userEvents)
       for (const data of list) this.publish(`userEvents:${user}`, { channel: "user", data });

@@ -12,6 +12,15 @@ export interface MinuteCandles {
   n: Uint16Array;
 }
 
+/**
+ * A past whose minutes are made on demand: the recent ones at once (the latest volume, trades and the
+ * buckets in progress), all of them the first time an older candle is asked for.
+ */
+export interface LazyMinutes {
+  recent: MinuteCandles;
+  full(): MinuteCandles;
+}
+
 const MINUTE = 60_000;
 
 /**
@@ -21,15 +30,35 @@ const MINUTE = 60_000;
  */
 export class CandleHistory {
   private readonly built = new Map<Interval, Candle[]>();
+  private readonly source: LazyMinutes;
 
-  constructor(readonly minutes: MinuteCandles) {}
+  constructor(minutes: MinuteCandles | LazyMinutes) {
+    this.source = "recent" in minutes ? minutes : { recent: minutes, full: () => minutes };
+  }
+
+  /** The recent minutes, always at hand. */
+  get recent(): MinuteCandles {
+    return this.source.recent;
+  }
+
+  /** Every minute of the past (made on use; the source decides how long it keeps them). */
+  get minutes(): MinuteCandles {
+    return this.source.full();
+  }
+
+  /** Where the recent minutes begin: spans from there on never need the whole past. */
+  get recentFromMs(): number {
+    return this.source.recent.startMs;
+  }
 
   get endMs(): number {
-    return this.minutes.startMs + this.minutes.c.length * MINUTE;
+    const r = this.source.recent;
+    return r.startMs + r.c.length * MINUTE;
   }
 
   get lastClose(): number {
-    return this.minutes.c[this.minutes.c.length - 1]!;
+    const r = this.source.recent;
+    return r.c[r.c.length - 1]!;
   }
 
   /** Closed buckets of `interval` that start before `before`, oldest first. */
@@ -44,7 +73,7 @@ export class CandleHistory {
 
   /** One candle aggregating the minutes in [from, to), or undefined when none fall there. */
   span(from: number, to: number): Candle | undefined {
-    const m = this.minutes;
+    const m = from >= this.recentFromMs ? this.source.recent : this.minutes;
     const i0 = Math.max(0, Math.ceil((from - m.startMs) / MINUTE));
     const i1 = Math.min(m.c.length, Math.ceil((to - m.startMs) / MINUTE));
     if (i1 <= i0) return undefined;

@@ -105,7 +105,9 @@ export class CandleSeries {
 
   /**
    * Start the live series where `history` ends: each interval's bucket in progress is opened with the
-   * history's part of it, and older buckets are answered from the history.
+   * history's part of it, and older buckets are answered from the history. A bucket in progress that
+   * reaches back before the history's recent minutes (a week, a month) takes its past part when first
+   * read, so a fresh world never makes every minute of every market at start.
    */
   seed(history: CandleHistory): void {
     this.history = history;
@@ -113,11 +115,36 @@ export class CandleSeries {
     for (let k = 0; k < INTERVALS.length; k++) {
       const interval = INTERVALS[k]!;
       const bs = bucketStart(interval, end);
+      this.ends[k] = nextBucket(interval, bs);
+      if (bs < history.recentFromMs) {
+        this.pending[k] = bs;
+        const close = history.lastClose;
+        this.series[k] = [{ t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
+        continue;
+      }
       const part = history.span(bs, end);
       const close = history.lastClose;
       this.series[k] = [part ?? { t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
-      this.ends[k] = nextBucket(interval, bs);
     }
+  }
+
+  /** Bucket start of each interval whose past part is still to be folded in (see seed). */
+  private readonly pending: (number | undefined)[] = INTERVALS.map(() => undefined);
+
+  /** Fold the history's part into interval k's first live bucket, once. */
+  private settle(k: number): void {
+    const bs = this.pending[k];
+    if (bs === undefined || !this.history) return;
+    this.pending[k] = undefined;
+    const part = this.history.span(bs, this.history.endMs);
+    const live = this.series[k]!.find((c) => c.t === bs);
+    if (!part || !live) return;
+    // The live part started at the history's last close: the bucket opens where the past opened it.
+    live.o = part.o;
+    if (part.h > live.h) live.h = part.h;
+    if (part.l < live.l) live.l = part.l;
+    live.v += part.v;
+    live.n += part.n;
   }
 
   /** Record a trade in every interval's current bucket. */
@@ -204,13 +231,17 @@ export class CandleSeries {
   }
 
   current(interval: Interval): Candle | undefined {
-    const arr = this.series[INTERVALS.indexOf(interval)]!;
+    const k = INTERVALS.indexOf(interval);
+    this.settle(k);
+    const arr = this.series[k]!;
     return arr[arr.length - 1];
   }
 
   /** Candles with t in [startTime, endTime] (gaps filled with the previous close), the most recent MAX_CANDLES. */
   snapshot(interval: Interval, startTime: number, endTime: number, now: number): Candle[] {
-    const live = this.series[INTERVALS.indexOf(interval)]!;
+    const k = INTERVALS.indexOf(interval);
+    this.settle(k);
+    const live = this.series[k]!;
     const past = this.history && live.length > 0 ? this.history.buckets(interval, live[0]!.t) : [];
     const total = past.length + live.length;
     if (total === 0) return [];

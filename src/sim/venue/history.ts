@@ -4,13 +4,14 @@
  * rest of the market's open interest — so a fresh sim answers like a market that has been trading.
  */
 import type { Address } from "../venue.ts";
-import { CandleHistory, type MinuteCandles } from "./candle-history.ts";
+import { CandleHistory, type LazyMinutes, type MinuteCandles } from "./candle-history.ts";
 import { dp8, fundingRate } from "./clockwork.ts";
 import type { VenueCore } from "./core.ts";
 import type { Market } from "./types.ts";
 
 export interface MarketPast {
-  candles: MinuteCandles;
+  /** The minutes, or the recent ones at once and every one on demand. */
+  candles: MinuteCandles | LazyMinutes;
   /** Average premium of each whole hour; hour i covers [hourStartMs + i·1 h, +1 h). */
   hourStartMs: number;
   premiums: Float64Array;
@@ -42,7 +43,7 @@ export function loadMarketPast(
   }
 
   // The last 24 hours of volume, hour by hour, into the venue's ring of hour slots.
-  const c = past.candles;
+  const c = history.recent;
   const nowHour = Math.floor(now / HOUR);
   for (let hour = nowHour - 23; hour <= nowHour; hour++) {
     const from = Math.max(0, Math.ceil((hour * HOUR - c.startMs) / MINUTE));

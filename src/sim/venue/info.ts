@@ -1,5 +1,6 @@
 /** POST /info: each request type answered in Hyperliquid's exact response shape. */
 import { D, type Dec } from "../../core/decimal.ts";
+import { requestCap } from "../auth/address-budget.ts";
 import { type Address, VenueError } from "../venue.ts";
 import { isInterval } from "./candles.ts";
 import { type Clockwork, estimatedFunding, premiumNow } from "./clockwork.ts";
@@ -7,7 +8,12 @@ import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import { SPOT_META, TIERED_MARGIN_TABLES } from "./markets.ts";
-import type { InfoCtx as Ctx, InfoHandler as Handler, InfoRequest } from "./queries/context.ts";
+import {
+  type InfoCtx as Ctx,
+  type InfoHandler as Handler,
+  type InfoRequest,
+  userAccount,
+} from "./queries/context.ts";
 import { moreInfoHandlers } from "./queries/index.ts";
 import {
   ratio,
@@ -236,7 +242,14 @@ const handlers: Record<string, Handler> = {
   },
   userRateLimit: (c, r) => {
     const a = account(c, r.user);
-    return { cumVlm: fmtScaled(a.volume, 6), nRequestsUsed: 0, nRequestsCap: 10_000, nRequestsSurplus: 0 };
+    // Requests sent are counted by the server in front (AddressBudget); the cap follows the volume.
+    const volume = a.volume / 1e6;
+    return {
+      cumVlm: fmtScaled(a.volume, 6),
+      nRequestsUsed: 0,
+      nRequestsCap: requestCap(volume),
+      nRequestsSurplus: 0,
+    };
   },
   approvedBuilders: (c, r) => {
     const a = account(c, r.user);
@@ -286,7 +299,7 @@ function address(v: unknown, name: string): Address {
 }
 
 function account(c: Ctx, user: unknown): Account {
-  return c.core.userAccount(address(user, "user"), c.now);
+  return userAccount(c, address(user, "user"));
 }
 
 function int(v: unknown, name: string): number {
@@ -312,6 +325,8 @@ function meta(core: VenueCore, di: number) {
       maxLeverage: m.spec.maxLeverage,
       marginTableId: tableId(m),
       ...(m.spec.onlyIsolated ? { onlyIsolated: true } : {}),
+      ...(m.spec.isDelisted ? { isDelisted: true } : {}),
+      ...(m.spec.marginMode ? { marginMode: m.spec.marginMode } : {}),
     })),
     marginTables: tables.map((id) => [
       id,

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /** The sim world's listed perpetual markets: the main dex plus the HIP-3 dexes `xyz` and `yex`. */
 
 export interface MarketSpec {
@@ -9,8 +11,12 @@ export interface MarketSpec {
   maxLeverage: number;
   /** Margin table (meta.marginTableId); default: the flat table at maxLeverage. */
   marginTableId?: number;
-  /** HIP-3 markets are isolated-only. */
+  /** Isolated margin only (meta.onlyIsolated). */
   onlyIsolated?: boolean;
+  /** Delisted: listed in meta (its asset id stays taken) but no longer traded. */
+  isDelisted?: boolean;
+  /** meta.marginMode where the exchange sets one ("strictIsolated", "noCross"). */
+  marginMode?: string;
   /** Starting oracle price (decimal string). */
   startPx: string;
   /** Notional (USD) used for the impact prices that drive the funding premium. */
@@ -77,12 +83,44 @@ export const HIP3_DEXES: DexSpec[] = [
 
 /**
  * Hyperliquid's margin tables (meta.marginTables): a table id under 50 is one flat tier at that
- * leverage; 51–56 are the tiered tables of the main dex (notional lower bounds in USD).
+ * leverage; 50–56 are the main dex's listed tables (notional lower bounds in USD), as recorded.
  */
 export interface MarginTier {
   lowerBound: number;
   maxLeverage: number;
 }
+
+/** One main-dex perp of the recorded mainnet `metaAndAssetCtxs`: its meta entry and asset context. */
+export interface RecordedPerp {
+  name: string;
+  szDecimals: number;
+  maxLeverage: number;
+  marginTableId: number;
+  onlyIsolated?: boolean;
+  marginMode?: string;
+  isDelisted?: boolean;
+  /** Asset context at the recording: mark price, 24 h notional volume (USD), open interest (coins), funding. */
+  markPx: string;
+  dayNtlVlm: string;
+  openInterest: string;
+  funding: string;
+}
+
+interface RecordedMeta {
+  source: string;
+  recordedOn: string;
+  marginTables: [
+    number,
+    { description: string; marginTiers: { lowerBound: string; maxLeverage: number }[] },
+  ][];
+  universe: RecordedPerp[];
+}
+
+/** The main dex as mainnet listed it (src/sim/recorded: its source and date are in the file). */
+export const MAINNET_META: RecordedMeta = JSON.parse(
+  readFileSync(new URL("../recorded/mainnet-meta-2025-11-11.json", import.meta.url), "utf8"),
+) as RecordedMeta;
+
 /**
  * The yex dex's one margin table, as its deployer publishes it (docs.nunchi.trade, "YEX Perps
  * Specifications": max leverage 20× from $0, 5× from $500,000, 2× from $5,000,000). Its id is the
@@ -91,12 +129,18 @@ export interface MarginTier {
 export const YEX_MARGIN_TABLE_ID = 60;
 
 export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginTiers: MarginTier[] }> = {
-  51: { description: "tiered 10x", marginTiers: tiers(10, 3_000_000, 5) },
-  52: { description: "tiered 10x (2)", marginTiers: tiers(10, 20_000_000, 5) },
-  53: { description: "tiered 20x", marginTiers: tiers(20, 40_000_000, 10) },
-  54: { description: "tiered 20x (2)", marginTiers: tiers(20, 70_000_000, 10) },
-  55: { description: "tiered 25x", marginTiers: tiers(25, 100_000_000, 15) },
-  56: { description: "tiered 40x", marginTiers: tiers(40, 150_000_000, 20) },
+  ...Object.fromEntries(
+    MAINNET_META.marginTables.map(([id, t]) => [
+      id,
+      {
+        description: t.description,
+        marginTiers: t.marginTiers.map((x) => ({
+          lowerBound: Number(x.lowerBound),
+          maxLeverage: x.maxLeverage,
+        })),
+      },
+    ]),
+  ),
   [YEX_MARGIN_TABLE_ID]: {
     description: "yex tiered 20x",
     marginTiers: [
@@ -107,92 +151,72 @@ export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginT
   },
 };
 
-function tiers(first: number, bound: number, second: number): MarginTier[] {
-  return [
-    { lowerBound: 0, maxLeverage: first },
-    { lowerBound: bound, maxLeverage: second },
-  ];
-}
-
 /** The tiers of a market's table: a tiered table, or one flat tier at its max leverage. */
 export function marginTiers(spec: MarketSpec): MarginTier[] {
   const id = spec.marginTableId ?? spec.maxLeverage;
   return TIERED_MARGIN_TABLES[id]?.marginTiers ?? [{ lowerBound: 0, maxLeverage: spec.maxLeverage }];
 }
 
-const main = (
-  name: string,
-  szDecimals: number,
-  maxLeverage: number,
-  marginTableId: number,
-  startPx: string,
-  impactNotionalUsd?: number,
-): MarketSpec => ({
-  dex: "",
-  name,
-  szDecimals,
-  maxLeverage,
-  marginTableId,
-  startPx,
-  ...(impactNotionalUsd ? { impactNotionalUsd } : {}),
-});
+/** BTC and ETH price their impact at $20k, like the exchange's impact notional for them. */
+const BIG_IMPACT = new Set(["BTC", "ETH"]);
 
-/** A yex market: isolated only, at most 20× under the dex's tiered table. */
-const yex = (name: string, startPx: string): MarketSpec => ({
-  dex: "yex",
-  name,
-  szDecimals: 2,
-  maxLeverage: 20,
-  marginTableId: YEX_MARGIN_TABLE_ID,
-  onlyIsolated: true,
-  startPx,
-});
+/** Every main-dex perp of the recording, in universe order, so asset ids are mainnet's. */
+const mainMarkets = (): MarketSpec[] =>
+  MAINNET_META.universe.map((u) => ({
+    dex: "",
+    name: u.name,
+    szDecimals: u.szDecimals,
+    maxLeverage: u.maxLeverage,
+    marginTableId: u.marginTableId,
+    ...(u.onlyIsolated ? { onlyIsolated: true } : {}),
+    ...(u.isDelisted ? { isDelisted: true } : {}),
+    ...(u.marginMode ? { marginMode: u.marginMode } : {}),
+    startPx: u.markPx,
+    ...(BIG_IMPACT.has(u.name) ? { impactNotionalUsd: 20_000 } : {}),
+  }));
+
+interface RecordedHip3 {
+  name: string;
+  szDecimals: number;
+  maxLeverage: number;
+  marginTableId?: number;
+  markPx: string;
+}
+
+/** The HIP-3 markets on record (src/sim/recorded/hip3-markets.json says where each fact comes from). */
+const HIP3_RECORD = JSON.parse(
+  readFileSync(new URL("../recorded/hip3-markets.json", import.meta.url), "utf8"),
+) as Record<"xyz" | "yex", { universe: RecordedHip3[] }>;
 
 /**
- * The listed markets: the most traded main-dex perps with Hyperliquid's own szDecimals, maxLeverage
- * and margin table ids (mainnet meta), then the HIP-3 markets the product trades. Order is the
- * universe order, so the first eight keep the asset ids they always had.
+ * xyz: the dex's universe indices 0–2 as recorded, then SPCX (its mainnet index is not on record).
+ * yex: isolated only, at most 20× under the dex's tiered table (Nunchi's YEX specification).
  */
-export const DEFAULT_MARKETS: MarketSpec[] = [
-  main("BTC", 5, 40, 56, "97000", 20_000),
-  main("ETH", 4, 25, 55, "3400", 20_000),
-  main("SOL", 2, 20, 54, "180"),
-  main("HYPE", 2, 10, 52, "35"),
-  main("ARB", 1, 10, 51, "0.45"),
-  main("DOGE", 0, 10, 52, "0.17"),
-  main("AVAX", 2, 10, 52, "25"),
-  main("LINK", 1, 10, 52, "15"),
-  main("XRP", 0, 20, 53, "2.3"),
-  main("SUI", 1, 10, 52, "3.5"),
-  main("ENA", 0, 10, 52, "0.6"),
-  main("FARTCOIN", 1, 10, 52, "1.1"),
-  main("kPEPE", 0, 10, 52, "0.012"),
-  main("BNB", 3, 10, 51, "700"),
-  main("LTC", 2, 10, 52, "90"),
-  main("ADA", 0, 10, 52, "0.7"),
-  main("WIF", 0, 10, 52, "0.9"),
-  main("TRUMP", 1, 10, 52, "9"),
-  main("AAVE", 2, 10, 52, "280"),
-  main("NEAR", 1, 10, 52, "2.8"),
-  main("APT", 2, 10, 52, "5.5"),
-  main("TAO", 3, 5, 5, "400"),
-  main("OP", 1, 10, 51, "0.8"),
-  main("SEI", 0, 10, 51, "0.3"),
-  main("TIA", 1, 10, 52, "2.5"),
-  main("INJ", 1, 10, 51, "12"),
-  main("ONDO", 0, 10, 51, "0.9"),
-  main("WLD", 1, 10, 52, "1.2"),
-  main("kBONK", 0, 10, 52, "0.02"),
-  main("CRV", 1, 10, 52, "0.7"),
-  main("BCH", 3, 10, 52, "450"),
-  main("UNI", 1, 10, 52, "8"),
-  main("DOT", 1, 10, 51, "4"),
-  main("TON", 1, 10, 51, "3"),
-  { dex: "xyz", name: "xyz:SPCX", szDecimals: 3, maxLeverage: 5, onlyIsolated: true, startPx: "250" },
-  yex("yex:VXX", "45"),
-  yex("yex:US3M", "4.2"),
-  yex("yex:BTCSWP", "8.5"),
+const hip3Markets = (): MarketSpec[] => [
+  ...HIP3_RECORD.xyz.universe.map((u) => ({
+    dex: "xyz",
+    name: u.name,
+    szDecimals: u.szDecimals,
+    maxLeverage: u.maxLeverage,
+    marginTableId: u.marginTableId ?? u.maxLeverage,
+    startPx: u.markPx,
+  })),
+  ...HIP3_RECORD.yex.universe.map((u) => ({
+    dex: "yex",
+    name: u.name,
+    szDecimals: u.szDecimals,
+    maxLeverage: u.maxLeverage,
+    marginTableId: YEX_MARGIN_TABLE_ID,
+    onlyIsolated: true,
+    startPx: u.markPx,
+  })),
 ];
+
+/**
+ * The listed markets: every main-dex perp of the recorded mainnet meta (delisted ones keep their
+ * slot, as on mainnet, so every asset id is mainnet's), then the HIP-3 markets.
+ */
+export const DEFAULT_MARKETS: MarketSpec[] = [...mainMarkets(), ...hip3Markets()];
 
 /** Default impact notional: $20k for BTC and ETH (set in their specs), $6k for everything else. */
 export const DEFAULT_IMPACT_NOTIONAL_USD = 6_000;

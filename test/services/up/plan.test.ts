@@ -55,6 +55,13 @@ describe("hl up plan", () => {
     expect(agent.env.WOLF_CONFIG).toBeUndefined();
   });
 
+  it("runs WOLF with the preset sized for the $10,000 paper wallet, unless WOLF_PRESET names another", () => {
+    const agent = byName.get("agent")!;
+    expect(agent.env.WOLF_PRESET).toBe("paper_10k");
+    const chosen = plan(cfg, { WOLF_PRESET: "conservative" }).find((c) => c.name === "agent")!;
+    expect(chosen.env.WOLF_PRESET).toBe("conservative");
+  });
+
   it("the MCP server reads the running agent's data directory", () => {
     expect(byName.get("mcp")!.env.DATA_DIR).toBe("/tmp/d/agent");
   });

@@ -16,6 +16,22 @@ const markets = [
 ];
 
 describe("backfill", () => {
+  it("makes the recent days at once and the rest on use, the same minutes however often they are remade", () => {
+    const many = Array.from({ length: 45 }, (_, i) => ({
+      coin: `C${i}`,
+      szDecimals: 1,
+      endPx: 10,
+      params: marketParams(`C${i}`, 3),
+    }));
+    const past = backfill(many, { seed: 3, endMs: END, days: 4 });
+    const first = Array.from(past[0]!.c);
+    expect(past[0]!.candles.recent.c.length).toBe(2 * 1440);
+    expect(Array.from(past[0]!.candles.recent.c)).toEqual(first.slice(-2 * 1440));
+    // Touch every other market's whole past: the first one's is let go, then made again.
+    for (const h of past.slice(1)) expect(h.c.length).toBe(4 * 1440);
+    expect(Array.from(past[0]!.c)).toEqual(first);
+  });
+
   it("is seeded, ends at the live price, and keeps every candle on the exchange's grid", () => {
     const a = backfill(markets, { seed: 3, endMs: END, days: 30 });
     const b = backfill(markets, { seed: 3, endMs: END, days: 30 });

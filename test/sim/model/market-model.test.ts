@@ -87,7 +87,7 @@ describe("market model", () => {
 });
 
 describe("house ladder", () => {
-  it("is two-sided, ordered, uncrossed and deep enough for the impact notional", () => {
+  it("is two-sided (20 levels a side, as l2Book shows), ordered, uncrossed and deep enough for the impact notional", () => {
     for (const premium of [0, 0.0004, -0.0004]) {
       const q = houseLadder({
         oraclePx: 97000,
@@ -99,8 +99,8 @@ describe("house ladder", () => {
       });
       const bids = q.filter((x) => x.isBuy).map((x) => Number(x.px));
       const asks = q.filter((x) => !x.isBuy).map((x) => Number(x.px));
-      expect(bids.length).toBe(8);
-      expect(asks.length).toBe(8);
+      expect(bids.length).toBe(20);
+      expect(asks.length).toBe(20);
       expect(Math.max(...bids)).toBeLessThan(Math.min(...asks));
       expect([...bids].sort((a, b) => b - a)).toEqual(bids);
       expect(new Set(bids).size).toBe(bids.length);

@@ -11,7 +11,7 @@ const BUILDER = "0x00000000000000000000000000000000000b1d02" as const;
 
 beforeAll(async () => {
   world = await startSimWorld({ seed: 3, houseMakers: false });
-  transport = new HttpTransport({ apiUrl: world.url });
+  transport = new HttpTransport({ apiUrl: world.url, isTestnet: true });
   info = new InfoClient({ transport });
 });
 afterAll(() => world.close());
@@ -47,7 +47,7 @@ async function agentSignsL1(agent: ReturnType<typeof privateKeyToAccount>, actio
     ...action,
     ...(action.type === "usdSend" || action.type === "withdraw3" ? { time: nonce } : { nonce }),
   };
-  const signature = await signL1Action({ wallet: agent, action: signed, nonce });
+  const signature = await signL1Action({ wallet: agent, action: signed, nonce, isTestnet: true });
   return post({ action: signed, signature, nonce });
 }
 

@@ -4,13 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeBuilderFillsFile } from "../../../src/sim/server/builder-fills-file.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
+/** LINK's asset id on mainnet (and here). */
+const LINK = 18;
+
 let world: SimWorld;
 const DAY = 86_400_000;
 /** Start late in a UTC day so it closes after a short advance. */
 const START = Date.UTC(2026, 10, 20, 18, 0);
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 4, startMs: START });
+  world = await startSimWorld({
+    seed: 4,
+    startMs: START,
+    liveCoins: ["BTC", "ETH", "SOL", "LINK", "yex:BTCSWP"],
+  });
 });
 afterAll(() => world.close());
 
@@ -59,19 +66,20 @@ describe("/info", () => {
         (await post("/info", { type: "l2Book", coin: "LINK" })).json as { levels: { px: string }[][] }
       ).levels[0]!.map((l) => l.px);
     const before = await bids();
-    expect(before).not.toContain("7.777");
+    // One tick above the best house bid: the new best bid, inside the spread.
+    const px = (Number(before[0]) + 0.001).toFixed(3);
+    expect(before).not.toContain(px);
     const r = world.venue.exchange(
       {
         type: "order",
-        orders: [{ a: 7, b: true, p: "7.777", s: "2", r: false, t: { limit: { tif: "Gtc" } } }],
+        orders: [{ a: LINK, b: true, p: px, s: "2", r: false, t: { limit: { tif: "Gtc" } } }],
         grouping: "na",
       },
       user,
       1,
     );
     expect(r.status).toBe("ok");
-    // Far below the house ladder, yet within the 20 levels shown: visible at once.
-    expect(await bids()).toContain("7.777");
+    expect(await bids()).toContain(px);
     const mids1 = (await post("/info", { type: "allMids" })).json as Record<string, string>;
     await post("/sim/price", { coin: "LINK", px: "30" });
     const mids2 = (await post("/info", { type: "allMids" })).json as Record<string, string>;
@@ -91,12 +99,12 @@ describe("/info", () => {
     const res = await post("/info", { type: "l2Book", coin: "NOPE" });
     expect(res.status).toBe(200);
     expect(res.text).toBe("null");
-    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url }) });
+    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url, isTestnet: true }) });
     expect(await info.l2Book({ coin: "NOPE" })).toBeNull();
   });
 
   it("serves the SDK's InfoClient unchanged", async () => {
-    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url }) });
+    const info = new InfoClient({ transport: new HttpTransport({ apiUrl: world.url, isTestnet: true }) });
     const [meta, ctxs] = await info.metaAndAssetCtxs();
     expect(meta.universe[0]!.name).toBe("BTC");
     expect(ctxs[0]!.oraclePx).toMatch(/^\d/);
@@ -176,7 +184,7 @@ describe("rates and builder fill files", () => {
   it("publishes a builder's fills once the UTC day has closed, 403 before and for other builders", async () => {
     const builder = "0x00000000000000000000000000000000000b1d02" as const;
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const transport = new HttpTransport({ apiUrl: world.url });
+    const transport = new HttpTransport({ apiUrl: world.url, isTestnet: true });
     const info = new InfoClient({ transport });
     await info.clearinghouseState({ user: wallet.address });
     const exchange = new ExchangeClient({

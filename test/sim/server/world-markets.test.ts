@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAINNET_META } from "../../../src/sim/venue/markets.ts";
 import type { VenueEvent } from "../../../src/sim/venue.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
@@ -45,25 +46,57 @@ function allFunding(coin: string, from: number): Funding[] {
 }
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 1, speed: FROZEN, startMs: START, historyDays: 30 });
+  // Every market has its past; only the ones these tests watch move after start (hours of sim time
+  // over the whole universe would cost minutes of test time).
+  world = await startSimWorld({
+    seed: 1,
+    speed: FROZEN,
+    startMs: START,
+    historyDays: 30,
+    liveCoins: ["BTC", "ETH", "SOL", "HYPE", "xyz:SPCX"],
+  });
 });
 afterAll(async () => {
   await world?.close();
 });
 
 describe("universe", () => {
-  it("lists at least 30 main-dex perps with Hyperliquid's size decimals, leverage and margin tables, plus the HIP-3 markets", () => {
-    const mids = info<Record<string, string>>({ type: "allMids" });
-    expect(Object.keys(mids).length).toBeGreaterThanOrEqual(30);
+  it("lists every main-dex perp of the recorded mainnet meta, with mainnet's asset ids, decimals, leverage and margin tables, plus the HIP-3 markets", () => {
     const meta = info<{
-      universe: { name: string; szDecimals: number; maxLeverage: number; marginTableId: number }[];
+      universe: {
+        name: string;
+        szDecimals: number;
+        maxLeverage: number;
+        marginTableId: number;
+        isDelisted?: boolean;
+      }[];
       marginTables: [number, { marginTiers: { lowerBound: string; maxLeverage: number }[] }][];
     }>({ type: "meta" });
+    expect(meta.universe.filter((u) => !u.isDelisted).length).toBeGreaterThanOrEqual(150);
+    // Recorded mainnet meta (2025-11-11): asset id = universe index.
+    const recorded: [string, number, number][] = [
+      ["BTC", 0, 5],
+      ["ETH", 1, 4],
+      ["SOL", 5, 2],
+      ["ARB", 11, 1],
+      ["DOGE", 12, 0],
+      ["XRP", 25, 0],
+      ["TON", 66, 1],
+      ["HYPE", 159, 2],
+    ];
+    for (const [name, asset, szDecimals] of recorded) {
+      expect(
+        meta.universe.findIndex((u) => u.name === name),
+        name,
+      ).toBe(asset);
+      expect(meta.universe[asset]!.szDecimals, name).toBe(szDecimals);
+    }
     const byName = new Map(meta.universe.map((u) => [u.name, u]));
     expect(byName.get("BTC")).toMatchObject({ szDecimals: 5, maxLeverage: 40, marginTableId: 56 });
     expect(byName.get("ETH")).toMatchObject({ szDecimals: 4, maxLeverage: 25, marginTableId: 55 });
     expect(byName.get("XRP")).toMatchObject({ szDecimals: 0, maxLeverage: 20, marginTableId: 53 });
     expect(byName.get("BNB")).toMatchObject({ szDecimals: 3, maxLeverage: 10, marginTableId: 51 });
+    expect(byName.get("MATIC")).toMatchObject({ isDelisted: true });
     const tables = new Map(meta.marginTables);
     expect(tables.get(56)!.marginTiers).toEqual([
       { lowerBound: "0.0", maxLeverage: 40 },
@@ -75,7 +108,12 @@ describe("universe", () => {
       "yex:US3M",
       "yex:VXX",
     ]);
-    expect(Object.keys(info({ type: "allMids", dex: "xyz" }))).toEqual(["xyz:SPCX"]);
+    expect(Object.keys(info({ type: "allMids", dex: "xyz" }))).toEqual([
+      "xyz:XYZ100",
+      "xyz:TSLA",
+      "xyz:NVDA",
+      "xyz:SPCX",
+    ]);
   });
 });
 
@@ -112,20 +150,27 @@ describe("history at start", () => {
     }
   });
 
-  it("has 24 h volume and open interest in Hyperliquid's range on every market", () => {
-    const [meta, ctxs] = info<[{ universe: { name: string }[] }, Ctx[]]>({ type: "metaAndAssetCtxs" });
-    const ctx = new Map(meta.universe.map((u, i) => [u.name, ctxs[i]!]));
+  it("has each listed market's recorded 24 h volume and open interest, give or take the day's luck", () => {
+    const [meta, ctxs] = info<[{ universe: { name: string; isDelisted?: boolean }[] }, Ctx[]]>({
+      type: "metaAndAssetCtxs",
+    });
+    const recorded = new Map(MAINNET_META.universe.map((u) => [u.name, u]));
     const usdOi = (c: Ctx) => Number(c.openInterest) * Number(c.markPx);
-    expect(Number(ctx.get("BTC")!.dayNtlVlm)).toBeGreaterThan(1e9);
-    expect(Number(ctx.get("BTC")!.dayNtlVlm)).toBeLessThan(1e10);
-    expect(usdOi(ctx.get("BTC")!)).toBeGreaterThan(1e9);
-    expect(usdOi(ctx.get("BTC")!)).toBeLessThan(1e10);
-    for (const [name, c] of ctx) {
-      // Above the scanner's and movers' default 24 h volume floor ($500k) everywhere.
-      expect(Number(c.dayNtlVlm), name).toBeGreaterThan(1e6);
-      expect(usdOi(c), name).toBeGreaterThan(1e6);
-      expect(Number(c.prevDayPx), name).toBeGreaterThan(0);
-    }
+    meta.universe.forEach((u, i) => {
+      const c = ctxs[i]!;
+      const r = recorded.get(u.name)!;
+      if (u.isDelisted) {
+        expect(Number(c.dayNtlVlm), u.name).toBe(0);
+        return;
+      }
+      const vol = Number(r.dayNtlVlm);
+      const oi = Number(r.openInterest) * Number(r.markPx);
+      expect(Number(c.dayNtlVlm), u.name).toBeGreaterThan(vol / 4);
+      expect(Number(c.dayNtlVlm), u.name).toBeLessThan(vol * 4);
+      expect(usdOi(c), u.name).toBeGreaterThan(oi / 4);
+      expect(usdOi(c), u.name).toBeLessThan(oi * 4);
+      expect(Number(c.prevDayPx), u.name).toBeGreaterThan(0);
+    });
   });
 
   it("has a month of funding for every SWP reference coin, positive and negative, never stuck on one rate", () => {

@@ -13,7 +13,8 @@ const USER = "0x00000000000000000000000000000000000a11ce" as Address;
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 
 it("keeps accounts, positions, open orders, fills, funding and the clock across a restart", async () => {
-  const first = await startSimWorld({ seed: 4, speed: 1e-9, startMs: START, stateDir: dir });
+  const liveCoins = ["BTC", "ETH"];
+  const first = await startSimWorld({ seed: 4, speed: 1e-9, startMs: START, stateDir: dir, liveCoins });
   const v = first.venue;
   v.info({ type: "clearinghouseState", user: USER });
   const ask = Number(
@@ -40,7 +41,7 @@ it("keeps accounts, positions, open orders, fills, funding and the clock across 
   const eth = (v.info({ type: "allMids" }) as Record<string, string>).ETH;
   await first.close();
 
-  const second = await startSimWorld({ seed: 99, speed: 1e-9, stateDir: dir });
+  const second = await startSimWorld({ seed: 99, speed: 1e-9, stateDir: dir, liveCoins });
   try {
     const w = second.venue;
     expect(second.seed).toBe(4);

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { register } from "../../../src/cli/sim.ts";
 import { UserError } from "../../../src/core/errors.ts";
+import { DEFAULT_MARKETS } from "../../../src/sim/venue/markets.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 
 const START = Date.UTC(2026, 10, 20, 6, 0);
@@ -25,7 +26,7 @@ type Book = { levels: { px: string; sz: string }[][] };
 describe("sim world", () => {
   it("same seed ⇒ same market: mids and funding replay exactly", async () => {
     const snapshot = async (seed: number) => {
-      const w = await world({ seed, speed: FROZEN, startMs: START });
+      const w = await world({ seed, speed: FROZEN, startMs: START, liveCoins: ["BTC", "ETH", "SOL"] });
       w.advance(HOUR);
       return {
         mids: w.venue.info({ type: "allMids" }),
@@ -42,23 +43,27 @@ describe("sim world", () => {
     expect(a.funding).toHaveLength(1);
   });
 
-  it("house makers keep a two-sided book on every market through hours of sim time", async () => {
+  it("house makers keep a deep two-sided book (20 levels quoted a side) on every listed market through a quarter hour of sim time", async () => {
     const w = await world({ seed: 8, speed: FROZEN, startMs: START });
-    const coins = w.venue.markets().map((m) => m.coin);
-    expect(coins.length).toBeGreaterThanOrEqual(8);
+    const delisted = new Set(DEFAULT_MARKETS.filter((m) => m.isDelisted).map((m) => m.name));
+    const coins = w.venue
+      .markets()
+      .map((m) => m.coin)
+      .filter((c) => !delisted.has(c));
+    expect(coins.length).toBeGreaterThanOrEqual(150);
     for (let h = 0; h < 3; h++) {
-      w.advance(HOUR);
+      w.advance(5 * 60_000);
       for (const coin of coins) {
         const book = w.venue.info({ type: "l2Book", coin }) as Book;
         const [bids, asks] = book.levels;
-        expect(bids!.length, coin).toBeGreaterThanOrEqual(5);
-        expect(asks!.length, coin).toBeGreaterThanOrEqual(5);
+        expect(bids!.length, coin).toBeGreaterThanOrEqual(15);
+        expect(asks!.length, coin).toBeGreaterThanOrEqual(15);
         expect(Number(bids![0]!.px), coin).toBeLessThan(Number(asks![0]!.px));
       }
     }
     const candles = w.venue.info({
       type: "candleSnapshot",
-      req: { coin: "BTC", interval: "1h", startTime: START },
+      req: { coin: "BTC", interval: "5m", startTime: START },
     }) as {
       v: string;
     }[];
@@ -67,11 +72,13 @@ describe("sim world", () => {
   });
 
   it("a mover given at start trends its coin and leaves the others alone", async () => {
-    const plain = await world({ seed: 31, speed: FROZEN, startMs: START });
+    const liveCoins = ["BTC", "HYPE"];
+    const plain = await world({ seed: 31, speed: FROZEN, startMs: START, liveCoins });
     const moved = await world({
       seed: 31,
       speed: FROZEN,
       startMs: START,
+      liveCoins,
       movers: [{ coin: "HYPE", driftPerHour: 0.04, durationMs: 3 * HOUR }],
     });
     plain.advance(3 * HOUR);
@@ -83,7 +90,7 @@ describe("sim world", () => {
   });
 
   it("without house makers the books stay empty but prices still move", async () => {
-    const w = await world({ seed: 8, speed: FROZEN, startMs: START, houseMakers: false });
+    const w = await world({ seed: 8, speed: FROZEN, startMs: START, houseMakers: false, liveCoins: ["BTC"] });
     const before = (w.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, { oraclePx: string }[]])[1][0]!
       .oraclePx;
     w.advance(HOUR);

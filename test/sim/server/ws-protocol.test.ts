@@ -11,6 +11,7 @@ beforeAll(async () => {
   world = await startSimWorld({ seed: 5 });
   transport = new WebSocketTransport({
     url: world.wsUrl,
+    isTestnet: true,
     // Node 20 has no global WebSocket; SDK 0.32 takes the constructor here.
     reconnect: { WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, maxRetries: 0 },
   });
@@ -84,7 +85,7 @@ describe("WebSocket through the SDK", () => {
     const ask = Number((await new InfoClient({ transport }).l2Book({ coin: "SOL" }))!.levels[1][0]!.px);
     const res = await exchange.order({
       orders: [
-        { a: 2, b: true, p: (ask * 1.01).toFixed(2), s: "0.5", r: false, t: { limit: { tif: "Ioc" } } },
+        { a: 5, b: true, p: (ask * 1.01).toFixed(2), s: "0.5", r: false, t: { limit: { tif: "Ioc" } } },
       ],
       grouping: "na",
     });
@@ -226,7 +227,7 @@ describe("WebSocket wire protocol", () => {
         {
           type: "order",
           orders: [
-            { a: 6, b: true, p: String(20 + i * 0.1), s: "1", r: false, t: { limit: { tif: "Gtc" } } },
+            { a: 6, b: true, p: String(15 + i * 0.1), s: "1", r: false, t: { limit: { tif: "Gtc" } } },
           ],
           grouping: "na",
         },

@@ -13,9 +13,14 @@ let world: SimWorld;
 let transport: WebSocketTransport;
 
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 11, startMs: Date.UTC(2026, 10, 22, 0, 30) });
+  world = await startSimWorld({
+    seed: 11,
+    startMs: Date.UTC(2026, 10, 22, 0, 30),
+    liveCoins: ["BTC", "ETH"],
+  });
   transport = new WebSocketTransport({
     url: world.wsUrl,
+    isTestnet: true,
     reconnect: { WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, maxRetries: 0 },
   });
   await transport.ready();
@@ -143,5 +148,39 @@ describe("account streams", () => {
     const cache = JSON.parse(readFileSync(SCHEMA_CACHE, "utf8")) as SchemaCache;
     const valid = new Ajv({ strict: false }).compile(cache.schemas["subscription/userEvents"]!);
     for (const e of [liq, cancel]) expect(valid(e), JSON.stringify(valid.errors)).toBe(true);
+  });
+
+  it("webData2 and activeAssetData: a snapshot, then the state after a change, each as the SDK's types say", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const subs = new SubscriptionClient({ transport });
+    const web: { clearinghouseState: { assetPositions: unknown[] } }[] = [];
+    const active: { user: string; coin: string; leverage: { value: number } }[] = [];
+    await subs.webData2({ user: wallet.address }, (e) => web.push(e as never));
+    await subs.activeAssetData({ user: wallet.address, coin: "ETH" }, (e) => active.push(e as never));
+    await waitFor(web, () => true);
+    await waitFor(active, (a) => a.coin === "ETH");
+    const exchange = new ExchangeClient({ transport, wallet });
+    await exchange.updateLeverage({ asset: 1, isCross: true, leverage: 7 });
+    await waitFor(active, (a) => a.leverage.value === 7);
+    const ask = Number((await new InfoClient({ transport }).l2Book({ coin: "ETH" }))!.levels[1][0]!.px);
+    await exchange.order({
+      orders: [
+        { a: 1, b: true, p: (ask * 1.01).toFixed(1), s: "0.01", r: false, t: { limit: { tif: "Ioc" } } },
+      ],
+      grouping: "na",
+    });
+    await waitFor(web, (w) => w.clearinghouseState.assetPositions.length === 1);
+    const cache = JSON.parse(readFileSync(SCHEMA_CACHE, "utf8")) as SchemaCache;
+    const ajv = new Ajv({ strict: false });
+    const webValid = ajv.compile(cache.schemas["subscription/webData2"]!);
+    const activeValid = ajv.compile(cache.schemas["subscription/activeAssetData"]!);
+    expect(
+      web.every((w) => webValid(w)),
+      JSON.stringify(webValid.errors),
+    ).toBe(true);
+    expect(
+      active.every((a) => activeValid(a)),
+      JSON.stringify(activeValid.errors),
+    ).toBe(true);
   });
 });

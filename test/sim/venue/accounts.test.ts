@@ -121,4 +121,15 @@ describe("agents", () => {
     expect(t.ex(CAROL, { type: "approveAgent", agentAddress: AGENT, nonce: 1 }).status).toBe("err");
     expect(t.ex(ALICE, { type: "approveAgent", agentAddress: ALICE, nonce: 1 }).status).toBe("err");
   });
+
+  it("an agent's own address is an empty account, as live (docs: querying the agent is 'a common pitfall')", () => {
+    const t = testVenue();
+    t.state(ALICE);
+    t.ex(ALICE, { type: "approveAgent", agentAddress: AGENT, agentName: "bot", nonce: 1 });
+    const agent = t.state(AGENT);
+    expect(Number(agent.marginSummary.accountValue)).toBe(0);
+    expect(Number(agent.withdrawable)).toBe(0);
+    expect(t.venue.info({ type: "userNonFundingLedgerUpdates", user: AGENT, startTime: 0 })).toEqual([]);
+    expect(t.state(ALICE).marginSummary.accountValue).toBe("100000");
+  });
 });

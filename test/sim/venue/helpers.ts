@@ -1,5 +1,6 @@
 import {
   createVenue,
+  DEFAULT_MARKETS,
   type MarketSpec,
   type SimVenue,
   type VenueOptions,
@@ -33,6 +34,29 @@ export interface ClearinghouseState {
   assetPositions: { position: Record<string, unknown> & { coin: string; szi: string; entryPx: string } }[];
 }
 
+/**
+ * Prices the venue tests reason about (their expected margins, fills and funding are worked out at
+ * these), set over the recorded universe so asset ids, decimals and tables stay mainnet's.
+ */
+const TEST_PRICES: Record<string, string> = {
+  BTC: "97000",
+  ETH: "3400",
+  SOL: "180",
+  HYPE: "35",
+  ARB: "0.45",
+  DOGE: "0.17",
+  AVAX: "25",
+  LINK: "15",
+  XRP: "2.3",
+  SUI: "3.5",
+  BNB: "700",
+  TAO: "400",
+  TON: "3",
+};
+export const TEST_MARKETS: MarketSpec[] = DEFAULT_MARKETS.map((m) =>
+  TEST_PRICES[m.name] ? { ...m, startPx: TEST_PRICES[m.name]! } : m,
+);
+
 export function testVenue(
   opts: {
     seed?: number;
@@ -46,7 +70,7 @@ export function testVenue(
   const venue = createVenue({
     seed: opts.seed ?? 1,
     clock: () => clock.now,
-    markets: opts.markets,
+    markets: opts.markets ?? TEST_MARKETS,
     startingBalance: opts.balance ?? "100000",
     ...(opts.limits ? { limits: opts.limits } : {}),
     scheduleCancelAnyVolume: opts.scheduleCancelAnyVolume ?? false,
@@ -73,4 +97,4 @@ export function testVenue(
 
 export const BTC = 0;
 export const ETH = 1;
-export const SOL = 2;
+export const SOL = 5;

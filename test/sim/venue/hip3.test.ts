@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ALICE, BOB, CAROL, T0, testVenue } from "./helpers.ts";
 
-const SPCX = 110000;
+const SPCX = 110003;
 const VXX = 120000;
 const US3M = 120001;
 const BTCSWP = 120002;
@@ -89,8 +89,13 @@ describe("HIP-3 dexes", () => {
       unknown,
       Record<string, unknown>[],
     ];
-    expect((m2 as { universe: unknown[] }).universe).toHaveLength(1);
-    expect(ctxs[0]).toMatchObject({
+    expect((m2 as { universe: { name: string }[] }).universe.map((u) => u.name)).toEqual([
+      "xyz:XYZ100",
+      "xyz:TSLA",
+      "xyz:NVDA",
+      "xyz:SPCX",
+    ]);
+    expect(ctxs[3]).toMatchObject({
       oraclePx: "250",
       markPx: "250",
       midPx: null,

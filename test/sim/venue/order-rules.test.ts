@@ -108,9 +108,9 @@ describe("the exchange's order rules", () => {
   });
 
   it("bounds a position by its market's tiered margin table: ARB (10×, 5× from $3M) above 5× stops at $3M", () => {
-    const ARB = 4;
+    const ARB = 11;
     const t = testVenue({ balance: "1000000" });
-    const TIER = "Order would cause position to exceed margin tier limit at current leverage asset=4";
+    const TIER = "Order would cause position to exceed margin tier limit at current leverage asset=11";
     const leverage = (lev: number) =>
       expect(t.ex(ALICE, { type: "updateLeverage", asset: ARB, isCross: true, leverage: lev }).status).toBe(
         "ok",

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { VenueError } from "../../../src/sim/venue.ts";
 import { ALICE, BOB, BTC, BUILDER, ETH, testVenue } from "./helpers.ts";
 
-const DOGE = 5;
+const DOGE = 12;
 
 describe("order refusals", () => {
   it("refuses an unknown asset", () => {
     const t = testVenue();
-    expect(t.order(ALICE, { a: 99, b: true, p: "1", s: "1" })).toEqual({ error: "Unknown asset 99." });
+    expect(t.order(ALICE, { a: 999, b: true, p: "1", s: "1" })).toEqual({ error: "Unknown asset 999." });
   });
 
   it("refuses prices with more than 5 significant figures or too many decimals, allows integers", () => {

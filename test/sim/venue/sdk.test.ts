@@ -35,7 +35,8 @@ describe("@nktkas/hyperliquid 0.32.2 against the venue", () => {
     const { info, transport } = sdkPair();
     const conv = await SymbolConverter.create({ transport, dexs: true });
     expect(conv.getAssetId("BTC")).toBe(0);
-    expect(conv.getAssetId("xyz:SPCX")).toBe(110000);
+    expect(conv.getAssetId("xyz:XYZ100")).toBe(110000);
+    expect(conv.getAssetId("xyz:SPCX")).toBe(110003);
     expect(conv.getAssetId("yex:BTCSWP")).toBe(120002);
     expect(conv.getSzDecimals("yex:VXX")).toBe(2);
     const [meta, ctxs] = await info.metaAndAssetCtxs({ dex: "yex" });

@@ -3,44 +3,19 @@ import { testVenue } from "./helpers.ts";
 
 /**
  * Mainnet `meta` as recorded on 2025-11-11 in the sample response of SwellNetwork/hyperliquid-go-sdk
- * (perp.go, commit 8a8a7e9): [name, szDecimals, maxLeverage, marginTableId] of every main-dex market
- * the sim lists, and the tiered margin tables they use.
+ * (perp.go, commit 8a8a7e9), read off the recording by hand: [name, asset id (universe index),
+ * szDecimals, maxLeverage, marginTableId]. An id cached on paper must trade the same coin live.
  */
-const RECORDED_UNIVERSE: [string, number, number, number][] = [
-  ["BTC", 5, 40, 56],
-  ["ETH", 4, 25, 55],
-  ["SOL", 2, 20, 54],
-  ["HYPE", 2, 10, 52],
-  ["ARB", 1, 10, 51],
-  ["DOGE", 0, 10, 52],
-  ["AVAX", 2, 10, 52],
-  ["LINK", 1, 10, 52],
-  ["XRP", 0, 20, 53],
-  ["SUI", 1, 10, 52],
-  ["ENA", 0, 10, 52],
-  ["FARTCOIN", 1, 10, 52],
-  ["kPEPE", 0, 10, 52],
-  ["BNB", 3, 10, 51],
-  ["LTC", 2, 10, 52],
-  ["ADA", 0, 10, 52],
-  ["WIF", 0, 10, 52],
-  ["TRUMP", 1, 10, 52],
-  ["AAVE", 2, 10, 52],
-  ["NEAR", 1, 10, 52],
-  ["APT", 2, 10, 52],
-  ["TAO", 3, 5, 5],
-  ["OP", 1, 10, 51],
-  ["SEI", 0, 10, 51],
-  ["TIA", 1, 10, 52],
-  ["INJ", 1, 10, 51],
-  ["ONDO", 0, 10, 51],
-  ["WLD", 1, 10, 52],
-  ["kBONK", 0, 10, 52],
-  ["CRV", 1, 10, 52],
-  ["BCH", 3, 10, 52],
-  ["UNI", 1, 10, 52],
-  ["DOT", 1, 10, 51],
-  ["TON", 1, 10, 51],
+const RECORDED: [string, number, number, number, number][] = [
+  ["BTC", 0, 5, 40, 56],
+  ["ETH", 1, 4, 25, 55],
+  ["ATOM", 2, 2, 5, 5],
+  ["SOL", 5, 2, 20, 54],
+  ["ARB", 11, 1, 10, 51],
+  ["DOGE", 12, 0, 10, 52],
+  ["XRP", 25, 0, 20, 53],
+  ["TON", 66, 1, 10, 51],
+  ["HYPE", 159, 2, 10, 52],
 ];
 const RECORDED_TIERED_TABLES: [number, unknown][] = [
   [
@@ -106,15 +81,27 @@ const RECORDED_TIERED_TABLES: [number, unknown][] = [
 ];
 
 interface Meta {
-  universe: { name: string; szDecimals: number; maxLeverage: number; marginTableId: number }[];
+  universe: {
+    name: string;
+    szDecimals: number;
+    maxLeverage: number;
+    marginTableId: number;
+    isDelisted?: boolean;
+  }[];
   marginTables: [number, unknown][];
 }
 
 describe("the main-dex universe matches Hyperliquid's recorded meta", () => {
-  it("szDecimals, maxLeverage and margin table of every listed coin", () => {
+  it("asset ids, szDecimals, maxLeverage and margin tables are mainnet's; 220 entries, at least 150 listed", () => {
     const meta = testVenue().venue.info({ type: "meta" }) as Meta;
-    const listed = meta.universe.map((u) => [u.name, u.szDecimals, u.maxLeverage, u.marginTableId]);
-    expect(listed).toEqual(RECORDED_UNIVERSE);
+    for (const [name, asset, szDecimals, maxLeverage, marginTableId] of RECORDED) {
+      expect(meta.universe[asset], name).toEqual(
+        expect.objectContaining({ name, szDecimals, maxLeverage, marginTableId }),
+      );
+    }
+    expect(meta.universe).toHaveLength(220);
+    expect(meta.universe.filter((u) => !u.isDelisted).length).toBeGreaterThanOrEqual(150);
+    expect(meta.universe[3]).toMatchObject({ name: "MATIC", isDelisted: true });
   });
 
   it("the tiered margin tables, descriptions included", () => {

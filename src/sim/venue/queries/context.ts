@@ -22,8 +22,14 @@ export function userAddress(v: unknown): Address {
   return v.toLowerCase() as Address;
 }
 
+/**
+ * The account an info request names. A new address gets the paper starting balance, except an
+ * approved agent's own address: it only signs, so live it is an empty account.
+ */
 export function userAccount(c: InfoCtx, user: unknown): Account {
-  return c.core.userAccount(userAddress(user), c.now);
+  const addr = userAddress(user);
+  if (!c.core.accounts.has(addr) && c.core.agents.masterOf(addr, c.now)) return c.core.account(addr);
+  return c.core.userAccount(addr, c.now);
 }
 
 /** A dex named by the request ("" = the main dex); unknown names are refused. */

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { signL1Action } from "@nktkas/hyperliquid/signing";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, describe, expect, it } from "vitest";
+import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+
+/** Signatures and nonces as the exchange keeps them: one signing flavour, nonces that outlive a restart. */
+
+const dir = mkdtempSync(join(tmpdir(), "sim-signing-"));
+const open: SimWorld[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((w) => w.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function world(stateDir?: string): Promise<SimWorld> {
+  const w = await startSimWorld({
+    seed: 2,
+    historyDays: 0,
+    liveCoins: ["BTC"],
+    ...(stateDir ? { stateDir } : {}),
+  });
+  open.push(w);
+  return w;
+}
+
+async function post(
+  w: SimWorld,
+  path: string,
+  body: unknown,
+): Promise<{ status: string; response: unknown }> {
+  const r = await fetch(`${w.url}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return (await r.json()) as { status: string; response: unknown };
+}
+
+const action = { type: "updateLeverage", asset: 0, isCross: true, leverage: 3 };
+
+describe("signing and nonces", () => {
+  it("a signed action replayed after a restart is refused: its nonce was kept", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const first = await world(dir);
+    await post(first, "/info", { type: "clearinghouseState", user: wallet.address });
+    const nonce = Date.now();
+    const signature = await signL1Action({ wallet, action, nonce, isTestnet: true });
+    expect((await post(first, "/exchange", { action, nonce, signature })).status).toBe("ok");
+    await first.close();
+
+    const second = await world(dir);
+    expect(await post(second, "/exchange", { action, nonce, signature })).toEqual({
+      status: "err",
+      response: `Invalid nonce: duplicate nonce ${nonce}`,
+    });
+  });
+
+  it("accepts one signing flavour, the one paper orders are signed with (testnet): a mainnet signature recovers no known wallet", async () => {
+    const w = await world();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await post(w, "/info", { type: "clearinghouseState", user: wallet.address });
+    const nonce = Date.now() + 7;
+    const mainnet = await signL1Action({ wallet, action, nonce, isTestnet: false });
+    const refused = await post(w, "/exchange", { action, nonce, signature: mainnet });
+    expect(refused.status).toBe("err");
+    expect(refused.response).toMatch(/^User or API Wallet 0x[0-9a-f]{40} does not exist\.$/);
+    expect(refused.response).not.toContain(wallet.address.toLowerCase());
+    const testnet = await signL1Action({ wallet, action, nonce: nonce + 1, isTestnet: true });
+    expect((await post(w, "/exchange", { action, nonce: nonce + 1, signature: testnet })).status).toBe("ok");
+  });
+
+  it("userRateLimit reports the requests an address has sent and its cap of 10,000 + 1 per USDC traded", async () => {
+    const w = await world();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await post(w, "/info", { type: "clearinghouseState", user: wallet.address });
+    const nonce = Date.now() + 20;
+    const signature = await signL1Action({ wallet, action, nonce, isTestnet: true });
+    expect((await post(w, "/exchange", { action, nonce, signature })).status).toBe("ok");
+    const limits = (await post(w, "/info", { type: "userRateLimit", user: wallet.address })) as unknown as {
+      cumVlm: string;
+      nRequestsUsed: number;
+      nRequestsCap: number;
+    };
+    expect(Number(limits.cumVlm)).toBe(0);
+    expect(limits).toMatchObject({ nRequestsUsed: 1, nRequestsCap: 10_000 });
+  });
+});

@@ -47,6 +47,8 @@ interface Measured {
 /** Published figures, each with where it was found; undefined = no published figure found. */
 interface Published {
   vol: string;
+  /** The published typical range of 30-day realised volatility from daily returns, if one was found. */
+  dailyVolRange?: [number, number];
   spread: string;
   depth: string;
   funding: string;
@@ -59,31 +61,41 @@ const SOURCES: Record<string, string> = {
     "CoinDesk via fomofactorynews.com, “Tuesdays have been bitcoin's most volatile day in 2025” (Amberdata, Glassnode): BTC one-month annualised daily realised volatility near 70 during the early-2025 drawdown against an average of about 50",
   hyperdash:
     "Hyperdash, “How to read an orderbook” (hyperdash.com/learn, March 2026): on BTC perps on Hyperliquid the spread “might be as tight as $0.10 on a $90,000 asset”",
+  trdesk:
+    "trdesk.com/volatility (undated snapshot): 30-day realised volatility from daily log returns, √365 — BTC 31 %, ETH 58 %, SOL 84 %; “BTC typically 40–80 % per annum, ETH 50–100 %, alts 80–200 %+”",
+  glassnodeEth:
+    "coinweeklymag.com citing Glassnode (December 2022): ETH one-month realised volatility at 39.8 %, a low seen only three times before",
+  coincuDoge:
+    "Binance Square citing Coincu and TradingView (September 2023): DOGE 30-day annualised realised volatility 30 % against BTC's 35 % in a quiet month",
   hlFunding:
-    "Hyperliquid docs, “Funding”: hourly payment of one-eighth of the 8-hour rate; the interest component alone is 0.01 % per 8 h, i.e. 0.00125 % (1.25e-5) an hour when the premium is zero; capped at 4 % an hour",
+    "Hyperliquid community docs, “Funding” (hyperliquid-co.gitbook.io/community-docs, clearinghouse/funding), and HyENA's docs, which replicate it: hourly payment of one-eighth of the 8-hour rate; the interest component is 0.01 % per 8 h, 0.00125 % (1.25e-5) an hour; the rate is capped at 4 % an hour",
 };
 
 const PUBLISHED: Record<Coin, Published> = {
   BTC: {
-    vol: "1 d: 25–60 % normal, ≈ 50 % average, ≈ 70 % in stress [blocklens, amberdata]; 1 m, 1 h: no published figure found",
+    vol: "1 d: 25–60 % normal, ≈ 50 % average, ≈ 70 % in stress [blocklens, amberdata]; 31 % in one snapshot, 40–80 % typical [trdesk]; 1 m, 1 h: no published figure found",
+    dailyVolRange: [0.25, 0.9],
     spread: "“as tight as $0.10 on $90,000” [hyperdash], which is below the exchange's own tick (prices carry five significant figures: $1 at $90k, 0.11 bps), so the floor is one tick, 0.11 bps",
     depth: "no published figure found",
     funding: "baseline 1.25e-5 / h with zero premium [hlFunding]; no published distribution found",
   },
   ETH: {
-    vol: "no published figure found",
+    vol: "1 d: 58 % in one snapshot, 50–100 % typical [trdesk]; 39.8 % at a historic low [glassnodeEth]; 1 m, 1 h: no published figure found",
+    dailyVolRange: [0.4, 1.0],
     spread: "no published figure found",
     depth: "no published figure found",
     funding: "baseline 1.25e-5 / h [hlFunding]",
   },
   SOL: {
-    vol: "no published figure found",
+    vol: "1 d: 84 % in one snapshot; alts 80–200 %+ [trdesk]; 1 m, 1 h: no published figure found",
+    dailyVolRange: [0.5, 2.0],
     spread: "no published figure found",
     depth: "no published figure found",
     funding: "baseline 1.25e-5 / h [hlFunding]",
   },
   DOGE: {
-    vol: "no published figure found",
+    vol: "1 d: 30 % in a quiet month [coincuDoge]; alts 80–200 %+ [trdesk]; 1 m, 1 h: no published figure found",
+    dailyVolRange: [0.3, 2.0],
     spread: "no published figure found",
     depth: "no published figure found",
     funding: "baseline 1.25e-5 / h [hlFunding]",
@@ -199,15 +211,26 @@ ${differences(m)}
 function differences(m: Record<Coin, Measured>): string {
   const out: string[] = [];
   const btc = m.BTC;
-  out.push(
-    btc.vol1d > 0.9 || btc.vol1d < 0.25
-      ? `- BTC daily realised volatility, ${pct(btc.vol1d)}, is outside the published 25–90 % range.`
-      : `- BTC daily realised volatility, ${pct(btc.vol1d)}, is within the published range (25–60 % normal, 60–90 % high); one ${HISTORY_DAYS}-day window is a single, noisy draw.`,
-  );
-  if (btc.vol1m > btc.vol1d * 1.3)
+  for (const coin of COINS) {
+    const range = PUBLISHED[coin].dailyVolRange;
+    if (!range) continue;
+    const v = m[coin].vol1d;
+    const where = v < range[0] ? "below" : v > range[1] ? "above" : "within";
     out.push(
-      `- BTC's 1-minute volatility (${pct(btc.vol1m)}) is well above its daily (${pct(btc.vol1d)}): the sim's minutes are noisier than its days, i.e. short-horizon mean reversion (bid-ask bounce, jumps that revert). A strategy with tight stops sees more noise per minute than the daily figure suggests; no published 1-minute figure was found to say whether Hyperliquid is the same.`,
+      `- ${coin}'s daily realised volatility, ${pct(v)}, is ${where} the published range (${pct(range[0])}–${pct(range[1])}); one ${HISTORY_DAYS}-day window is a single, noisy draw.`,
     );
+  }
+  for (const coin of COINS) {
+    const { vol1m, vol1d } = m[coin];
+    if (vol1m > vol1d * 1.25)
+      out.push(
+        `- ${coin}'s 1-minute volatility (${pct(vol1m)}) is well above its daily (${pct(vol1d)}): its minutes revert (bid-ask bounce, jumps that fade), so tight stops meet more noise than the daily figure suggests. No published 1-minute figure was found to say whether the exchange is the same.`,
+      );
+    else if (vol1d > vol1m * 1.25)
+      out.push(
+        `- ${coin}'s daily volatility (${pct(vol1d)}) is well above its 1-minute (${pct(vol1m)}): its returns trend over hours (or one window held a few large moves), so it travels further in a day than its minutes suggest. No published 1-minute figure was found to compare.`,
+      );
+  }
   out.push(
     `- BTC's spread is ${btc.spread.median.toFixed(2)} bps at the median against a published “as tight as” one tick (0.11 bps): the sim's BTC book is ${(btc.spread.median / TICK_BPS_BTC).toFixed(0)}× a one-tick book. Taker strategies pay more crossing it on paper than live; makers earn more per fill on paper. The house quotes BTC ±0.6 bps with 1.4 bps between levels; the background takers use up the inner levels and the house refills them only at its next requote, so a typical snapshot has lost its innermost level on each side (the full ladder would show 1.2 bps).`,
   );
@@ -217,7 +240,9 @@ function differences(m: Record<Coin, Measured>): string {
   out.push(
     "- Funding: the sim's rates centre on the exchange's zero-premium baseline (1.25e-5 / h); no published distribution was found to check the spread of rates against.",
   );
-  out.push("- ETH, SOL and DOGE: no published figure was found for any measured quantity; they are reported, not checked.");
+  out.push(
+    "- ETH, SOL and DOGE spreads and depth: no published figure was found; they are reported, not checked.",
+  );
   return out.join("\n");
 }
 

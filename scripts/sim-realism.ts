@@ -39,6 +39,9 @@ interface Measured {
   vol1m: number;
   vol1h: number;
   vol1d: number;
+  /** 1-minute volatility over the last hour of the generated past and over the first live hour. */
+  seamBefore: number;
+  seamAfter: number;
   spread: Distribution;
   depth: Distribution;
   funding: Distribution;
@@ -142,6 +145,8 @@ async function measure(): Promise<Record<Coin, Measured>> {
         vol1m: realisedVolAnnual(closes(coin, "1m", end - 2 * DAY, end), MINUTE),
         vol1h: realisedVolAnnual(closes(coin, "1h", end - HISTORY_DAYS * DAY, end), HOUR),
         vol1d: realisedVolAnnual(closes(coin, "1d", end - HISTORY_DAYS * DAY, end), DAY),
+        seamBefore: realisedVolAnnual(closes(coin, "1m", START - HOUR, START - 1), MINUTE),
+        seamAfter: realisedVolAnnual(closes(coin, "1m", START - MINUTE, START + HOUR - 1), MINUTE),
         spread: distribution(snaps.map(spreadBps).filter((x): x is number => x !== undefined)),
         depth: distribution(snaps.map(topOfBookDepthUsd).filter((x): x is number => x !== undefined)),
         funding: distribution(funding.map((f) => Number(f.fundingRate))),
@@ -167,6 +172,7 @@ function render(m: Record<Coin, Measured>): string {
     (c) =>
       `| ${c} | ${pct(m[c].vol1m)} | ${pct(m[c].vol1h)} | ${pct(m[c].vol1d)} | ${bps(m[c].spread)} | ${usd(m[c].depth)} | ${rate(m[c].funding)} (n=${m[c].funding.n}) |`,
   );
+  const seam = COINS.map((c) => `| ${c} | ${pct(m[c].seamBefore)} | ${pct(m[c].seamAfter)} |`);
   const published = COINS.map(
     (c) =>
       `| ${c} | ${PUBLISHED[c].vol} | ${PUBLISHED[c].spread} | ${PUBLISHED[c].depth} | ${PUBLISHED[c].funding} |`,
@@ -189,6 +195,16 @@ ${COINS.join(", ")}). DOGE stands for the meme class. Edit the script, not this 
 | coin | vol 1 m | vol 1 h | vol 1 d | spread bps | top-of-book depth | hourly funding |
 |---|---|---|---|---|---|---|
 ${rows.join("\n")}
+
+## The start: past against live
+
+1-minute realised volatility over the last hour of the generated past and over the first hour of
+live sim time (its first return runs from the last minute of the past into the first live one). A seam between the two (a jump or a burst of volatility at start) would show as a much
+higher figure after than before.
+
+| coin | last hour of the past | first live hour |
+|---|---|---|
+${seam.join("\n")}
 
 ## Published figures
 
@@ -234,6 +250,13 @@ function differences(m: Record<Coin, Measured>): string {
   out.push(
     `- BTC's spread is ${btc.spread.median.toFixed(2)} bps at the median against a published “as tight as” one tick (0.11 bps): the sim's BTC book is ${(btc.spread.median / TICK_BPS_BTC).toFixed(0)}× a one-tick book. Taker strategies pay more crossing it on paper than live; makers earn more per fill on paper. The house quotes BTC ±0.6 bps with 1.4 bps between levels; the background takers use up the inner levels and the house refills them only at its next requote, so a typical snapshot has lost its innermost level on each side (the full ladder would show 1.2 bps).`,
   );
+  for (const coin of COINS) {
+    const { seamBefore, seamAfter } = m[coin];
+    if (seamAfter > seamBefore * 1.5)
+      out.push(
+        `- ${coin}'s first live hour is more volatile (${pct(seamAfter)}) than the last hour of its past (${pct(seamBefore)}): the start is not seamless.`,
+      );
+  }
   out.push(
     "- Top-of-book depth: no published per-level figure was found, so the sim's depth is not checked against the exchange; it is scaled from recorded 24 h volume (`src/sim/model/market-params.ts`).",
   );

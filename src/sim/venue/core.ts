@@ -369,6 +369,8 @@ export class VenueCore {
   ): OrderResult {
     const m = this.byAsset.get(w.a);
     if (!m) return { error: `Unknown asset ${w.a}.` };
+    // A delisted perp keeps its asset id, but the exchange halts it: every order on it is refused.
+    if (m.spec.isDelisted) return { error: "Trading is halted." };
     let tif: Tif = "Gtc";
     let trigger: Order["trigger"] = null;
     if ("trigger" in w.t) {

@@ -139,3 +139,34 @@ describe("order refusals", () => {
     expect(t.venue.info({ type: "l2Book", coin: "NOPE" })).toBeNull();
   });
 });
+
+describe("delisted markets", () => {
+  const MATIC = 3; // delisted in the recorded mainnet universe; keeps its asset id and last price
+
+  it("refuses an order on a delisted perp as the exchange does, whatever its price and kind", () => {
+    const t = testVenue();
+    const [meta, ctxs] = t.venue.info({ type: "metaAndAssetCtxs" }) as [
+      { universe: { name: string; isDelisted?: boolean }[] },
+      { markPx: string }[],
+    ];
+    expect(meta.universe[MATIC]).toMatchObject({ name: "MATIC", isDelisted: true });
+    const px = ctxs[MATIC]!.markPx;
+    const size = String(Math.ceil(50 / Number(px)));
+    const halted = { error: "Trading is halted." };
+    expect(t.order(ALICE, { a: MATIC, b: true, p: px, s: size })).toEqual(halted);
+    expect(t.order(ALICE, { a: MATIC, b: false, p: px, s: size, t: { limit: { tif: "Ioc" } } })).toEqual(
+      halted,
+    );
+    expect(
+      t.order(ALICE, {
+        a: MATIC,
+        b: false,
+        p: px,
+        s: size,
+        r: true,
+        t: { trigger: { isMarket: true, triggerPx: px, tpsl: "sl" } },
+      }),
+    ).toEqual(halted);
+    expect(t.state(ALICE).assetPositions).toEqual([]);
+  });
+});

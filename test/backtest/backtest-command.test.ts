@@ -43,8 +43,10 @@ function opts(over: Partial<BacktestCommandOptions> = {}): BacktestCommandOption
 
 describe("hl backtest (in-process)", () => {
   it("the same inputs give byte-identical figures and report", async () => {
-    const a = await backtestCommand(opts({ report: join(root, "a.html") }));
-    const b = await backtestCommand(opts({ report: join(root, "b.html") }));
+    // A threshold this two-day path breaks out past (the default 50 bps never triggers on it).
+    const params = { breakout_threshold_bps: 20 };
+    const a = await backtestCommand(opts({ params, report: join(root, "a.html") }));
+    const b = await backtestCommand(opts({ params, report: join(root, "b.html") }));
     expect(JSON.stringify(b.summary)).toBe(JSON.stringify(a.summary));
     expect(readFileSync(b.reportPath).equals(readFileSync(a.reportPath))).toBe(true);
     expect(a.summary.candles).toBe(2 * 1440);

@@ -135,7 +135,7 @@ describe("hl run (e2e)", () => {
     // The sim world lives in this process, so killing the trader leaves the venue running. A fresh
     // paper account has traded nothing: waive the exchange's $1M volume gate on the switch.
     process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME = "1";
-    const world = await startSimWorld({ port: Number(env.SIM_PORT), seed: 4 });
+    const world = await startSimWorld({ port: Number(env.SIM_PORT), seed: 4, liveCoins: ["ETH"] });
     delete process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME;
     try {
       const child = spawn("node", [HL, "run", "simple_mm", "--mock", "--tick", "1", "--dead-man", "8"], {

@@ -138,7 +138,7 @@ describe("hl sim serve", () => {
   });
 
   it("names the port and the flag when the port is taken", async () => {
-    const w = await world({ seed: 1 });
+    const w = await world({ seed: 1, liveCoins: ["BTC"] });
     const program = new Command("hl").exitOverride();
     register(program);
     const serve = program.parseAsync(["node", "hl", "sim", "serve", "--port", String(w.port)]);

@@ -51,12 +51,12 @@ describe("stop-market orders as the exchange runs them", () => {
 
   it("refuses a TP/SL whose trigger the mark has already crossed", () => {
     const t = longSol();
-    expect(t.order(ALICE, stopSell("185"))).toEqual({ error: "Invalid TP/SL price. asset=2" });
+    expect(t.order(ALICE, stopSell("185"))).toEqual({ error: "Invalid TP/SL price. asset=5" });
     const tp = {
       ...stopSell("175"),
       t: { trigger: { isMarket: true, triggerPx: "175", tpsl: "tp" as const } },
     };
-    expect(t.order(ALICE, tp)).toEqual({ error: "Invalid TP/SL price. asset=2" });
+    expect(t.order(ALICE, tp)).toEqual({ error: "Invalid TP/SL price. asset=5" });
   });
 
   it("shows a waiting stop in openOrders, frontendOpenOrders and orderStatus as the exchange does", () => {
@@ -216,7 +216,7 @@ describe("modify of a resting trigger", () => {
     const t = longSol();
     t.order(ALICE, stopSell("175"));
     const r = t.ex(ALICE, { type: "modify", oid: 5, order: stopSell("185") });
-    expect(r).toEqual({ status: "err", response: "Invalid TP/SL price. asset=2" });
+    expect(r).toEqual({ status: "err", response: "Invalid TP/SL price. asset=5" });
     expect(t.venue.info({ type: "frontendOpenOrders", user: ALICE })).toMatchObject([
       { oid: 5, triggerPx: "175" },
     ]);
@@ -311,7 +311,7 @@ describe("modify of a normalTpsl child still waiting for its entry", () => {
     ).toEqual([{ resting: { oid: 4 } }]);
     expect(t.ex(ALICE, { type: "modify", oid: 4, order: stopSell("185", "10") })).toEqual({
       status: "err",
-      response: "Invalid TP/SL price. asset=2",
+      response: "Invalid TP/SL price. asset=5",
     });
     expect((t.venue.info({ type: "openOrders", user: ALICE }) as unknown[]).length).toBe(1);
     const [parent] = t.venue.info({ type: "frontendOpenOrders", user: ALICE }) as Front[];

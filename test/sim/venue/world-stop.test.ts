@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "../../../src/sim/venue.ts";
 import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
+import { SOL } from "./helpers.ts";
 
 const TRADER: Address = "0x5eed000000000000000000000000000000000024";
-const SOL = 2;
-
 let world: SimWorld;
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 24, historyDays: 0 });
+  world = await startSimWorld({ seed: 24, historyDays: 0, liveCoins: ["SOL"] });
 });
 afterAll(async () => {
   await world.close();

@@ -43,6 +43,12 @@ export function register(program: Command): void {
       };
       const started = Date.now();
       log(`hl up: starting on a sim world (seed ${cfg.seed}, speed ${cfg.speed}); data in ${cfg.dataDir}`);
+      // Listened for before anything starts: a Ctrl-C while the agents register must stop the tree
+      // in order, not kill this process and orphan its children. SIGHUP too: a closed terminal must
+      // not leave the detached children running.
+      const stopAsked = new Promise<void>((resolve) => {
+        for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
+      });
       const up = await startUp(cfg, { log });
       log(serviceTable(up.children));
       up.ready.then(
@@ -73,10 +79,7 @@ export function register(program: Command): void {
         tty ? 3000 : 10_000,
       );
 
-      // SIGHUP too: a closed terminal must not leave the detached children running.
-      await new Promise<void>((resolve) => {
-        for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
-      });
+      await stopAsked;
       clearInterval(timer);
       log("stopping: agents first (they save their state), then the services, then the sim world…");
       // A second Ctrl-C means now.

@@ -60,9 +60,10 @@ async function setPrice(coin: string, px: number): Promise<void> {
   const res = await fetch(`${world.url}/sim/price`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ coin, px: px.toPrecision(5) }),
+    // Five significant figures written out in full: toPrecision alone gives "1.0543e+5" for BTC, which /sim/price refuses.
+    body: JSON.stringify({ coin, px: Number(px.toPrecision(5)).toFixed(12) }),
   });
-  expect(res.ok).toBe(true);
+  expect(res.ok, `${coin} ${px}: ${await res.text()}`).toBe(true);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

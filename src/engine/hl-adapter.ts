@@ -51,7 +51,7 @@ export class HlMarketData implements MarketDataPort {
 
   async spec(instrument: string): Promise<InstrumentSpec> {
     const m = await this.market(instrument);
-    return { instrument: m.instrument, szDecimals: m.szDecimals };
+    return { instrument: m.instrument, szDecimals: m.szDecimals, asset: m.assetId };
   }
 
   async snapshot(instrument: string): Promise<MarketSnapshot> {

@@ -2,6 +2,7 @@ import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
 import {
   aloRefusal,
   checkOrder,
+  haltedRefusal,
   iocNoMatchText,
   marginRefusal,
   orderMargin,
@@ -29,6 +30,11 @@ export interface PaperOptions {
   makerFeeBps?: number;
   /** The paper account's USDC (default: the sim world's starting balance, 10,000). */
   balanceUsd?: string;
+  /**
+   * USDC of that value already held as margin by the real account's own positions and orders (a
+   * dry run beside them can only use the rest), default 0.
+   */
+  reservedUsd?: string;
   /** Cross leverage its orders are margined at (the exchange's default for a new account: 20×). */
   leverage?: number;
 }
@@ -38,6 +44,8 @@ export interface PaperInstrument {
   szDecimals: number;
   /** The exchange's asset id (refusal texts end in ` asset=<id>`); unknown: the texts go without it. */
   asset?: number;
+  /** Delisted: the exchange halts the market and refuses every order on it. */
+  delisted?: boolean;
 }
 
 /** One hourly funding payment applied to the paper account. */
@@ -95,12 +103,14 @@ export class PaperGateway implements OrderGateway {
   private readonly leverage: number;
   /** USDC: deposits, realized PnL, fees and funding. */
   private cash: Dec;
+  private readonly reserved: Dec;
 
   constructor(opts: PaperOptions = {}) {
     this.taker = opts.takerFeeBps ?? 4.5;
     this.maker = opts.makerFeeBps ?? 1.5;
     this.leverage = opts.leverage ?? 20;
     this.cash = dec(opts.balanceUsd ?? "10000");
+    this.reserved = dec(opts.reservedUsd ?? "0");
   }
 
   /** Tell the book an instrument's lot size and asset id (`watch` learns them from `spec`). */
@@ -124,11 +134,10 @@ export class PaperGateway implements OrderGateway {
     return {
       spec: async (instrument: string): Promise<InstrumentSpec> => {
         const spec = await market.spec(instrument);
-        // A venue's spec may carry its asset id beside the contract's fields.
-        const asset = (spec as InstrumentSpec & { asset?: unknown }).asset;
         this.describe(spec.instrument, {
           szDecimals: spec.szDecimals,
-          ...(typeof asset === "number" ? { asset } : {}),
+          ...(spec.asset !== undefined ? { asset: spec.asset } : {}),
+          ...(spec.delisted ? { delisted: true } : {}),
         });
         return spec;
       },
@@ -268,6 +277,9 @@ export class PaperGateway implements OrderGateway {
   }
 
   private placeOne(o: PlaceRequest): PlaceOutcome {
+    // A halted market is refused first, as the exchange does: it has no book to read anyway.
+    const halted = haltedRefusal(this.instruments.get(o.instrument)?.delisted === true);
+    if (halted) return { status: "rejected", message: halted };
     const s = this.last.get(o.instrument);
     if (!s || !(s.mid > 0)) return { status: "rejected", message: "no market data for the paper book" };
     const refusal = this.refusal(o, s);
@@ -380,11 +392,12 @@ export class PaperGateway implements OrderGateway {
   }
 
   /**
-   * Free collateral in micro-USDC, as the venue counts it: cash + uPnL at the mid − the initial margin
-   * of the positions at the mid − the margin resting orders hold.
+   * Free collateral in micro-USDC, as the venue counts it: cash − the margin the real account already
+   * holds + uPnL at the mid − the initial margin of the positions at the mid − the margin resting
+   * orders hold.
    */
   private availableMicro(): number {
-    let free = this.cash;
+    let free = this.cash.minus(this.reserved);
     for (const [instrument, p] of this.positions) {
       const mid = this.last.get(instrument)?.mid;
       if (!mid || p.qty.isZero()) continue;

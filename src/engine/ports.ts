@@ -9,6 +9,10 @@ import type { MarketSnapshot, Side, Tif } from "../strategies/sdk.ts";
 export interface InstrumentSpec {
   instrument: string;
   szDecimals: number;
+  /** The exchange's asset id, where the venue knows it (refusal texts name it). */
+  asset?: number;
+  /** The exchange has delisted (halted) the market. */
+  delisted?: boolean;
 }
 
 export interface MarketDataPort {

@@ -180,7 +180,8 @@ async function runWithLock(
     if (o.dryRun) {
       // Only a dry run loads the exchange's order rules (shared with the sim world's venue).
       const { PaperGateway } = await import("./paper-gateway.ts");
-      const paper = new PaperGateway();
+      const { dryRunPaperOptions } = await import("./dry-run-account.ts");
+      const paper = new PaperGateway(await dryRunPaperOptions(client, await client.market(o.instrument)));
       market = paper.watch(live);
       gateway = paper;
     } else {

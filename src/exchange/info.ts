@@ -1,4 +1,5 @@
 import type {
+  ActiveAssetDataResponse,
   AllMidsResponse,
   ApprovedBuildersResponse,
   CandleSnapshotResponse,
@@ -230,6 +231,14 @@ export class HlInfo {
       dexes.map(async (dex) => ({ dex, state: await this.clearinghouseState({ user, dex }) })),
     );
     return summarizeAccount(user, perDex);
+  }
+
+  /** The account's leverage setting on one market and what it could trade there. */
+  activeAssetData(opts: { user?: Address; instrument: string }): Promise<ActiveAssetDataResponse> {
+    return this.infoClient.activeAssetData({
+      user: this.userOr(opts.user),
+      coin: instrumentToCoin(opts.instrument),
+    });
   }
 
   spotClearinghouseState(opts: { user?: Address } = {}): Promise<SpotClearinghouseStateResponse> {

@@ -2,12 +2,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
 import type { PlaceOutcome, PlaceRequest } from "../../src/engine/ports.ts";
+import { DEFAULT_MARKETS } from "../../src/sim/venue/index.ts";
 import type { MarketSnapshot } from "../../src/strategies/sdk.ts";
 import { ALICE, BOB, ETH, testVenue } from "../sim/venue/helpers.ts";
 import { snap } from "../strategies/helpers.ts";
 
 /** ETH (szDecimals 4, asset 1) around 3400: BOB quotes 3399…3395 and 3401…3405, 2 ETH a level. */
 const LEVELS = [1, 2, 3, 4, 5];
+/** A perp the recorded universe lists as delisted (MATIC, asset 3): the exchange halts it. */
+const DELISTED = DEFAULT_MARKETS.findIndex((m) => m.isDelisted);
+const DELISTED_SPEC = DEFAULT_MARKETS[DELISTED]!;
 
 function simWithBook() {
   const t = testVenue({ balance: "10000" });
@@ -34,6 +38,7 @@ function snapshotOf(t: ReturnType<typeof simWithBook>, timestampMs = t.clock.now
 function paperBook(t: ReturnType<typeof simWithBook>, balanceUsd = "10000"): PaperGateway {
   const g = new PaperGateway({ balanceUsd });
   g.describe("ETH-PERP", { szDecimals: 4, asset: ETH });
+  g.describe("DELISTED-PERP", { szDecimals: DELISTED_SPEC.szDecimals, asset: DELISTED, delisted: true });
   g.observe(snapshotOf(t));
   return g;
 }
@@ -49,7 +54,7 @@ const req = (over: Partial<PlaceRequest> & Pick<PlaceRequest, "side" | "price" |
 /** The sim venue's answer to the same order, in the gateway's terms. */
 function simOutcome(t: ReturnType<typeof simWithBook>, o: PlaceRequest): PlaceOutcome {
   const r = t.order(ALICE, {
-    a: ETH,
+    a: o.instrument === "DELISTED-PERP" ? DELISTED : ETH,
     b: o.side === "buy",
     p: o.price,
     s: o.size,
@@ -104,6 +109,12 @@ describe("the dry-run book refuses what the exchange refuses (the sim venue's ru
     expect(Number(g.balance())).toBeCloseTo(Number(before) - 0.34, 6);
   });
 
+  it("refuses any order on a delisted market as the exchange halts it, market data or not", async () => {
+    const g = paperBook(simWithBook());
+    const o = req({ instrument: "DELISTED-PERP", side: "buy", price: "0.5", size: "100", tif: "Ioc" });
+    expect(await g.place([o])).toEqual([{ status: "rejected", message: "Trading is halted." }]);
+  });
+
   it("agrees with the sim venue on accepting or refusing any order, and on the refusal text", async () => {
     // Mostly orders the exchange takes, with every kind of refusal mixed in.
     const price = fc.oneof(
@@ -125,6 +136,8 @@ describe("the dry-run book refuses what the exchange refuses (the sim venue's ru
       size,
       tif: fc.constantFrom("Gtc" as const, "Ioc" as const, "Alo" as const),
       reduceOnly: fc.constantFrom(false, false, false, true),
+      // One order in ten goes to a delisted market.
+      instrument: fc.constantFrom(...Array(9).fill("ETH-PERP"), "DELISTED-PERP"),
     });
     await fc.assert(
       fc.asyncProperty(order, async (o) => {

@@ -197,4 +197,32 @@ describe("paper runs on the sim world", () => {
     const account = await c.clearinghouseState();
     expect(account.assetPositions).toEqual([]);
   });
+
+  it("--dry-run margins orders with the wallet's real account value, leverage and asset id", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-sim-dry-account-"));
+    const c = await client(dir);
+    const user = c.address!;
+    await c.clearinghouseState();
+    // $1,000 at 3×: a 1 ETH IOC (about $3,400) needs about $1,133 of margin, which live would refuse.
+    // The paper book's old defaults ($10,000 at 20×) margined it easily.
+    world.venue.withdraw(user, "9000");
+    await c.updateLeverage({ instrument: "ETH-PERP", leverage: 3 });
+    const lines: string[] = [];
+    const r = await runStrategy({
+      strategy: "aggressive_taker",
+      instrument: "ETH-PERP",
+      tickSeconds: 0,
+      maxTicks: 1,
+      mock: false,
+      dryRun: true,
+      network: "paper",
+      resume: false,
+      dataDir: join(dir, "cli"),
+      params: { size: 2, bias_amplitude: 0 },
+      client: c,
+      log: (l) => lines.push(l),
+    });
+    expect(r.stats.total_filled).toBe(0);
+    expect(lines.join("\n")).toContain("Insufficient margin to place order. asset=1");
+  });
 });

@@ -21,7 +21,9 @@ import {
 import {
   aloRefusal,
   checkOrder,
+  defaultLeverage,
   defaultLimits,
+  haltedRefusal,
   iocNoMatchText,
   type MarketLimits,
   marginRefusal,
@@ -289,7 +291,7 @@ export class VenueCore {
   levSetting(a: Account, m: Market): LevSetting {
     let s = a.leverage.get(m.idx);
     if (!s) {
-      s = { lev: Math.min(20, m.spec.maxLeverage), cross: !m.spec.onlyIsolated };
+      s = { lev: defaultLeverage(m.spec.maxLeverage), cross: !m.spec.onlyIsolated };
       a.leverage.set(m.idx, s);
     }
     return s;
@@ -369,8 +371,8 @@ export class VenueCore {
   ): OrderResult {
     const m = this.byAsset.get(w.a);
     if (!m) return { error: `Unknown asset ${w.a}.` };
-    // A delisted perp keeps its asset id, but the exchange halts it: every order on it is refused.
-    if (m.spec.isDelisted) return { error: "Trading is halted." };
+    const halted = haltedRefusal(m.spec.isDelisted === true);
+    if (halted) return { error: halted };
     let tif: Tif = "Gtc";
     let trigger: Order["trigger"] = null;
     if ("trigger" in w.t) {

@@ -14,6 +14,19 @@ const MICRO = 1_000_000;
 /** Hyperliquid's minimum order value: $10 (reduce-only orders are exempt), micro-USDC. */
 export const MIN_ORDER_NTL = 10 * MICRO;
 
+/**
+ * A delisted perp keeps its asset id, but the exchange halts it: every order on it is refused with
+ * this text, before any other check.
+ */
+export function haltedRefusal(isDelisted: boolean): string | null {
+  return isDelisted ? "Trading is halted." : null;
+}
+
+/** The leverage a market starts at for an account that never set one: 20× cross, or the market's maximum. */
+export function defaultLeverage(maxLeverage: number): number {
+  return Math.min(20, maxLeverage);
+}
+
 /** What both the venue and the dry-run book know of an order before it matches. */
 export interface OrderFacts {
   asset: number;

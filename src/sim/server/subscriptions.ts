@@ -24,6 +24,8 @@ export const subscriptionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("userFundings"), user: address }),
   z.object({ type: z.literal("webData2"), user: address }),
   z.object({ type: z.literal("activeAssetData"), user: address, coin: z.string().min(1) }),
+  z.object({ type: z.literal("userNonFundingLedgerUpdates"), user: address }),
+  z.object({ type: z.literal("notification"), user: address }),
 ]);
 
 export type Subscription = z.infer<typeof subscriptionSchema>;
@@ -52,6 +54,8 @@ export function topicOf(s: Subscription): string {
     case "clearinghouseState":
     case "openOrders":
     case "webData2":
+    case "userNonFundingLedgerUpdates":
+    case "notification":
       return `${s.type}:${s.user.toLowerCase()}`;
     case "activeAssetData":
       return `activeAssetData:${s.user.toLowerCase()}`;

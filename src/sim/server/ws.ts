@@ -43,8 +43,10 @@ const NON_USER_CANCELS = new Set([
 /**
  * The sim world's WebSocket (paths `/ws` and `/`): Hyperliquid's `post`, `subscribe`, `unsubscribe`
  * and `ping`, and pushes on allMids, l2Book, bbo, trades, candle, userFills, orderUpdates, assetCtxs,
- * activeAssetCtx, clearinghouseState, openOrders, userEvents, userFundings, webData2 and activeAssetData, driven by the venue's
- * events and coalesced per stream.
+ * activeAssetCtx, clearinghouseState, openOrders, userEvents, userFundings, webData2, activeAssetData
+ * and userNonFundingLedgerUpdates, driven by the venue's events and coalesced per stream. `notification`
+ * is accepted and never pushed: the exchange's notifications on record come from TWAP orders, which
+ * the sim refuses.
  */
 export class SimWebSocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1_048_576 });
@@ -63,6 +65,8 @@ export class SimWebSocket {
   /** user → userEvents messages (each one variant: fills, funding, liquidation, nonUserCancel). */
   private readonly userEvents = new Map<string, unknown[]>();
   private readonly fundings = new Map<string, unknown[]>();
+  /** user → non-funding ledger updates (deposits, transfers, withdrawals, liquidations). */
+  private readonly ledgers = new Map<string, unknown[]>();
   /** Topics per watched account ("user:0x…") and per coin with trades or candles ("coin:BTC"). */
   private readonly watched = new Map<string, number>();
   private lastAccountReprice = 0;
@@ -355,6 +359,16 @@ export class SimWebSocket {
         const fundings = (rows ?? []).map(({ time, delta: { type: _type, ...f } }) => ({ time, ...f }));
         return { channel: "userFundings", data: { isSnapshot: true, user, fundings } };
       }
+      case "userNonFundingLedgerUpdates": {
+        if (!snapshot) return undefined;
+        const user = sub.user.toLowerCase() as Address;
+        this.deps.seeUser(user);
+        const updates = this.info({ type: "userNonFundingLedgerUpdates", user });
+        return {
+          channel: "userNonFundingLedgerUpdates",
+          data: { isSnapshot: true, user, nonFundingLedgerUpdates: Array.isArray(updates) ? updates : [] },
+        };
+      }
       case "userFills": {
         if (!snapshot) return undefined;
         const user = sub.user.toLowerCase() as Address;
@@ -472,6 +486,10 @@ export class SimWebSocket {
       }
       case "ledger": {
         const update = e.update as { hash: string; delta: Record<string, unknown> };
+        if (this.hasTopic(`userNonFundingLedgerUpdates:${user}`)) {
+          append(this.ledgers, user, [update]);
+          any = true;
+        }
         if (update.delta.type === "liquidation") {
           const value = String(update.delta.accountValue ?? "0");
           event({
@@ -502,10 +520,16 @@ export class SimWebSocket {
       for (const data of list) this.publish(`userEvents:${user}`, { channel: "user", data });
     for (const [user, fundings] of this.fundings)
       this.publish(`userFundings:${user}`, { channel: "userFundings", data: { user, fundings } });
+    for (const [user, updates] of this.ledgers)
+      this.publish(`userNonFundingLedgerUpdates:${user}`, {
+        channel: "userNonFundingLedgerUpdates",
+        data: { user, nonFundingLedgerUpdates: updates },
+      });
     this.dirtyAccounts.clear();
     this.dirtyOrders.clear();
     this.userEvents.clear();
     this.fundings.clear();
+    this.ledgers.clear();
     for (const dex of this.dirtyMids) {
       this.publishState(`allMids:${dex}`);
       this.publishState(`assetCtxs:${dex}`);

@@ -30,6 +30,7 @@ export type { InfoRequest } from "./queries/context.ts";
 const MAX_FILLS_PER_RESPONSE = 2000;
 const MAX_FUNDING_PER_PAGE = 500;
 const MAX_L2_LEVELS = 20;
+const UNKNOWN_TYPE = "Failed to deserialize the JSON body into the target type";
 
 const handlers: Record<string, Handler> = {
   meta: (c, r) => meta(c.core, dexIndex(c.core, r)),
@@ -268,7 +269,8 @@ export function answerInfo(core: VenueCore, clock: Clockwork, now: number, req: 
     throw new VenueError("Missing request type");
   const ctx: Ctx = { core, clock, now, ask: (r) => answerInfo(core, clock, now, r) };
   const h = handlers[req.type];
-  if (!h) throw new VenueError(`Unknown info request type: ${req.type}`);
+  // The exchange's own answer to a type it does not serve: the body cannot be read as any request.
+  if (!h) throw new VenueError(UNKNOWN_TYPE);
   return h(ctx, req);
 }
 

@@ -22,7 +22,7 @@ import { perpDexStatus } from "./perp-dex-status.ts";
 import { perpsAtOpenInterestCap } from "./perps-at-oi-cap.ts";
 import { portfolio } from "./portfolio.ts";
 import { delegations, delegatorHistory, delegatorRewards, delegatorSummary } from "./staking.ts";
-import { userAbstraction } from "./user-abstraction.ts";
+import { userAbstraction, userDexAbstraction } from "./user-abstraction.ts";
 import { userFees } from "./user-fees.ts";
 import { webData2 } from "./web-data2.ts";
 
@@ -54,4 +54,5 @@ export const moreInfoHandlers: Record<string, InfoHandler> = {
   delegatorRewards,
   userFees,
   userAbstraction,
+  userDexAbstraction,
 };

@@ -9,3 +9,9 @@ export const userAbstraction: InfoHandler = (c, r) => {
   userAccount(c, r.user);
   return "dexAbstraction";
 };
+
+/** userDexAbstraction {user}: whether HIP-3 dexes draw on the main balance; in the sim they always do. */
+export const userDexAbstraction: InfoHandler = (c, r) => {
+  userAccount(c, r.user);
+  return true;
+};

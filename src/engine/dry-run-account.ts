@@ -5,14 +5,17 @@ import type { PaperOptions } from "./paper-gateway.ts";
 
 /**
  * The paper account a dry run margins its orders with, so that it refuses what the exchange would:
- * the wallet's real account on the network (its value on the market's dex, the margin its own
- * positions and orders already hold, and its leverage setting on the market); with no wallet, a new
- * account's (the sim world's starting balance at the exchange's default leverage).
+ * the wallet's real account on the network (the value of the balance that margins the market, the
+ * margin its own positions and orders already hold there, and its leverage setting on the market);
+ * with no wallet, a new account's (the sim world's starting balance at the exchange's default
+ * leverage). A HIP-3 market is margined from the main perp balance when the account has dex
+ * abstraction on (the sim's accounts always do), else from what was moved to that dex.
  */
 export async function dryRunPaperOptions(client: HlClient, market: Market): Promise<PaperOptions> {
   if (!client.address) return { leverage: defaultLeverage(market.maxLeverage) };
+  const onMainBalance = !market.dex || (await client.userDexAbstraction()) === true;
   const [state, asset] = await Promise.all([
-    client.clearinghouseState(market.dex ? { dex: market.dex } : {}),
+    client.clearinghouseState(onMainBalance ? {} : { dex: market.dex }),
     client.activeAssetData({ instrument: market.instrument }),
   ]);
   return {

@@ -241,6 +241,11 @@ export class HlInfo {
     });
   }
 
+  /** Whether HIP-3 dexes draw on the account's main perp balance (`null`: never set). */
+  userDexAbstraction(opts: { user?: Address } = {}): Promise<boolean | null> {
+    return this.infoClient.userDexAbstraction({ user: this.userOr(opts.user) });
+  }
+
   spotClearinghouseState(opts: { user?: Address } = {}): Promise<SpotClearinghouseStateResponse> {
     return this.infoClient.spotClearinghouseState({ user: this.userOr(opts.user) });
   }

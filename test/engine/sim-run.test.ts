@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dryRunPaperOptions } from "../../src/engine/dry-run-account.ts";
 import { HlMarketData } from "../../src/engine/hl-adapter.ts";
 import { runStrategy } from "../../src/engine/runner.ts";
 import { readKvFile } from "../../src/engine/state-store.ts";
@@ -224,5 +225,14 @@ describe("paper runs on the sim world", () => {
     });
     expect(r.stats.total_filled).toBe(0);
     expect(lines.join("\n")).toContain("Insufficient margin to place order. asset=1");
+  });
+
+  it("--dry-run on a HIP-3 market margins with the balance the exchange margins it with", async () => {
+    const c = await client(mkdtempSync(join(tmpdir(), "hl-sim-dry-hip3-")));
+    const main = await c.clearinghouseState();
+    // The sim's accounts margin every dex from one USDC balance (userDexAbstraction is true).
+    const options = await dryRunPaperOptions(c, await c.market("VXX-USDYP"));
+    expect(options.balanceUsd).toBe(main.marginSummary.accountValue);
+    expect(Number(options.balanceUsd)).toBeGreaterThan(0);
   });
 });

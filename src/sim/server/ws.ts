@@ -202,6 +202,9 @@ export class SimWebSocket {
       this.send(client, { channel: "error", data: `Already subscribed: ${JSON.stringify(raw)}` });
       return;
     }
+    // A first look opens the account (its starting deposit): done before the ledger stream listens,
+    // so that the deposit shows in its snapshot only, not again as a push.
+    if (sub.type === "userNonFundingLedgerUpdates") this.info({ type: sub.type, user: sub.user });
     const topic = topicOf(sub);
     client.subs.set(id, topic);
     let byId = this.topics.get(topic);

@@ -137,6 +137,37 @@ describe("WebSocket through the SDK", () => {
     expect(events[1]!.isSnapshot).toBeUndefined();
     expect(events[1]!.fills[0]).toMatchObject({ coin: "ETH", side: "B", sz: "0.01" });
   });
+
+  it("pushes non-funding ledger updates: a snapshot, then each deposit and withdrawal", async () => {
+    const user = privateKeyToAccount(generatePrivateKey()).address;
+    const subs = new SubscriptionClient({ transport });
+    type Update = { delta: { type: string; usdc: string } };
+    const events: { isSnapshot?: true; nonFundingLedgerUpdates: Update[] }[] = [];
+    await subs.userNonFundingLedgerUpdates({ user }, (e) => events.push(e as (typeof events)[number]));
+    await subs.notification({ user }, () => undefined);
+    await until<void>((resolve) => {
+      const check = () => (events.length > 0 ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    // Subscribing opened the account: its starting balance is the first deposit.
+    expect(events[0]!.isSnapshot).toBe(true);
+    expect(events[0]!.nonFundingLedgerUpdates.map((u) => u.delta.type)).toEqual(["deposit"]);
+    world.venue.deposit(user.toLowerCase() as `0x${string}`, "250");
+    world.venue.withdraw(user.toLowerCase() as `0x${string}`, "40");
+    await until<void>((resolve) => {
+      const pushed = () => events.slice(1).flatMap((e) => e.nonFundingLedgerUpdates);
+      const check = () => (pushed().length >= 2 ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    const pushed = events.slice(1);
+    expect(pushed.every((e) => e.isSnapshot === undefined)).toBe(true);
+    expect(
+      pushed.flatMap((e) => e.nonFundingLedgerUpdates).map((u) => [u.delta.type, Number(u.delta.usdc)]),
+    ).toEqual([
+      ["deposit", 250],
+      ["withdraw", 40],
+    ]);
+  });
 });
 
 describe("WebSocket wire protocol", () => {

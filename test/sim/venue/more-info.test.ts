@@ -172,6 +172,42 @@ describe("info types the exchange serves beyond the basics", () => {
   it("userAbstraction: one USDC balance backs every dex, as under Hyperliquid's dex abstraction", () => {
     const t = testVenue();
     expect(t.venue.info({ type: "userAbstraction", user: ALICE })).toBe("dexAbstraction");
+    expect(t.venue.info({ type: "userDexAbstraction", user: ALICE })).toBe(true);
+  });
+
+  it("sub-accounts, vaults, TWAP fills, multi-sig and staking answer as for an account without any", () => {
+    const t = testVenue();
+    const ask = (type: string, more: Record<string, unknown> = {}) =>
+      t.venue.info({ type, user: ALICE, ...more });
+    expect(ask("subAccounts2")).toBeNull();
+    expect(ask("userToMultiSigSigners")).toBeNull();
+    expect(ask("vaultDetails", { vaultAddress: BOB })).toBeNull();
+    expect(ask("leadingVaults")).toEqual([]);
+    expect(ask("userTwapSliceFills")).toEqual([]);
+    expect(ask("userTwapSliceFillsByTime", { startTime: T0 })).toEqual([]);
+    expect(ask("delegations")).toEqual([]);
+    expect(ask("delegatorHistory")).toEqual([]);
+    expect(ask("delegatorRewards")).toEqual([]);
+    expect(ask("delegatorSummary")).toEqual({
+      delegated: "0.0",
+      undelegated: "0.0",
+      totalPendingWithdrawal: "0.0",
+      nPendingWithdrawals: 0,
+    });
+    expect(t.venue.info({ type: "vaultSummaries" })).toEqual([]);
+    expect(t.venue.info({ type: "liquidatable" })).toEqual([]);
+    expect(t.venue.info({ type: "outcomeMeta" })).toEqual({ outcomes: [], questions: [] });
+    expect(() => t.venue.info({ type: "vaultDetails", vaultAddress: "vault" })).toThrow(/vaultAddress/);
+    expect(() => ask("userTwapSliceFillsByTime")).toThrow(/startTime/);
+    expect(() => t.venue.info({ type: "delegations", user: "me" })).toThrow(/0x address/);
+  });
+
+  it("a type the sim does not serve is refused with the exchange's own text", () => {
+    const t = testVenue();
+    for (const type of ["tokenDetails", "validatorSummaries", "noSuchThing"])
+      expect(() => t.venue.info({ type, user: ALICE })).toThrow(
+        /^Failed to deserialize the JSON body into the target type$/,
+      );
   });
 
   it("l2Book of a coin the venue does not list is null, as on the exchange", () => {

@@ -42,7 +42,8 @@ export const leadingVaults: InfoHandler = (c, r) => {
 
 /** The exchange answers `null` for an address that is not a vault; no address is one here. */
 export const vaultDetails: InfoHandler = (_c, r) => {
-  userAddress(r.vaultAddress);
+  if (typeof r.vaultAddress !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(r.vaultAddress))
+    throw new VenueError("vaultAddress must be a 0x address");
   if (r.user !== undefined && r.user !== null) userAddress(r.user);
   return null;
 };

@@ -113,7 +113,10 @@ export class PaperGateway implements OrderGateway {
     this.reserved = dec(opts.reservedUsd ?? "0");
   }
 
-  /** Tell the book an instrument's lot size and asset id (`watch` learns them from `spec`). */
+  /**
+   * Tell the book an instrument's lot size, asset id (`watch` learns both from `spec`) and whether the
+   * exchange has delisted it (a market data source never offers a delisted market to trade).
+   */
   describe(instrument: string, spec: PaperInstrument): void {
     this.instruments.set(instrument, spec);
   }
@@ -137,7 +140,6 @@ export class PaperGateway implements OrderGateway {
         this.describe(spec.instrument, {
           szDecimals: spec.szDecimals,
           ...(spec.asset !== undefined ? { asset: spec.asset } : {}),
-          ...(spec.delisted ? { delisted: true } : {}),
         });
         return spec;
       },

@@ -11,8 +11,6 @@ export interface InstrumentSpec {
   szDecimals: number;
   /** The exchange's asset id, where the venue knows it (refusal texts name it). */
   asset?: number;
-  /** The exchange has delisted (halted) the market. */
-  delisted?: boolean;
 }
 
 export interface MarketDataPort {

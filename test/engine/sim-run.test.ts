@@ -227,6 +227,31 @@ describe("paper runs on the sim world", () => {
     expect(lines.join("\n")).toContain("Insufficient margin to place order. asset=1");
   });
 
+  it("a delisted market is refused alike with and without --dry-run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-sim-delisted-"));
+    const c = await client(dir);
+    const run = (dryRun: boolean) =>
+      runStrategy({
+        strategy: "aggressive_taker",
+        instrument: "MATIC-PERP",
+        tickSeconds: 0,
+        maxTicks: 1,
+        mock: false,
+        dryRun,
+        network: "paper",
+        resume: false,
+        dataDir: join(dir, dryRun ? "dry" : "live"),
+        client: c,
+        log: () => undefined,
+      }).then(
+        () => "ran",
+        (err: Error) => err.message,
+      );
+    const [dry, live] = [await run(true), await run(false)];
+    expect(dry).toBe(live);
+    expect(dry).toMatch(/MATIC/);
+  });
+
   it("--dry-run on a HIP-3 market margins with the balance the exchange margins it with", async () => {
     const c = await client(mkdtempSync(join(tmpdir(), "hl-sim-dry-hip3-")));
     const main = await c.clearinghouseState();

@@ -9,9 +9,10 @@ import { type BreakdownPeriod, type BreakdownRow, breakdown } from "./breakdown.
 import { writeExports } from "./export.ts";
 import { loadHistory, sizeDecimals } from "./load-history.ts";
 import { type LookaheadResult, lookaheadCheck } from "./lookahead-check.ts";
+import type { ReplayHistory } from "./market-history.ts";
 import { INTERVAL_MS } from "./market-history.ts";
 import { renderReportHtml } from "./report-html.ts";
-import { runBacktest } from "./run-backtest.ts";
+import { type BacktestOptions, runBacktest } from "./run-backtest.ts";
 import { type BacktestSummary, ratioNotGiven } from "./summary.ts";
 
 /** What every backtest run reads: the strategy, the market, the period and the venue's costs. */
@@ -30,14 +31,57 @@ export interface BacktestInputs {
   slippageBps: number;
   /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
   participation?: number;
+  /** Data gaps are an error instead of a warning. */
+  strict?: boolean;
   interval: string;
   network: string;
   dataDir: string;
 }
 
+/**
+ * What runBacktest is given for every run of these inputs, whatever the path (one run, the lookahead
+ * check, each run of a sweep here or on a queue worker): built in one place so that none drops an option.
+ */
+export type RunInputs = Pick<
+  BacktestOptions,
+  | "strategy"
+  | "instrument"
+  | "params"
+  | "risk"
+  | "feeTier"
+  | "makerFee"
+  | "takerFee"
+  | "latencyMs"
+  | "slippageBps"
+  | "participation"
+  | "strict"
+  | "history"
+  | "szDecimals"
+>;
+
+/** The run's settings from the inputs and what loadInputs read for them. */
+export function runInputs(
+  o: BacktestInputs,
+  loaded: { instrument: string; history: ReplayHistory; szDecimals: number },
+): RunInputs {
+  return {
+    strategy: o.strategy,
+    instrument: loaded.instrument,
+    params: o.params,
+    risk: o.risk,
+    feeTier: o.feeTier,
+    ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
+    ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
+    latencyMs: o.latencyMs,
+    slippageBps: o.slippageBps,
+    ...(o.participation !== undefined ? { participation: o.participation } : {}),
+    ...(o.strict ? { strict: true } : {}),
+    history: loaded.history,
+    szDecimals: loaded.szDecimals,
+  };
+}
+
 export interface BacktestCommandOptions extends BacktestInputs {
-  /** Data gaps are an error instead of a warning. */
-  strict?: boolean;
   /** The run period by period (in --json, the text and the report). */
   breakdown?: BreakdownPeriod;
   /** Directory for the fills and the equity curve as CSV and Parquet. */
@@ -120,25 +164,13 @@ export async function loadInputs(o: BacktestInputs) {
 
 /** `hl backtest`: read the history, run it, write the HTML report; returns the figures and the report path. */
 export async function backtestCommand(o: BacktestCommandOptions): Promise<BacktestCommandResult> {
-  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
+  const loaded = await loadInputs(o);
   const { summary, venue, ledger } = await runBacktest({
-    strategy: o.strategy,
-    instrument,
-    params: o.params,
-    risk: o.risk,
-    feeTier: o.feeTier,
-    ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
-    ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
-    latencyMs: o.latencyMs,
-    slippageBps: o.slippageBps,
-    ...(o.participation !== undefined ? { participation: o.participation } : {}),
-    fromMs,
-    toMs,
-    history,
-    szDecimals,
+    ...runInputs(o, loaded),
+    fromMs: loaded.fromMs,
+    toMs: loaded.toMs,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.strict ? { strict: true } : {}),
     ...(o.log ? { log: o.log } : {}),
   });
   const capital = Number(summary.capital_usd);
@@ -160,25 +192,10 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
 
 /** `hl backtest --lookahead-check`: the run, then each of up to `signals` order batches re-run on data cut at its time. */
 export async function lookaheadCommand(o: BacktestInputs & { signals?: number }): Promise<LookaheadResult> {
-  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
+  const loaded = await loadInputs(o);
   return lookaheadCheck(
-    {
-      strategy: o.strategy,
-      instrument,
-      params: o.params,
-      risk: o.risk,
-      feeTier: o.feeTier,
-      ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
-      ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
-      latencyMs: o.latencyMs,
-      slippageBps: o.slippageBps,
-      ...(o.participation !== undefined ? { participation: o.participation } : {}),
-      fromMs,
-      toMs,
-      history,
-      szDecimals,
-    },
-    INTERVAL_MS[history.interval],
+    { ...runInputs(o, loaded), fromMs: loaded.fromMs, toMs: loaded.toMs },
+    INTERVAL_MS[loaded.history.interval],
     o.signals,
   );
 }

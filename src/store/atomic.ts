@@ -17,8 +17,8 @@ function writeTemp(path: string, data: string | Uint8Array, mode: number): strin
   const tmp = `${path}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   const fd = openSync(tmp, "w", mode);
   try {
-    if (typeof data === "string")
-      writeSync(fd, data); // one overload each
+    // writeSync has one overload for text and one for bytes.
+    if (typeof data === "string") writeSync(fd, data);
     else writeSync(fd, data);
     fsyncSync(fd);
   } finally {

@@ -1,4 +1,5 @@
-import { type BacktestInputs, loadInputs, runInputs } from "../backtest-command.ts";
+import { loadInputs } from "../backtest-command.ts";
+import { type BacktestInputs, runInputs } from "../run-inputs.ts";
 import type { SweepBase } from "./sweep-job.ts";
 
 /** Read the period's history once and build what every run of a sweep shares: the single run's settings. */

@@ -1,5 +1,5 @@
 import { UserError } from "../../core/errors.ts";
-import type { BacktestInputs } from "../backtest-command.ts";
+import type { BacktestInputs } from "../run-inputs.ts";
 import { MIN_DAILY_RETURNS } from "../summary.ts";
 import { parseSweep } from "./grid.ts";
 import { historyFingerprint } from "./history-fingerprint.ts";

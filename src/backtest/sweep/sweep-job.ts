@@ -1,5 +1,5 @@
-import type { RunInputs } from "../backtest-command.ts";
 import { runBacktest } from "../run-backtest.ts";
+import type { RunInputs } from "../run-inputs.ts";
 import type { BacktestSummary } from "../summary.ts";
 import type { GridPoint } from "./grid.ts";
 

@@ -1,16 +1,6 @@
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-
-/** Memory-backed /dev/shm where there is one: an fsync there costs nothing, on a loaded disk milliseconds. */
-function scratchRoot(): string {
-  try {
-    accessSync("/dev/shm", constants.W_OK);
-    return "/dev/shm";
-  } catch {
-    return tmpdir();
-  }
-}
+import { scratchRoot } from "../../src/store/scratch-root.ts";
 
 /**
  * Fresh directories for tests whose code saves state and appends (with fsync) on every tick; the

@@ -12,32 +12,10 @@ import { type LookaheadResult, lookaheadCheck } from "./lookahead-check.ts";
 import { INTERVAL_MS } from "./market-history.ts";
 import { renderReportHtml } from "./report-html.ts";
 import { runBacktest } from "./run-backtest.ts";
+import { type BacktestInputs, runInputs } from "./run-inputs.ts";
 import { type BacktestSummary, ratioNotGiven } from "./summary.ts";
 
-/** What every backtest run reads: the strategy, the market, the period and the venue's costs. */
-export interface BacktestInputs {
-  strategy: string;
-  instrument: string;
-  from: string;
-  to: string;
-  params: Record<string, number>;
-  risk: Record<string, number>;
-  feeTier: number;
-  /** Fee rates of one's own in place of the tier's (fractions of notional). */
-  makerFee?: string;
-  takerFee?: string;
-  latencyMs: number;
-  slippageBps: number;
-  /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
-  participation?: number;
-  interval: string;
-  network: string;
-  dataDir: string;
-}
-
 export interface BacktestCommandOptions extends BacktestInputs {
-  /** Data gaps are an error instead of a warning. */
-  strict?: boolean;
   /** The run period by period (in --json, the text and the report). */
   breakdown?: BreakdownPeriod;
   /** Directory for the fills and the equity curve as CSV and Parquet. */
@@ -120,25 +98,13 @@ export async function loadInputs(o: BacktestInputs) {
 
 /** `hl backtest`: read the history, run it, write the HTML report; returns the figures and the report path. */
 export async function backtestCommand(o: BacktestCommandOptions): Promise<BacktestCommandResult> {
-  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
+  const loaded = await loadInputs(o);
   const { summary, venue, ledger } = await runBacktest({
-    strategy: o.strategy,
-    instrument,
-    params: o.params,
-    risk: o.risk,
-    feeTier: o.feeTier,
-    ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
-    ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
-    latencyMs: o.latencyMs,
-    slippageBps: o.slippageBps,
-    ...(o.participation !== undefined ? { participation: o.participation } : {}),
-    fromMs,
-    toMs,
-    history,
-    szDecimals,
+    ...runInputs(o, loaded),
+    fromMs: loaded.fromMs,
+    toMs: loaded.toMs,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.strict ? { strict: true } : {}),
     ...(o.log ? { log: o.log } : {}),
   });
   const capital = Number(summary.capital_usd);
@@ -160,25 +126,10 @@ export async function backtestCommand(o: BacktestCommandOptions): Promise<Backte
 
 /** `hl backtest --lookahead-check`: the run, then each of up to `signals` order batches re-run on data cut at its time. */
 export async function lookaheadCommand(o: BacktestInputs & { signals?: number }): Promise<LookaheadResult> {
-  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
+  const loaded = await loadInputs(o);
   return lookaheadCheck(
-    {
-      strategy: o.strategy,
-      instrument,
-      params: o.params,
-      risk: o.risk,
-      feeTier: o.feeTier,
-      ...(o.makerFee !== undefined ? { makerFee: o.makerFee } : {}),
-      ...(o.takerFee !== undefined ? { takerFee: o.takerFee } : {}),
-      latencyMs: o.latencyMs,
-      slippageBps: o.slippageBps,
-      ...(o.participation !== undefined ? { participation: o.participation } : {}),
-      fromMs,
-      toMs,
-      history,
-      szDecimals,
-    },
-    INTERVAL_MS[history.interval],
+    { ...runInputs(o, loaded), fromMs: loaded.fromMs, toMs: loaded.toMs },
+    INTERVAL_MS[loaded.history.interval],
     o.signals,
   );
 }

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { encodeParquet } from "../market/parquet-codec.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
@@ -25,9 +25,12 @@ const EQUITY_COLUMNS = [
   { name: "position", kind: "decimal" },
 ] as const;
 
+/** The CSV header of a table with these columns (the same names as its Parquet file's). */
+const csvHeader = (columns: readonly { name: string }[]) => columns.map((c) => c.name).join(",");
+
 /** The fills as CSV: time (ISO), side, price, size, fee, liquidity, id. Money exactly as booked. */
 export function fillsCsv(fills: readonly LedgerFill[]): string {
-  const lines = ["time,side,price,size,fee,liquidity,id"];
+  const lines = [csvHeader(FILL_COLUMNS)];
   for (const f of fills)
     lines.push(
       `${new Date(f.time_ms).toISOString()},${f.side},${f.price},${f.size},${f.fee},${f.liquidity},${f.id}`,
@@ -37,7 +40,7 @@ export function fillsCsv(fills: readonly LedgerFill[]): string {
 
 /** Equity at each candle's close (the candle's open time, ISO): close, equity (USD, to the cent), position. */
 export function equityCsv(tape: ReplayTape, capitalUsd: number): string {
-  const lines = ["time,close,equity,position"];
+  const lines = [csvHeader(EQUITY_COLUMNS)];
   for (let i = 0; i < tape.t.length; i++)
     lines.push(
       `${new Date(tape.t[i]!).toISOString()},${tape.close[i]},${(capitalUsd + tape.pnl[i]!).toFixed(2)},${tape.qty[i]}`,
@@ -54,7 +57,7 @@ export function writeExports(
   mkdirSync(dir, { recursive: true });
   const paths = EXPORT_FILES.map((f) => join(dir, f));
   writeFileAtomic(paths[0]!, fillsCsv(fills));
-  writeBytes(
+  writeFileAtomic(
     paths[1]!,
     encodeParquet(FILL_COLUMNS, {
       time: fills.map((f) => f.time_ms),
@@ -67,7 +70,7 @@ export function writeExports(
     }),
   );
   writeFileAtomic(paths[2]!, equityCsv(tape, capitalUsd));
-  writeBytes(
+  writeFileAtomic(
     paths[3]!,
     encodeParquet(EQUITY_COLUMNS, {
       time: tape.t,
@@ -77,17 +80,4 @@ export function writeExports(
     }),
   );
   return paths;
-}
-
-/** Bytes written as atomically as writeFileAtomic writes text: a fsynced temp file renamed into place. */
-function writeBytes(path: string, bytes: Uint8Array): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, "w", 0o644);
-  try {
-    writeSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
 }

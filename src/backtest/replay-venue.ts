@@ -39,7 +39,7 @@ export interface ReplayVenueOptions {
   fees: FeeRates;
   /** Orders and cancels reach the venue this long after they are sent (market time). */
   latencyMs: number;
-  /** A taker fill is this much worse than the open (bps). */
+  /** A taker meets the touch at its arrival moved this much against it (bps); beyond its limit it does not fill. */
   slippageBps: number;
   /** Our fills in a candle replayed from its range are at most this share of its volume (0–1]. */
   participation: number;

@@ -26,7 +26,7 @@ export interface BacktestOptions {
   takerFee?: string;
   /** Order and cancel latency, ms of market time (default 0). */
   latencyMs?: number;
-  /** Taker fills this many bps worse than the candle's open (default 1). */
+  /** A taker meets the touch at its arrival moved this many bps against it, never beyond its limit (default 1). */
   slippageBps?: number;
   /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
   participation?: number;

@@ -133,6 +133,7 @@ export function register(program: Command): void {
         latencyMs: number(f.latencyMs, "--latency-ms"),
         slippageBps: number(f.slippageBps, "--slippage-bps"),
         participation: number(f.participationPct, "--participation-pct") / 100,
+        ...(f.strict ? { strict: true } : {}),
         interval: f.interval,
         network: resolveNetwork(f.network),
         dataDir: f.dataDir ?? dataDir(),
@@ -167,7 +168,6 @@ export function register(program: Command): void {
         r = await backtestCommand({
           ...inputs,
           ...(f.report ? { report: f.report } : {}),
-          ...(f.strict ? { strict: true } : {}),
           ...(f.breakdown ? { breakdown: parseBreakdown(f.breakdown) } : {}),
           ...(f.export ? { exportDir: f.export } : {}),
           ...(bar ? { onProgress: (done: number, total: number) => bar.update(done, total) } : {}),

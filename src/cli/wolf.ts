@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { alerterFromEnv } from "../alerts/webhook.ts";
+import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
 import type { Network } from "../config/defaults.ts";
 import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
@@ -190,6 +191,7 @@ interface WolfBacktestFlags {
   feeTier: number;
   latencyMs: number;
   slippageBps: number;
+  participationPct: number;
   network?: string;
   dataDir?: string;
   report?: string;
@@ -246,9 +248,15 @@ function registerWolf(program: Command): void {
     .option("--latency-ms <ms>", "order latency, market time", num("--latency-ms"), 0)
     .option(
       "--slippage-bps <bps>",
-      "fills this much worse than the open of the candle they meet (beyond its limit an order does not fill)",
+      "an order meets the price at its arrival (the open of the next candle) moved this much against it; beyond its limit it does not fill",
       num("--slippage-bps"),
       1,
+    )
+    .option(
+      "--participation-pct <pct>",
+      "our fills in a candle are at most this share of its volume",
+      num("--participation-pct"),
+      DEFAULT_PARTICIPATION * 100,
     )
     .option(
       "--network <network>",
@@ -289,6 +297,7 @@ function registerWolf(program: Command): void {
         feeTier: o.feeTier,
         latencyMs: o.latencyMs,
         slippageBps: o.slippageBps,
+        participation: o.participationPct / 100,
         network: resolveNetwork(o.network),
         dataDir: dataDirOf(o),
         ...(o.report ? { report: o.report } : {}),

@@ -75,9 +75,10 @@ export interface EngineOptions {
   sleep?: (ms: number) => Promise<void>;
   /**
    * Where state and fills are kept (default: state.db and trades.jsonl in `dataDir`, state saved
-   * every tick). A backtest keeps both in memory and saves state only when the run stops.
+   * every tick). A backtest keeps both in memory and saves state only when the run stops; a live run
+   * passes the state store it already opened for its pending orders. The engine closes the store.
    */
-  persistence?: { store: KvStore; fills: FillJournal; everyTick: boolean };
+  persistence?: { store?: KvStore; fills?: FillJournal; everyTick?: boolean };
   /** One status line per tick through `log` (default true). */
   tickLines?: boolean;
   /** Every tick's report, whether or not tick lines are on (a backtest records its risk states and refusals). */

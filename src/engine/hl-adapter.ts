@@ -19,7 +19,7 @@ import type {
   PlaceRequest,
   TradePrint,
 } from "./ports.ts";
-import { StateStore } from "./state-store.ts";
+import type { KvStore } from "./state-store.ts";
 
 const MINUTE_MS = 60_000;
 const CANDLE_WINDOW_MS = 30 * MINUTE_MS;
@@ -152,21 +152,15 @@ export interface PendingOrderStore {
 export const PENDING_ORDERS_KEY = "pending_orders";
 
 /**
- * Pending orders in the engine's `state.db` (key `pending_orders`), written before each order goes
- * out and cleared once its answer is in: a run killed mid-request finds them at its next start.
+ * Pending orders under the key `pending_orders` of the engine's own open state store (`state.db`),
+ * written in one transaction before each order goes out and cleared once its answer is in: a run
+ * killed mid-request finds them at its next start. The store stays open for the run (one connection,
+ * as the engine's per-tick save uses), not reopened for every order.
  */
-export function pendingOrderStore(path: string): PendingOrderStore {
-  const withStore = <T>(fn: (s: StateStore) => T): T => {
-    const store = new StateStore(path);
-    try {
-      return fn(store);
-    } finally {
-      store.close();
-    }
-  };
+export function pendingOrderStore(store: KvStore): PendingOrderStore {
   return {
     load() {
-      const raw = withStore((s) => s.readAll()[PENDING_ORDERS_KEY]);
+      const raw = store.readAll()[PENDING_ORDERS_KEY];
       if (!raw) return [];
       try {
         const v: unknown = JSON.parse(raw);
@@ -176,7 +170,7 @@ export function pendingOrderStore(path: string): PendingOrderStore {
       }
     },
     save(pending) {
-      withStore((s) => s.save({ [PENDING_ORDERS_KEY]: pending }));
+      store.save({ [PENDING_ORDERS_KEY]: pending });
     },
   };
 }

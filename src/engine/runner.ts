@@ -19,6 +19,7 @@ import type { MarketDataPort, OrderGateway } from "./ports.ts";
 import { migratePredecessorKv } from "./predecessor-db.ts";
 import { type RiskLimits, riskLimitsSchema } from "./risk.ts";
 import type { RunDslConfig } from "./run-config.ts";
+import { StateStore } from "./state-store.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -171,6 +172,8 @@ async function runWithLock(
         tradingBuilder: !o.dryRun,
         ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}),
       });
+  // One connection to state.db for the run: the engine's state and the gateway's pending orders.
+  const state = StateStore.inDir(o.dataDir);
   try {
     const { client } = session;
     const live = new HlMarketData(client, strategy.needs ?? {});
@@ -191,7 +194,7 @@ async function runWithLock(
         client,
         live,
         { source: client.stream, user: client.address },
-        { pending: pendingOrderStore(join(o.dataDir, "state.db")) },
+        { pending: pendingOrderStore(state) },
       );
       gateway = hlGateway;
     }
@@ -204,6 +207,7 @@ async function runWithLock(
       market,
       gateway,
       dataDir: o.dataDir,
+      persistence: { store: state },
       ...(o.dsl
         ? {
             dslStop: {
@@ -246,6 +250,7 @@ async function runWithLock(
       hlGateway?.close();
     }
   } finally {
+    state.close(); // the engine closed it at its end; this closes it when the run never started
     await session.close();
   }
 }

@@ -12,12 +12,14 @@ import {
 import { dirname } from "node:path";
 
 /** A complete, fsynced temp file beside `path`, for renaming or linking into place. */
-function writeTemp(path: string, data: string, mode: number): string {
+function writeTemp(path: string, data: string | Uint8Array, mode: number): string {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   const fd = openSync(tmp, "w", mode);
   try {
-    writeSync(fd, data);
+    // writeSync has one overload for text and one for bytes.
+    if (typeof data === "string") writeSync(fd, data);
+    else writeSync(fd, data);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -26,7 +28,7 @@ function writeTemp(path: string, data: string, mode: number): string {
 }
 
 /** Write a file atomically: temp file in the same directory, fsync, rename, fsync the directory. */
-export function writeFileAtomic(path: string, data: string, mode = 0o644): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   renameSync(writeTemp(path, data, mode), path);
   syncDir(dirname(path));
 }

@@ -7,28 +7,16 @@ import { EXPORT_FILES, writeExports } from "../../src/backtest/export.ts";
 import { formatLookahead, historyCutAt, lookaheadCheck } from "../../src/backtest/lookahead-check.ts";
 import { cagr, calmar } from "../../src/backtest/metrics.ts";
 import { MAX_FILLS_SHOWN, renderReportHtml } from "../../src/backtest/report-html.ts";
-import { runBacktest } from "../../src/backtest/run-backtest.ts";
 import { decodeParquet } from "../../src/market/parquet-codec.ts";
-import { simHistory } from "./sim-history.ts";
+import { meanReversionRuns, simEthHistory } from "../support/sim-backtest.ts";
 
 /** The analysis a quant expects next to the headline figures. */
 
 const END = Date.UTC(2026, 2, 4);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const history = simHistory({ coin: "ETH", szDecimals: 4, endPx: 3400, endMs: END, days: 3 });
-const run = (over: { makerFee?: string; takerFee?: string } = {}) =>
-  runBacktest({
-    strategy: "mean_reversion",
-    instrument: "ETH-PERP",
-    params: { window: 10, threshold_bps: 4, size: 0.5, max_position: 1.5 },
-    fromMs: END - 2 * DAY,
-    toMs: END,
-    history,
-    szDecimals: 4,
-    slippageBps: 0,
-    ...over,
-  });
+const history = simEthHistory(END, 3);
+const run = meanReversionRuns(history, END - 2 * DAY, END);
 
 /** The default run, once for the tests that only read it. */
 let shared: ReturnType<typeof run> | undefined;

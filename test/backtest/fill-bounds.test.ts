@@ -1,83 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { feeRates } from "../../src/backtest/fee-schedule.ts";
-import { Ledger } from "../../src/backtest/ledger.ts";
-import { type CandleRow, CandleSeries } from "../../src/backtest/market-history.ts";
-import { MarketTape } from "../../src/backtest/market-tape.ts";
-import { ReplayVenue } from "../../src/backtest/replay-venue.ts";
-import type { Cloid, PlaceRequest } from "../../src/engine/ports.ts";
-import type { BookRow, TradeRow } from "../../src/market/types.ts";
+import {
+  type Bar,
+  MINUTE,
+  orderRequest,
+  T0,
+  type VenueRigOptions,
+  venueRig,
+} from "../support/replay-venue-rig.ts";
 
 /** Fills bounded by what the recorded market traded: candle volume, trade sizes, book levels. */
 
-const M = 60_000;
-const T0 = Date.UTC(2026, 0, 1);
+const M = MINUTE;
 
-type Bar = [o: number, h: number, l: number, c: number, v?: number];
-
-function candles(bars: Bar[]): CandleRow[] {
-  return bars.map(([o, h, l, c, v = 1_000_000], i) => ({
-    t: T0 + i * M,
-    T: T0 + i * M + M - 1,
-    o: String(o),
-    h: String(h),
-    l: String(l),
-    c: String(c),
-    v: String(v),
-    n: 5,
-  }));
-}
-
-function venue(
-  bars: Bar[],
-  opts: {
-    slippageBps?: number;
-    participation?: number;
-    trades?: TradeRow[];
-    books?: BookRow[];
-    latencyMs?: number;
-  } = {},
-) {
-  let now = T0;
-  const ledger = new Ledger();
-  const tape = opts.trades || opts.books ? new MarketTape(opts.trades ?? [], opts.books ?? []) : undefined;
-  const v = new ReplayVenue(
-    new CandleSeries(candles(bars), M),
-    [],
-    {
-      instrument: "ETH-PERP",
-      szDecimals: 4,
-      now: () => now,
-      fees: feeRates(0),
-      latencyMs: opts.latencyMs ?? 0,
-      slippageBps: opts.slippageBps ?? 1,
-      participation: opts.participation ?? 0.1,
-      candleWindow: 0,
-      ledger,
-      startMs: T0,
-    },
-    tape,
-  );
-  return { v, ledger, at: (ms: number) => (now = ms) };
-}
-
-let n = 0;
-function order(
-  side: "buy" | "sell",
-  price: string,
-  size: string,
-  tif: PlaceRequest["tif"] = "Gtc",
-): PlaceRequest {
-  n += 1;
-  return {
-    instrument: "ETH-PERP",
-    cloid: `0x${n.toString(16).padStart(32, "0")}` as Cloid,
-    side,
-    price,
-    size,
-    tif,
-    reduceOnly: false,
-  };
-}
+/** Candles with ample volume unless a bar says otherwise; fills capped at 10 % of it unless asked. */
+const venue = (bars: Bar[], opts: VenueRigOptions = {}) =>
+  venueRig(bars, { volume: 1_000_000, participation: 0.1, ...opts });
+const order = orderRequest;
 
 const sizes = (fills: readonly { size: string }[]) => fills.map((f) => f.size);
 

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backtestCommand } from "../../src/backtest/backtest-command.ts";
 import { renderReportHtml } from "../../src/backtest/report-html.ts";
-import { type BacktestOptions, runBacktest } from "../../src/backtest/run-backtest.ts";
+import { runBacktest } from "../../src/backtest/run-backtest.ts";
 import type { CandleRow } from "../../src/market/types.ts";
-import { simHistory } from "./sim-history.ts";
+import { meanReversionRuns, simEthHistory } from "../support/sim-backtest.ts";
 import { writeSimStore } from "./write-sim-store.ts";
 
 /** A run that trades less than it was asked to says so: risk stops, halts, gaps, short data, thin statistics, refusals. */
@@ -14,21 +14,8 @@ import { writeSimStore } from "./write-sim-store.ts";
 const END = Date.UTC(2026, 2, 3);
 const HOUR = 3_600_000;
 const MIN = 60_000;
-const history = simHistory({ coin: "ETH", szDecimals: 4, endPx: 3400, endMs: END, days: 1 });
-
-function run(over: Partial<BacktestOptions> = {}) {
-  return runBacktest({
-    strategy: "mean_reversion",
-    instrument: "ETH-PERP",
-    params: { window: 10, threshold_bps: 4, size: 0.5, max_position: 1.5 },
-    fromMs: END - 12 * HOUR,
-    toMs: END,
-    history,
-    szDecimals: 4,
-    slippageBps: 0,
-    ...over,
-  });
-}
+const history = simEthHistory(END, 1);
+const run = meanReversionRuns(history, END - 12 * HOUR, END);
 
 describe("a run that trades less than asked says so", () => {
   it("reduce-only: the tick and time it started, how long it lasted, and a warning", async () => {

@@ -1,67 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { feeRates } from "../../src/backtest/fee-schedule.ts";
-import { Ledger } from "../../src/backtest/ledger.ts";
-import { type CandleRow, CandleSeries, type FundingRow } from "../../src/backtest/market-history.ts";
-import { REFUSAL, ReplayVenue } from "../../src/backtest/replay-venue.ts";
-import type { Cloid, PlaceRequest } from "../../src/engine/ports.ts";
+import type { FundingRow } from "../../src/backtest/market-history.ts";
+import { REFUSAL } from "../../src/backtest/replay-venue.ts";
+import { type Bar, MINUTE, orderRequest, T0, venueRig } from "../support/replay-venue-rig.ts";
 
-const M = 60_000;
-const T0 = Date.UTC(2026, 0, 1);
+const M = MINUTE;
 
-/** Candles [o, h, l, c] one minute apart from T0. */
-function candles(bars: [number, number, number, number][]): CandleRow[] {
-  return bars.map(([o, h, l, c], i) => ({
-    t: T0 + i * M,
-    T: T0 + i * M + M - 1,
-    o: String(o),
-    h: String(h),
-    l: String(l),
-    c: String(c),
-    v: "10",
-    n: 5,
-  }));
-}
-
-function venue(
-  bars: [number, number, number, number][],
-  opts: { latencyMs?: number; funding?: FundingRow[] } = {},
-) {
-  let now = T0;
-  const ledger = new Ledger();
-  const v = new ReplayVenue(new CandleSeries(candles(bars), M), opts.funding ?? [], {
-    instrument: "ETH-PERP",
-    szDecimals: 4,
-    now: () => now,
-    fees: feeRates(0),
-    latencyMs: opts.latencyMs ?? 0,
-    slippageBps: 1,
-    participation: 1,
-    candleWindow: 3,
-    ledger,
-    startMs: T0,
-  });
-  return { v, ledger, at: (ms: number) => (now = ms) };
-}
-
-let n = 0;
-function order(
-  side: "buy" | "sell",
-  price: string,
-  size: string,
-  tif: PlaceRequest["tif"] = "Gtc",
-  reduceOnly = false,
-): PlaceRequest {
-  n += 1;
-  return {
-    instrument: "ETH-PERP",
-    cloid: `0x${n.toString(16).padStart(32, "0")}` as Cloid,
-    side,
-    price,
-    size,
-    tif,
-    reduceOnly,
-  };
-}
+/** Candles [o, h, l, c] of volume 10, the snapshot carrying the last 3. */
+const venue = (bars: Bar[], opts: { latencyMs?: number; funding?: FundingRow[] } = {}) =>
+  venueRig(bars, { candleWindow: 3, ...opts });
+const order = orderRequest;
 
 describe("replay venue (candle fills)", () => {
   it("a resting buy fills only when the low trades strictly below its price, at its price, as a maker", async () => {

@@ -40,6 +40,8 @@ describe("hl wolf backtest on `hl sim export` data", () => {
       "2",
       "--latency-ms",
       "200",
+      "--participation-pct",
+      "5",
       "--json",
     ];
     const [a, b] = await Promise.all([hl(...args), hl(...args)]);
@@ -55,6 +57,7 @@ describe("hl wolf backtest on `hl sim export` data", () => {
       fee_tier: 2,
       taker_fee_rate: "0.00035",
       latency_ms: 200,
+      participation_pct: 5,
       capital_usd: "10000",
     });
     expect(s.config.daily_loss_limit).toBe(1000);

@@ -2,39 +2,26 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { Engine } from "../../src/engine/engine.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
-import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
 import { RunStop } from "../../src/engine/run-stop.ts";
 import { runStopConfig, stepRunStop } from "../../src/guard/position-stop.ts";
 import { loadGuard } from "../../src/guard/store.ts";
 import { readAllJournalEntries } from "../../src/review/journal.ts";
 import { StrategyRecords } from "../../src/review/strategy-records.ts";
-import { type AnyStrategy, defineStrategy, type OrderIntent } from "../../src/strategies/sdk.ts";
+import { dslDryRunEngine, ordersStrategy } from "../support/dsl-engine.ts";
 import { FakeMarket } from "./fake-market.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "hl-dsl-stop-"));
 const fast = runStopConfig("moderate", { breach_interval_ms: 0, phase1_max_breaches: 2 });
 
 /** Buys 1 at once, then keeps a bid resting far below (which the stop must cancel) and buys again whenever flat. */
-function buyer(): AnyStrategy {
-  return defineStrategy({
-    id: "buyer",
-    description: "test",
-    type: "signal",
-    params: z.object({}),
-    init: () => ({}),
-    decide(c, _p, st: object) {
-      const orders: OrderIntent[] = [
-        { side: "buy" as const, price: c.snapshot.mid * 0.9, size: 1, tif: "Alo" as const, tag: "b" },
-      ];
-      if (c.positionQty === 0)
-        orders.push({ side: "buy", price: c.snapshot.ask, size: 1, tif: "Ioc", tag: "e" });
-      return { orders, state: st };
-    },
-  }) as unknown as AnyStrategy;
-}
+const buyer = () =>
+  ordersStrategy("buyer", (c) => [
+    { side: "buy", price: c.snapshot.mid * 0.9, size: 1, tif: "Alo", tag: "b" },
+    ...(c.positionQty === 0
+      ? [{ side: "buy" as const, price: c.snapshot.ask, size: 1, tif: "Ioc" as const, tag: "e" }]
+      : []),
+  ]);
 
 describe("DSL stop composed into a strategy run", () => {
   it("ratchets on the position's price and flattens it on a breach (pure step)", () => {
@@ -81,29 +68,18 @@ describe("DSL stop composed into a strategy run", () => {
       return place(orders);
     };
     const lines: string[] = [];
-    const engine = new Engine({
-      strategy: buyer(),
-      params: {},
-      instrument: "ETH-PERP",
-      market: paper.watch(market),
-      gateway: paper,
-      dataDir: join(dir, "cli"),
-      tickMs: 0,
-      maxTicks: 30,
-      resume: true,
-      limits: DEFAULT_RISK_LIMITS,
-      requoteBps: 2,
-      mode: "dry-run",
-      network: "test",
-      log: (l) => lines.push(l),
-      records: new StrategyRecords({
-        dataDir: dir,
-        strategy: "buyer",
-        instrument: "ETH-PERP",
-        log: () => {},
-      }),
-      dslStop: { config: fast, guardDir: join(dir, "cli", "dsl-stop") },
-    });
+    const engine = dslDryRunEngine(
+      { strategy: buyer(), paper, market, dir, maxTicks: 30, dsl: fast },
+      {
+        log: (l) => lines.push(l),
+        records: new StrategyRecords({
+          dataDir: dir,
+          strategy: "buyer",
+          instrument: "ETH-PERP",
+          log: () => {},
+        }),
+      },
+    );
     const r = await engine.run();
     expect(r.stopReason).toBe("dsl_stop");
     expect(r.dslReason).toMatch(/^Phase 1 close: 2\/2 breaches/);

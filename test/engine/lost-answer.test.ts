@@ -143,8 +143,9 @@ describe("HlGateway across a restart", () => {
         return new Promise(() => undefined);
       },
     } as unknown as HlClient;
+    const dyingStore = StateStore.inDir(dir);
     const before = new HlGateway(dying, {} as HlMarketData, undefined, {
-      pending: pendingOrderStore(join(dir, "state.db")),
+      pending: pendingOrderStore(dyingStore),
     });
     void before.place([{ ...order }]);
     await new Promise((r) => setTimeout(r, 10));
@@ -165,11 +166,14 @@ describe("HlGateway across a restart", () => {
         return [{ status: "resting", oid: 8, order }];
       },
     } as unknown as HlClient;
+    dyingStore.close(); // the first process is gone
+    const restartedStore = StateStore.inDir(dir);
     const after = new HlGateway(restarted, {} as HlMarketData, undefined, {
-      pending: pendingOrderStore(join(dir, "state.db")),
+      pending: pendingOrderStore(restartedStore),
     });
     await after.place([{ ...order, cloid: "0x000000000000000000000000000000ce" }]);
     expect(calls).toEqual([`resolve ${order.cloid}`, "send"]);
+    restartedStore.close();
     const cleared = StateStore.inDir(dir);
     expect(JSON.parse(cleared.readAll().pending_orders ?? "null")).toEqual([]);
     cleared.close();

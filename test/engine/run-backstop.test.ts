@@ -2,14 +2,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { Engine } from "../../src/engine/engine.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
-import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
 import { isBackstopCloid } from "../../src/guard/backstop.ts";
 import type { BackstopPort, RestingStop, StopSpec } from "../../src/guard/backstops.ts";
 import { runStopConfig } from "../../src/guard/position-stop.ts";
-import { type AnyStrategy, defineStrategy } from "../../src/strategies/sdk.ts";
+import { dslDryRunEngine, ordersStrategy } from "../support/dsl-engine.ts";
 import { FakeMarket } from "./fake-market.ts";
 
 /** An exchange that keeps stop orders in memory, with a log of what it was asked. */
@@ -56,24 +53,10 @@ class MemoryStops implements BackstopPort {
 }
 
 /** Buys 1 once, then holds. */
-function buyOnce(): AnyStrategy {
-  return defineStrategy({
-    id: "buyer",
-    description: "test",
-    type: "signal",
-    params: z.object({}),
-    init: () => ({}),
-    decide(c, _p, st: object) {
-      return {
-        orders:
-          c.positionQty === 0
-            ? [{ side: "buy" as const, price: c.snapshot.ask, size: 1, tif: "Ioc" as const, tag: "e" }]
-            : [],
-        state: st,
-      };
-    },
-  }) as unknown as AnyStrategy;
-}
+const buyOnce = () =>
+  ordersStrategy("buyer", (c) =>
+    c.positionQty === 0 ? [{ side: "buy", price: c.snapshot.ask, size: 1, tif: "Ioc", tag: "e" }] : [],
+  );
 
 describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => {
   it("placed once the position exists, below the floor, and cancelled when the DSL stop closes it", async () => {
@@ -81,27 +64,17 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     const market = new FakeMarket({ script: (step) => (step < 8 ? 2500 : 2400) });
     const paper = new PaperGateway();
     const stops = new MemoryStops();
-    const engine = new Engine({
-      strategy: buyOnce(),
-      params: {},
-      instrument: "ETH-PERP",
-      market: paper.watch(market),
-      gateway: paper,
-      dataDir: join(dir, "cli"),
-      tickMs: 0,
-      maxTicks: 30,
-      resume: true,
-      limits: DEFAULT_RISK_LIMITS,
-      requoteBps: 2,
-      mode: "dry-run",
-      network: "test",
-      log: () => undefined,
-      dslStop: {
-        config: runStopConfig("moderate", { breach_interval_ms: 0, phase1_max_breaches: 2 }),
-        guardDir: join(dir, "cli", "dsl-stop"),
+    const engine = dslDryRunEngine(
+      {
+        strategy: buyOnce(),
+        paper,
+        market,
+        dir,
+        maxTicks: 30,
+        dsl: runStopConfig("moderate", { breach_interval_ms: 0, phase1_max_breaches: 2 }),
       },
-      backstops: stops,
-    });
+      { backstops: stops },
+    );
     const r = await engine.run();
     expect(r.stopReason).toBe("dsl_stop");
     const placed = stops.asked.find((a) => a.startsWith("place"))!;
@@ -128,39 +101,22 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     const paper = new SwitchGateway();
     const lines: string[] = [];
     // Buys 1, then keeps a take-profit order resting: the switch would be armed for it.
-    const buyThenRest = defineStrategy({
-      id: "buyer_tp",
-      description: "test",
-      type: "signal",
-      params: z.object({}),
-      init: () => ({}),
-      decide(c, _p, st: object) {
-        const order =
-          c.positionQty === 0
-            ? { side: "buy" as const, price: c.snapshot.ask, size: 1, tif: "Ioc" as const, tag: "e" }
-            : { side: "sell" as const, price: c.snapshot.ask + 10, size: 1, tif: "Gtc" as const, tag: "tp" };
-        return { orders: [order], state: st };
+    const buyThenRest = ordersStrategy("buyer_tp", (c) => [
+      c.positionQty === 0
+        ? { side: "buy", price: c.snapshot.ask, size: 1, tif: "Ioc", tag: "e" }
+        : { side: "sell", price: c.snapshot.ask + 10, size: 1, tif: "Gtc", tag: "tp" },
+    ]);
+    const engine = dslDryRunEngine(
+      {
+        strategy: buyThenRest,
+        paper,
+        market: new FakeMarket({ script: () => 2500 }),
+        dir,
+        maxTicks: 10,
+        dsl: runStopConfig("moderate", {}),
       },
-    }) as unknown as AnyStrategy;
-    const engine = new Engine({
-      strategy: buyThenRest,
-      params: {},
-      instrument: "ETH-PERP",
-      market: paper.watch(new FakeMarket({ script: () => 2500 })),
-      gateway: paper,
-      dataDir: join(dir, "cli"),
-      tickMs: 0,
-      maxTicks: 10,
-      resume: true,
-      limits: DEFAULT_RISK_LIMITS,
-      requoteBps: 2,
-      mode: "dry-run",
-      network: "test",
-      log: (l) => lines.push(l),
-      deadManMs: 20_000,
-      dslStop: { config: runStopConfig("moderate", {}), guardDir: join(dir, "cli", "dsl-stop") },
-      backstops: new MemoryStops(),
-    });
+      { log: (l) => lines.push(l), deadManMs: 20_000, backstops: new MemoryStops() },
+    );
     await engine.run();
     expect(paper.calls).toEqual([]);
     expect(lines.filter((l) => l.startsWith("dead man's switch off"))).toHaveLength(1);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dryRunPaperOptions } from "../../src/engine/dry-run-account.ts";
@@ -11,17 +10,20 @@ import { RateBudget } from "../../src/exchange/budget.ts";
 import { HlClient } from "../../src/exchange/client.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { STRATEGY_IDS } from "../../src/strategies/catalog.ts";
+import { scratchDirs } from "../support/scratch-dirs.ts";
 import { FakeLlm } from "./fake-llm.ts";
 
 /** Paper runs of the real engine, in-process, against the sim world over HTTP (fast tick, own accounts). */
 describe("paper runs on the sim world", () => {
   let world: SimWorld;
+  const dirs = scratchDirs();
   beforeAll(async () => {
     // At 30× the whole universe would starve the engine of CPU; the runs trade ETH and VXX.
     world = await startSimWorld({ port: 0, seed: 11, speed: 30, liveCoins: ["BTC", "ETH", "yex:VXX"] });
   });
   afterAll(async () => {
     await world.close();
+    dirs.cleanup();
   });
 
   /** A client with its own paper wallet (its own sim account) and no request-weight throttling. */
@@ -35,7 +37,7 @@ describe("paper runs on the sim world", () => {
   }
 
   it("simple_mm: 200 ticks place, rest and fill orders without a failed tick", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hl-sim-run-"));
+    const dir = dirs.make("hl-sim-run-");
     const lines: string[] = [];
     const r = await runStrategy({
       strategy: "simple_mm",
@@ -123,7 +125,7 @@ describe("paper runs on the sim world", () => {
       const ids = STRATEGY_IDS.filter((s) => s !== "simple_mm");
       const results = await Promise.all(
         ids.map(async (id) => {
-          const dir = mkdtempSync(join(tmpdir(), `hl-sim-${id}-`));
+          const dir = dirs.make(`hl-sim-${id}-`);
           const lines: string[] = [];
           const c = await client(dir);
           const scenario = scenarios[id] ?? {};
@@ -163,7 +165,7 @@ describe("paper runs on the sim world", () => {
   }, 240_000);
 
   it("market data carries funding, open interest and a multi-level book (predecessor's were 0)", async () => {
-    const m = new HlMarketData(await client(mkdtempSync(join(tmpdir(), "hl-sim-md-"))), {
+    const m = new HlMarketData(await client(dirs.make("hl-sim-md-")), {
       assetContext: true,
       candles: true,
     });
@@ -178,7 +180,7 @@ describe("paper runs on the sim world", () => {
   });
 
   it("--dry-run: real book, local fills, nothing sent to the exchange", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hl-sim-dry-"));
+    const dir = dirs.make("hl-sim-dry-");
     const c = await client(dir);
     const r = await runStrategy({
       strategy: "aggressive_taker",

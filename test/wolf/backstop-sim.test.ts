@@ -1,10 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertEvent, Alerter } from "../../src/alerts/webhook.ts";
-import { HlClient } from "../../src/exchange/index.ts";
+import type { HlClient } from "../../src/exchange/index.ts";
 import { backstopCloid } from "../../src/guard/backstop.ts";
 import type { BackstopPort, StopSpec } from "../../src/guard/backstops.ts";
 import { HlBackstopPort } from "../../src/guard/hl-backstops.ts";
@@ -14,8 +13,8 @@ import { buildWolfConfig, type WolfConfigInput } from "../../src/wolf/config.ts"
 import { StandaloneGuard } from "../../src/wolf/dsl-runner.ts";
 import { GuardOnly } from "../../src/wolf/guard-only.ts";
 import { HlWolfPort } from "../../src/wolf/hl-port.ts";
-import { WolfRunner } from "../../src/wolf/runner.ts";
 import { statePath } from "../../src/wolf/state.ts";
+import { openWolfRunner, simPaperClient, until } from "../support/sim-wolf.ts";
 
 let world: SimWorld;
 const clients: HlClient[] = [];
@@ -29,27 +28,9 @@ afterAll(async () => {
 });
 
 async function newClient(): Promise<HlClient> {
-  const client = await HlClient.create({
-    network: "paper",
-    apiUrl: world.url,
-    wsUrl: world.wsUrl,
-    privateKey: generatePrivateKey(),
-    env: { DATA_DIR: mkdtempSync(join(tmpdir(), "backstop-key-")) },
-    retry: { attempts: 1 },
-  });
-  await client.clearinghouseState();
+  const client = await simPaperClient(world);
   clients.push(client);
   return client;
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** The account's resting trigger orders, as the exchange shows them. */
@@ -105,12 +86,7 @@ function openWolf(
   extra: WolfConfigInput = {},
   more: { alerter?: Alerter; port?: HlWolfPort } = {},
 ) {
-  return WolfRunner.open({
-    port: more.port ?? new HlWolfPort(client),
-    dataDir,
-    preset: "default",
-    config: buildWolfConfig("default", {}, { leverage: 10, ...extra }),
-    log: () => undefined,
+  return openWolfRunner(more.port ?? new HlWolfPort(client), dataDir, extra, {
     stream: false,
     ...(more.alerter ? { alerter: more.alerter } : {}),
   });

@@ -1,44 +1,24 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertEvent, Alerter } from "../../src/alerts/webhook.ts";
-import { HlClient } from "../../src/exchange/index.ts";
+import type { HlClient } from "../../src/exchange/index.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
-import { buildWolfConfig } from "../../src/wolf/config.ts";
 import { HlWolfPort } from "../../src/wolf/hl-port.ts";
-import { WolfRunner } from "../../src/wolf/runner.ts";
+import { openWolfRunner, simPaperClient, until } from "../support/sim-wolf.ts";
 
 let world: SimWorld;
 let client: HlClient;
 
 beforeAll(async () => {
   world = await startSimWorld({ seed: 13 });
-  client = await HlClient.create({
-    network: "paper",
-    apiUrl: world.url,
-    wsUrl: world.wsUrl,
-    privateKey: generatePrivateKey(),
-    env: { DATA_DIR: mkdtempSync(join(tmpdir(), "wolf-sim-key-")) },
-    retry: { attempts: 1 },
-  });
-  await client.clearinghouseState();
+  client = await simPaperClient(world);
 });
 afterAll(async () => {
   await client.close();
   await world.close();
 });
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("WOLF on the sim: the price stream", () => {
   it("streams every dex at start; a dropped WebSocket is noticed, alerted, polled, resubscribed, and a breach still closes within 3 s", async () => {
@@ -47,15 +27,16 @@ describe("WOLF on the sim: the price stream", () => {
     const lines: string[] = [];
     const alerts: AlertEvent[] = [];
     const alerter: Alerter = { send: (e) => void alerts.push(e), flush: async () => undefined };
-    const runner = await WolfRunner.open({
-      port: new HlWolfPort(client),
-      dataDir: mkdtempSync(join(tmpdir(), "wolf-sim-")),
-      preset: "default",
-      config: buildWolfConfig("default", {}, { leverage: 10 }),
-      log: (l) => lines.push(l),
-      alerter,
-      feed: { pollMs: 1000, silenceMs: 2000, retryMinMs: 200 },
-    });
+    const runner = await openWolfRunner(
+      new HlWolfPort(client),
+      mkdtempSync(join(tmpdir(), "wolf-sim-")),
+      {},
+      {
+        log: (l) => lines.push(l),
+        alerter,
+        feed: { pollMs: 1000, silenceMs: 2000, retryMinMs: 200 },
+      },
+    );
     try {
       const slot = runner.state.slots.find((s) => s.coin === "ETH")!;
       expect(slot).toMatchObject({ status: "active", side: "long", entry_size: "1" });
@@ -91,25 +72,17 @@ describe("WOLF on the sim: the price stream", () => {
 
 describe("WOLF on the sim: an entry whose answer is lost", () => {
   it("the sim executes the order but answers after the client's timeout: one position, adopted with its size and entry", async () => {
-    const slow = await HlClient.create({
-      network: "paper",
-      apiUrl: world.url,
-      wsUrl: world.wsUrl,
-      privateKey: generatePrivateKey(),
-      env: { DATA_DIR: mkdtempSync(join(tmpdir(), "wolf-sim-key-")) },
-      retry: { attempts: 1 },
-      timeoutMs: 800,
-    });
-    await slow.clearinghouseState();
+    const slow = await simPaperClient(world, { timeoutMs: 800 });
     const lines: string[] = [];
-    const runner = await WolfRunner.open({
-      port: new HlWolfPort(slow),
-      dataDir: mkdtempSync(join(tmpdir(), "wolf-sim-")),
-      preset: "default",
-      config: buildWolfConfig("default", {}, { leverage: 10 }),
-      log: (l) => lines.push(l),
-      stream: false,
-    });
+    const runner = await openWolfRunner(
+      new HlWolfPort(slow),
+      mkdtempSync(join(tmpdir(), "wolf-sim-")),
+      {},
+      {
+        log: (l) => lines.push(l),
+        stream: false,
+      },
+    );
     try {
       world.faults.add({ kind: "late", endpoint: "exchange", type: "order", delayMs: 2000 });
       const plan = {

@@ -2,7 +2,7 @@ import type PgBoss from "pg-boss";
 import { UserError } from "../../core/errors.ts";
 import { migrate } from "../../db/migrate.ts";
 import { createPool, type Pool } from "../../db/pool.ts";
-import type { BacktestInputs } from "../backtest-command.ts";
+import type { BacktestInputs } from "../run-inputs.ts";
 import type { SweepTask } from "./sweep-job.ts";
 
 /** The queue every sweep's points go to, and where pg-boss moves a point whose retries ran out. */

@@ -1,22 +1,11 @@
-import { type BacktestInputs, loadInputs } from "../backtest-command.ts";
+import { loadInputs } from "../backtest-command.ts";
+import { type BacktestInputs, runInputs } from "../run-inputs.ts";
 import type { SweepBase } from "./sweep-job.ts";
 
-/** Read the period's history once and build what every run of a sweep shares. */
+/** Read the period's history once and build what every run of a sweep shares: the single run's settings. */
 export async function loadSweepBase(
   o: BacktestInputs,
 ): Promise<{ base: SweepBase; fromMs: number; toMs: number }> {
-  const { instrument, fromMs, toMs, history, szDecimals } = await loadInputs(o);
-  const base: SweepBase = {
-    strategy: o.strategy,
-    instrument,
-    params: o.params,
-    risk: o.risk,
-    feeTier: o.feeTier,
-    latencyMs: o.latencyMs,
-    slippageBps: o.slippageBps,
-    ...(o.participation !== undefined ? { participation: o.participation } : {}),
-    szDecimals,
-    history,
-  };
-  return { base, fromMs, toMs };
+  const loaded = await loadInputs(o);
+  return { base: runInputs(o, loaded), fromMs: loaded.fromMs, toMs: loaded.toMs };
 }

@@ -1,5 +1,5 @@
 import { UserError } from "../../core/errors.ts";
-import type { BacktestInputs } from "../backtest-command.ts";
+import type { BacktestInputs } from "../run-inputs.ts";
 import { MIN_DAILY_RETURNS } from "../summary.ts";
 import { parseSweep } from "./grid.ts";
 import { historyFingerprint } from "./history-fingerprint.ts";
@@ -65,7 +65,7 @@ export async function sweepCommand(o: SweepCommandOptions): Promise<SweepResult 
  * The backtest's inputs by name, as a queued job carries them: every input but the data directory
  * (each worker has its own), whatever inputs a run may gain, so a worker runs what this run would.
  */
-function jobInputs(o: SweepCommandOptions): Omit<BacktestInputs, "dataDir"> {
+export function jobInputs(o: SweepCommandOptions): Omit<BacktestInputs, "dataDir"> {
   const {
     dataDir: _dir,
     sweeps: _s,

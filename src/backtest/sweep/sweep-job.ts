@@ -1,22 +1,10 @@
-import type { ReplayHistory } from "../market-history.ts";
 import { runBacktest } from "../run-backtest.ts";
+import type { RunInputs } from "../run-inputs.ts";
 import type { BacktestSummary } from "../summary.ts";
 import type { GridPoint } from "./grid.ts";
 
-/** Everything a sweep's runs share (sent once to each worker). */
-export interface SweepBase {
-  strategy: string;
-  instrument: string;
-  /** Params fixed for every run; the grid's values override them. */
-  params: Record<string, number>;
-  risk: Record<string, number>;
-  feeTier: number;
-  latencyMs: number;
-  slippageBps: number;
-  participation?: number;
-  szDecimals: number;
-  history: ReplayHistory;
-}
+/** Everything a sweep's runs share (sent once to each worker): the settings a single run of its inputs gets. */
+export type SweepBase = RunInputs;
 
 /** One run of the sweep: a grid point over a window of the period. */
 export interface SweepTask {
@@ -58,18 +46,10 @@ export function scoreOf(f: SweepFigures, metric: SweepMetric): number | undefine
 export async function runSweepTask(base: SweepBase, task: SweepTask): Promise<SweepOutcome> {
   try {
     const { summary } = await runBacktest({
-      strategy: base.strategy,
-      instrument: base.instrument,
+      ...base,
       params: { ...base.params, ...task.params },
-      risk: base.risk,
-      feeTier: base.feeTier,
-      latencyMs: base.latencyMs,
-      slippageBps: base.slippageBps,
-      ...(base.participation !== undefined ? { participation: base.participation } : {}),
       fromMs: task.fromMs,
       toMs: task.toMs,
-      history: base.history,
-      szDecimals: base.szDecimals,
     });
     const { trades: _trades, ...figures } = summary;
     return { index: task.index, figures };

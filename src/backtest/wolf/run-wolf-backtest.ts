@@ -1,8 +1,8 @@
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../core/errors.ts";
 import { DEFAULT_MARKETS } from "../../sim/venue/markets.ts";
+import { scratchRoot } from "../../store/scratch-root.ts";
 import type { WolfConfig } from "../../wolf/config.ts";
 import { WolfRunner } from "../../wolf/runner.ts";
 import { readTrades } from "../../wolf/trades.ts";
@@ -185,19 +185,6 @@ export async function runWolfBacktest(o: WolfBacktestOptions): Promise<WolfBackt
     return { summary, tape, chartCoin };
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Where the runner's scratch files go: memory-backed /dev/shm where there is one, since every save
- * is fsynced (durable on purpose live, pure cost here), else the system's temp directory.
- */
-function scratchRoot(): string {
-  try {
-    accessSync("/dev/shm", constants.W_OK);
-    return "/dev/shm";
-  } catch {
-    return tmpdir();
   }
 }
 

@@ -22,6 +22,8 @@ export interface WolfBacktestCommandOptions {
   feeTier: number;
   latencyMs: number;
   slippageBps: number;
+  /** Our fills in a candle are at most this share of its volume, 0–1 (default 0.1). */
+  participation?: number;
   network: string;
   dataDir: string;
   /** Where the HTML report goes (default: <dataDir>/backtests/wolf_<preset>_<interval>_<from>_<to>.html). */
@@ -71,6 +73,7 @@ export async function wolfBacktestCommand(o: WolfBacktestCommandOptions): Promis
     feeTier: o.feeTier,
     latencyMs: o.latencyMs,
     slippageBps: o.slippageBps,
+    ...(o.participation !== undefined ? { participation: o.participation } : {}),
     ...(o.log ? { log: o.log } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     ...(o.signal ? { signal: o.signal } : {}),

@@ -61,6 +61,35 @@ describe("MCP backtest tool", () => {
     expect(new Set(progress.map((p) => p.total)).size).toBe(1);
   }, 60_000);
 
+  it("runs with fee rates of one's own and a participation cap, as `hl backtest` does", async () => {
+    const args = {
+      strategy: "mean_reversion",
+      from: new Date(END - 4 * HOUR).toISOString(),
+      to: new Date(END).toISOString(),
+      params: { threshold_bps: 4, size: 0.5 },
+      slippage_bps: 0,
+    };
+    const figures = async (more: object) => {
+      const r = await call(client, "backtest", { ...args, ...more });
+      expect(r.isError, text(r)).toBeFalsy();
+      return r.structuredContent as Record<string, string | number>;
+    };
+    const plain = await figures({});
+    const own = await figures({ maker_fee: "0.0002", taker_fee: "0.004", participation_pct: 0.01 });
+    expect(plain).toMatchObject({
+      maker_fee_rate: "0.00015",
+      taker_fee_rate: "0.00045",
+      participation_pct: 10,
+    });
+    expect(own).toMatchObject({ maker_fee_rate: "0.0002", taker_fee_rate: "0.004", participation_pct: 0.01 });
+    // The run itself changed, not only its labels.
+    expect(Number(plain.fills)).toBeGreaterThan(0);
+    expect(own.pnl_usd).not.toBe(plain.pnl_usd);
+    const refused = await call(client, "backtest", { ...args, taker_fee: "0.5" });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/--taker-fee must be a fraction of notional/);
+  }, 30_000);
+
   it("answers bad input as a tool error with one readable line", async () => {
     const r = await call(client, "backtest", {
       strategy: "mean_reversion",
@@ -96,6 +125,7 @@ describe("MCP backtest tool", () => {
         fee_tier: 0,
         latency_ms: 0,
         slippage_bps: 1,
+        participation_pct: 10,
         interval: "1m",
         network: "paper",
       },

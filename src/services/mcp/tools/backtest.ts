@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { backtestCommand, formatSummary } from "../../../backtest/backtest-command.ts";
+import { DEFAULT_PARTICIPATION } from "../../../backtest/candle-fill-model.ts";
 import { resolveNetwork } from "../../../config/env.ts";
 import { UserError } from "../../../core/errors.ts";
 import { defineTool, TextAndData, ToolError } from "../tool.ts";
@@ -31,14 +32,30 @@ export const backtest = defineTool({
       .default({})
       .describe("Risk limit overrides (capital_usd is the starting equity)"),
     fee_tier: z.number().int().min(0).max(6).default(0).describe("Hyperliquid perp fee tier 0–6"),
+    maker_fee: z
+      .string()
+      .optional()
+      .describe(
+        'Maker fee rate of your own in place of the tier\'s (fraction of notional, e.g. "0.0001"; negative: a rebate)',
+      ),
+    taker_fee: z
+      .string()
+      .optional()
+      .describe('Taker fee rate of your own in place of the tier\'s (fraction of notional, e.g. "0.00035")'),
     latency_ms: z.number().min(0).default(0).describe("Order and cancel latency, market time"),
     slippage_bps: z
       .number()
       .min(0)
       .default(1)
       .describe(
-        "Taker fills this much worse than the touch they meet (beyond its limit an order does not take, so an IOC at the touch fills only at 0)",
+        "A taker meets the touch at its arrival moved this much against it; beyond its limit it does not fill (so an IOC at the touch fills only at 0)",
       ),
+    participation_pct: z
+      .number()
+      .gt(0)
+      .max(100)
+      .default(DEFAULT_PARTICIPATION * 100)
+      .describe("Our fills in a candle are at most this share of its volume, percent"),
     interval: z.enum(["1m", "5m", "1h"]).default("1m").describe("Candle interval to replay"),
     network: z
       .enum(["mainnet", "testnet", "paper"])
@@ -58,8 +75,11 @@ export const backtest = defineTool({
         params: args.params,
         risk: args.risk,
         feeTier: args.fee_tier,
+        ...(args.maker_fee !== undefined ? { makerFee: args.maker_fee } : {}),
+        ...(args.taker_fee !== undefined ? { takerFee: args.taker_fee } : {}),
         latencyMs: args.latency_ms,
         slippageBps: args.slippage_bps,
+        participation: args.participation_pct / 100,
         interval: args.interval,
         network: resolveNetwork(args.network ?? undefined, ctx.env),
         dataDir: ctx.dataDir,

@@ -2,7 +2,7 @@
  * `npm start` tried as a new user would, for a given time: starts `hl up` in a fresh temp data dir (no
  * key, no network settings), looks at what a user sees once a minute (the dashboard page in chromium,
  * /health, /api/status, /api/account-pnl, alerts), stops it with Ctrl-C and writes docs/showcase.md.
- * Run: npm run showcase -- --minutes 30 [--every-s 60] [--out docs/showcase.md] [--keep-data]
+ * Run: npm run showcase -- --minutes 30 [--every-s 60] [--out docs/showcase.md] [--keep-data] [--free-ports]
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +21,8 @@ const { values } = parseArgs({
     "every-s": { type: "string", default: "60" },
     out: { type: "string", default: "docs/showcase.md" },
     "keep-data": { type: "boolean", default: false },
+    /** Leave the default ports to someone else on this machine. */
+    "free-ports": { type: "boolean", default: false },
     /** The commit the run is of (default: this checkout's HEAD). */
     commit: { type: "string" },
   },
@@ -43,7 +45,7 @@ const commit =
   })();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dataDir = mkdtempSync(join(tmpdir(), "hl-showcase-"));
-const { ports, defaults } = await choosePorts();
+const { ports, defaults } = await choosePorts(values["free-ports"]);
 const inbox = await AlertInbox.open();
 const agentUrl = `http://127.0.0.1:${ports.agent}`;
 const startedMs = Date.now();

@@ -18,9 +18,9 @@ export type UpPorts = typeof DEFAULTS;
 const claimed = (p: UpPorts) => [...Object.values(p), p.feeds + 1, p.feeds + 2, p.feeds + 3, p.feeds + 4];
 
 /** The default ports when all are free (what a new user gets), otherwise eleven free ones in a row. */
-export async function choosePorts(): Promise<{ ports: UpPorts; defaults: boolean }> {
+export async function choosePorts(forceFree = false): Promise<{ ports: UpPorts; defaults: boolean }> {
   const free = await Promise.all(claimed(DEFAULTS).map((p) => portIsFree(p, "127.0.0.1")));
-  if (free.every(Boolean)) return { ports: DEFAULTS, defaults: true };
+  if (free.every(Boolean) && !forceFree) return { ports: DEFAULTS, defaults: true };
   for (let attempt = 0; attempt < 50; attempt++) {
     const b = 20_000 + Math.floor(Math.random() * 40_000);
     const ports = { sim: b, agent: b + 1, leaderboard: b + 2, mcp: b + 3, isfr: b + 4, points: b + 5, feeds: b + 6 };

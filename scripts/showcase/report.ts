@@ -68,7 +68,7 @@ export function renderReport(samples: Sample[], facts: RunFacts, v: Verdict): st
     `- started ${facts.startedIso}, observed for ${facts.minutes} minutes, one look a minute`,
     `- code: commit ${facts.commit}`,
     `- command: \`${facts.command}\` in a fresh temporary data directory, no key, no network settings, no \`WOLF_*\` or \`HL_*\` variables except the alert webhook below`,
-    `- ports: ${facts.defaultPorts ? "the defaults (8080, 8090, …)" : "free ports chosen by the script (the defaults were taken on this machine)"}`,
+    `- ports: ${facts.defaultPorts ? "the defaults (8080, 8090, …)" : "free ports chosen by the script (`--free-ports`, or the defaults were taken on this machine)"}`,
     `- WOLF preset: ${facts.preset ?? "not read"}`,
     `- the dashboard: ${facts.browser ? "read from the real page in headless chromium (the state pill, the entries-stopped banner, the warnings, the cards and the slots table)" : "not read (no chromium): JSON only"}`,
     "- alerts: `HL_ALERT_WEBHOOK` pointed at a loopback receiver of the script (a new user has none set; alerts change nothing else)",

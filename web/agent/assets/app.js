@@ -139,8 +139,10 @@ function render(s) {
   $("wolf-only").hidden = !wolf;
   $("strategy-only").hidden = wolf;
   if (wolf) {
-    $("pnl1-label").textContent = "Daily PnL";
-    $("pnl2-label").textContent = "Total PnL";
+    // Both move only when a slot closes: with slots open they read +0.00 while the books move.
+    $("pnl1-label").textContent = "Daily PnL (realised)";
+    $("pnl2-label").textContent = "Total PnL (realised)";
+    series?.applyOptions({ title: "realised PnL $" });
     $("count-label").textContent = "Trades";
     $("pnl1").textContent = signed(s.daily_pnl);
     $("pnl1").className = cls(s.daily_pnl);

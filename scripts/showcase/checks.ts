@@ -52,7 +52,7 @@ export function verdict(samples: Sample[], minutes: number, opts: { browser: boo
   if (!last) return { kind: "fail", text: "no sample was taken" };
   if (found.length > 0) return { kind: "fail", text: found.join("; ") };
   const cause = stopCause(last);
-  if (!cause) return { kind: "trading", text: `after ${minutes} minutes WOLF is still trading` };
+  if (!cause) return { kind: "trading", text: `after ${minutes} minutes WOLF is still trading (${activity(samples)})` };
   const said = dashboardReason(last);
   if (said)
     return {
@@ -60,4 +60,22 @@ export function verdict(samples: Sample[], minutes: number, opts: { browser: boo
       text: `after ${minutes} minutes WOLF has stopped (${cause}); the dashboard states: ${said}`,
     };
   return { kind: "fail", text: `after ${minutes} minutes WOLF has stopped (${cause}) with no reason on the dashboard` };
+}
+
+/** What WOLF did in the run, so "still trading" is never read as "trading often". */
+export function activity(samples: Sample[]): string {
+  const seen = samples.filter((s) => s.status?.status === "running");
+  const last = seen.at(-1)?.status;
+  if (!last) return "no status was read";
+  const trades = last.total_trades ?? 0;
+  let lastTradeMin: number | null = null;
+  let prev = 0;
+  for (const s of seen) {
+    const t = s.status?.total_trades ?? 0;
+    if (t > prev) lastTradeMin = s.minute;
+    prev = t;
+  }
+  const open = last.active_slots?.length ?? 0;
+  const when = lastTradeMin === null ? "" : `, the last seen by minute ${lastTradeMin}`;
+  return `${trades} trade${trades === 1 ? "" : "s"}${when}; ${open} of ${last.max_slots ?? "?"} slots open at the end`;
 }

@@ -44,7 +44,9 @@ describe("showcase checks", () => {
   it("a trading agent passes", () => {
     expect(stopCause(sample())).toBeNull();
     expect(problems(sample(), { browser: true })).toEqual([]);
-    expect(verdict([sample()], 30, { browser: true }).kind).toBe("trading");
+    expect(verdict([sample()], 30, { browser: true }).text).toBe(
+      "after 30 minutes WOLF is still trading (0 trades; 0 of ? slots open at the end)",
+    );
   });
 
   it("entries stopped with no banner on the page is a problem; with one, a stated stop", () => {

@@ -3,16 +3,17 @@
  * key, no network settings), looks at what a user sees once a minute (the dashboard page in chromium,
  * /health, /api/status, /api/account-pnl, alerts), stops it with Ctrl-C and writes docs/showcase.md.
  * Run: npm run showcase -- --minutes 30 [--every-s 60] [--out docs/showcase.md] [--keep-data] [--free-ports]
+ * Again from a kept run: npm run showcase -- --render DATA_DIR/showcase-run.json [--out docs/showcase.md]
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { verdict } from "./showcase/checks.ts";
 import { AlertInbox, choosePorts, openDashboard, startUp, stopUp } from "./showcase/launch.ts";
-import { renderReport } from "./showcase/report.ts";
+import { type RunFacts, renderReport } from "./showcase/report.ts";
 import { getJson, type Sample, takeSample } from "./showcase/sample.ts";
 
 const { values } = parseArgs({
@@ -23,6 +24,8 @@ const { values } = parseArgs({
     "keep-data": { type: "boolean", default: false },
     /** Leave the default ports to someone else on this machine. */
     "free-ports": { type: "boolean", default: false },
+    /** Render the report again from a run's showcase-run.json (kept with --keep-data), without a new run. */
+    render: { type: "string" },
     /** The commit the run is of (default: this checkout's HEAD). */
     commit: { type: "string" },
   },
@@ -43,6 +46,13 @@ const commit =
       return "unknown";
     }
   })();
+if (values.render) {
+  const saved = JSON.parse(readFileSync(values.render, "utf8")) as { samples: Sample[]; facts: RunFacts };
+  const again = verdict(saved.samples, saved.facts.minutes, { browser: saved.facts.browser });
+  writeFileSync(values.out, renderReport(saved.samples, saved.facts, again));
+  console.log(`showcase: ${again.kind}: ${again.text}; report in ${values.out}`);
+  process.exit(0);
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dataDir = mkdtempSync(join(tmpdir(), "hl-showcase-"));
 const { ports, defaults } = await choosePorts(values["free-ports"]);
@@ -111,7 +121,7 @@ const stop = await stopUp(up);
 await inbox.close();
 const observedMin = Math.round(((samples.at(-1)?.at_ms ?? Date.now()) - startedMs) / 6000) / 10;
 const v = verdict(samples, observedMin, { browser: dash !== null });
-const report = renderReport(samples, {
+const facts: RunFacts = {
   startedIso: new Date(startedMs).toISOString().slice(0, 16).replace("T", " ") + " UTC",
   minutes: observedMin,
   command: "node bin/hl.mjs up (npm start)",
@@ -124,10 +134,12 @@ const report = renderReport(samples, {
   alerts: inbox.all,
   preset,
   closed: (wolfState?.closed_slots ?? []).map((c) => ({ ...c, realized_pnl: Number(c.realized_pnl) })),
-}, v);
-writeFileSync(values.out, report);
+};
+writeFileSync(values.out, renderReport(samples, facts, v));
 console.log(`showcase: ${v.kind}: ${v.text}; report in ${values.out}`);
 writeFileSync(join(dataDir, "hl-up.out"), up.output());
+// Everything the report was made from, so it can be rendered again (--render) without a new run.
+writeFileSync(join(dataDir, "showcase-run.json"), JSON.stringify({ samples, facts, verdict: v }));
 if (!values["keep-data"]) rmSync(dataDir, { recursive: true, force: true });
 else console.log(`showcase: data kept in ${dataDir}`);
 process.exit(v.kind === "fail" || stop.killed || stop.code !== 0 ? 1 : 0);

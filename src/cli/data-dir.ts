@@ -29,11 +29,15 @@ const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 /**
  * The trader data directory a root names: the root itself, or, for the root `hl up` laid out (its
- * agent's data in <root>/agent, nothing of a trader's own at the root), <root>/agent.
+ * agent's data in <root>/agent, nothing of a trader's own at the root), <root>/agent. hl up's whole
+ * layout (with its house agents and sim world) names the agent even beside a trader's files: those
+ * came from a command run later with the same default ./data.
  */
 export function traderDataDir(root: string): string {
   const own = ["wolf", "cli", "paper", "journal", "memory"].some((d) => isDir(join(root, d)));
-  return !own && isDir(join(root, "agent")) && isDir(join(root, "logs")) ? join(root, "agent") : root;
+  const upLayout = isDir(join(root, "agent")) && isDir(join(root, "logs"));
+  const wholeUpLayout = upLayout && isDir(join(root, "house-1")) && isDir(join(root, "sim"));
+  return (upLayout && !own) || wholeUpLayout ? join(root, "agent") : root;
 }
 
 /**

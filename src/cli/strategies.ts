@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { dataDir } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { readKvFile } from "../engine/state-store.ts";
-import { statusFromKv } from "../engine/status.ts";
+import { noEngineStateLine, statusFromKv } from "../engine/status.ts";
 import { findStrategy, STRATEGY_IDS, strategyCatalog } from "../strategies/catalog.ts";
 import { type StrategyParamDocs, strategyParamDocs } from "../strategies/params-docs.ts";
 import { modeLabel } from "./mode-label.ts";
@@ -83,7 +83,8 @@ export function register(program: Command): void {
 
 /** One status print of `hl status` (text or --json). */
 function showStatus(opts: { dataDir?: string; json?: boolean }): void {
-  const path = join(opts.dataDir ?? dataDir(), "cli", "state.db");
+  const dir = opts.dataDir ?? dataDir();
+  const path = join(dir, "cli", "state.db");
   const kv = existsSync(path) ? readKvFile(path) : {};
   const status = statusFromKv(kv);
   if (opts.json) {
@@ -91,7 +92,8 @@ function showStatus(opts: { dataDir?: string; json?: boolean }): void {
     return;
   }
   if (status.status === "stopped") {
-    process.stdout.write("No state found. Is the engine running? (hl run STRATEGY --mock)\n");
+    const wolf = existsSync(join(dir, "wolf", "state.json"));
+    process.stdout.write(`${noEngineStateLine(resolve(dir), { wolf })}\n`);
     return;
   }
   const run = parseJson(kv.run) as

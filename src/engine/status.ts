@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { D, type Dec, dec, num } from "../core/decimal.ts";
 
 /**
@@ -103,4 +104,12 @@ export function statusFromKv(kv: Readonly<Record<string, string>>): SingleStrate
     total_fills: num(decOf(stats.total_filled)),
     entries_stopped: entriesStopped(parse(kv.risk)),
   };
+}
+
+/** What `hl status` says when `dir` holds no strategy engine state (its agent may run WOLF instead). */
+export function noEngineStateLine(dir: string, has: { wolf: boolean }): string {
+  const where = `No strategy engine state in ${join(dir, "cli")}`;
+  return has.wolf
+    ? `${where}: the agent here runs WOLF (hl wolf status --data-dir ${dir}).`
+    : `${where}. Start one with: hl run STRATEGY --network paper`;
 }

@@ -198,7 +198,8 @@ export function parseReportSummary(markdown: string): HowlReportSummary | null {
 export function distillHowl(m: HowlMetrics, recommendations: readonly Recommendation[]): string {
   const fdr = m.fdr === null ? "n/a" : `${fixed(m.fdr, 0)}%`;
   const lines = [
-    `HOWL: ${m.total_round_trips} round trips, ${fixed(m.win_rate, 0)}% WR, net ${formatUsd(m.net_pnl)}`,
+    // With nothing closed, no trade was won or lost: a 0 % win rate would read as data.
+    `HOWL: ${m.total_round_trips} round trips, ${m.total_round_trips === 0 ? "WR n/a" : `${fixed(m.win_rate, 0)}% WR`}, net ${formatUsd(m.net_pnl)}`,
     `  Fees: ${fees(m.total_fees)} (FDR ${fdr}) | PF: ${factor(m.net_profit_factor, m.win_count)}`,
   ];
   if (m.long.count + m.short.count > 0) {

@@ -31,12 +31,15 @@ export interface EntriesOptions {
 export class Entries {
   /** Coins left alone after a refusal that will not go away at once. */
   private readonly cooldowns = new CoinCooldowns();
-  /** Set (with the reason) when a refusal means no entry can succeed this run. */
-  stopped: string | undefined;
   /** Pending entries being resolved, by slot. */
   private readonly resolving = new Map<number, Promise<void>>();
 
   constructor(private readonly o: EntriesOptions) {}
+
+  /** Why no entry can succeed this run (a refusal), kept in the state so the dashboard shows it. */
+  get stopped(): string | undefined {
+    return this.o.book.state.entries_halted;
+  }
 
   private slot(id: number): Slot {
     return this.o.book.state.slots[id]!;
@@ -182,7 +185,7 @@ export class Entries {
         return;
       }
       case "stop":
-        this.stopped = what;
+        this.o.book.state.entries_halted = what;
         this.o.log(`${what}; no more entries this run (open slots stay guarded)`);
         this.o.alerter?.send("halt", `WOLF ${what}: no more entries this run; open slots stay guarded`);
         return;

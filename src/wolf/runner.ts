@@ -195,6 +195,8 @@ export class WolfRunner {
       }
       state = freshState(opts.preset, opts.config, now);
     }
+    // A refusal that stopped the last run's entries is tried again by this one.
+    delete state.entries_halted;
     const runner = new WolfRunner(opts, state, lock);
     for (const s of state.slots)
       if (isOpen(s)) runner.guards.restore(s, now, await runner.lostGuardPrices(s, now));

@@ -131,6 +131,8 @@ export const wolfStateSchema = z.object({
   price_stream: z.enum(["ok", "degraded"]).optional(),
   /** Guarded coins whose own stream is silent and that are polled instead (/health's price_stream_degraded_coins). */
   price_stream_coins: z.array(z.string()).optional(),
+  /** Set when an exchange refusal means no entry can succeed in this run (cleared when a run starts). */
+  entries_halted: z.string().optional(),
 });
 export type WolfState = z.infer<typeof wolfStateSchema>;
 

@@ -4,7 +4,7 @@ import type { Slot, WolfState } from "./state.ts";
 
 /** Why no new position is opened now, and until when (null: until an operator acts). */
 export interface EntriesStopped {
-  reason: "daily_loss_limit" | "risk_hard_stop" | "reduce_only";
+  reason: "daily_loss_limit" | "risk_hard_stop" | "reduce_only" | "exchange_refused";
   detail: string;
   /** ISO time entries may resume on their own, or null. */
   until: string | null;
@@ -12,7 +12,7 @@ export interface EntriesStopped {
 
 /** The contract's wolf-mode Status object (GET /api/status and each SSE event), plus the PnL breakdown. */
 export interface WolfStatus extends WolfPnl {
-  /** Added field: set while the daily loss limit stops entries (exits still run). */
+  /** Added field: set while the daily loss limit or an exchange refusal stops entries (exits still run). */
   entries_stopped: EntriesStopped | null;
   status: "running";
   engine: "wolf";
@@ -85,9 +85,15 @@ function backstopStatus(s: Slot): SlotBackstopStatus | null {
 
 const open = (s: Slot) => s.status === "active" || s.status === "closing";
 
-/** The daily loss limit stops entries until the next UTC day (state.day is the day it belongs to). */
+/**
+ * Why WOLF opens nothing now: the daily loss limit (until the next UTC day; state.day is the day it
+ * belongs to), or a refusal no entry can get past (until the run is restarted).
+ */
 export function wolfEntriesStopped(state: WolfState): EntriesStopped | null {
-  if (!state.daily_loss_triggered) return null;
+  if (!state.daily_loss_triggered) {
+    if (!state.entries_halted) return null;
+    return { reason: "exchange_refused", detail: state.entries_halted, until: null };
+  }
   const limit = state.config.daily_loss_limit;
   const dayStart = Date.parse(`${state.day}T00:00:00.000Z`);
   return {
@@ -172,8 +178,9 @@ export function wolfStatusText(state: WolfState): string {
     `Tick: ${state.tick_count} | Daily PnL: ${usd(state.daily_pnl)} | Total PnL: ${usd(state.total_pnl)} | Slots: ${used}/${state.slots.length} | Trades: ${state.total_trades}`,
   ];
   const stopped = wolfEntriesStopped(state);
-  if (stopped)
+  if (stopped?.reason === "daily_loss_limit")
     lines.push(`** DAILY LOSS LIMIT TRIGGERED ** entries stopped until ${stopped.until ?? "further notice"}`);
+  else if (stopped) lines.push(`** ENTRIES STOPPED ** ${stopped.detail}; until WOLF is restarted`);
   lines.push("");
   for (const s of state.slots) {
     if (!open(s)) {

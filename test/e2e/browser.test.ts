@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dashboardReason, problems, stopCause } from "../../scripts/showcase/checks.ts";
+import { type Sample, type StatusView, takeSample } from "../../scripts/showcase/sample.ts";
 import { getJson, type RunningUp, sleep, startUp, stopUp, until } from "./up-helpers.ts";
 
 /**
@@ -127,6 +129,11 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
 
     await page.locator("#pause").click();
     await expectStateText(page, "paused");
+    // The showcase's check: not trading, and the page says why.
+    const pausedLook = await look(page);
+    expect(stopCause(pausedLook)).toBe("paused");
+    expect(problems(pausedLook, { browser: true })).toEqual([]);
+    expect(dashboardReason(pausedLook)).toMatch(/^Paused/);
     // A tick written just before the pause still reaches the page with the feed's next check (≤ 2 s,
     // longer on a loaded machine): wait until the tick has held for 2.5 s — a running WOLF (2 s
     // ticks) never does — then it must hold for 5 s more.
@@ -353,6 +360,79 @@ describe.skipIf(!hasChromium)("the first hour, as a new user sees it", () => {
     }
   });
 });
+
+// Last in the file: it moves the sim's prices, which every other test here would feel.
+describe.skipIf(!hasChromium)("the showcase's checks in chromium", () => {
+  it("while WOLF trades the page says so; once a loss stops its entries the page says why", {
+    timeout: 90_000,
+  }, async () => {
+    const { page, errors } = await open(`${up!.url("agent")}/`);
+    const agent = up!.url("agent");
+    const open_ = await until(
+      "an open WOLF slot",
+      async () => {
+        const s = await getJson<StatusView>(`${agent}/api/status`);
+        return s?.active_slots?.length ? s : undefined;
+      },
+      Date.now() + 30_000,
+    );
+    await until(
+      "the slots on the page",
+      async () => ((await look(page)).dashboard?.activeRows.length ?? 0) > 0,
+      Date.now() + 15_000,
+    );
+    // The realised figures say they are realised: with slots open they read +0.00 while the books move.
+    expect(await page.locator("#pnl1-label").textContent()).toBe("Daily PnL (realised)");
+    for (let i = 0; i < 3; i++) {
+      const s = await look(page);
+      expect(stopCause(s)).toBeNull();
+      expect(problems(s, { browser: true })).toEqual([]);
+      await sleep(300);
+    }
+    // Each open slot's coin 12 % against it: at 3× that is −36 % ROE, past the −15 % hard stop, and a
+    // loss of about $360 a slot, past paper_10k's $300 daily loss limit: entries stop for the day.
+    const mids = (await (
+      await fetch(`${up!.url("sim")}/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "allMids" }),
+      })
+    ).json()) as Record<string, string>;
+    for (const slot of open_.active_slots!) {
+      const coin = slot.instrument.replace(/-PERP$/, "");
+      const px = Number(mids[coin]) * (slot.side === "long" ? 0.88 : 1.12);
+      const res = await fetch(`${up!.url("sim")}/sim/price`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ coin, px: Number(px.toPrecision(5)).toFixed(12) }),
+      });
+      expect(res.ok, `${coin} ${px}: ${await res.text()}`).toBe(true);
+    }
+    const stopped = await until(
+      "entries stopped, on the page",
+      async () => {
+        const s = await look(page);
+        return s.status?.entries_stopped && s.dashboard?.entriesStopped ? s : undefined;
+      },
+      Date.now() + 30_000,
+    );
+    expect(stopCause(stopped)).toBe("entries stopped: daily_loss_limit");
+    expect(problems(stopped, { browser: true })).toEqual([]);
+    expect(dashboardReason(stopped)).toMatch(/^Entries stopped \(daily loss limit: daily PnL -\d/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+/** One look of the showcase script (scripts/showcase-run.ts) at the agent and its open page. */
+function look(page: Page): Promise<Sample> {
+  return takeSample(up!.url("agent"), page, {
+    startedMs: 0,
+    upRunning: up!.child.exitCode === null,
+    upSeen: true,
+    alerts: [],
+  });
+}
 
 async function expectStateText(page: Page, text: string): Promise<void> {
   await until(

@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { computeHowlMetrics, exitType } from "../../src/review/howl-metrics.ts";
+import { distillHowl } from "../../src/review/howl-report.ts";
 import { type Line, pair, trip } from "./helpers.ts";
 
 function metrics(lines: Line[]) {
   const { trades, roundTrips, open } = pair(lines);
   return computeHowlMetrics(trades, roundTrips, open);
 }
+
+describe("the HOWL line with nothing closed yet", () => {
+  it("says no round trips rather than a 0 % win rate (no trade has been won or lost)", () => {
+    const line = distillHowl(metrics([]), []).split("\n")[0];
+    expect(line).toBe("HOWL: 0 round trips, WR n/a, net $+0.00");
+  });
+});
 
 describe("computeHowlMetrics", () => {
   it("empty input gives zeros and null ratios", () => {

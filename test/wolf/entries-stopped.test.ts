@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statusFromKv } from "../../src/engine/status.ts";
+import { noEngineStateLine, statusFromKv } from "../../src/engine/status.ts";
 import { buildWolfConfig } from "../../src/wolf/config.ts";
 import { freshState } from "../../src/wolf/state.ts";
 import { wolfStatus, wolfStatusText } from "../../src/wolf/status.ts";
@@ -40,5 +40,16 @@ describe("entries stopped", () => {
     ).toMatchObject({
       entries_stopped: { reason: "reduce_only", detail: "daily loss 60.00", until: null },
     });
+  });
+});
+
+describe("hl status with no strategy engine state", () => {
+  it("points at `hl wolf status` when the directory's agent runs WOLF, instead of asking whether it runs", () => {
+    expect(noEngineStateLine("/d/agent", { wolf: true })).toBe(
+      "No strategy engine state in /d/agent/cli: the agent here runs WOLF (hl wolf status --data-dir /d/agent).",
+    );
+    expect(noEngineStateLine("/d", { wolf: false })).toBe(
+      "No strategy engine state in /d/cli. Start one with: hl run STRATEGY --network paper",
+    );
   });
 });

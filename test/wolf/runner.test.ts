@@ -637,12 +637,32 @@ describe("entries the exchange refuses", () => {
   });
 
   it("an account that does not exist stops entries for the run", async () => {
-    const { port, runner } = await setup();
+    const { port, runner, dataDir } = await setup();
     port.refusals = ["User or API Wallet 0xabc does not exist."];
     await enterEth(runner, port);
     await pumpTick(runner, port, 60_000);
     await pumpTick(runner, port, 60_000);
     expect(ethEntries(port)).toHaveLength(1);
+    // …and says so where the dashboard reads it (the saved state), not only in a log line.
+    const saved = loadWolfState(dataDir);
+    const shown = saved.kind === "ok" ? wolfStatus(saved.state).entries_stopped : undefined;
+    expect(shown).toEqual({
+      reason: "exchange_refused",
+      detail: expect.stringContaining("User or API Wallet 0xabc does not exist."),
+      until: null,
+    });
+    expect(wolfStatusText(runner.state)).toContain("ENTRIES STOPPED");
     await runner.close();
+  });
+
+  it("a restart tries entries again: the refusal stopped that run only", async () => {
+    const { port, runner, open } = await setup();
+    port.refusals = ["User or API Wallet 0xabc does not exist."];
+    await enterEth(runner, port);
+    expect(wolfStatus(runner.state).entries_stopped?.reason).toBe("exchange_refused");
+    await runner.close();
+    const again = await open();
+    expect(wolfStatus(again.state).entries_stopped).toBeNull();
+    await again.close();
   });
 });

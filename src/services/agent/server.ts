@@ -17,6 +17,7 @@ import { gatewayProxy } from "./gateway-proxy.ts";
 import { Guardian, type StartGuard } from "./guardian.ts";
 import { PnlHistory } from "./pnl-history.ts";
 import { type StatusMappers, StatusReader } from "./status-reader.ts";
+import { stopNotice } from "./stop-notice.ts";
 import {
   Supervisor,
   type SupervisorCrash,
@@ -238,6 +239,16 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
       },
       restart_in_s: supervisor?.restartInS ?? null,
       halt_reason: supervisor?.halt ?? null,
+      last_crash: supervisor?.lastCrash ?? null,
+      stop_notice: stopNotice({
+        supervisor: supervisorState(),
+        paused: supervisor?.paused ?? false,
+        pausedForS: guardian?.pausedForS() ?? null,
+        guardianActive: guardian?.active ?? false,
+        haltReason: supervisor?.halt ?? null,
+        restartInS: supervisor?.restartInS ?? null,
+        lastCrash: supervisor?.lastCrash ?? null,
+      }),
       last_tick_age_s: reader.lastTickAgeS(),
       price_stream: reader.priceStream(),
       price_stream_degraded_coins: reader.degradedCoins(),

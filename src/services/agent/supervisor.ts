@@ -86,6 +86,7 @@ export class Supervisor extends EventEmitter {
   private restartAt: number | undefined;
   private stopping = false;
   private haltReason: string | undefined;
+  private lastFailure: SupervisorCrash | undefined;
   private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop" | "beforeRestart">> &
     Pick<SupervisorOptions, "finalStop" | "beforeRestart"> & { env: NodeJS.ProcessEnv };
 
@@ -125,6 +126,11 @@ export class Supervisor extends EventEmitter {
   /** Why the child stopped for good (state "halted"), or null. */
   get halt(): string | null {
     return this.haltReason ?? null;
+  }
+
+  /** The last crash (reason, its number in the current run of quick crashes), or null. */
+  get lastCrash(): { reason: string; crashes: number } | null {
+    return this.lastFailure ? { reason: this.lastFailure.reason, crashes: this.lastFailure.crashes } : null;
   }
 
   get restartCount(): number {
@@ -200,6 +206,7 @@ export class Supervisor extends EventEmitter {
     }
     if (Date.now() - this.startedAt >= this.o.healthyAfterMs) this.crashes = 0;
     this.crashes += 1;
+    this.lastFailure = { reason, crashes: this.crashes, restartInMs: 0 };
     if (this.crashes > this.o.maxRestarts) {
       this.state = "gave_up";
       const gaveUp: SupervisorGaveUp = { reason, crashes: this.crashes };

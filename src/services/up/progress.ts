@@ -6,6 +6,7 @@ export interface Progress {
   total: number;
   agentState?: "running" | "paused" | "stopped";
   tick?: number;
+  /** The agent's PnL on its own books, open positions included. */
   totalPnl?: number;
   activeSlots?: number;
   maxSlots?: number;
@@ -84,7 +85,8 @@ export async function readProgress(
   if (status?.status === "running") {
     p.agentState = paused ? "paused" : "running";
     p.tick = numberOr(status.tick_count);
-    p.totalPnl = numberOr(status.total_pnl);
+    // The trader's books (realised + open − fees on open): realised alone reads +0.00 while slots lose.
+    p.totalPnl = numberOr(status.account_pnl) ?? numberOr(status.total_pnl);
     p.maxSlots = numberOr(status.max_slots);
     p.activeSlots = Array.isArray(status.active_slots) ? status.active_slots.length : undefined;
     p.trades = numberOr(status.total_trades);

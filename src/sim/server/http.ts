@@ -6,6 +6,7 @@ import type { Address, Venue } from "../venue.ts";
 import { AdminError, handleAdmin, type SimControl } from "./admin.ts";
 import { answerExchange, answerInfo } from "./endpoints.ts";
 import { type Fault, FaultError, type SimFaults } from "./faults.ts";
+import { SIM_INDEX } from "./index-page.ts";
 import { InfoCache } from "./info-cache.ts";
 import type { IpWeightLimiter } from "./ip-weight.ts";
 import {
@@ -177,6 +178,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     }
   }
 
+  if (method === "GET" && path === "/") return sendJson(res, 200, SIM_INDEX);
   if (method === "GET" && path === "/yields/pools") return sendJson(res, 200, deps.yieldPools());
   // Every service answers GET /health; the sim's is its admin health.
   if (method === "GET" && path === "/health") return sendJson(res, 200, deps.control.health());

@@ -180,6 +180,21 @@ describe("agent service", () => {
     expect(waiting.restart_in_s as number).toBeLessThanOrEqual(4);
     expect(waiting.restart_in_s as number).toBeGreaterThan(2);
     expect(waiting).toMatchObject({ alive: false, supervisor: "backoff" });
+    // …and the dashboard's sentence says why nothing trades (the last crash and the wait).
+    expect(waiting.last_crash).toEqual({ reason: "exit 3", crashes: 2 });
+    expect(waiting.stop_notice).toMatch(
+      /^The trading job crashed \(exit 3; crash 2 in a row\): restart in [34] s;/,
+    );
+  });
+
+  it("a job that finished on its own is not restarted, and /health says so", async () => {
+    const { base, svc } = await start({}, {}, { EXIT_AFTER: "1", EXIT_CODE: "0", TICK_MS: "20" });
+    await waitFor(() => (svc.supervisor!.status === "exited" ? true : undefined), 8000);
+    expect((await json(`${base}/health`)).body).toMatchObject({
+      alive: false,
+      supervisor: "exited",
+      stop_notice: "The trading job finished on its own (exit 0) and is not restarted.",
+    });
   });
 
   it("gives up on a child that keeps crashing into protect-only mode: guard job started, alerted, /health says so", async () => {

@@ -190,7 +190,7 @@ describe("action tools on the paper network", () => {
     // account and status: human-readable text for the reader, the same data typed for programs.
     expect(text(account)).toMatch(/account value/i);
     expect(() => JSON.parse(text(account))).toThrow();
-    expect(text(status)).toMatch(/^No state found/);
+    expect(text(status)).toMatch(/^No strategy engine state in /);
     expect(wolf.structuredContent).toEqual({ status: "stopped" });
     expect(scan.structuredContent).toMatchObject({
       network: "paper",

@@ -66,6 +66,29 @@ describe("progress sources", () => {
   });
 });
 
+describe("progress PnL", () => {
+  it("is the trader's books with its open positions, not the realised PnL alone (+0.00 while slots lose)", async () => {
+    const server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      const status = { status: "running", tick_count: 9, total_pnl: 0, account_pnl: -4.21, total_trades: 3 };
+      res.end(JSON.stringify(req.url === "/api/status" ? status : { paused: false }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const agentUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const dead = "http://127.0.0.1:9";
+      const p = await readProgress(
+        { agentUrl, leaderboardUrl: dead, btcswpFeedUrl: dead, isfrUrl: dead },
+        { healthy: 1, total: 1 },
+        0,
+      );
+      expect(p.totalPnl).toBe(-4.21);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe("BTCSWP anchor", () => {
   it("moves the sim market only when it drifted more than 10 bps from the oracle", () => {
     expect(offOracle("8.5", "75000")).toBe(true);

@@ -112,6 +112,18 @@ describe("/info", () => {
     expect(Array.isArray(candles)).toBe(true);
   });
 
+  it("GET / says what this is and where to go, instead of a 404 for the URL `hl up` prints", async () => {
+    const r = await fetch(`${world.url}/`);
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { service: string; endpoints: Record<string, string> };
+    expect(body.service).toMatch(/simulated Hyperliquid/);
+    expect(body.endpoints).toMatchObject({
+      "POST /info": expect.any(String),
+      "GET /health": expect.any(String),
+    });
+    expect((await fetch(`${world.url}/health`)).status).toBe(200);
+  });
+
   it("answers unknown paths with 404 JSON and OPTIONS with 204", async () => {
     const r = await fetch(`${world.url}/nope`);
     expect(r.status).toBe(404);

@@ -122,10 +122,9 @@ function labelClock(latestExchangeMs) {
 }
 
 function render(s) {
-  const state = $("state");
+  // No job: the pill and the reason come from /health (restarting, given up, finished…).
   if (s.status !== "running") {
-    state.textContent = "stopped";
-    state.className = "pill stopped";
+    refreshHealth();
     return;
   }
   $("tick").textContent = s.tick_count;
@@ -140,8 +139,10 @@ function render(s) {
   $("wolf-only").hidden = !wolf;
   $("strategy-only").hidden = wolf;
   if (wolf) {
-    $("pnl1-label").textContent = "Daily PnL";
-    $("pnl2-label").textContent = "Total PnL";
+    // Both move only when a slot closes: with slots open they read +0.00 while the books move.
+    $("pnl1-label").textContent = "Daily PnL (realised)";
+    $("pnl2-label").textContent = "Total PnL (realised)";
+    series?.applyOptions({ title: "realised PnL $" });
     $("count-label").textContent = "Trades";
     $("pnl1").textContent = signed(s.daily_pnl);
     $("pnl1").className = cls(s.daily_pnl);
@@ -222,6 +223,16 @@ function render(s) {
   refreshTrades();
 }
 
+// The state pill while no trading job runs, by the supervisor's state (the reason is in the warnings).
+const PILL = {
+  backoff: "restarting",
+  gave_up: "given up",
+  halted: "halted",
+  exited: "finished",
+  starting: "starting",
+  stopped: "stopped",
+};
+
 async function refreshHealth() {
   try {
     const h = await (await fetch("/health")).json();
@@ -233,31 +244,16 @@ async function refreshHealth() {
     } else if (h.supervisor === "protect_only") {
       state.textContent = "protect-only";
       state.className = "pill paused";
-    } else if (h.supervisor === "halted") {
-      state.textContent = "halted";
-      state.className = "pill stopped";
     } else if (h.alive) {
       state.textContent = "running";
       state.className = "pill running";
     } else {
-      state.textContent = "stopped";
-      state.className = "pill stopped";
+      state.textContent = PILL[h.supervisor] ?? "stopped";
+      state.className =
+        h.supervisor === "backoff" || h.supervisor === "starting" ? "pill paused" : "pill stopped";
     }
-    const lines = [];
-    if (h.supervisor === "protect_only")
-      lines.push(
-        "The trader kept crashing and was given up on: protect-only mode (no entries; every exit rule still applied).",
-      );
-    if (h.supervisor === "halted")
-      lines.push(`Stopped on a risk hard stop (${h.halt_reason}); not restarted.`);
-    if (h.paused)
-      lines.push(
-        `Paused${h.paused_for_s ? ` for ${Math.floor(h.paused_for_s / 60)}m ${h.paused_for_s % 60}s` : ""}: no entries; ${
-          h.guardian?.active
-            ? "positions guarded by the guard-only job"
-            : "positions rely on their exchange stops"
-        }.`,
-      );
+    // Whenever the job is not trading, the service's sentence says why (crash, give-up, halt, pause…).
+    const lines = h.stop_notice ? [h.stop_notice] : [];
     if (h.price_stream_degraded_coins?.length)
       lines.push(`No streamed price for ${h.price_stream_degraded_coins.join(", ")}: polled every second.`);
     for (const u of h.unprotected ?? [])

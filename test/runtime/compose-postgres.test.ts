@@ -233,7 +233,24 @@ describe("compose.postgres.yaml", () => {
 });
 
 describe("deploy/haproxy.cfg", () => {
-  const cfg = readFileSync(join(ROOT, "deploy/haproxy.cfg"), "utf8");
+  const raw = readFileSync(join(ROOT, "deploy/haproxy.cfg"), "utf8").replace(/^\s*#.*$/gm, "");
+  /** Its environment variables ("${NAME-default}"), each with the default compose runs it with. */
+  const variables = [...raw.matchAll(/"\$\{([A-Z0-9_]+)(?:-([^}"]*))?\}"/g)].map((m) => ({
+    name: m[1]!,
+    fallback: m[2],
+  }));
+  /** The file as HAProxy reads it under compose, which sets none of the variables. */
+  const cfg = raw.replace(/"\$\{[A-Z0-9_]+-([^}"]*)\}"/g, "$1");
+
+  it("takes every address from a variable of its own whose default is the compose value", () => {
+    expect(variables.length).toBeGreaterThan(0);
+    for (const v of variables) expect(v.fallback, `${v.name} has no default`).toBeDefined();
+    const names = variables.map((v) => v.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(all.lb!.environment ?? {}).toEqual({});
+    // Only a quoted "${…}" is expanded by HAProxy: none is left bare.
+    expect(cfg).not.toMatch(/\$\{/);
+  });
   const sections = cfg.split(/\n(?=(?:frontend|backend|global|defaults|resolvers) )/);
   const frontends = sections.filter((s) => s.startsWith("frontend "));
   const backends = sections.filter((s) => s.startsWith("backend "));

@@ -1,6 +1,6 @@
 import { Counter, Gauge } from "prom-client";
 import type { Logger } from "../../core/log.ts";
-import { asLog, jsonLog, type Log } from "../../db/log.ts";
+import { asLog, type Log } from "../../db/log.ts";
 import { StoreUnavailableError } from "../../db/store-health.ts";
 import type { HttpApp } from "../../http/app.ts";
 import { ServiceHealth, soleWriter } from "../../http/health.ts";
@@ -82,7 +82,7 @@ export function createLeaderboardService(
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const log = deps.logger ?? (deps.log ? asLog(deps.log) : jsonLog({ service: "leaderboard" }));
+  const log = deps.logger ?? asLog(deps.log, "leaderboard");
   const store = deps.store ?? openAgentStore(config, deps.env, log);
   // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
   const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;

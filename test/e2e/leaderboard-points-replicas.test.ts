@@ -156,7 +156,13 @@ async function lease(name: string): Promise<{ holder: string; token: number } | 
 async function json<T>(url: string, init?: RequestInit): Promise<{ status: number; body: T; text: string }> {
   const res = await fetch(url, init);
   const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as T, text };
+  try {
+    return { status: res.status, body: JSON.parse(text) as T, text };
+  } catch {
+    throw new Error(
+      `${url}: ${res.status} ${text.slice(0, 200)}; haproxy: ${haproxy.output.slice(-5).join(" | ")}`,
+    );
+  }
 }
 
 const register = (base: string, address: string) =>

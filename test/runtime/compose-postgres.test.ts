@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { HAPROXY_CFG, haproxyBinary } from "../support/haproxy.ts";
 
 /**
  * compose.postgres.yaml, layered on compose.yaml: two replicas of each public service on one Postgres
@@ -250,6 +252,16 @@ describe("deploy/haproxy.cfg", () => {
     expect(all.lb!.environment ?? {}).toEqual({});
     // Only a quoted "${…}" is expanded by HAProxy: none is left bare.
     expect(cfg).not.toMatch(/\$\{/);
+  });
+
+  it("is a file HAProxy accepts as compose runs it, with none of its variables set", () => {
+    // `haproxy -c` exits non-zero on an error; the replicas' names only resolve on the compose network.
+    const out = execFileSync(haproxyBinary(), ["-c", "-f", HAPROXY_CFG], {
+      env: { PATH: process.env.PATH ?? "" },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    expect(out).toContain("Configuration file is valid");
   });
   const sections = cfg.split(/\n(?=(?:frontend|backend|global|defaults|resolvers) )/);
   const frontends = sections.filter((s) => s.startsWith("frontend "));

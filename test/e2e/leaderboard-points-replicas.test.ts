@@ -251,23 +251,32 @@ describe("leaderboard and points processes on one Postgres", () => {
 
   it("behind HAProxy two clients have a bucket each; X-Forwarded-For forged straight to a replica buys nothing", async () => {
     expect((await register(lbUrl, AGENT)).status).toBe(200); // 127.0.0.1 is the balancer: exempt
-    const viaLb = (from: string, headers?: Record<string, string>) =>
+    /** One client's registrations in turn, each answer's status (the three clients run side by side). */
+    const sequence = async (attempts: (() => Promise<number>)[]) => {
+      const statuses: number[] = [];
+      for (const attempt of attempts) statuses.push(await attempt());
+      return statuses;
+    };
+    const limited = [...Array(BURST).fill(200), 429, 429];
+    const viaLb = (from: string, headers?: Record<string, string>) => () =>
       registerFrom(lbUrl, from, AGENT, headers);
-    for (let i = 0; i < BURST; i++) expect(await viaLb("127.0.0.2")).toBe(200);
-    expect(await viaLb("127.0.0.2")).toBe(429);
-    // A forged X-Forwarded-For is kept to the left of the address HAProxy appends, and ignored.
-    expect(await viaLb("127.0.0.2", { "x-forwarded-for": "203.0.113.77" })).toBe(429);
-    // The second client behind the same balancer has its own bucket.
-    for (let i = 0; i < BURST; i++) expect(await viaLb("127.0.0.3")).toBe(200);
-    expect(await viaLb("127.0.0.3")).toBe(429);
-
-    // Straight to a replica, a new forged address each time: all of it is one client, 127.0.0.4,
+    // Straight to the replicas, a new forged address each time: all of it is one client, 127.0.0.4,
     // whose bucket the replicas share (Postgres).
-    const forged = (i: number) => ({ "x-forwarded-for": `198.51.100.${i}` });
-    const direct = [];
-    for (let i = 0; i < BURST + 2; i++)
-      direct.push(await registerFrom(lb[i % 2]!, "127.0.0.4", AGENT, forged(i)));
-    expect(direct).toEqual([...Array(BURST).fill(200), 429, 429]);
+    const forged = (i: number) => () =>
+      registerFrom(lb[i % 2]!, "127.0.0.4", AGENT, { "x-forwarded-for": `198.51.100.${i}` });
+    const [first, second, forger] = await Promise.all([
+      // The last one forges X-Forwarded-For: HAProxy appends the address it saw, which is the one counted.
+      sequence([
+        ...Array(BURST + 1).fill(viaLb("127.0.0.2")),
+        viaLb("127.0.0.2", { "x-forwarded-for": "203.0.113.77" }),
+      ]),
+      // The second client behind the same balancer has a bucket of its own.
+      sequence(Array(BURST + 2).fill(viaLb("127.0.0.3"))),
+      sequence(limited.map((_, i) => forged(i))),
+    ]);
+    expect(first).toEqual(limited);
+    expect(second).toEqual(limited);
+    expect(forger).toEqual(limited);
   });
 
   it("Postgres away: reads answer stale, writes a logged 503, /health 503, no address; all recovers", async () => {

@@ -65,6 +65,22 @@ export async function startHaproxy(
   opts: { checkInterMs?: number } = {},
 ): Promise<Haproxy> {
   const binary = haproxyBinary();
+  // A free port may be taken by another process before HAProxy binds it: then it exits; try anew.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(binary, backends, opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error && /cannot bind|Address already in use/i.test(err.message)))
+        throw err;
+    }
+  }
+}
+
+async function startOnce(
+  binary: string,
+  backends: Partial<Record<Frontend, readonly [string, string]>>,
+  opts: { checkInterMs?: number },
+): Promise<Haproxy> {
   const ports = new Map<Frontend | "stats", number>();
   const env: Record<string, string> = {
     LB_CHECK_INTER: `${opts.checkInterMs ?? 3000}ms`,

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { HealthFacts, HealthSource, WriterInfo } from "../http/health.ts";
 import { asLog, type Log, type LogSink, reason } from "./log.ts";
 import { loadPg } from "./pool.ts";
 import type { StoreHealth } from "./store-health.ts";
@@ -44,11 +45,7 @@ export interface LeaderElectionOptions {
 }
 
 /** What this replica is for one job, and since when (ms). */
-export interface ElectionStatus {
-  role: "writer" | "follower";
-  term: string | null;
-  since: number;
-}
+export type ElectionStatus = Omit<WriterInfo, "lease">;
 
 /** The 64-bit advisory lock key of a job name (Postgres hashes it, so every replica agrees). */
 const LOCK_KEY = "hashtextextended($1, 0)";
@@ -60,7 +57,7 @@ const LOCK_KEY = "hashtextextended($1, 0)";
  * follower ends the hung backend, which frees the lock. Each term bumps the lease's token, and writes
  * carry it as a fence (see `fencedTransaction`), so a deposed writer that wakes up cannot write.
  */
-export class LeaderElection {
+export class LeaderElection implements HealthSource {
   private client: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private fence: Fence | undefined;
@@ -97,6 +94,11 @@ export class LeaderElection {
       term: this.fence?.token ?? null,
       since: this.roleSince,
     };
+  }
+
+  /** This replica's part in the job, for /health. */
+  health(): HealthFacts {
+    return { writers: [{ lease: this.opts.name, ...this.status() }] };
   }
 
   /** Begin campaigning; resolves after the first attempt (elected or not). */

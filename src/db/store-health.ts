@@ -1,3 +1,4 @@
+import type { HealthFacts, HealthSource } from "../http/health.ts";
 import { type Log, reason } from "./log.ts";
 import { unreachable } from "./reachable.ts";
 
@@ -21,7 +22,7 @@ const PROBE_REUSE_MS = 1_000;
  * Each change is logged once (`store unreachable`, then `store reachable again`), however many
  * operations fail in between.
  */
-export class StoreHealth {
+export class StoreHealth implements HealthSource {
   private downSince: number | undefined;
   private probed: { at: number; answer: Promise<void> } | undefined;
 
@@ -66,6 +67,11 @@ export class StoreHealth {
     }
   }
 
+  /** For /health: the store's state, asked now (at most once a second). */
+  async health(): Promise<HealthFacts> {
+    return { store: await this.check() };
+  }
+
   /** Ask the database now (at most once a second) and answer the resulting state. */
   async check(): Promise<"ok" | "down"> {
     const probe = this.probe;
@@ -76,19 +82,4 @@ export class StoreHealth {
     await this.probed.answer.catch(() => undefined);
     return this.state;
   }
-}
-
-/** What a replica reports about itself (the `/health` body's store part). */
-export interface ReplicaHealth {
-  store: "ok" | "down";
-  writer: {
-    /** "writer": records the elected job's results (always, on one machine); "follower": does not. */
-    role: "writer" | "follower";
-    /** The lease term's fencing token while elected; null otherwise (and on one machine). */
-    term: string | null;
-    /** When this role began (ms). */
-    since: number;
-  };
-  /** When this replica last completed its refresh job (ms), or null. */
-  last_refresh_at: number | null;
 }

@@ -1,23 +1,28 @@
 import type { HttpApp } from "./app.ts";
 import { json, type Reply } from "./reply.ts";
 
-/** A writer elected among replicas: which lease, whether this replica holds it, and its term (fence). */
+/**
+ * A replica's part in one elected job: which lease, whether it holds it (`writer`) or not, the term
+ * (the lease's fence token while it writes, else null) and since when (ms). A single process, with no
+ * election, is the writer of its jobs.
+ */
 export interface WriterInfo {
   lease: string;
   role: "writer" | "follower";
-  term: string | number | null;
-  holder?: string | null;
+  term: string | null;
+  since: number;
 }
 
-/** What one part of a service (its store, an election, a refresh loop) says about itself. */
+/**
+ * What one part of a service (its store, an election, a refresh loop) says about itself: the one
+ * shape every service's health is built from.
+ */
 export interface HealthFacts {
   /** Whether the store answers; `down` makes the whole /health answer 503. */
   store?: "ok" | "down";
   writers?: WriterInfo[];
   /** When the last refresh (board, snapshot, fills) succeeded, ms since the epoch; null before the first. */
   lastRefreshMs?: number | null;
-  /** More fields for the body, under their own names. */
-  details?: Record<string, unknown>;
 }
 
 /** Something that reports on its own health; a service registers one per store, election or loop. */
@@ -35,9 +40,9 @@ export interface ServiceHealthOptions {
 
 /**
  * The health of one service: its contract fields (`base`) plus what its sources report. The body
- * keeps every field the contract names and adds `store` (`ok` or `down`), `writers` and
- * `last_refresh` (ISO 8601) when a source reports them; the status is 503, and `status` reads
- * `unavailable`, while the store is down.
+ * keeps every field the contract names and adds `store` (`ok` or `down`), `writers` (and `writer`,
+ * the role alone, when there is one job) and `last_refresh` (ISO 8601; `last_refresh_at` in ms) when
+ * a source reports them; the status is 503, and `status` reads `unavailable`, while the store is down.
  */
 export class ServiceHealth {
   private readonly sources: HealthSource[] = [];
@@ -61,14 +66,18 @@ export class ServiceHealth {
     const stores = facts.flatMap((f) => (f.store ? [f.store] : []));
     const writers = facts.flatMap((f) => f.writers ?? []);
     const refreshes = facts.flatMap((f) => (f.lastRefreshMs === undefined ? [] : [f.lastRefreshMs]));
-    for (const f of facts) Object.assign(body, f.details);
     const down = stores.includes("down");
     if (stores.length > 0) body.store = down ? "down" : "ok";
     if (writers.length > 0) body.writers = writers;
+    if (writers.length === 1) {
+      const { role, term, since } = writers[0]!;
+      body.writer = { role, term, since };
+    }
     if (refreshes.length > 0) {
       const known = refreshes.filter((t): t is number => t !== null);
-      body.last_refresh =
-        known.length === refreshes.length ? new Date(Math.min(...known)).toISOString() : null;
+      const oldest = known.length === refreshes.length ? Math.min(...known) : null;
+      body.last_refresh_at = oldest;
+      body.last_refresh = oldest === null ? null : new Date(oldest).toISOString();
     }
     if (down) body.status = "unavailable";
     return json(body, down ? 503 : 200);
@@ -94,6 +103,11 @@ async function within(source: HealthSource, timeoutMs: number): Promise<HealthFa
   }
 }
 
+/** The one process of a service not replicated: always the writer of its job, since it started. */
+export function soleWriter(lease: string, since: number): HealthSource {
+  return { health: () => ({ writers: [{ lease, role: "writer", term: null, since }] }) };
+}
+
 /** A store's health from a cheap query (`SELECT 1`): ok when it answers, down when it throws. */
 export function storeProbe(check: () => Promise<unknown>): HealthSource {
   return {
@@ -104,28 +118,6 @@ export function storeProbe(check: () => Promise<unknown>): HealthSource {
       } catch {
         return { store: "down" };
       }
-    },
-  };
-}
-
-/** What a replicated service reports about its store, its writer role and its last refresh. */
-export interface ReplicaFacts {
-  store: "ok" | "down";
-  writer: { role: "writer" | "follower"; term: string | null; since: number };
-  last_refresh_at: number | null;
-}
-
-/** A replica's own report as a health source: `store`, `writers` and `last_refresh`, plus `writer` as it is. */
-export function replicaSource(lease: string, report: () => Promise<ReplicaFacts>): HealthSource {
-  return {
-    async health() {
-      const h = await report();
-      return {
-        store: h.store,
-        writers: [{ lease, role: h.writer.role, term: h.writer.term }],
-        lastRefreshMs: h.last_refresh_at,
-        details: { writer: h.writer, last_refresh_at: h.last_refresh_at },
-      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { setLogSink } from "../../src/core/log.ts";
 import { connectMigrated } from "../../src/db/connect.ts";
 import { PgListener } from "../../src/db/notify.ts";
 import { createPool } from "../../src/db/pool.ts";
@@ -137,6 +138,8 @@ describe("connecting to a Postgres that is not up yet", () => {
   it("hl leaderboard serve never binds without its Postgres: after DATABASE_CONNECT_TIMEOUT_S it fails with that error", async () => {
     const port = await freePort();
     const warnings: string[] = [];
+    // Without a host's logger the service logs through its own pino logger, to the process's sink.
+    const previous = setLogSink({ write: (line) => warnings.push(line.trimEnd()) });
     const serving = serveLeaderboard(
       { port: "0" },
       {
@@ -150,9 +153,14 @@ describe("connecting to a Postgres that is not up yet", () => {
         warn: (line) => warnings.push(line),
       },
     );
-    await expect(serving).rejects.toThrow(
-      /^Postgres at 127\.0\.0\.1:\d+\/hl not reachable after \d+ attempts in 0\.5 s/,
-    );
+    try {
+      await expect(serving).rejects.toThrow(
+        /^Postgres at 127\.0\.0\.1:\d+\/hl not reachable after \d+ attempts in 0\.5 s/,
+      );
+    } finally {
+      setLogSink(previous);
+      for (const line of warnings) previous.write(`${line}\n`);
+    }
     expect(warnings.length).toBeGreaterThanOrEqual(1);
     // One JSON event per line, each a wait for Postgres (never "listening on"), never the password.
     const events = warnings.map((w) => JSON.parse(w) as { event: string; msg: string });

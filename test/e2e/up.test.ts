@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
 import { call, connectHttp, text as toolText } from "../services/mcp/helpers.ts";
+import { logLineProblem } from "../support/log-scan.ts";
 import { checkMetrics } from "./metrics-check.ts";
 import { readmeCurls, retarget, runCurl } from "./readme-curl.ts";
 import {
@@ -254,5 +255,19 @@ describe("hl up", () => {
     );
     expect(running.output()).toMatch(/services\s+one process: leaderboard, feeds, isfr, points, mcp/);
     expect(running.output()).toMatch(/└ leaderboard\s+leaderboard\s+http:\/\/127\.0\.0\.1:\d+\//);
+
+    // The console above is for a person; every child's log file is JSON lines only, secrets kept out.
+    const logDir = join(running.dataDir, "logs");
+    const files = readdirSync(logDir).filter((f) => f.endsWith(".log"));
+    expect(files.sort()).toEqual(["agent.log", "services.log", "sim.log", "traders.log"]);
+    for (const file of files) {
+      const lines = readFileSync(join(logDir, file), "utf8").split("\n").filter(Boolean);
+      expect(lines.length, file).toBeGreaterThan(0);
+      for (const line of lines) expect(logLineProblem(`${line}\n`), `${file}: ${line}`).toBeUndefined();
+    }
+    const services = readFileSync(join(logDir, "services.log"), "utf8").split("\n").filter(Boolean);
+    const events = services.map((l) => JSON.parse(l) as { event?: string; service?: string; url?: string });
+    for (const name of ["leaderboard", "isfr", "points", "mcp"])
+      expect(events, name).toContainEqual(expect.objectContaining({ event: "start", service: name }));
   });
 });

@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { HAPROXY_CFG, haproxyBinary } from "../support/haproxy.ts";
 
 /**
  * compose.postgres.yaml, layered on compose.yaml: two replicas of each public service on one Postgres
@@ -233,7 +235,34 @@ describe("compose.postgres.yaml", () => {
 });
 
 describe("deploy/haproxy.cfg", () => {
-  const cfg = readFileSync(join(ROOT, "deploy/haproxy.cfg"), "utf8");
+  const raw = readFileSync(join(ROOT, "deploy/haproxy.cfg"), "utf8").replace(/^\s*#.*$/gm, "");
+  /** Its environment variables ("${NAME-default}"), each with the default compose runs it with. */
+  const variables = [...raw.matchAll(/"\$\{([A-Z0-9_]+)(?:-([^}"]*))?\}"/g)].map((m) => ({
+    name: m[1]!,
+    fallback: m[2],
+  }));
+  /** The file as HAProxy reads it under compose, which sets none of the variables. */
+  const cfg = raw.replace(/"\$\{[A-Z0-9_]+-([^}"]*)\}"/g, "$1");
+
+  it("takes every address from a variable of its own whose default is the compose value", () => {
+    expect(variables.length).toBeGreaterThan(0);
+    for (const v of variables) expect(v.fallback, `${v.name} has no default`).toBeDefined();
+    const names = variables.map((v) => v.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(all.lb!.environment ?? {}).toEqual({});
+    // Only a quoted "${…}" is expanded by HAProxy: none is left bare.
+    expect(cfg).not.toMatch(/\$\{/);
+  });
+
+  it("is a file HAProxy accepts as compose runs it, with none of its variables set", () => {
+    // `haproxy -c` exits non-zero on an error; the replicas' names only resolve on the compose network.
+    const out = execFileSync(haproxyBinary(), ["-c", "-f", HAPROXY_CFG], {
+      env: { PATH: process.env.PATH ?? "" },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    expect(out).toContain("Configuration file is valid");
+  });
   const sections = cfg.split(/\n(?=(?:frontend|backend|global|defaults|resolvers) )/);
   const frontends = sections.filter((s) => s.startsWith("frontend "));
   const backends = sections.filter((s) => s.startsWith("backend "));

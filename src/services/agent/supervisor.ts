@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 /** Path of the `hl` launcher, so children run the same code base as their parent. */
@@ -25,6 +26,8 @@ export interface SupervisorOptions {
   stopTimeoutMs?: number;
   /** Where the child's stdout and stderr go; a number is an open file descriptor (e.g. a log file). */
   stdio?: "inherit" | "ignore" | "pipe" | number;
+  /** With stdio "pipe": handed each run's two streams as the child starts (each restart, new ones). */
+  output?: (stream: Readable, name: "stdout" | "stderr", pid: number | null) => void;
   /**
    * Asked after the child failed: a reason when it stopped itself for good (a risk hard stop), which
    * a restart would undo; the supervisor then stays "halted" instead of restarting it.
@@ -87,8 +90,8 @@ export class Supervisor extends EventEmitter {
   private stopping = false;
   private haltReason: string | undefined;
   private lastFailure: SupervisorCrash | undefined;
-  private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop" | "beforeRestart">> &
-    Pick<SupervisorOptions, "finalStop" | "beforeRestart"> & { env: NodeJS.ProcessEnv };
+  private readonly o: Required<Omit<SupervisorOptions, "env" | "finalStop" | "beforeRestart" | "output">> &
+    Pick<SupervisorOptions, "finalStop" | "beforeRestart" | "output"> & { env: NodeJS.ProcessEnv };
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -104,6 +107,7 @@ export class Supervisor extends EventEmitter {
       stdio: opts.stdio ?? "inherit",
       finalStop: opts.finalStop,
       beforeRestart: opts.beforeRestart,
+      output: opts.output,
     };
   }
 
@@ -166,6 +170,10 @@ export class Supervisor extends EventEmitter {
     }
     this.child = child;
     this.state = "running";
+    if (this.o.output && child.stdout && child.stderr) {
+      this.o.output(child.stdout, "stdout", child.pid ?? null);
+      this.o.output(child.stderr, "stderr", child.pid ?? null);
+    }
     this.emit("spawn", child.pid);
     child.on("error", (err) => {
       // A child that never started emits "error" and no "exit".

@@ -201,17 +201,7 @@ async function runElected(
   await election.start();
   return {
     feed,
-    health: {
-      health: () => ({
-        writers: [
-          {
-            lease: `feeds:${def.symbol}`,
-            role: election.current ? "writer" : "follower",
-            term: election.current?.token ?? null,
-          },
-        ],
-      }),
-    },
+    health: election,
     engine: () => engine,
     async stop() {
       await election.stop();

@@ -1,6 +1,6 @@
 import { UserError } from "../../core/errors.ts";
 import { createLogger } from "../../core/log.ts";
-import { jsonLog, type Log, type LogFields } from "../../db/log.ts";
+import type { Log, LogFields } from "../../db/log.ts";
 
 /** What a service's start function needs from whoever runs it: its own `hl … serve` or a shared host. */
 export interface ServeContext {
@@ -12,19 +12,18 @@ export interface ServeContext {
   warn: (line: string) => void;
   /**
    * The structured log a service's own events go to (one JSON object per line on stderr). Without it
-   * a service writes its events as JSON lines through `warn`.
+   * a service logs through its own pino logger (createLogger), to the same place.
    */
   logger?: (service: string) => Log;
 }
 
 /**
  * A service's structured log, each event naming its replica (`HL_REPLICA_NAME`): the context's logger
- * when it has one, else JSON lines through `warn`.
+ * when it has one, else a pino logger of its own.
  */
 export function serviceLog(ctx: ServeContext, service: string): Log {
   const replica = ctx.env.HL_REPLICA_NAME;
-  if (!ctx.logger) return jsonLog({ service, replica }, (line) => ctx.warn(line.trimEnd()));
-  const log = ctx.logger(service);
+  const log = (ctx.logger ?? createLogger)(service);
   const tagged = (f: LogFields): LogFields => ({ replica, ...f });
   return {
     info: (f, msg) => log.info(tagged(f), msg),

@@ -131,17 +131,7 @@ export function electedWriter(
 
   return {
     snapshot,
-    health: {
-      health: () => ({
-        writers: [
-          {
-            lease: "isfr:snapshots",
-            role: election.current ? "writer" : "follower",
-            term: election.current?.token ?? null,
-          },
-        ],
-      }),
-    },
+    health: election,
     startSchedule() {
       if (scheduled) return;
       scheduled = true;

@@ -84,7 +84,7 @@ export class PostgresAgentStore implements AgentStore {
     health?: StoreHealth,
   ) {
     this.origin = origin ?? randomUUID();
-    this.health = health ?? new StoreHealth(asLog(undefined), () => pool.query("SELECT 1"));
+    this.health = health ?? new StoreHealth(asLog(undefined, "leaderboard"), () => pool.query("SELECT 1"));
   }
 
   readonly health: StoreHealth;

@@ -47,23 +47,28 @@ export function isLoopback(address: string): boolean {
   return LOOPBACK.test(address);
 }
 
+/** An IPv4 client as a dual-stack socket reports it (`::ffff:10.0.0.7`) is that IPv4 address. */
+const plain = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+
 /**
- * The client a registration is counted against, or null when it is exempt. A request straight from
- * this machine is exempt (local scripts register many agents). Behind loopback or a configured
- * trusted proxy, X-Forwarded-For names the client: its nearest address that is not itself a proxy
- * of ours; a request the proxy made on its own behalf is exempt. Anyone else's X-Forwarded-For is
- * ignored (it could be forged).
+ * The client a registration is counted against, or null when it is exempt. The trusted proxies are
+ * LEADERBOARD_TRUSTED_PROXIES when it is set (the balancer, exactly: behind one, a loopback caller
+ * is a client like any other), else loopback (a proxy on this machine). A request straight from a
+ * trusted address is exempt (local scripts register many agents; a balancer's own request).
+ * Behind one, X-Forwarded-For names the client: its nearest address that is not itself a trusted
+ * proxy. Anyone else's X-Forwarded-For is ignored (it could be forged).
  */
 export function rateLimitedClient(
   remote: string,
   forwardedFor: string | undefined,
   trustedProxies: ReadonlySet<string>,
 ): string | null {
-  const trusted = (a: string) => isLoopback(a) || trustedProxies.has(a);
-  if (!trusted(remote)) return remote;
+  const trusted = (a: string) => (trustedProxies.size > 0 ? trustedProxies.has(a) : isLoopback(a));
+  const from = plain(remote);
+  if (!trusted(from)) return from;
   const hops = (forwardedFor ?? "")
     .split(",")
-    .map((h) => h.trim())
+    .map((h) => plain(h.trim()))
     .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) if (!trusted(hops[i]!)) return hops[i]!;
   return null;

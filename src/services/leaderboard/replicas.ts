@@ -1,6 +1,7 @@
-import { type ElectionStatus, LeaderElection } from "../../db/leader.ts";
+import { LeaderElection } from "../../db/leader.ts";
 import type { Log } from "../../db/log.ts";
 import { PgListener } from "../../db/notify.ts";
+import type { HealthSource } from "../../http/health.ts";
 import { LEADERBOARD_NETWORKS } from "./account-source.ts";
 import { BOARD_CHANNEL, type BoardChange, type PostgresAgentStore } from "./pg-store.ts";
 import type { Refresher } from "./refresher.ts";
@@ -9,8 +10,8 @@ import type { Refresher } from "./refresher.ts";
 export interface ReplicaCoordination {
   /** Whether this replica is the elected writer now. */
   writing(): boolean;
-  /** Writer or follower, its term, and since when. */
-  status(): ElectionStatus;
+  /** Writer or follower, its term, and since when (the election's own report). */
+  election: HealthSource;
   close(): Promise<void>;
 }
 
@@ -67,7 +68,7 @@ export function coordinateReplicas(
     .catch(() => undefined);
   return {
     writing: () => election.current !== undefined,
-    status: () => election.status(),
+    election,
     async close() {
       closed = true;
       await election.stop();

@@ -1,9 +1,9 @@
 import { Counter, Gauge } from "prom-client";
 import type { Logger } from "../../core/log.ts";
-import { asLog, jsonLog, type Log } from "../../db/log.ts";
-import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
+import { asLog, type Log } from "../../db/log.ts";
+import { StoreUnavailableError } from "../../db/store-health.ts";
 import type { HttpApp } from "../../http/app.ts";
-import { replicaSource, ServiceHealth } from "../../http/health.ts";
+import { ServiceHealth, soleWriter } from "../../http/health.ts";
 import { json, type Reply, send } from "../../http/reply.ts";
 import { createService, HttpError } from "../../http/service.ts";
 import { serveWebFolder } from "../../http/static.ts";
@@ -82,7 +82,7 @@ export function createLeaderboardService(
 ): LeaderboardService {
   const now = deps.now ?? Date.now;
   const started = now();
-  const log = deps.logger ?? (deps.log ? asLog(deps.log) : jsonLog({ service: "leaderboard" }));
+  const log = deps.logger ?? asLog(deps.log, "leaderboard");
   const store = deps.store ?? openAgentStore(config, deps.env, log);
   // Replicas share the store in Postgres: they elect one writer and hear each other's changes.
   const shared = config.databaseUrl && store instanceof PostgresAgentStore ? store : undefined;
@@ -143,13 +143,10 @@ export function createLeaderboardService(
     },
   });
 
-  const replicaHealth = async (): Promise<ReplicaHealth> => ({
-    store: shared ? await shared.health.check() : "ok",
-    writer: replicas?.status() ?? { role: "writer", term: null, since: started },
-    last_refresh_at: refresher.lastRefreshAt,
-  });
   health.serve(app, ["/health"]);
-  health.register(replicaSource("leaderboard:schedule", replicaHealth));
+  // On SQLite the one process is the writer and its store is a local file: reported ok.
+  health.register(shared ? shared.health : { health: () => ({ store: "ok" }) });
+  health.register({ health: () => ({ lastRefreshMs: refresher.lastRefreshAt }) });
 
   app.post("/api/register", async (req): Promise<Reply> => {
     try {
@@ -220,6 +217,7 @@ export function createLeaderboardService(
           log,
         })
       : undefined;
+  health.register(replicas?.election ?? soleWriter("leaderboard:schedule", started));
 
   return {
     app,

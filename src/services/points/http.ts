@@ -40,7 +40,7 @@ async function upstream<T>(work: () => Promise<T>): Promise<T> {
 /** The points API (interfaces.md F), paths under /points, plus the points page at /points/. */
 export function createPointsApp(
   points: PointsService,
-  opts: { now?: () => number; health?: HealthSource } = {},
+  opts: { now?: () => number; health?: readonly HealthSource[] } = {},
 ): Service & { health: ServiceHealth } {
   const now = opts.now ?? Date.now;
   const started = now();
@@ -48,7 +48,7 @@ export function createPointsApp(
   const { app } = service;
   const health = new ServiceHealth(() => ({ status: "ok", uptime_s: Math.floor((now() - started) / 1000) }));
   health.serve(app, ["/health"]);
-  if (opts.health) health.register(opts.health);
+  for (const source of opts.health ?? []) health.register(source);
 
   app.get("/points/market-config", async () => json(await points.marketConfig()));
 

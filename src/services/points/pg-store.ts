@@ -38,7 +38,7 @@ export class PostgresPointsStore implements PointsStore {
     private readonly fence?: Fence,
     health?: StoreHealth,
   ) {
-    this.health = health ?? new StoreHealth(asLog(undefined), () => pool.query("SELECT 1"));
+    this.health = health ?? new StoreHealth(asLog(undefined, "points"), () => pool.query("SELECT 1"));
   }
 
   /** The same store, recording syncs as the holder of `fence` (refused once another replica took over). */

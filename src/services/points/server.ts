@@ -1,7 +1,7 @@
 import { LeaderElection } from "../../db/leader.ts";
 import { asLog, type Log } from "../../db/log.ts";
-import { type ReplicaHealth, StoreUnavailableError } from "../../db/store-health.ts";
-import { replicaSource, type ServiceHealth } from "../../http/health.ts";
+import { StoreUnavailableError } from "../../db/store-health.ts";
+import { type ServiceHealth, soleWriter } from "../../http/health.ts";
 import { listen } from "../../http/service.ts";
 import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
@@ -117,12 +117,14 @@ export async function startPoints(
   if (election) void election.start();
   else startFollowing(history);
   const started = Date.now();
-  const replicaHealth = async (): Promise<ReplicaHealth> => ({
-    store: store instanceof PostgresPointsStore ? await store.health.check() : "ok",
-    writer: election?.status() ?? { role: "writer", term: null, since: started },
-    last_refresh_at: service.lastFollowAt,
+  const { app, health } = createPointsApp(service, {
+    health: [
+      // On SQLite the one process is the writer and its store is a local file: reported ok.
+      store instanceof PostgresPointsStore ? store.health : { health: () => ({ store: "ok" }) },
+      election ?? soleWriter("points:sync", started),
+      { health: () => ({ lastRefreshMs: service.lastFollowAt }) },
+    ],
   });
-  const { app, health } = createPointsApp(service, { health: replicaSource("points:sync", replicaHealth) });
   try {
     const port = await listen(app, cfg.port, cfg.host);
     return {

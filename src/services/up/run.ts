@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
@@ -9,6 +9,7 @@ import { HL_BIN, Supervisor, type SupervisorGaveUp } from "../agent/supervisor.t
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import { combineServices, combineTraders, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
+import { ChildLogFile } from "./log-file.ts";
 import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
 import { type Progress, readProgress } from "./progress.ts";
@@ -120,18 +121,20 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   const policy = restartPolicyFromEnv({ maxRestarts: 5, healthyAfterMs: 60_000, baseBackoffMs: 2000 }, env);
   const specs = cfg.split ? planned : combineServices(combineTraders(planned));
   const children: RunningChild[] = [];
-  const fds: number[] = [];
+  const logFiles: ChildLogFile[] = [];
   let stopping = false;
 
   const spawnChild = (spec: ChildSpec): RunningChild => {
     const logPath = join(logDir, `${spec.name}.log`);
-    const fd = openSync(logPath, "a");
-    fds.push(fd);
+    // The child's output, both streams, as JSON lines: its events as they are, any other line wrapped.
+    const logFile = new ChildLogFile(logPath, spec.name);
+    logFiles.push(logFile);
     const finalStop = engineFinalStop(spec);
     const supervisor = new Supervisor({
       args: spec.args,
       env: spec.env,
-      stdio: fd,
+      stdio: "pipe",
+      output: (stream, name, pid) => logFile.follow(stream, name, pid),
       stopTimeoutMs: spec.stopTimeoutMs,
       ...policy,
       ...(finalStop ? { finalStop } : {}),
@@ -166,7 +169,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     for (const round of [0, 1, 2] as const) {
       await Promise.all(children.filter((c) => c.spec.stopRound === round).map((c) => c.supervisor.stop()));
     }
-    for (const fd of fds.splice(0)) closeSync(fd);
+    await Promise.all(logFiles.splice(0).map((f) => f.close()));
     await alerter.flush();
   };
 

@@ -386,15 +386,16 @@ describe.each(deployments)("%s", (_name, chosen) => {
       );
     });
 
-    it("rate-limits registrations per client with 429, after validation; loopback and trusted proxies are exempt", async () => {
+    it("rate-limits registrations per client with 429, after validation; trusted proxies are exempt", async () => {
       const lb = await startBoard({
         LEADERBOARD_REGISTER_PER_MIN: "1",
         LEADERBOARD_REGISTER_BURST: "2",
-        LEADERBOARD_TRUSTED_PROXIES: "10.0.0.7",
+        // The list is the whole trust: loopback is trusted here because it is listed.
+        LEADERBOARD_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.7",
       });
       // A script on this machine registers six agents in a row.
       for (let i = 0; i < 6; i++) expect((await lb.post({ address: wallet().address })).status).toBe(200);
-      // A client behind a proxy (here: loopback, always trusted) is limited by its own address...
+      // A client behind a proxy (here: loopback, listed) is limited by its own address...
       const client = { "x-forwarded-for": "203.0.113.5" };
       // ...but a malformed request is a 400 and costs nothing.
       for (let i = 0; i < 3; i++) expect((await lb.post({ address: "bad" }, client)).status).toBe(400);

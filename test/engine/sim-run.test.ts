@@ -202,7 +202,7 @@ describe("paper runs on the sim world", () => {
   });
 
   it("--dry-run margins orders with the wallet's real account value, leverage and asset id", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hl-sim-dry-account-"));
+    const dir = dirs.make("hl-sim-dry-account-");
     const c = await client(dir);
     const user = c.address!;
     await c.clearinghouseState();
@@ -230,7 +230,7 @@ describe("paper runs on the sim world", () => {
   });
 
   it("a delisted market is refused alike with and without --dry-run", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hl-sim-delisted-"));
+    const dir = dirs.make("hl-sim-delisted-");
     const c = await client(dir);
     const run = (dryRun: boolean) =>
       runStrategy({
@@ -255,7 +255,7 @@ describe("paper runs on the sim world", () => {
   });
 
   it("--dry-run on a HIP-3 market margins with the balance the exchange margins it with", async () => {
-    const c = await client(mkdtempSync(join(tmpdir(), "hl-sim-dry-hip3-")));
+    const c = await client(dirs.make("hl-sim-dry-hip3-"));
     const main = await c.clearinghouseState();
     // The sim's accounts margin every dex from one USDC balance (userDexAbstraction is true).
     const options = await dryRunPaperOptions(c, await c.market("VXX-USDYP"));

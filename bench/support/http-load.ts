@@ -2,11 +2,14 @@ import { Worker } from "node:worker_threads";
 
 /**
  * A lean keep-alive HTTP/1.1 load generator (wrk-like): `connections` sockets, each sending the next
- * GET as soon as the previous answer is complete, for `durationMs`. It runs in a worker thread with
+ * GET as soon as the previous answer is complete, for `durationMs` (a server that closes after each
+ * answer, HTTP/1.0 style, gets a new connection per request). It runs in a worker thread with
  * hand-rolled response framing, so the client costs far less than node:http and the figure is the
  * server's, not the client's.
  */
 export interface LoadOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
   port: number;
   path: string;
   connections: number;

@@ -3,27 +3,28 @@ import { connect } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 
 /**
- * Where the response in `buf` ends: its byte length once complete, -1 while more is to come, or
- * "at-close" for an answer without a length (HTTP/1.0 style), which ends when the server closes.
- * @param {Buffer} buf
+ * How the response whose head is `head` ends: `length` (bytes after the head), or "at-close" for
+ * an answer without a length (HTTP/1.0 style), which ends when the server closes. `ok`: its status
+ * is the one expected.
+ * @param {string} head
+ * @param {number} status
  */
-function framing(buf) {
-  const headEnd = buf.indexOf("\r\n\r\n");
-  if (headEnd < 0) return { done: -1 };
-  const head = buf.subarray(0, headEnd).toString("latin1");
-  const ok = /^HTTP\/1\.[01] 200 /.test(head);
+function framing(head, status) {
+  const code = Number(head.slice(9, 12));
+  const ok = /^HTTP\/1\.[01] /.test(head) && code === status;
   const http10 = head.startsWith("HTTP/1.0");
   const connection = /\r\nconnection:\s*([^\r]*)/i.exec(head)?.[1]?.toLowerCase() ?? "";
   const keepAlive = http10 ? connection.includes("keep-alive") : !connection.includes("close");
   const m = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-  if (!m) return { done: "at-close", ok, keepAlive: false };
-  const total = headEnd + 4 + Number(m[1]);
-  return { done: buf.length >= total ? total : -1, ok, keepAlive };
+  if (code === 204 || code === 304) return { length: 0, ok, keepAlive };
+  if (!m) return { length: "at-close", ok, keepAlive: false };
+  return { length: Number(m[1]), ok, keepAlive };
 }
 
-/** @param {{host?: string, port:number, path:string, connections:number, durationMs:number, headers?:string[]}} o */
+/** @param {{host?: string, port:number, path:string, connections:number, durationMs:number, headers?:string[], status?: number}} o */
 function loadLoop(o) {
   const host = o.host ?? "127.0.0.1";
+  const status = o.status ?? 200;
   const request = Buffer.from(
     `GET ${o.path} HTTP/1.1\r\nHost: ${host}:${o.port}\r\n${(o.headers ?? []).map((h) => `${h}\r\n`).join("")}\r\n`,
   );
@@ -45,7 +46,12 @@ function loadLoop(o) {
           return;
         }
         let sentAt = performance.now();
-        let buf = Buffer.alloc(0);
+        // The answer so far: its head once complete, then only the count of body bytes (large bodies
+        // are not copied).
+        let pending = Buffer.alloc(0);
+        /** @type {ReturnType<typeof framing> | undefined} */
+        let answer;
+        let bodyBytes = 0;
         let closing = false;
         const socket = connect(o.port, host);
         socket.setNoDelay(true);
@@ -60,18 +66,25 @@ function loadLoop(o) {
             resolve();
             return;
           }
-          buf = Buffer.alloc(0);
+          pending = Buffer.alloc(0);
+          answer = undefined;
+          bodyBytes = 0;
           sentAt = performance.now();
           socket.write(request);
         };
         socket.on("connect", () => socket.write(request));
         socket.on("error", (err) => (closing ? undefined : reject(err)));
         socket.on("data", (chunk) => {
-          buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-          const f = framing(buf);
-          if (typeof f.done !== "number" || f.done < 0) return;
-          answered(f.ok);
-          if (f.keepAlive) send();
+          if (answer === undefined) {
+            pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+            const headEnd = pending.indexOf("\r\n\r\n");
+            if (headEnd < 0) return;
+            answer = framing(pending.subarray(0, headEnd).toString("latin1"), status);
+            bodyBytes = pending.length - headEnd - 4;
+          } else bodyBytes += chunk.length;
+          if (answer.length === "at-close" || bodyBytes < answer.length) return;
+          answered(answer.ok);
+          if (answer.keepAlive) send();
           else {
             closing = true;
             socket.destroy();
@@ -81,8 +94,7 @@ function loadLoop(o) {
         socket.on("end", () => {
           if (closing) return;
           closing = true;
-          const f = framing(buf);
-          if (f.done === "at-close") answered(f.ok);
+          if (answer?.length === "at-close") answered(answer.ok);
           socket.destroy();
           open();
         });

@@ -16,11 +16,13 @@ export interface LoadOptions {
   durationMs: number;
   /** Extra request header lines, e.g. ["Accept-Encoding: gzip"]. */
   headers?: string[];
+  /** The status every answer should have (default 200); others count as errors. */
+  status?: number;
 }
 
 export interface LoadResult {
   requests: number;
-  /** Answers whose status was not 200. */
+  /** Answers whose status was not the one expected. */
   errors: number;
   elapsedMs: number;
   latenciesMs: Float64Array;

@@ -62,10 +62,10 @@ interface Measured {
   errors: number;
 }
 
-/** `/health` at `connections`, after a warm-up, in `rounds` runs of DURATION_MS taken together. */
-async function measure(target: Target, connections: number, rounds = 1): Promise<Measured> {
+/** `/health` at `connections` for DURATION_MS, after a warm-up. */
+async function measure(target: Target, connections: number): Promise<Measured> {
   await runLoad({ ...target, path: "/health", connections, durationMs: 1_000 }); // warm-up
-  return together(await inRounds(target, connections, rounds));
+  return together(await inRounds(target, connections, 1));
 }
 
 async function inRounds(target: Target, connections: number, rounds: number) {

@@ -39,7 +39,7 @@ function loadLoop(o) {
    * latency then includes the connect, as a real client's would).
    */
   const client = () =>
-    new Promise((resolve, reject) => {
+    new Promise((resolve) => {
       const open = () => {
         if (performance.now() >= end) {
           resolve();
@@ -73,7 +73,15 @@ function loadLoop(o) {
           socket.write(request);
         };
         socket.on("connect", () => socket.write(request));
-        socket.on("error", (err) => (closing ? undefined : reject(err)));
+        // A refused or reset connection (a server whose accept queue overflowed) is a failed
+        // request: counted, and the client connects again.
+        socket.on("error", () => {
+          if (closing) return;
+          closing = true;
+          errors++;
+          socket.destroy();
+          setTimeout(open, 10);
+        });
         socket.on("data", (chunk) => {
           if (answer === undefined) {
             pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);

@@ -22,7 +22,7 @@ export interface LoadOptions {
 
 export interface LoadResult {
   requests: number;
-  /** Answers whose status was not the one expected. */
+  /** Answers whose status was not the one expected, and connections refused or reset. */
   errors: number;
   elapsedMs: number;
   latenciesMs: Float64Array;

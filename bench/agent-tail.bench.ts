@@ -11,8 +11,12 @@ import { runLoad } from "./support/http-load.ts";
  * The agent service's tail, as deployed (compiled build, `hl sim serve` and `hl agent serve` each in
  * their own process, RUN_MODE=wolf with a live WOLF child ticking every 2 s): RSS at rest, `/health`
  * at one connection and at 32, RSS after the load, and what the machine spent meanwhile (CPU of the
- * service and of its trading child). The predecessor's `/health` throughput at c=32 on the same
- * machine is not in this repository: give it as PREDECESSOR_HEALTH_RPS to see the ratio (goal ≥ 10×).
+ * service and of its trading child).
+ *
+ * The predecessor is not in this repository: started beside this bench with a live trading child
+ * (docs/http-stack.md says how), its URL in PREDECESSOR_AGENT_URL makes the bench load its `/health`
+ * the same way, alternating with ours, and print the ratio (goal ≥ 10×); PREDECESSOR_AGENT_PID adds
+ * its RSS. Without the URL the ratio is not measured, and the bench says so.
  */
 const WOLF_TICK_S = 2;
 const DURATION_MS = Number(process.env.AGENT_TAIL_DURATION_MS ?? 5_000);
@@ -47,11 +51,59 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-async function load(port: number, connections: number) {
-  await runLoad({ port, path: "/health", connections, durationMs: 1_000 }); // warm-up
-  const r = await runLoad({ port, path: "/health", connections, durationMs: DURATION_MS });
-  const latencies = Array.from(r.latenciesMs);
-  return { rps: r.requests / (r.elapsedMs / 1000), p99: percentile(latencies, 99), errors: r.errors };
+interface Target {
+  host: string;
+  port: number;
+}
+
+interface Measured {
+  rps: number;
+  p99: number;
+  errors: number;
+}
+
+/** `/health` at `connections` for DURATION_MS, after a warm-up. */
+async function measure(target: Target, connections: number): Promise<Measured> {
+  await runLoad({ ...target, path: "/health", connections, durationMs: 1_000 }); // warm-up
+  return together(await inRounds(target, connections, 1));
+}
+
+async function inRounds(target: Target, connections: number, rounds: number) {
+  const runs = [];
+  for (let i = 0; i < rounds; i++)
+    runs.push(await runLoad({ ...target, path: "/health", connections, durationMs: DURATION_MS }));
+  return runs;
+}
+
+function together(runs: Awaited<ReturnType<typeof runLoad>>[]): Measured {
+  const latencies = runs.flatMap((r) => Array.from(r.latenciesMs));
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const seconds = runs.reduce((n, r) => n + r.elapsedMs, 0) / 1000;
+  return {
+    rps: requests / seconds,
+    p99: percentile(latencies, 99),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
+/** Ours and the predecessor's `/health` at `connections`, alternating rounds so both meet the same machine. */
+async function sideBySide(ours: Target, theirs: Target, connections: number, rounds: number) {
+  await runLoad({ ...ours, path: "/health", connections, durationMs: 1_000 });
+  await runLoad({ ...theirs, path: "/health", connections, durationMs: 1_000 });
+  const a: Awaited<ReturnType<typeof runLoad>>[] = [];
+  const b: Awaited<ReturnType<typeof runLoad>>[] = [];
+  for (let i = 0; i < rounds; i++) {
+    a.push(...(await inRounds(ours, connections, 1)));
+    b.push(...(await inRounds(theirs, connections, 1)));
+  }
+  return { ours: together(a), theirs: together(b) };
+}
+
+function predecessorTarget(): Target | undefined {
+  const raw = process.env.PREDECESSOR_AGENT_URL;
+  if (!raw) return undefined;
+  const url = new URL(raw);
+  return { host: url.hostname, port: Number(url.port || 80) };
 }
 
 export default async function (r: BenchReporter): Promise<void> {
@@ -104,7 +156,9 @@ export default async function (r: BenchReporter): Promise<void> {
     const serviceCpu0 = cpuSeconds(servicePid);
     const childCpu0 = cpuSeconds(childPid);
     const t0 = performance.now();
-    const one = await load(ports.agent, 1);
+    const ours: Target = { host: "127.0.0.1", port: ports.agent };
+    const predecessor = predecessorTarget();
+    const one = await measure(ours, 1);
     r.figure({ name: "agent /health c=1, live WOLF: throughput", value: one.rps, unit: "req/s" });
     r.figure({
       name: "agent /health c=1, live WOLF: p99",
@@ -112,19 +166,9 @@ export default async function (r: BenchReporter): Promise<void> {
       unit: "ms",
       target: { op: "<=", value: 1 },
     });
-    const many = await load(ports.agent, 32);
-    const predecessor = Number(process.env.PREDECESSOR_HEALTH_RPS);
-    r.figure({
-      name: "agent /health c=32, live WOLF: throughput",
-      value: many.rps,
-      unit: "req/s",
-      ...(predecessor > 0
-        ? {
-            baseline: { name: "predecessor", value: predecessor },
-            target: { op: ">=", value: 10 * predecessor },
-          }
-        : {}),
-    });
+    const pair = predecessor ? await sideBySide(ours, predecessor, 32, 2) : undefined;
+    const many = pair?.ours ?? (await measure(ours, 32));
+    r.figure({ name: "agent /health c=32, live WOLF: throughput", value: many.rps, unit: "req/s" });
     r.figure({
       name: "agent /health c=32, live WOLF: p99",
       value: many.p99,
@@ -139,7 +183,7 @@ export default async function (r: BenchReporter): Promise<void> {
     });
     const seconds = (performance.now() - t0) / 1000;
     r.figure({
-      name: "agent service CPU during the load",
+      name: "agent service CPU during the load (the predecessor's c=32 rounds in between, when measured)",
       value: (100 * (cpuSeconds(servicePid) - serviceCpu0)) / seconds,
       unit: "% of a core",
     });
@@ -148,6 +192,29 @@ export default async function (r: BenchReporter): Promise<void> {
       value: (100 * (cpuSeconds(childPid) - childCpu0)) / seconds,
       unit: "% of a core",
     });
+    if (pair && predecessor) {
+      const theirsOne = await measure(predecessor, 1);
+      r.figure({ name: "predecessor /health c=1: p99", value: theirsOne.p99, unit: "ms" });
+      r.figure({ name: "predecessor /health c=32: throughput", value: pair.theirs.rps, unit: "req/s" });
+      r.figure({ name: "predecessor /health c=32: p99", value: pair.theirs.p99, unit: "ms" });
+      r.figure({
+        name: "predecessor /health: non-200 answers",
+        value: theirsOne.errors + pair.theirs.errors,
+        unit: "answers",
+      });
+      r.figure({
+        name: "agent /health c=32 throughput over the predecessor's (same run, alternating rounds)",
+        value: many.rps / pair.theirs.rps,
+        unit: "×",
+        target: { op: ">=", value: 10 },
+      });
+      const pid = Number(process.env.PREDECESSOR_AGENT_PID);
+      if (pid > 0) r.figure({ name: "predecessor RSS after its load", value: rssMb(pid), unit: "MB" });
+    } else {
+      console.log(
+        "agent /health c=32 over the predecessor: not measured (start the predecessor beside this bench and give PREDECESSOR_AGENT_URL; see docs/http-stack.md)",
+      );
+    }
     r.figure({
       name: "agent service RSS after load, live WOLF child",
       value: rssMb(servicePid),

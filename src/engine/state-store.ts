@@ -1,6 +1,5 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
 import { appendLines } from "../store/append.ts";
 import { type Db, openDb, openDbReadOnly } from "../store/sqlite.ts";
 
@@ -26,25 +25,6 @@ import { type Db, openDb, openDbReadOnly } from "../store/sqlite.ts";
  *   run            {"status": "running"|"stopped"|"halted", "pid", "heartbeat_ms", "mode",
  *                  "network", "tick_interval_s", "params", "halt_reason"} — liveness for readers
  */
-/**
- * Why the engine whose state is at `path` stopped itself on a risk hard stop (its `run` row says
- * "halted"), or undefined (running, stopped otherwise, or no readable state). Read-only.
- */
-export function readRunHalt(path: string): string | undefined {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
-    const row = db.prepare("SELECT value FROM kv WHERE key = 'run'").get() as { value: string } | undefined;
-    const run = row ? (JSON.parse(row.value) as { status?: unknown; halt_reason?: unknown }) : undefined;
-    if (run?.status !== "halted") return undefined;
-    return typeof run.halt_reason === "string" && run.halt_reason !== "" ? run.halt_reason : "risk hard stop";
-  } catch {
-    return undefined;
-  } finally {
-    db?.close();
-  }
-}
-
 export const KV_SCHEMA = ["CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT)"];
 
 /** The engine's state: every key's JSON text (see above). */

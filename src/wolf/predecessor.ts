@@ -1,12 +1,13 @@
 import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
 import { dec, wire } from "../core/decimal.ts";
+import { arrayOf, boolean, check, number, object, string, withDefault } from "../core/shape.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import { readJson } from "../store/atomic.ts";
 import {
   emptySlot,
   loadWolfState,
+  parseWolfState,
   type Slot,
   type StateLoad,
   saveWolfState,
@@ -14,44 +15,81 @@ import {
   utcDay,
   type WolfState,
   wolfDir,
-  wolfStateSchema,
 } from "./state.ts";
 
 /** The predecessor's WOLF state file: no `version`, numbers for money, `direction` and `*_ts` fields. */
-const predecessorSlotSchema = z.looseObject({
-  slot_id: z.number().int().min(0),
-  status: z.string(),
-  instrument: z.string().default(""),
-  direction: z.string().default(""),
-  entry_source: z.string().default(""),
-  entry_signal_score: z.number().default(0),
-  entry_price: z.number().default(0),
-  entry_size: z.number().default(0),
-  margin_allocated: z.number().default(0),
-  current_price: z.number().default(0),
-  current_roe: z.number().default(0),
-  high_water_roe: z.number().default(0),
-  last_progress_ts: z.number().default(0),
-  entry_ts: z.number().default(0),
-  last_signal_seen_ts: z.number().default(0),
-  signal_disappeared_ts: z.number().default(0),
-});
-const predecessorStateSchema = z.looseObject({
-  slots: z.array(predecessorSlotSchema),
-  tick_count: z.number().int().min(0).default(0),
-  start_ts: z.number().default(0),
-  daily_pnl: z.number().default(0),
-  daily_loss_triggered: z.boolean().default(false),
-  total_trades: z.number().int().min(0).default(0),
-  total_pnl: z.number().default(0),
-});
+interface PredecessorSlot {
+  slot_id: number;
+  status: string;
+  instrument: string;
+  direction: string;
+  entry_source: string;
+  entry_signal_score: number;
+  entry_price: number;
+  entry_size: number;
+  margin_allocated: number;
+  current_price: number;
+  current_roe: number;
+  high_water_roe: number;
+  last_progress_ts: number;
+  entry_ts: number;
+  last_signal_seen_ts: number;
+  signal_disappeared_ts: number;
+}
+interface PredecessorState {
+  slots: PredecessorSlot[];
+  tick_count: number;
+  start_ts: number;
+  daily_pnl: number;
+  daily_loss_triggered: boolean;
+  total_trades: number;
+  total_pnl: number;
+}
+
+const zero = withDefault(number(), 0);
+const blank = withDefault(string(), "");
+const count = number({ int: true, min: 0 });
+/** Loose: the predecessor's other fields are kept as they are (and ignored). */
+const predecessorSlot = object<PredecessorSlot>(
+  {
+    slot_id: count,
+    status: string(),
+    instrument: blank,
+    direction: blank,
+    entry_source: blank,
+    entry_signal_score: zero,
+    entry_price: zero,
+    entry_size: zero,
+    margin_allocated: zero,
+    current_price: zero,
+    current_roe: zero,
+    high_water_roe: zero,
+    last_progress_ts: zero,
+    entry_ts: zero,
+    last_signal_seen_ts: zero,
+    signal_disappeared_ts: zero,
+  },
+  { loose: true },
+);
+const predecessorState = object<PredecessorState>(
+  {
+    slots: arrayOf(predecessorSlot),
+    tick_count: withDefault(count, 0),
+    start_ts: zero,
+    daily_pnl: zero,
+    daily_loss_triggered: withDefault(boolean, false),
+    total_trades: withDefault(count, 0),
+    total_pnl: zero,
+  },
+  { loose: true },
+);
 
 /** Where the predecessor's file is kept once migrated. */
 export const PREDECESSOR_STATE_FILE = "state.predecessor.json";
 
 const money = (v: number) => wire(dec(String(v)));
 
-function slotOf(p: z.infer<typeof predecessorSlotSchema>): Slot {
+function slotOf(p: PredecessorSlot): Slot {
   const open =
     p.status === "active" && p.entry_size > 0 && (p.direction === "long" || p.direction === "short");
   if (!open) return emptySlot(p.slot_id);
@@ -87,9 +125,9 @@ function slotOf(p: z.infer<typeof predecessorSlotSchema>): Slot {
 /** A predecessor WOLF state as this project's state (pure); null when `raw` is not one. */
 export function fromPredecessorState(raw: unknown, nowMs: number): WolfState | null {
   if (typeof raw !== "object" || raw === null || "version" in raw) return null;
-  const parsed = predecessorStateSchema.safeParse(raw);
-  if (!parsed.success) return null;
-  const p = parsed.data;
+  const parsed = check(predecessorState, raw);
+  if (!parsed.ok) return null;
+  const p = parsed.value;
   const slots = [...p.slots].sort((a, b) => a.slot_id - b.slot_id).map(slotOf);
   const lastSeen = Math.max(p.start_ts, ...p.slots.map((s) => s.last_signal_seen_ts));
   return {
@@ -114,8 +152,8 @@ export function fromPredecessorState(raw: unknown, nowMs: number): WolfState | n
 
 /** Either format, for readers (status, dashboard): this project's state, or null when neither. */
 export function parseAnyWolfState(raw: unknown, nowMs: number = Date.now()): WolfState | null {
-  const ours = wolfStateSchema.safeParse(raw);
-  return ours.success ? ours.data : fromPredecessorState(raw, nowMs);
+  const ours = parseWolfState(raw);
+  return ours.ok ? ours.value : fromPredecessorState(raw, nowMs);
 }
 
 /**
@@ -124,7 +162,7 @@ export function parseAnyWolfState(raw: unknown, nowMs: number = Date.now()): Wol
  */
 export function loadAnyWolfState(dataDir: string, nowMs: number = Date.now()): StateLoad {
   const r = readJson<unknown>(statePath(dataDir));
-  if (r.kind === "ok" && !wolfStateSchema.safeParse(r.value).success) {
+  if (r.kind === "ok" && !parseWolfState(r.value).ok) {
     const state = fromPredecessorState(r.value, nowMs);
     if (state) return { kind: "ok", state };
   }

@@ -1,6 +1,19 @@
 import { join } from "node:path";
-import { z } from "zod";
 import { UserError } from "../core/errors.ts";
+import {
+  anyObject,
+  arrayOf,
+  boolean,
+  type Checked,
+  check,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  type Shape,
+  string,
+} from "../core/shape.ts";
 import { readJson, writeFileAtomic } from "../store/atomic.ts";
 import type { WolfConfig } from "./config.ts";
 
@@ -9,132 +22,234 @@ import type { WolfConfig } from "./config.ts";
  * plain numbers. Every per-position field is reset when a slot is (re)filled.
  */
 
-export const sideSchema = z.enum(["long", "short"]);
-export type Side = z.infer<typeof sideSchema>;
+export type Side = "long" | "short";
+const side = oneOf("long", "short");
 
 /** An exit in progress: reduce-only IOCs until the whole position is confirmed filled. */
-export const pendingExitSchema = z.object({
-  reason: z.string(),
-  requested_at_ms: z.number(),
-  filled_size: z.string(),
+export interface PendingExit {
+  reason: string;
+  requested_at_ms: number;
+  filled_size: string;
   /** Σ price × size of the exit fills so far */
-  filled_notional: z.string(),
-  fees: z.string(),
-  attempts: z.number().int(),
-});
-export type PendingExit = z.infer<typeof pendingExitSchema>;
+  filled_notional: string;
+  fees: string;
+  attempts: number;
+}
 
-export const slotSchema = z.object({
-  slot_id: z.number().int().min(0),
+/**
+ * The stop resting on the exchange for a position (added field): `refused` means the exchange would
+ * not take it, and the position is unprotected whenever this process is not running.
+ */
+export interface Backstop {
+  status: "resting" | "refused" | "none";
+  cloid: string;
+  oid: number | null;
+  triggerPx: string;
+  size: string;
+  updatedMs: number;
+  message?: string;
+}
+
+/** The entry order of a pending slot, until the exchange says what became of it. */
+export interface PendingOrder {
+  cloid: string;
+  sent_at_ms: number;
+  expires_after_ms: number;
+  order: Record<string, unknown>;
+}
+
+export interface Slot {
+  slot_id: number;
   /** empty → (pending →) active → (closing →) empty; pending: an entry whose outcome is not known yet */
-  status: z.enum(["empty", "pending", "active", "closing"]),
-  instrument: z.string(),
-  coin: z.string(),
-  side: z.union([sideSchema, z.literal("")]),
-  entry_source: z.string(),
-  entry_signal_score: z.number(),
-  entry_price: z.string(),
-  entry_size: z.string(),
-  entry_fee: z.string(),
-  margin_allocated: z.string(),
-  leverage: z.number(),
-  current_price: z.string(),
-  roe_pct: z.number(),
-  high_water_roe: z.number(),
+  status: "empty" | "pending" | "active" | "closing";
+  instrument: string;
+  coin: string;
+  side: Side | "";
+  entry_source: string;
+  entry_signal_score: number;
+  entry_price: string;
+  entry_size: string;
+  entry_fee: string;
+  margin_allocated: string;
+  leverage: number;
+  current_price: string;
+  roe_pct: number;
+  high_water_roe: number;
   /** 0 = no guard, 1 = phase 1, 2 = phase 2 */
-  dsl_phase: z.number().int().min(0).max(2),
-  dsl_tier: z.number().int(),
-  dsl_position_id: z.string(),
+  dsl_phase: number;
+  dsl_tier: number;
+  dsl_position_id: string;
   /** The DSL preset and leverage the guard was opened with: a rebuilt guard keeps them (added field). */
-  dsl_preset: z.string().optional(),
-  dsl_leverage: z.number().positive().optional(),
+  dsl_preset?: string;
+  dsl_leverage?: number;
   /** The guard's breach count as last seen, so a rebuilt guard does not start the count over. */
-  dsl_breaches: z.number().int().min(0).optional(),
-  opened_at_ms: z.number(),
-  last_progress_ms: z.number(),
-  last_signal_seen_ms: z.number(),
-  signal_disappeared_ms: z.number(),
-  exit: pendingExitSchema.nullable(),
-  /**
-   * The stop resting on the exchange for this position (added field): `refused` means the exchange
-   * would not take it, and the position is unprotected whenever this process is not running.
-   */
-  backstop: z
-    .object({
-      status: z.enum(["resting", "refused", "none"]),
-      cloid: z.string(),
-      oid: z.number().int().nullable(),
-      triggerPx: z.string(),
-      size: z.string(),
-      updatedMs: z.number(),
-      message: z.string().optional(),
-    })
-    .optional(),
-  /** The entry order of a pending slot, until the exchange says what became of it. */
-  pending_order: z
-    .object({
-      cloid: z.string().regex(/^0x[0-9a-fA-F]{32}$/),
-      sent_at_ms: z.number(),
-      expires_after_ms: z.number(),
-      order: z.record(z.string(), z.unknown()),
-    })
-    .nullable()
-    .optional(),
-});
-export type Slot = z.infer<typeof slotSchema>;
+  dsl_breaches?: number;
+  opened_at_ms: number;
+  last_progress_ms: number;
+  last_signal_seen_ms: number;
+  signal_disappeared_ms: number;
+  exit: PendingExit | null;
+  backstop?: Backstop;
+  pending_order?: PendingOrder | null;
+}
 
-export const closedSlotSchema = z.object({
-  slot_id: z.number().int(),
-  instrument: z.string(),
-  side: sideSchema,
-  entry_size: z.string(),
-  entry_price: z.string(),
-  exit_price: z.string(),
-  realized_pnl: z.string(),
-  roe_pct: z.number(),
-  close_reason: z.string(),
-  dsl_phase: z.number().int(),
-  opened_at_ms: z.number(),
-  closed_at_ms: z.number(),
-  entry_source: z.string(),
-  fees: z.string(),
+export interface ClosedSlot {
+  slot_id: number;
+  instrument: string;
+  side: Side;
+  entry_size: string;
+  entry_price: string;
+  exit_price: string;
+  realized_pnl: string;
+  roe_pct: number;
+  close_reason: string;
+  dsl_phase: number;
+  opened_at_ms: number;
+  closed_at_ms: number;
+  entry_source: string;
+  fees: string;
+}
+
+export interface WolfState {
+  version: 1;
+  preset: string;
+  config: Record<string, unknown>;
+  tick_count: number;
+  slots: Slot[];
+  closed_slots: ClosedSlot[];
+  /** Decimal strings in memory (see `pnl` below). */
+  daily_pnl: string;
+  daily_loss_triggered: boolean;
+  /** UTC date (YYYY-MM-DD) the daily figures belong to; persisted so a restart never resets twice. */
+  day: string;
+  total_pnl: string;
+  total_trades: number;
+  start_ms: number;
+  updated_ms: number;
+  last_review_tick: number;
+  last_review_day: string;
+  /** "degraded" while streamed prices fail and guarded coins are polled instead (shown in /health). */
+  price_stream?: "ok" | "degraded";
+  /** Guarded coins whose own stream is silent and that are polled instead (/health's price_stream_degraded_coins). */
+  price_stream_coins?: string[];
+  /** Set when an exchange refusal means no entry can succeed in this run (cleared when a run starts). */
+  entries_halted?: string;
+}
+
+const text = string();
+const anyNumber = number();
+const int = number({ int: true });
+const count = number({ int: true, min: 0 });
+
+const pendingExit = object<PendingExit>({
+  reason: text,
+  requested_at_ms: anyNumber,
+  filled_size: text,
+  filled_notional: text,
+  fees: text,
+  attempts: int,
 });
-export type ClosedSlot = z.infer<typeof closedSlotSchema>;
+
+const backstop = object<Backstop>({
+  status: oneOf("resting", "refused", "none"),
+  cloid: text,
+  oid: nullable(int),
+  triggerPx: text,
+  size: text,
+  updatedMs: anyNumber,
+  message: optional(text),
+});
+
+const pendingOrder = object<PendingOrder>({
+  cloid: string(/^0x[0-9a-fA-F]{32}$/),
+  sent_at_ms: anyNumber,
+  expires_after_ms: anyNumber,
+  order: anyObject,
+});
+
+const slot = object<Slot>({
+  slot_id: count,
+  status: oneOf("empty", "pending", "active", "closing"),
+  instrument: text,
+  coin: text,
+  side: oneOf("long", "short", ""),
+  entry_source: text,
+  entry_signal_score: anyNumber,
+  entry_price: text,
+  entry_size: text,
+  entry_fee: text,
+  margin_allocated: text,
+  leverage: anyNumber,
+  current_price: text,
+  roe_pct: anyNumber,
+  high_water_roe: anyNumber,
+  dsl_phase: number({ int: true, min: 0, max: 2 }),
+  dsl_tier: int,
+  dsl_position_id: text,
+  dsl_preset: optional(text),
+  dsl_leverage: optional(number({ positive: true })),
+  dsl_breaches: optional(count),
+  opened_at_ms: anyNumber,
+  last_progress_ms: anyNumber,
+  last_signal_seen_ms: anyNumber,
+  signal_disappeared_ms: anyNumber,
+  exit: nullable(pendingExit),
+  backstop: optional(backstop),
+  pending_order: optional(nullable(pendingOrder)),
+});
+
+const closedSlot = object<ClosedSlot>({
+  slot_id: int,
+  instrument: text,
+  side,
+  entry_size: text,
+  entry_price: text,
+  exit_price: text,
+  realized_pnl: text,
+  roe_pct: anyNumber,
+  close_reason: text,
+  dsl_phase: int,
+  opened_at_ms: anyNumber,
+  closed_at_ms: anyNumber,
+  entry_source: text,
+  fees: text,
+});
 
 /**
  * daily_pnl and total_pnl are floats in the contract: the file carries them as JSON numbers (written
  * with the decimal's exact digits); in memory they stay decimal strings. A file from an older version
  * (strings) still reads.
  */
-function pnlField() {
-  return z.union([z.string(), z.number()]).transform((v) => String(v));
-}
+const pnl: Shape<string> = (v, path) => {
+  if (typeof v === "string") return v;
+  return String(anyNumber(v, path));
+};
 
-export const wolfStateSchema = z.object({
-  version: z.literal(1),
-  preset: z.string(),
-  config: z.record(z.string(), z.unknown()),
-  tick_count: z.number().int().min(0),
-  slots: z.array(slotSchema),
-  closed_slots: z.array(closedSlotSchema),
-  daily_pnl: pnlField(),
-  daily_loss_triggered: z.boolean(),
-  /** UTC date (YYYY-MM-DD) the daily figures belong to; persisted so a restart never resets twice. */
-  day: z.string(),
-  total_pnl: pnlField(),
-  total_trades: z.number().int().min(0),
-  start_ms: z.number(),
-  updated_ms: z.number(),
-  last_review_tick: z.number().int(),
-  last_review_day: z.string(),
-  /** "degraded" while streamed prices fail and guarded coins are polled instead (shown in /health). */
-  price_stream: z.enum(["ok", "degraded"]).optional(),
-  /** Guarded coins whose own stream is silent and that are polled instead (/health's price_stream_degraded_coins). */
-  price_stream_coins: z.array(z.string()).optional(),
-  /** Set when an exchange refusal means no entry can succeed in this run (cleared when a run starts). */
-  entries_halted: z.string().optional(),
+const wolfState = object<WolfState>({
+  version: oneOf(1),
+  preset: text,
+  config: anyObject,
+  tick_count: count,
+  slots: arrayOf(slot),
+  closed_slots: arrayOf(closedSlot),
+  daily_pnl: pnl,
+  daily_loss_triggered: boolean,
+  day: text,
+  total_pnl: pnl,
+  total_trades: count,
+  start_ms: anyNumber,
+  updated_ms: anyNumber,
+  last_review_tick: int,
+  last_review_day: text,
+  price_stream: optional(oneOf("ok", "degraded")),
+  price_stream_coins: optional(arrayOf(text)),
+  entries_halted: optional(text),
 });
-export type WolfState = z.infer<typeof wolfStateSchema>;
+
+/** `raw` (parsed JSON) checked as a WOLF state: a typed copy, or the first field that does not fit. */
+export function parseWolfState(raw: unknown): Checked<WolfState> {
+  return check(wolfState, raw);
+}
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -214,14 +329,13 @@ export function loadWolfState(dataDir: string): StateLoad {
       `${path} is corrupt (${r.error}); fix or move it aside before starting WOLF — positions may be open`,
     );
   }
-  const parsed = wolfStateSchema.safeParse(r.value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  const parsed = parseWolfState(r.value);
+  if (!parsed.ok) {
     throw new UserError(
-      `${path} is not a WOLF state (${issue?.path.join(".")}: ${issue?.message}); move it aside to start fresh`,
+      `${path} is not a WOLF state (${parsed.path.join(".")}: expected ${parsed.expected}); move it aside to start fresh`,
     );
   }
-  return { kind: "ok", state: parsed.data };
+  return { kind: "ok", state: parsed.value };
 }
 
 export function saveWolfState(dataDir: string, state: WolfState): void {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
-import { readRunHalt } from "../../engine/state-store.ts";
+import { readRunHalt } from "../../engine/run-halt.ts";
 import { createHttpApp, type HttpApp } from "../../http/app.ts";
 import { corsHeaders } from "../../http/cors.ts";
 import { HttpError } from "../../http/errors.ts";

@@ -1,8 +1,8 @@
 import { type FSWatcher, statSync, watch } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { readJson } from "../../store/atomic.ts";
+import { sqliteOnDemand } from "../../store/sqlite-on-demand.ts";
 import type { RunMode } from "./config.ts";
 
 /** The contract's status object: `{status:"stopped"}` or one of the two running shapes. */
@@ -59,11 +59,6 @@ interface Views {
  * fs.watch on the state directory, with a stat at most every 250 ms as the backstop, so a request
  * costs neither a stat nor a serialisation while nothing changes.
  */
-/** SQLite loads with the first engine read: a WOLF service never reads `cli/state.db` (about 5 MB less at rest). */
-function openSqlite(): typeof Database {
-  return createRequire(import.meta.url)("better-sqlite3") as typeof Database;
-}
-
 export class StatusReader {
   private raw: unknown;
   private stamp: string | undefined;
@@ -146,7 +141,7 @@ export class StatusReader {
 
   private readEngine(): Record<string, string> | undefined {
     try {
-      this.db ??= new (openSqlite())(this.enginePath, { readonly: true, fileMustExist: true });
+      this.db ??= new (sqliteOnDemand())(this.enginePath, { readonly: true, fileMustExist: true });
       const rows = this.db.prepare("SELECT key, value FROM kv").all() as { key: string; value: string }[];
       const kv: Record<string, string> = {};
       for (const r of rows) kv[r.key] = r.value;

@@ -1,6 +1,6 @@
 import { D, type Dec, num } from "../../core/decimal.ts";
 import type { LeaderboardNetwork } from "./account-source.ts";
-import { weakEtag } from "./encodings.ts";
+import { nextBoardEtag } from "./encodings.ts";
 import { accountPnl, cents } from "./pnl.ts";
 import type { AgentRow } from "./store.ts";
 
@@ -35,7 +35,10 @@ export interface Board {
   body: Buffer;
   /** Validator of `body`, the same for each of its encodings. */
   etag: string;
-  /** `body` gzip- and brotli-compressed, once ready (compressed off the event loop after the build). */
+  /**
+   * `body` compressed, off the event loop: gzip quickly once the board is made, then both smaller
+   * copies once it has stood unchanged for a moment.
+   */
   gzip?: Buffer;
   brotli?: Buffer;
   /** Settles when the compressed copies are in place (or will not be made). */
@@ -226,7 +229,7 @@ function publish(ranking: Ranking, network: LeaderboardNetwork, nowMs: number): 
     },
     page,
     body,
-    etag: weakEtag(body),
+    etag: nextBoardEtag(),
     compressed: Promise.resolve(),
   };
 }

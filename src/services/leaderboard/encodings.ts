@@ -1,14 +1,22 @@
-import { createHash } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { brotliCompress, constants, gzip } from "node:zlib";
 
 export type Encoding = "br" | "gzip" | "identity";
 
+/** Tags from this process; with the count after it, no two boards ever carry the same tag. */
+const PROCESS_TAG = randomBytes(6).toString("base64url");
+let boards = 0;
+
 /**
- * The validator of a board body. Weak, because one board is served in three content-codings that
- * mean the same thing: a client revalidates with whichever it holds.
+ * The validator of a newly published board. Weak, because one board is served in three
+ * content-codings that mean the same thing: a client revalidates with whichever it holds. Each
+ * published board gets a new one without hashing its bytes (9 ms for 10,000 agents, on the event
+ * loop, at every change): a board is only published when something shown changed, and two replicas'
+ * boards differ anyway (each stamps its own `last_updated`).
  */
-export function weakEtag(body: Buffer): string {
-  return `W/"${createHash("sha1").update(body).digest("base64url")}"`;
+export function nextBoardEtag(): string {
+  boards++;
+  return `W/"${PROCESS_TAG}-${boards.toString(36)}"`;
 }
 
 /** If-None-Match (a list, `*`, weak or strong tags) against the current tag, compared weakly. */
@@ -48,6 +56,16 @@ export function pickEncoding(
     }
   }
   return best;
+}
+
+/**
+ * `body` gzip-compressed at the fastest level, on the thread pool: what a board is served with as soon
+ * as it changed (10,000 agents, 2.2 MB: 10–30 ms for ~260 KB).
+ */
+export function gzipQuick(body: Buffer): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) =>
+    gzip(body, { level: 1 }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
 }
 
 /** How hard to compress: "fast" for a board just changed (milliseconds), "small" once it settles. */

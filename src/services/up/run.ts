@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
-import { readRunHalt } from "../../engine/state-store.ts";
+import { readRunHalt } from "../../engine/run-halt.ts";
 import { restartPolicyFromEnv } from "../agent/restart-policy.ts";
 import { HL_BIN, Supervisor, type SupervisorGaveUp } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";

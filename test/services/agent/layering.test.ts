@@ -30,6 +30,40 @@ describe("layering", () => {
   });
 });
 
+/** Packages and src/ modules a file loads when it loads (type-only imports and dynamic imports aside). */
+function loadsOf(file: string): { modules: string[]; packages: string[] } {
+  const text = readFileSync(file, "utf8");
+  const specs = [
+    ...text.matchAll(/^(?:import|export)\s+(?!type\s)(?:[^;]*?\sfrom\s+)?["']([^"']+)["']/gm),
+  ].map((m) => m[1]!);
+  return {
+    modules: specs.filter((s) => s.startsWith(".")).map((s) => resolve(dirname(file), s)),
+    packages: specs.filter((s) => !s.startsWith(".") && !s.startsWith("node:")),
+  };
+}
+
+describe("the agent service in WOLF mode", () => {
+  it("loads neither a schema library nor SQLite to read and serve the WOLF state (memory at rest)", () => {
+    // The service and the module it imports for a WOLF service (wiring.ts, agentMappers).
+    const pending = ["services/agent/server.ts", "services/agent/wiring.ts", "wolf/predecessor.ts"].map((f) =>
+      join(SRC, f),
+    );
+    const seen = new Set<string>();
+    const packages = new Map<string, string>();
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const { modules, packages: used } = loadsOf(file);
+      for (const p of used) packages.set(p, relative(SRC, file));
+      pending.push(...modules);
+    }
+    expect(seen.size).toBeGreaterThan(20);
+    const heavy = [...packages].filter(([p]) => /^(zod|better-sqlite3)(\/|$)/.test(p));
+    expect(heavy).toEqual([]);
+  });
+});
+
 describe("skill install", () => {
   it("reports the catalog's strategies and the registry's tools without reaching into the CLI", async () => {
     const { skillInstall } = await import("../../../src/services/agent/wiring.ts");

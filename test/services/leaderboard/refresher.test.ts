@@ -1,9 +1,21 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
 import { boardJson } from "../../../src/services/leaderboard/board.ts";
 import type { LedgerUpdate } from "../../../src/services/leaderboard/ledger.ts";
 import { Refresher } from "../../../src/services/leaderboard/refresher.ts";
 import { type AgentStore, SqliteAgentStore } from "../../../src/services/leaderboard/store.ts";
+
+const compressions = vi.hoisted(() => ({ efforts: [] as string[] }));
+vi.mock("../../../src/services/leaderboard/encodings.ts", async (original) => {
+  const real = await original<typeof import("../../../src/services/leaderboard/encodings.ts")>();
+  return {
+    ...real,
+    compressBoth: (body: Buffer, effort: "fast" | "small" = "small") => {
+      compressions.efforts.push(effort);
+      return real.compressBoth(body, effort);
+    },
+  };
+});
 
 const addr = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
 
@@ -199,5 +211,34 @@ describe("leaderboard refresher", () => {
     refresher.setWriter(store);
     await refresher.cycle();
     expect((await store.get("testnet", addr(0)))?.accountValue).toBe("150");
+  });
+
+  it("a burst of changes: each board is served gzip-compressed at once, the smaller copies made once it settles", async () => {
+    // Large enough to be compressed (1 KB and up).
+    setup(40);
+    const refresher = new Refresher({ ...refresherOptions(), store, settleMs: 250 });
+    await (await refresher.board("testnet")).compressed;
+    compressions.efforts.length = 0;
+    let board = await refresher.board("testnet");
+    for (let i = 0; i < 8; i++) {
+      await store.recordSuccess("testnet", addr(i), {
+        accountValue: String(200 + i),
+        positionsCount: 1,
+        netDeposits: "0",
+        at: 1,
+      });
+      board = await refresher.catchUp("testnet");
+      expect(board.entries[0]!.address).toBe(addr(i));
+      expect(board.gzip, `change ${i}`).toBeDefined();
+    }
+    await board.compressed;
+    // Only the board that stays is compressed the slow, small way (the first of the burst too, when
+    // the machine is slow enough that it came more than settleMs after the board before); none of
+    // the boards of the burst paid for brotli or for both encodings at once.
+    expect(compressions.efforts.filter((e) => e !== "small")).toEqual([]);
+    expect(compressions.efforts.length).toBeGreaterThanOrEqual(1);
+    expect(compressions.efforts.length).toBeLessThanOrEqual(2);
+    expect(board.brotli).toBeDefined();
+    expect(await refresher.board("testnet")).toBe(board);
   });
 });

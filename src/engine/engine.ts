@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { HALTED_MS } from "../exchange/rejections.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
 import type { RunStopConfig } from "../guard/position-stop.ts";
@@ -171,6 +172,8 @@ export class Engine {
   private lastMode: RiskMode = "ok";
   /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
   private lastFilterReasons = "";
+  /** The refusal orders were last held back for (said once per streak, not once per tick). */
+  private lastHeld: string | undefined;
   /** Exchange time at which the armed dead man's switch fires; null while disarmed. */
   private deadManAt: number | null = null;
   private deadManUnavailable = false;
@@ -446,8 +449,9 @@ export class Engine {
     if (intents.length === 0 && open.length === 0)
       return { plan: { cancel: [], place: [], kept: 0, dropped: 0 }, rejected: 0 };
     const gated = this.refusals.gate(intents, this.now());
-    if (gated.held)
+    if (gated.held && gated.held !== this.lastHeld && gated.held !== "market_halted")
       this.log(`T${this.tickCount + 1} holding orders back after the exchange refused: ${gated.held}`);
+    this.lastHeld = gated.held;
     const { approved, rejected } = filterIntents(this.o.limits, gated.intents, {
       positionQty: ctx.positionQty,
       mid: ctx.snapshot.mid,
@@ -499,10 +503,12 @@ export class Engine {
         if (out.status === "resting") resting += 1;
       }
       if (reasons.size > 0) this.log(`T${this.tickCount + 1} exchange refused: ${[...reasons].join("; ")}`);
+      const wasHalted = this.refusals.halted(this.now());
       this.refusals.learn(
         outcomes.flatMap((o) => (o.status === "rejected" ? [o.message] : [])),
         this.now(),
       );
+      if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
       const fatal = this.refusals.stopFor;
       if (fatal) {
         this.log(`stopping: the exchange refused with "${fatal.message}", which no retry can fix`);
@@ -514,6 +520,16 @@ export class Engine {
       this.stats.total_rejected += outcomes.length - sent;
     }
     return { sent, refused, resting };
+  }
+
+  /** The exchange halted the market: one line (and one alert) for the whole cooldown, not one per tick. */
+  private sayHalted(): void {
+    const position = this.position.qty.isZero()
+      ? ""
+      : `; the open position ${wire(this.position.qty)} cannot be closed while it lasts`;
+    const line = `${this.o.instrument}: the exchange has halted trading (Trading is halted.); no new orders for ${HALTED_MS / 60_000} min, closing orders tried once a minute${position}`;
+    this.log(`T${this.tickCount + 1} ${line}`);
+    this.o.alerter?.send("halt", line);
   }
 
   /**

@@ -721,7 +721,9 @@ export class Engine {
     );
     let sent = 0;
     let rejected = 0;
-    if (grid) {
+    // A halted market refuses the close as well: it is asked again once a minute, not every tick.
+    const held = !this.refusals.mayClose(this.now());
+    if (grid && !held) {
       const cloid = this.cloids.next();
       this.dslClose = { cloid, reason: `dsl_stop: ${close.reason}` };
       this.log(
@@ -733,13 +735,17 @@ export class Engine {
       if (out?.status === "rejected") {
         rejected = 1;
         this.stats.total_rejected += 1;
-        this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
+        const wasHalted = this.refusals.halted(this.now());
+        this.refusals.learn([out.message], this.now());
+        if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
+        else if (!this.refusals.halted(this.now()))
+          this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
       } else {
         sent = 1;
         this.stats.total_placed += 1;
       }
       filled += await this.syncFills();
-    } else {
+    } else if (!grid) {
       this.log(`T${this.tickCount + 1} DSL stop: ${close.reason}, but ${wire(qty)} is below the lot size`);
     }
     if (this.position.qty.isZero()) {

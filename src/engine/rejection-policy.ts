@@ -22,7 +22,7 @@ export class RejectionPolicy {
   /** This tick's intents as the policy lets them out, and why some were held back. */
   gate(intents: readonly OrderIntent[], nowMs: number): { intents: OrderIntent[]; held?: string } {
     const skipping = nowMs < this.skipUntilMs;
-    const closesHeld = this.halted(nowMs) && nowMs < this.closeRetryAtMs;
+    const closesHeld = !this.mayClose(nowMs);
     const out: OrderIntent[] = [];
     for (const o of intents) {
       if (o.reduceOnly) {
@@ -31,6 +31,11 @@ export class RejectionPolicy {
     }
     const held = skipping && out.length < intents.length ? this.skipFor?.reason : undefined;
     return held ? { intents: out, held } : { intents: out };
+  }
+
+  /** Whether a reduce-only order may go out now (on a halted market, once a minute). */
+  mayClose(nowMs: number): boolean {
+    return !this.halted(nowMs) || nowMs >= this.closeRetryAtMs;
   }
 
   /** Whether the exchange said the market is halted, and the cooldown that followed still runs. */

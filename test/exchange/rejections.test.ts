@@ -118,4 +118,11 @@ describe("CoinCooldowns", () => {
     expect(c.blocking("BTC", 2_000)).toBeUndefined();
     expect(c.blocking("ETH", 61_000)).toBeUndefined();
   });
+
+  it("a halted market keeps its coin aside for the hour", () => {
+    const c = new CoinCooldowns();
+    c.note("ETH", classifyRejection("Trading is halted."), 0);
+    expect(c.blocking("ETH", 59 * 60_000)?.reason).toBe("market_halted");
+    expect(c.blocking("ETH", 60 * 60_000)).toBeUndefined();
+  });
 });

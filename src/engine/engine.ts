@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { HALTED_MS } from "../exchange/rejections.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
 import type { RunStopConfig } from "../guard/position-stop.ts";
@@ -172,6 +173,8 @@ export class Engine {
   private lastMode: RiskMode = "ok";
   /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
   private lastFilterReasons = "";
+  /** The refusal orders were last held back for (said once per streak, not once per tick). */
+  private lastHeld: string | undefined;
   /** Exchange time at which the armed dead man's switch fires; null while disarmed. */
   private deadManAt: number | null = null;
   private deadManUnavailable = false;
@@ -447,8 +450,9 @@ export class Engine {
     if (intents.length === 0 && open.length === 0)
       return { plan: { cancel: [], place: [], kept: 0, dropped: 0 }, rejected: 0 };
     const gated = this.refusals.gate(intents, this.now());
-    if (gated.held)
+    if (gated.held && gated.held !== this.lastHeld && gated.held !== "market_halted")
       this.log(`T${this.tickCount + 1} holding orders back after the exchange refused: ${gated.held}`);
+    this.lastHeld = gated.held;
     const { approved, rejected } = filterIntents(this.o.limits, gated.intents, {
       positionQty: ctx.positionQty,
       mid: ctx.snapshot.mid,
@@ -500,10 +504,12 @@ export class Engine {
         if (out.status === "resting") resting += 1;
       }
       if (reasons.size > 0) this.log(`T${this.tickCount + 1} exchange refused: ${[...reasons].join("; ")}`);
+      const wasHalted = this.refusals.halted(this.now());
       this.refusals.learn(
         outcomes.flatMap((o) => (o.status === "rejected" ? [o.message] : [])),
         this.now(),
       );
+      if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
       const fatal = this.refusals.stopFor;
       if (fatal) {
         this.log(`stopping: the exchange refused with "${fatal.message}", which no retry can fix`);
@@ -515,6 +521,16 @@ export class Engine {
       this.stats.total_rejected += outcomes.length - sent;
     }
     return { sent, refused, resting };
+  }
+
+  /** The exchange halted the market: one line (and one alert) for the whole cooldown, not one per tick. */
+  private sayHalted(): void {
+    const position = this.position.qty.isZero()
+      ? ""
+      : `; the open position ${wire(this.position.qty)} cannot be closed while it lasts`;
+    const line = `${this.o.instrument}: the exchange has halted trading (Trading is halted.); no new orders for ${HALTED_MS / 60_000} min, closing orders tried once a minute${position}`;
+    this.log(`T${this.tickCount + 1} ${line}`);
+    this.o.alerter?.send("halt", line);
   }
 
   /**
@@ -706,7 +722,9 @@ export class Engine {
     );
     let sent = 0;
     let rejected = 0;
-    if (grid) {
+    // A halted market refuses the close as well: it is asked again once a minute, not every tick.
+    const held = !this.refusals.mayClose(this.now());
+    if (grid && !held) {
       const cloid = this.cloids.next();
       this.dslClose = { cloid, reason: `dsl_stop: ${close.reason}` };
       this.log(
@@ -718,13 +736,17 @@ export class Engine {
       if (out?.status === "rejected") {
         rejected = 1;
         this.stats.total_rejected += 1;
-        this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
+        const wasHalted = this.refusals.halted(this.now());
+        this.refusals.learn([out.message], this.now());
+        if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
+        else if (!this.refusals.halted(this.now()))
+          this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
       } else {
         sent = 1;
         this.stats.total_placed += 1;
       }
       filled += await this.syncFills();
-    } else {
+    } else if (!grid) {
       this.log(`T${this.tickCount + 1} DSL stop: ${close.reason}, but ${wire(qty)} is below the lot size`);
     }
     if (this.position.qty.isZero()) {

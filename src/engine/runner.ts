@@ -58,6 +58,8 @@ export interface RunStrategyOptions {
   signal?: AbortSignal;
   /** The wait between ticks (default: wall time); a sim world replaying history passes its own clock's advance. */
   sleep?: (ms: number) => Promise<void>;
+  /** The engine's clock for its cooldowns and risk day (default: wall time). */
+  now?: () => number;
   log?: (line: string) => void;
   /** Called once with the resolved setup, before the first tick (for the CLI's header). */
   onStart?: (info: {
@@ -239,6 +241,7 @@ async function runWithLock(
       ...(advisor ? { advisor } : {}),
       ...(o.log ? { log: o.log } : {}),
       ...(o.sleep ? { sleep: o.sleep } : {}),
+      ...(o.now ? { now: o.now } : {}),
     });
     const stop = () => engine.stop();
     if (o.signal?.aborted) stop();

@@ -3,8 +3,9 @@ import { RateLimitedError, RejectedError } from "./errors.ts";
 /**
  * What the exchange's refusal of an order means, and what a trading loop should do about it instead
  * of sending the same order again. The patterns match Hyperliquid's documented order errors
- * (for-developers/api/error-responses), which the exchange sends with a trailing ` asset=<id>`, and
- * its address-based rate-limit refusal ("Too many cumulative requests sent …").
+ * (for-developers/api/error-responses), which the exchange sends with a trailing ` asset=<id>`, its
+ * address-based rate-limit refusal ("Too many cumulative requests sent …"), and "Trading is halted.",
+ * its answer for a delisted or halted market (recorded mainnet answers; not in the error table).
  */
 export type RejectionReason =
   | "tick_size"
@@ -18,6 +19,9 @@ export type RejectionReason =
   | "oracle_price"
   | "max_position"
   | "max_open_orders"
+  | "bad_trigger_price"
+  | "insufficient_spot_balance"
+  | "market_halted"
   | "rate_limited"
   | "account_missing"
   | "unknown";
@@ -42,6 +46,18 @@ export interface Rejection {
 const SKIP_MS = 60_000;
 /** Once the address budget is spent, Hyperliquid allows one action every 10 s. */
 const RATE_LIMIT_MS = 10_000;
+/**
+ * A halted market does not come back within a minute: the exchange halts a perp it delists (for
+ * good) or a HIP-3 deployer halts one (until the deployer resumes it). An hour keeps a loop (and a
+ * WOLF slot) from re-entering it 60 times an hour while still noticing a resumption the same day.
+ */
+export const HALTED_MS = 60 * 60_000;
+/**
+ * A closing (reduce-only) order on a halted market is refused too, yet the position is still at risk:
+ * it is tried again once a minute (one request, not one per tick or per price) so it goes out soon
+ * after the market trades again.
+ */
+export const HALTED_CLOSE_RETRY_MS = 60_000;
 
 interface Rule {
   pattern: RegExp;
@@ -87,6 +103,10 @@ const RULES: readonly Rule[] = [
     cooldownMs: RATE_LIMIT_MS,
   },
   { pattern: /does not exist/i, reason: "account_missing", reaction: "stop" },
+  // The mark crossed the trigger since the plan was made: a plan from the new mark places it.
+  { pattern: /invalid tp\/sl price/i, reason: "bad_trigger_price", reaction: "retry_next_tick" },
+  { pattern: /insufficient spot balance/i, reason: "insufficient_spot_balance", reaction: "shrink" },
+  { pattern: /trading is halted/i, reason: "market_halted", reaction: "skip_coin", cooldownMs: HALTED_MS },
 ];
 
 /** Classify one refusal text of the exchange (an order status `error`, or a whole-action `err`). */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { D, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import type { Rejection } from "../exchange/rejections.ts";
 import { type BackstopSettings, DEFAULT_BACKSTOP } from "../guard/backstop.ts";
 import { type BackstopPort, Backstops, type Guarded } from "../guard/backstops.ts";
 import { type DslConfig, dslConfigFromPreset } from "../guard/config.ts";
@@ -8,6 +9,16 @@ import { type DslResult, dslFloor, evaluateDsl, markDslClosed, newDslState } fro
 import { closeRetryDelayMs } from "../guard/retry.ts";
 import { type DslGuardFile, listGuards, saveGuard } from "../guard/store.ts";
 import type { WolfPort } from "./port.ts";
+
+/** A close the exchange did not fill, with its refusal when it refused it. */
+class CloseNotFilled extends Error {
+  constructor(
+    message: string,
+    readonly refusal: Rejection | undefined,
+  ) {
+    super(`close not filled: ${message}`);
+  }
+}
 
 /**
  * `hl dsl start`: guard one existing exchange position with a DSL trailing stop, outside WOLF. Every
@@ -214,9 +225,14 @@ export class StandaloneGuard {
       return r;
     } catch (err) {
       this.failedAttempts += 1;
-      const delay = closeRetryDelayMs(this.failedAttempts);
+      const refusal = err instanceof CloseNotFilled ? err.refusal : undefined;
+      const delay = closeRetryDelayMs(this.failedAttempts, refusal);
       this.retryAtMs = this.opts.port.now() + delay;
-      const text = `guard of ${this.guard.state.instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`;
+      const instrument = this.guard.state.instrument;
+      const text =
+        refusal?.reason === "market_halted"
+          ? `the exchange has halted trading in ${instrument} (${refusal.message}): the position cannot be closed while it lasts; still guarded, its close is tried once a minute`
+          : `guard of ${instrument}: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`;
       this.opts.log?.(text);
       if (this.failedAttempts === 1) this.opts.alert?.(text);
       return undefined;
@@ -259,7 +275,8 @@ export class StandaloneGuard {
       reduceOnly: true,
       cloid: `0x${randomBytes(16).toString("hex")}`,
     });
-    if (res.status !== "filled") throw new Error(`close not filled: ${res.message}`);
+    if (res.status !== "filled")
+      throw new CloseNotFilled(res.message, res.status === "unfilled" ? res.rejection : undefined);
     this.opts.log?.(`close filled ${res.size} @ ${res.price}`);
     const left = guarded.minus(res.size);
     if (left.gt(0)) {

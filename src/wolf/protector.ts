@@ -50,6 +50,8 @@ export class Protector {
   private readonly lastMids = new Map<string, { px: number; raw: string; atMs: number }>();
   /** Per closing slot: no new attempt before this time (port clock). */
   private readonly retryAt = new Map<number, number>();
+  /** Closing slots whose market the exchange halted, already alerted (once per halt, not per try). */
+  private readonly haltAlerted = new Set<number>();
 
   constructor(private readonly opts: ProtectorOptions) {}
 
@@ -238,6 +240,7 @@ export class Protector {
     slot = { ...slot, exit };
     if (res.status === "filled") {
       this.retryAt.delete(slotId);
+      this.haltAlerted.delete(slotId);
       slot = { ...slot, exit: addExitFill(exit, res.size, res.price, res.fee) };
       this.setSlot(slot);
       this.recordTrade(slot, side, res.oid, res.price, res.size, res.fee, exit.reason, cloid, port.now());
@@ -251,13 +254,25 @@ export class Protector {
       return;
     }
     this.setSlot(slot);
-    this.retryAt.set(slotId, port.now() + closeRetryDelayMs(exit.attempts));
-    this.opts.log(
-      `slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`,
-    );
+    const refusal = "rejection" in res ? res.rejection : undefined;
+    this.retryAt.set(slotId, port.now() + closeRetryDelayMs(exit.attempts, refusal));
+    if (refusal?.reason === "market_halted") this.sayHalted(slot, res.message);
+    else
+      this.opts.log(
+        `slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`,
+      );
     const pos = await this.exchangePosition(slot.coin);
     if (pos !== undefined && dec(pos.szi).isZero())
       await this.closeFromFills(this.slot(slotId), "position already closed on the exchange");
+  }
+
+  /** The close was refused because the exchange halted the market: the slot stays closing, said loudly once. */
+  private sayHalted(slot: Slot, message: string): void {
+    const line = `slot ${slot.slot_id} ${slot.instrument}: the exchange has halted trading (${message}); the position cannot be closed while it lasts, the slot stays closing and its close is tried once a minute`;
+    this.opts.log(line);
+    if (this.haltAlerted.has(slot.slot_id)) return;
+    this.haltAlerted.add(slot.slot_id);
+    this.opts.alerter?.send("halt", `WOLF ${line}`, { instrument: slot.instrument });
   }
 
   recordTrade(
@@ -293,6 +308,7 @@ export class Protector {
     const now = this.opts.port.now();
     const exit = slot.exit!;
     this.retryAt.delete(slot.slot_id);
+    this.haltAlerted.delete(slot.slot_id);
     const { record, pnl } = closeRecord(slot, exit, now);
     const st = this.state;
     st.closed_slots = [...st.closed_slots, record].slice(-this.opts.config.closed_history_size);

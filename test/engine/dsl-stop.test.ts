@@ -99,6 +99,51 @@ describe("DSL stop composed into a strategy run", () => {
     expect(lines.some((l) => l.includes("DSL stop"))).toBe(true);
   });
 
+  it("a close refused because the exchange halted the market is tried once a minute, not every tick", async () => {
+    const dir = tmp();
+    let clock = 0;
+    // Twenty seconds a tick; the price falls past the stop once the position is on.
+    const market = new FakeMarket({
+      script: (step) => {
+        clock = step * 20_000;
+        return step < 6 ? 2500 : 2400;
+      },
+    });
+    const paper = new PaperGateway();
+    let closes = 0;
+    const place = paper.place.bind(paper);
+    paper.place = async (orders) => {
+      if (!orders.some((o) => o.reduceOnly)) return place(orders);
+      closes += 1;
+      return orders.map(() => ({ status: "rejected" as const, message: "Trading is halted." }));
+    };
+    const lines: string[] = [];
+    const engine = new Engine({
+      strategy: buyer(),
+      params: {},
+      instrument: "ETH-PERP",
+      market: paper.watch(market),
+      gateway: paper,
+      dataDir: join(dir, "cli"),
+      tickMs: 0,
+      maxTicks: 20,
+      resume: true,
+      limits: DEFAULT_RISK_LIMITS,
+      requoteBps: 2,
+      mode: "dry-run",
+      network: "test",
+      now: () => clock,
+      log: (l) => lines.push(l),
+      dslStop: { config: fast, guardDir: join(dir, "cli", "dsl-stop") },
+    });
+    const r = await engine.run();
+    expect(r.position.net_qty).toBe("1"); // still open: nothing could close it
+    // About 13 ticks (four minutes) past the stop: a close a minute, not one a tick.
+    expect(closes).toBeGreaterThanOrEqual(3);
+    expect(closes).toBeLessThanOrEqual(5);
+    expect(lines.filter((l) => /has halted trading/.test(l))).toHaveLength(1);
+  });
+
   it("refuses an unknown preset up front", () => {
     expect(() => runStopConfig("loose")).toThrow(/Unknown DSL preset 'loose'/);
   });

@@ -63,6 +63,16 @@ describe("the engine reacts to the exchange's reason", () => {
     expect(sizes[1]!).toBeLessThan(sizes[0]!);
   });
 
+  it("a halted market: the order is sent once, then nothing for the cooldown, said in one line", async () => {
+    const g = new Refusing("Trading is halted.");
+    const { engine, lines } = run(g, 20);
+    await engine.run();
+    expect(g.sent).toHaveLength(1);
+    const said = lines.filter((l) => /halted/i.test(l) && !/exchange refused:/.test(l));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/ETH-PERP.*halted.*no new orders for 60 min/);
+  });
+
   it("a wallet the exchange does not know stops the run", async () => {
     const g = new Refusing("User or API Wallet 0x0000000000000000000000000000000000000001 does not exist.");
     const { engine, lines } = run(g, 10);
@@ -83,5 +93,23 @@ describe("RejectionPolicy", () => {
     expect(g.intents).toEqual([{ ...o, reduceOnly: true }]);
     expect(g.held).toBe("open_interest_cap");
     expect(p.gate([o], 61_000).intents).toEqual([o]);
+  });
+});
+
+describe("RejectionPolicy on a halted market", () => {
+  it("holds new orders for the long cooldown and lets a closing order out at most once a minute", async () => {
+    const { RejectionPolicy } = await import("../../src/engine/rejection-policy.ts");
+    const p = new RejectionPolicy();
+    const o = { side: "sell" as const, price: 1, size: 1, tif: "Ioc" as const, tag: "t" };
+    const close = { ...o, reduceOnly: true };
+    p.learn(["Trading is halted."], 0);
+    // A reduce-only order would be refused too: it is not re-sent every tick.
+    expect(p.gate([o, close], 1_000)).toEqual({ intents: [], held: "market_halted" });
+    expect(p.gate([o, close], 60_000).intents).toEqual([close]);
+    p.learn(["Trading is halted. asset=1"], 60_000);
+    expect(p.gate([o, close], 61_000).intents).toEqual([]);
+    // Each refusal says the market is still halted: the hour runs from the last one.
+    expect(p.gate([o], 60 * 60_000 + 1).intents).toEqual([]);
+    expect(p.gate([o], 60_000 + 60 * 60_000).intents).toEqual([o]);
   });
 });

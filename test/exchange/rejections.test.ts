@@ -41,6 +41,11 @@ const REAL: [string, string, string][] = [
   ],
   ["Order has invalid price.", "tick_size", "retry_next_tick"],
   ["Order price cannot be more than 80% away from the reference price", "oracle_price", "skip_coin"],
+  // A delisted or halted market (recorded mainnet answers carry no asset suffix; the sim's neither).
+  ["Trading is halted.", "market_halted", "skip_coin"],
+  ["Trading is halted. asset=173", "market_halted", "skip_coin"],
+  ["Invalid TP/SL price. asset=1", "bad_trigger_price", "retry_next_tick"],
+  ["(Spot-only) Order has insufficient spot balance to trade", "insufficient_spot_balance", "shrink"],
 ];
 
 describe("classifyRejection", () => {
@@ -56,6 +61,35 @@ describe("classifyRejection", () => {
     const r = classifyRejection("Something new the exchange says.");
     expect(r).toMatchObject({ reason: "unknown", reaction: "skip_coin" });
     expect(r.cooldownMs).toBeGreaterThan(0);
+  });
+
+  it("a halted market is left alone far longer than a passing refusal: it stays halted for hours or for good", () => {
+    const halted = classifyRejection("Trading is halted.");
+    const passing = classifyRejection("No liquidity available for market order. asset=7");
+    expect(halted.cooldownMs).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(halted.cooldownMs).toBeGreaterThan(passing.cooldownMs);
+  });
+
+  it("every order refusal in the exchange's error table is recognised (none falls to unknown)", () => {
+    // Hyperliquid docs, for-developers/api/error-responses: every "Order" row, as the exchange words it.
+    const table = [
+      "Price must be divisible by tick size.",
+      "Order must have minimum value of $10.",
+      "Order must have minimum value of 10 USDC.",
+      "Insufficient margin to place order.",
+      "Reduce only order would increase position.",
+      "Post only order would have immediately matched, bbo was 1@2.",
+      "Order could not immediately match against any resting orders.",
+      "Invalid TP/SL price.",
+      "No liquidity available for market order.",
+      "Order would increase open interest while open interest is capped",
+      "Order rejected due to price more aggressive than oracle while at open interest cap",
+      "Order would increase open interest too quickly",
+      "(Spot-only) Order has insufficient spot balance to trade",
+      "Order price too far from oracle",
+      "Order would cause position to exceed margin tier limit at current leverage",
+    ];
+    expect(table.map((m) => [m, classifyRejection(m).reason]).filter(([, r]) => r === "unknown")).toEqual([]);
   });
 
   it("the address rate limit waits the exchange's 10 s", () => {
@@ -83,5 +117,12 @@ describe("CoinCooldowns", () => {
     expect(c.blocking("ETH", 60_999)?.reason).toBe("no_liquidity");
     expect(c.blocking("BTC", 2_000)).toBeUndefined();
     expect(c.blocking("ETH", 61_000)).toBeUndefined();
+  });
+
+  it("a halted market keeps its coin aside for the hour", () => {
+    const c = new CoinCooldowns();
+    c.note("ETH", classifyRejection("Trading is halted."), 0);
+    expect(c.blocking("ETH", 59 * 60_000)?.reason).toBe("market_halted");
+    expect(c.blocking("ETH", 60 * 60_000)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Alerter } from "../../src/alerts/webhook.ts";
 import { dec } from "../../src/core/decimal.ts";
 import { buildWolfConfig } from "../../src/wolf/config.ts";
 import { WolfRunner } from "../../src/wolf/runner.ts";
@@ -14,7 +15,7 @@ afterEach(async () => {
 });
 
 /** WOLF started over positions already on the exchange (adopted into slots, guarded from the stream). */
-async function wolfOver(positions: Record<string, number>) {
+async function wolfOver(positions: Record<string, number>, alerter?: Alerter) {
   const port = new FakePort({ ETH: 2500, SOL: 100, BTC: 60_000 });
   for (const [coin, szi] of Object.entries(positions))
     port.pos.set(coin, { szi: dec(szi), entry: dec(port.prices.get(coin)!) });
@@ -24,6 +25,7 @@ async function wolfOver(positions: Record<string, number>) {
     preset: "default",
     config: buildWolfConfig("default", {}, { candle_refresh_s: 0 }),
     log: quiet,
+    ...(alerter ? { alerter } : {}),
   });
   open.push(runner);
   return { port, runner };
@@ -67,5 +69,42 @@ describe("a close that fails is retried on the next price, not the next tick", (
     expect(runner.state.daily_loss_triggered).toBe(true);
     expect(closes(port, "ETH")).toHaveLength(2);
     expect(await port.positions()).toEqual([]);
+  });
+});
+
+describe("a close refused because the exchange halted the market", () => {
+  it("keeps the slot closing, alerts once, and asks again once a minute instead of every second", async () => {
+    const alerts: string[] = [];
+    const alerter: Alerter = { send: (_e, text) => void alerts.push(text), flush: async () => undefined };
+    const { port, runner } = await wolfOver({ ETH: 1 }, alerter);
+    port.refusals = Array.from({ length: 10 }, () => "Trading is halted.");
+    port.setPrice("ETH", 2400); // hard stop
+    await runner.settled();
+    expect(closes(port, "ETH")).toHaveLength(1);
+    expect(runner.state.slots[0]!.status).toBe("closing");
+    const halted = alerts.filter((a) => /halted/i.test(a));
+    expect(halted).toHaveLength(1);
+    expect(halted[0]).toMatch(/ETH/);
+    // Seconds later the market is still halted: no close goes out on these prices.
+    for (let i = 0; i < 5; i++) {
+      port.clock += 5_000;
+      port.setPrice("ETH", 2399 - i);
+      await runner.settled();
+    }
+    expect(closes(port, "ETH")).toHaveLength(1);
+    // A minute on, one more try; still halted: still closing, no second alert.
+    port.clock += 35_000;
+    port.setPrice("ETH", 2390);
+    await runner.settled();
+    expect(closes(port, "ETH")).toHaveLength(2);
+    expect(runner.state.slots[0]!.status).toBe("closing");
+    expect(alerts.filter((a) => /halted/i.test(a))).toHaveLength(1);
+    // The market trades again: the next try a minute later closes the slot.
+    port.refusals = [];
+    port.clock += 60_000;
+    port.setPrice("ETH", 2391);
+    await runner.settled();
+    expect(closes(port, "ETH")).toHaveLength(3);
+    expect(runner.state.slots[0]!.status).toBe("empty");
   });
 });

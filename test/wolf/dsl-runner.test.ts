@@ -85,6 +85,39 @@ describe("hl dsl start keeps guarding through errors", () => {
   });
 });
 
+describe("hl dsl start on a market the exchange halted", () => {
+  it("keeps guarding, alerts once, and asks again once a minute instead of every second", async () => {
+    const port = new FakePort({ ETH: 2000 });
+    port.pos.set("ETH", { szi: dec(1), entry: dec(2000) });
+    port.refusals = Array.from({ length: 10 }, () => "Trading is halted.");
+    const lines: string[] = [];
+    const alerts: string[] = [];
+    const g = await StandaloneGuard.open({
+      port,
+      coin: "ETH",
+      dir: mkdtempSync(join(tmpdir(), "dsl-halted-")),
+      preset: "tight",
+      leverage: 10,
+      log: (l) => lines.push(l),
+      alert: (t) => alerts.push(t),
+    });
+    const closes = () => port.orders.filter((o) => o.reduceOnly).length;
+    // Prices every 5 s for a minute: one close, refused; none again before the minute is up.
+    for (let i = 0; i < 12; i++) {
+      port.clock += 5_000;
+      await g.onPrice(1990);
+    }
+    expect(closes()).toBe(1);
+    expect(g.done).toBe(false);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatch(/halted trading in ETH-PERP/);
+    port.refusals = [];
+    port.clock += 60_000;
+    await g.onPrice(1990);
+    expect(g.done).toBe(true);
+  });
+});
+
 describe("hl dsl start after a restart", () => {
   it("resumes the saved guard of the same position, ratchet intact, instead of starting over at entry", async () => {
     const port = new FakePort({ ETH: 2000 });

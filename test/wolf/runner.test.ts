@@ -615,6 +615,18 @@ describe("entries the exchange refuses", () => {
     await runner.close();
   });
 
+  it("a halted market: the slot does not re-enter it while ETH keeps signalling (an hour, not a minute)", async () => {
+    const { port, runner } = await setup();
+    port.refusals = ["Trading is halted."];
+    await enterEth(runner, port);
+    expect(ethEntries(port)).toHaveLength(1);
+    expect(runner.state.slots[0]).toMatchObject({ status: "empty" });
+    // ETH keeps moving (a signal every tick) for 15 minutes: no second entry.
+    for (let i = 0; i < 3; i++) await pumpTick(runner, port, 5 * 60_000);
+    expect(ethEntries(port)).toHaveLength(1);
+    await runner.close();
+  });
+
   it("insufficient margin: one smaller order, not the same one again", async () => {
     const { port, runner } = await setup();
     port.refusals = ["Insufficient margin to place order. asset=1"];

@@ -116,6 +116,13 @@ export interface SimVenue extends Venue {
   ): void;
   /** Open interest the rest of the market holds in `coin`, in coins (shown in the asset context). */
   setBackgroundOpenInterest(coin: string, sz: number): void;
+  /**
+   * The exchange delists `coin` while it trades: `meta` marks it `isDelisted` and every new order on it
+   * is refused with `Trading is halted.`. Its asset id, resting orders and positions stay (the sim
+   * does not settle them; the house's next requote is refused, so its own quotes leave the book):
+   * what a client must survive is a price to act on and no way to trade. Not kept in a saved world.
+   */
+  delist(coin: string): void;
   /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
   snapshot(skipOrdersOf: readonly string[]): VenueSnapshot;
   /** Load account state saved by `snapshot` into this fresh venue. */
@@ -246,6 +253,11 @@ export function createVenue(opts: VenueOptions): SimVenue {
       const m = core.byCoin.get(coin);
       if (!m) throw new VenueError(`Unknown coin: ${coin}`);
       m.backgroundOi = Math.max(0, Math.round(sz * 10 ** m.szDec));
+    },
+    delist(coin) {
+      const m = core.byCoin.get(coin);
+      if (!m) throw new VenueError(`Unknown coin: ${coin}`);
+      m.spec = { ...m.spec, isDelisted: true };
     },
   };
 }

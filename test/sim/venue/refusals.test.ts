@@ -169,4 +169,15 @@ describe("delisted markets", () => {
     ).toEqual(halted);
     expect(t.state(ALICE).assetPositions).toEqual([]);
   });
+
+  it("a market delisted while it trades: listed as delisted, new orders refused, resting orders stay", () => {
+    const t = testVenue();
+    expect(t.order(ALICE, { a: ETH, b: true, p: "3400", s: "0.01" })).toMatchObject({ resting: {} });
+    t.venue.delist("ETH");
+    const meta = t.venue.info({ type: "meta" }) as { universe: { name: string; isDelisted?: boolean }[] };
+    expect(meta.universe[ETH]).toMatchObject({ name: "ETH", isDelisted: true });
+    expect(t.order(BOB, { a: ETH, b: false, p: "3400", s: "0.01" })).toEqual({ error: "Trading is halted." });
+    expect(t.order(ALICE, { a: BTC, b: true, p: "96999", s: "0.001" })).toMatchObject({ resting: {} });
+    expect(t.venue.info({ type: "openOrders", user: ALICE })).toHaveLength(2);
+  });
 });

@@ -118,24 +118,10 @@ describe("DSL stop composed into a strategy run", () => {
       return orders.map(() => ({ status: "rejected" as const, message: "Trading is halted." }));
     };
     const lines: string[] = [];
-    const engine = new Engine({
-      strategy: buyer(),
-      params: {},
-      instrument: "ETH-PERP",
-      market: paper.watch(market),
-      gateway: paper,
-      dataDir: join(dir, "cli"),
-      tickMs: 0,
-      maxTicks: 20,
-      resume: true,
-      limits: DEFAULT_RISK_LIMITS,
-      requoteBps: 2,
-      mode: "dry-run",
-      network: "test",
-      now: () => clock,
-      log: (l) => lines.push(l),
-      dslStop: { config: fast, guardDir: join(dir, "cli", "dsl-stop") },
-    });
+    const engine = dslDryRunEngine(
+      { strategy: buyer(), paper, market, dir, maxTicks: 20, dsl: fast },
+      { now: () => clock, log: (l) => lines.push(l) },
+    );
     const r = await engine.run();
     expect(r.position.net_qty).toBe("1"); // still open: nothing could close it
     // About 13 ticks (four minutes) past the stop: a close a minute, not one a tick.

@@ -10,8 +10,8 @@ export interface HouseVenue {
   setOraclePrice(coin: string, px: string): void;
   deposit(user: Address, amount: string): void;
   setBackgroundOpenInterest(coin: string, sz: number): void;
-  /** Size (coins) still resting of `user`'s open order `oid`; 0 once it has filled or gone. */
-  restingSz(user: Address, oid: number): number;
+  /** Size (coins) still resting of each of `user`'s open orders `oids`; 0 once one has filled or gone. */
+  restingSizes(user: Address, oids: readonly (number | undefined)[]): number[];
 }
 
 export interface HouseMarket {
@@ -76,10 +76,16 @@ interface RestingLadder {
   recorded?: readonly HouseQuote[];
   premium: number;
   at: number;
+  /** Some level has a hole (there is something to refill). */
+  holes: boolean;
 }
 
-/** A ladder is moved when the price moves this share of the half-spread, or half a tick, whichever is more. */
-const REQUOTE_SHARE_OF_HALF_SPREAD = 0.3;
+/**
+ * A ladder is moved when the price moves this share of the half-spread, or half a tick, whichever is
+ * more: its touch never ends up on the wrong side of the price, and thin markets are not rebuilt at
+ * every step (each rebuild is 40 cancels and 40 orders).
+ */
+const REQUOTE_SHARE_OF_HALF_SPREAD = 0.8;
 /**
  * A level is topped up once this share of it has come back (or at least one lot): each top-up costs a
  * cancel and an order, so the refill goes in steps rather than a trickle.
@@ -208,20 +214,30 @@ export class HouseDriver {
    */
   private measureHoles(maker: Address, ladder: RestingLadder, halfLifeMs: number): void {
     const dt = this.model.time - ladder.at;
-    for (const l of ladder.levels) {
-      const now = l.oid === undefined ? 0 : this.venue.restingSz(maker, l.oid);
-      l.hole = holeAfter({ target: l.target, hole: l.hole, before: l.resting, now }, dt, halfLifeMs);
-      l.resting = now;
-      if (now <= 0) l.oid = undefined;
-    }
+    const now = this.venue.restingSizes(
+      maker,
+      ladder.levels.map((l) => l.oid),
+    );
+    let open = false;
+    ladder.levels.forEach((l, k) => {
+      const size = now[k]!;
+      if (l.hole > 0 || size < l.resting) {
+        l.hole = holeAfter({ target: l.target, hole: l.hole, before: l.resting, now: size }, dt, halfLifeMs);
+        open ||= l.hole > 0;
+      }
+      l.resting = size;
+      if (size <= 0) l.oid = undefined;
+    });
     ladder.at = this.model.time;
+    ladder.holes = open;
   }
 
   /** Top up the levels whose hole has shrunk by a refill step since they were last placed. */
   private refill(m: HouseMarket, ladder: RestingLadder): void {
+    if (!ladder.holes) return;
     const sizes = new Map<HouseLevel, number>();
     for (const l of ladder.levels) {
-      const want = Number(floorSz(l.target - l.hole, m.szDecimals));
+      const want = floorLots(l.target - l.hole, m.szDecimals);
       const step = Math.max(REFILL_STEP_SHARE * l.target, 10 ** -m.szDecimals);
       if (want - l.resting >= step - 1e-12 && want * Number(l.px) >= MIN_LEVEL_USD) sizes.set(l, want);
     }
@@ -253,9 +269,10 @@ export class HouseDriver {
       grouping: "na",
     });
     const oids = statusOids(res, levels.length);
+    const placed = keepResting ? [] : this.venue.restingSizes(maker, oids);
     levels.forEach((l, k) => {
       l.oid = oids[k];
-      if (!keepResting) l.resting = l.oid === undefined ? 0 : this.venue.restingSz(maker, l.oid);
+      if (!keepResting) l.resting = placed[k]!;
     });
   }
 
@@ -309,11 +326,14 @@ export class HouseDriver {
       return;
     }
     const maker = this.makerFor(m);
-    const before = new Map<HouseLevel, number>();
-    for (const l of ladder.levels) if (l.oid !== undefined) before.set(l, this.venue.restingSz(maker, l.oid));
+    const oids = ladder.levels.map((l) => l.oid);
+    const before = this.venue.restingSizes(maker, oids);
     this.take(order.coin, order.isBuy, order.notionalUsd);
+    const after = this.venue.restingSizes(maker, oids);
     const sizes = new Map<HouseLevel, number>();
-    for (const [l, was] of before) if (this.venue.restingSz(maker, l.oid!) < was) sizes.set(l, was);
+    ladder.levels.forEach((l, k) => {
+      if (after[k]! < before[k]!) sizes.set(l, before[k]!);
+    });
     this.replaceLevels(m, sizes, true);
   }
 
@@ -342,11 +362,18 @@ export class HouseDriver {
       const share = (q.isBuy ? holes?.bids[bid++] : holes?.asks[ask++]) ?? 0;
       levels.push({ isBuy: q.isBuy, px: q.px, target, hole: target * share, resting: 0, oid: undefined });
     }
-    const ladder: RestingLadder = { levels, px, premium, at: this.model.time, ...recorded };
+    const ladder: RestingLadder = {
+      levels,
+      px,
+      premium,
+      at: this.model.time,
+      holes: levels.some((l) => l.hole > 0),
+      ...recorded,
+    };
     this.resting.set(m.coin, ladder);
     const sizes = new Map<HouseLevel, number>();
     for (const l of levels) {
-      const want = Number(floorSz(l.target - l.hole, m.szDecimals));
+      const want = floorLots(l.target - l.hole, m.szDecimals);
       if (want > 0 && (recorded.recorded || want * Number(l.px) >= MIN_LEVEL_USD)) sizes.set(l, want);
     }
     this.replaceLevels(m, sizes);
@@ -382,6 +409,12 @@ export class HouseDriver {
       return { status: "err", response: err instanceof Error ? err.message : String(err) };
     }
   }
+}
+
+/** `sz` rounded down to the market's lots, as a number. */
+function floorLots(sz: number, szDecimals: number): number {
+  const scale = 10 ** szDecimals;
+  return Math.floor(sz * scale + Math.abs(sz * scale) * 1e-12) / scale;
 }
 
 /** Share of each level of a ladder still missing, bids and asks from the touch outwards. */

@@ -116,8 +116,8 @@ export interface SimVenue extends Venue {
   ): void;
   /** Open interest the rest of the market holds in `coin`, in coins (shown in the asset context). */
   setBackgroundOpenInterest(coin: string, sz: number): void;
-  /** Size (coins) still resting of `user`'s open order `oid`; 0 once it has filled or gone. */
-  restingSz(user: Address, oid: number): number;
+  /** Size (coins) still resting of each of `user`'s open orders `oids`; 0 once one has filled or gone. */
+  restingSizes(user: Address, oids: readonly (number | undefined)[]): number[];
   /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
   snapshot(skipOrdersOf: readonly string[]): VenueSnapshot;
   /** Load account state saved by `snapshot` into this fresh venue. */
@@ -244,9 +244,12 @@ export function createVenue(opts: VenueOptions): SimVenue {
       });
       core.flush();
     },
-    restingSz(user, oid) {
-      const o = core.accounts.get(user.toLowerCase())?.open.get(oid);
-      return o ? o.sz / 10 ** o.m.szDec : 0;
+    restingSizes(user, oids) {
+      const open = core.accounts.get(user.toLowerCase())?.open;
+      return oids.map((oid) => {
+        const o = oid === undefined ? undefined : open?.get(oid);
+        return o ? o.sz / 10 ** o.m.szDec : 0;
+      });
     },
     setBackgroundOpenInterest(coin, sz) {
       const m = core.byCoin.get(coin);

@@ -98,4 +98,21 @@ describe("the house book in a seeded running world", () => {
     for (let s = 0; s < 40; s++) world.advance(1_000);
     expect(missing()).toBeLessThan(0.25);
   });
+
+  it("after a price gap the book is rebuilt around the new mark before anything can fill against it", () => {
+    const mark = () => {
+      const ctx = world.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, { markPx: string }[]];
+      return Number(ctx[1][BTC]!.markPx);
+    };
+    const before = mark();
+    world.setPrice("BTC", String(Math.round(before * 0.95)));
+    const b = book();
+    const bid = Number(b.levels[0][0]!.px);
+    const ask = Number(b.levels[1][0]!.px);
+    const after = mark();
+    expect(after).toBeLessThan(before * 0.96);
+    // The touch straddles the new mark within a few bps: a stop or a liquidation sells into this book.
+    expect(Math.abs((bid + ask) / 2 / after - 1) * 1e4).toBeLessThan(5);
+    expect(bid).toBeLessThan(before * 0.96);
+  });
 });

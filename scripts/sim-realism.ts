@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { marketParams, REFILL_HALF_LIFE_MS } from "../src/sim/model/market-params.ts";
+import { roundPx } from "../src/sim/model/price-grid.ts";
 import { initialPriceState, stepPrice } from "../src/sim/model/price-process.ts";
 import { createRng, deriveSeed } from "../src/sim/model/prng.ts";
 import {
@@ -207,14 +208,14 @@ async function measure(): Promise<Record<Coin, Measured>> {
       world.advance(1_000);
       const full = askUsd();
       const ask = Number(book().levels[1][0]!.px);
-      world.venue.exchange(
+      const res = world.venue.exchange(
         {
           type: "order",
           orders: [
             {
               a: meta.asset,
               b: true,
-              p: (ask * 1.02).toPrecision(5),
+              p: roundPx(ask * 1.02, meta.szDecimals, "up"),
               s: (usd / ask).toFixed(meta.szDecimals),
               r: false,
               t: { limit: { tif: "Ioc" } },
@@ -225,6 +226,7 @@ async function measure(): Promise<Record<Coin, Measured>> {
         SWEEPER,
         nonce++,
       );
+      if (!JSON.stringify(res).includes("filled")) throw new Error(`the ${coin} sweep did not fill: ${JSON.stringify(res)}`);
       const times: number[] = [];
       const missing: number[] = [];
       for (let t = 0; t <= SWEEP_WATCH_MS; t += 1_000) {
@@ -375,7 +377,7 @@ function differences(m: Record<Coin, Measured>): string {
     "- Spread: BTC, ETH and SOL quote one tick, the floor the published BTC figure implies; SOL has no figure of its own. Thin markets are capped at 5 bps, the widest published (Roll) figure found; DOGE, far busier than those memes, likely quotes tighter live than the sim's cap.",
   );
   out.push(
-    `- Depth: no per-level figure was found. Walk costs bracket the two published ones: a $100k BTC buy pays ${m.BTC.cost100k.median.toFixed(2)} bps (published 2–5 [hlGuide]) and $1M pays ${m.BTC.cost1m.median.toFixed(2)} bps (published < 1 [ostium]). Depth per level stays scaled from recorded 24 h volume.`,
+    `- Depth: no per-level figure was found, and the two published walk costs disagree tenfold. A $100k BTC buy pays ${m.BTC.cost100k.median.toFixed(2)} bps here, cheaper than the 2–5 bps of [hlGuide]; $1M pays ${m.BTC.cost1m.median.toFixed(2)} bps, dearer than the < 1 bp of [ostium]. Which one holds live decides whether a large taker pays more or less on paper; depth per level stays scaled from recorded 24 h volume, not calibrated.`,
   );
   out.push(
     "- Impact: the refill half-life is the only published resiliency figure found, measured on an equity book; Hyperliquid's may be shorter. Only the house's depth refills; the background taker flow (the market's many small trades) is answered at once, as the exchange's makers answer within a block, so it prints volume without holes. A hole never refills partly-and-stays (Large finds that in most cases an LSE book does not replenish reliably): not modelled.",

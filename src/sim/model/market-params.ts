@@ -116,7 +116,7 @@ const KNOWN: Record<string, Partial<MarketParams>> = {
     halfSpreadBps: 0,
   },
   ETH: {
-    // Median 30-day daily realised volatility of the process 67 % (p5–p95 50–89 % over 200 seeds),
+    // Median 30-day daily realised volatility of the process 68 % (p5–p95 50–89 % over 200 seeds),
     // inside the published 50–100 % and near the 58 % snapshot (trdesk; see docs/sim-realism.md).
     volAnnual: 0.55,
     btcCorrelation: 0.85,

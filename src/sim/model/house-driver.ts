@@ -91,8 +91,8 @@ const REQUOTE_SHARE_OF_HALF_SPREAD = 0.8;
  * cancel and an order, so the refill goes in steps rather than a trickle.
  */
 const REFILL_STEP_SHARE = 0.05;
-/** Smallest notional the house leaves resting (the exchange's $10 minimum, with room for rounding). */
-const MIN_LEVEL_USD = 15;
+/** Smallest notional the house leaves resting: the exchange's $10 minimum order value. */
+const MIN_LEVEL_USD = 10;
 
 /**
  * Keeps the venue in step with the model: oracle prices, the house makers' ladders (cancel and
@@ -221,10 +221,10 @@ export class HouseDriver {
     let open = false;
     ladder.levels.forEach((l, k) => {
       const size = now[k]!;
-      if (l.hole > 0 || size < l.resting) {
+      if (l.hole > 0 || size < l.resting)
         l.hole = holeAfter({ target: l.target, hole: l.hole, before: l.resting, now: size }, dt, halfLifeMs);
-        open ||= l.hole > 0;
-      }
+      // Something to put back: a hole, or a level left out because it was too small to place.
+      open ||= l.hole > 0 || size < l.target - l.hole - 1e-12;
       l.resting = size;
       if (size <= 0) l.oid = undefined;
     });
@@ -367,7 +367,7 @@ export class HouseDriver {
       px,
       premium,
       at: this.model.time,
-      holes: levels.some((l) => l.hole > 0),
+      holes: true,
       ...recorded,
     };
     this.resting.set(m.coin, ladder);

@@ -1,6 +1,7 @@
 import type { Address, ExchangeAction, ExchangeResponse } from "../venue.ts";
 import { HOUSE_LEVELS, type HouseQuote, houseLadder } from "./house-quotes.ts";
-import { floorSz, roundPx } from "./price-grid.ts";
+import { floorSz, roundPx, tickExponent } from "./price-grid.ts";
+import { holeAfter } from "./resiliency.ts";
 import type { WorldModel } from "./world-model.ts";
 
 /** The part of the venue the house needs: place actions without signatures, and move oracles. */
@@ -9,6 +10,8 @@ export interface HouseVenue {
   setOraclePrice(coin: string, px: string): void;
   deposit(user: Address, amount: string): void;
   setBackgroundOpenInterest(coin: string, sz: number): void;
+  /** Size (coins) still resting of each of `user`'s open orders `oids`; 0 once one has filled or gone. */
+  restingSizes(user: Address, oids: readonly (number | undefined)[]): number[];
 }
 
 export interface HouseMarket {
@@ -52,20 +55,44 @@ const MAX_TAKEN_LEVELS = 3;
 /** Enough for years of the background flow's fees at Hyperliquid's volumes. */
 const HOUSE_BALANCE = "2000000000";
 
+/** One level of a house ladder: what the full ladder holds there, and what is missing of it. */
+interface HouseLevel {
+  isBuy: boolean;
+  px: string;
+  /** Size of the full level (coins). */
+  target: number;
+  /** Size taken from the level by trades that has not come back yet (coins). */
+  hole: number;
+  /** Size resting there when the house last looked (coins). */
+  resting: number;
+  oid: number | undefined;
+}
+
 interface RestingLadder {
-  oids: number[];
-  /** Oracle, premium and model time the ladder was built for. */
+  levels: HouseLevel[];
+  /** Oracle, premium and model time the ladder was built for (`at`: also its last refill). */
   px: number;
-  /** The recorded book it posts, when the model replays one. */
+  /** The recorded book it posts, when the model replays one: posted as it is, never refilled. */
   recorded?: readonly HouseQuote[];
   premium: number;
   at: number;
+  /** Some level has a hole (there is something to refill). */
+  holes: boolean;
 }
 
-/** A ladder is kept while the price stays within this share of the half-spread… */
-const REQUOTE_SHARE_OF_HALF_SPREAD = 0.3;
-/** …and is rebuilt at least this often (sim ms), refilling levels that takers consumed. */
-const REQUOTE_EVERY_MS = 5_000;
+/**
+ * A ladder is moved when the price moves this share of the half-spread, or half a tick, whichever is
+ * more: its touch never ends up on the wrong side of the price, and thin markets are not rebuilt at
+ * every step (each rebuild is 40 cancels and 40 orders).
+ */
+const REQUOTE_SHARE_OF_HALF_SPREAD = 0.8;
+/**
+ * A level is topped up once this share of it has come back (or at least one lot): each top-up costs a
+ * cancel and an order, so the refill goes in steps rather than a trickle.
+ */
+const REFILL_STEP_SHARE = 0.05;
+/** Smallest notional the house leaves resting: the exchange's $10 minimum order value. */
+const MIN_LEVEL_USD = 10;
 
 /**
  * Keeps the venue in step with the model: oracle prices, the house makers' ladders (cancel and
@@ -155,14 +182,17 @@ export class HouseDriver {
       }
       const params = this.model.params(m.coin)!;
       const prev = this.resting.get(m.coin);
-      const tolerance = (REQUOTE_SHARE_OF_HALF_SPREAD * params.halfSpreadBps) / 1e4;
+      const maker = this.makerFor(m);
+      if (prev && !prev.recorded) this.measureHoles(maker, prev, params.refillHalfLifeMs);
+      const tickShare = 10 ** tickExponent(state.px, m.szDecimals) / state.px;
+      const tolerance = Math.max((REQUOTE_SHARE_OF_HALF_SPREAD * params.halfSpreadBps) / 1e4, tickShare / 2);
       if (
         prev &&
-        // Markets refresh at staggered moments, so the house never rebuilds every book at once.
-        this.model.time - prev.at < REQUOTE_EVERY_MS * (1 + i / this.markets.length) &&
+        !prev.recorded &&
         Math.abs(state.px / prev.px - 1) < tolerance &&
         Math.abs(state.premium - prev.premium) < tolerance
       ) {
+        this.refill(m, prev);
         continue;
       }
       const ladder = houseLadder({
@@ -173,8 +203,77 @@ export class HouseDriver {
         impactNotionalUsd: m.impactNotionalUsd,
         premiumStyle: m.premiumStyle,
       });
-      this.requote(m, ladder, state.px, state.premium);
+      // The ladder moves with the price; what trades took from it has not come back for being moved.
+      this.requote(m, ladder, state.px, state.premium, prev && !prev.recorded ? holeShares(prev) : undefined);
     }
+  }
+
+  /**
+   * Bring each level's hole up to date: what trades took since the last look is added, the rest of the
+   * hole shrinks with the market's refill half-life (see resiliency.ts).
+   */
+  private measureHoles(maker: Address, ladder: RestingLadder, halfLifeMs: number): void {
+    const dt = this.model.time - ladder.at;
+    const now = this.venue.restingSizes(
+      maker,
+      ladder.levels.map((l) => l.oid),
+    );
+    let open = false;
+    ladder.levels.forEach((l, k) => {
+      const size = now[k]!;
+      if (l.hole > 0 || size < l.resting)
+        l.hole = holeAfter({ target: l.target, hole: l.hole, before: l.resting, now: size }, dt, halfLifeMs);
+      // Something to put back: a hole, or a level left out because it was too small to place.
+      open ||= l.hole > 0 || size < l.target - l.hole - 1e-12;
+      l.resting = size;
+      if (size <= 0) l.oid = undefined;
+    });
+    ladder.at = this.model.time;
+    ladder.holes = open;
+  }
+
+  /** Top up the levels whose hole has shrunk by a refill step since they were last placed. */
+  private refill(m: HouseMarket, ladder: RestingLadder): void {
+    if (!ladder.holes) return;
+    const sizes = new Map<HouseLevel, number>();
+    for (const l of ladder.levels) {
+      const want = floorLots(l.target - l.hole, m.szDecimals);
+      const step = Math.max(REFILL_STEP_SHARE * l.target, 10 ** -m.szDecimals);
+      if (want - l.resting >= step - 1e-12 && want * Number(l.px) >= MIN_LEVEL_USD) sizes.set(l, want);
+    }
+    this.replaceLevels(m, sizes);
+  }
+
+  /**
+   * Cancel the given levels' orders and place each again at its new size, in one cancel and one order.
+   * `keepResting`: leave each level's last look as it was (what trades took before stays to be counted).
+   */
+  private replaceLevels(m: HouseMarket, sizes: ReadonlyMap<HouseLevel, number>, keepResting = false): void {
+    if (sizes.size === 0) return;
+    const maker = this.makerFor(m);
+    const cancels = [...sizes.keys()]
+      .filter((l) => l.oid !== undefined)
+      .map((l) => ({ a: m.asset, o: l.oid! }));
+    if (cancels.length > 0) this.send(maker, { type: "cancel", cancels });
+    const levels = [...sizes.keys()];
+    const res = this.send(maker, {
+      type: "order",
+      orders: levels.map((l) => ({
+        a: m.asset,
+        b: l.isBuy,
+        p: l.px,
+        s: floorSz(sizes.get(l)!, m.szDecimals),
+        r: false,
+        t: { limit: { tif: "Gtc" as const } },
+      })),
+      grouping: "na",
+    });
+    const oids = statusOids(res, levels.length);
+    const placed = keepResting ? [] : this.venue.restingSizes(maker, oids);
+    levels.forEach((l, k) => {
+      l.oid = oids[k];
+      if (!keepResting) l.resting = placed[k]!;
+    });
   }
 
   /**
@@ -213,41 +312,78 @@ export class HouseDriver {
     return orders;
   }
 
-  /** Send one taker order (an IOC against the book, priced at the model's price). */
+  /**
+   * Send one taker order (an IOC against the book, priced at the model's price). The background flow
+   * stands for the market's many small trades, which the exchange's makers answer within a block:
+   * what it takes from the house is put back at once, so only other traders' orders (a sweep, a
+   * liquidation) leave a hole that refills at the market's half-life.
+   */
   sendTaker(order: TakerOrder): void {
+    const m = this.byCoin.get(order.coin);
+    const ladder = this.resting.get(order.coin);
+    if (!m || !ladder || ladder.recorded) {
+      this.take(order.coin, order.isBuy, order.notionalUsd);
+      return;
+    }
+    const maker = this.makerFor(m);
+    const oids = ladder.levels.map((l) => l.oid);
+    const before = this.venue.restingSizes(maker, oids);
     this.take(order.coin, order.isBuy, order.notionalUsd);
+    const after = this.venue.restingSizes(maker, oids);
+    const sizes = new Map<HouseLevel, number>();
+    ladder.levels.forEach((l, k) => {
+      if (after[k]! < before[k]!) sizes.set(l, before[k]!);
+    });
+    this.replaceLevels(m, sizes, true);
   }
 
   private makerFor(m: HouseMarket): Address {
     return this.makers.get(m.coin) ?? HOUSE_MAKER;
   }
 
-  private requote(m: HouseMarket, ladder: readonly HouseQuote[], px: number, premium: number): void {
+  /**
+   * Replace a market's ladder with `quotes`; `holes` (share of each level still missing, bids then
+   * asks by level) leaves that part of each new level out until it refills.
+   */
+  private requote(
+    m: HouseMarket,
+    quotes: readonly HouseQuote[],
+    px: number,
+    premium: number,
+    holes?: { bids: number[]; asks: number[] },
+  ): void {
     this.cancelResting(m);
-    const recorded = this.model.recordedBook?.(m.coin) === ladder ? { recorded: ladder } : {};
-    if (ladder.length === 0) {
-      this.resting.set(m.coin, { oids: [], px, premium, at: this.model.time, ...recorded });
-      return;
+    const recorded = this.model.recordedBook?.(m.coin) === quotes ? { recorded: quotes } : {};
+    const levels: HouseLevel[] = [];
+    let bid = 0;
+    let ask = 0;
+    for (const q of quotes) {
+      const target = Number(q.sz);
+      const share = (q.isBuy ? holes?.bids[bid++] : holes?.asks[ask++]) ?? 0;
+      levels.push({ isBuy: q.isBuy, px: q.px, target, hole: target * share, resting: 0, oid: undefined });
     }
-    const res = this.send(this.makerFor(m), {
-      type: "order",
-      orders: ladder.map((q) => ({
-        a: m.asset,
-        b: q.isBuy,
-        p: q.px,
-        s: q.sz,
-        r: false,
-        t: { limit: { tif: "Gtc" } },
-      })),
-      grouping: "na",
-    });
-    this.resting.set(m.coin, { oids: restingOids(res), px, premium, at: this.model.time, ...recorded });
+    const ladder: RestingLadder = {
+      levels,
+      px,
+      premium,
+      at: this.model.time,
+      holes: true,
+      ...recorded,
+    };
+    this.resting.set(m.coin, ladder);
+    const sizes = new Map<HouseLevel, number>();
+    for (const l of levels) {
+      const want = floorLots(l.target - l.hole, m.szDecimals);
+      if (want > 0 && (recorded.recorded || want * Number(l.px) >= MIN_LEVEL_USD)) sizes.set(l, want);
+    }
+    this.replaceLevels(m, sizes);
   }
 
   private cancelResting(m: HouseMarket): void {
     const prev = this.resting.get(m.coin);
-    if (!prev || prev.oids.length === 0) return;
-    this.send(this.makerFor(m), { type: "cancel", cancels: prev.oids.map((o) => ({ a: m.asset, o })) });
+    if (!prev) return;
+    const cancels = prev.levels.filter((l) => l.oid !== undefined).map((l) => ({ a: m.asset, o: l.oid! }));
+    if (cancels.length > 0) this.send(this.makerFor(m), { type: "cancel", cancels });
     this.resting.delete(m.coin);
   }
 
@@ -275,16 +411,30 @@ export class HouseDriver {
   }
 }
 
-/** Oids of the orders of an order response that are resting (or partly filled and still resting). */
-function restingOids(res: ExchangeResponse): number[] {
-  if (res.status !== "ok") return [];
+/** `sz` rounded down to the market's lots, as a number. */
+function floorLots(sz: number, szDecimals: number): number {
+  const scale = 10 ** szDecimals;
+  return Math.floor(sz * scale + Math.abs(sz * scale) * 1e-12) / scale;
+}
+
+/** Share of each level of a ladder still missing, bids and asks from the touch outwards. */
+function holeShares(ladder: RestingLadder): { bids: number[]; asks: number[] } {
+  const bids: number[] = [];
+  const asks: number[] = [];
+  for (const l of ladder.levels) (l.isBuy ? bids : asks).push(l.target > 0 ? l.hole / l.target : 0);
+  return { bids, asks };
+}
+
+/** The resting oid of each of the `n` orders of an order response (undefined: filled at once, or refused). */
+function statusOids(res: ExchangeResponse, n: number): (number | undefined)[] {
+  const out: (number | undefined)[] = new Array(n).fill(undefined);
+  if (res.status !== "ok") return out;
   const data = res.response.data as { statuses?: unknown[] } | undefined;
-  const oids: number[] = [];
-  for (const s of data?.statuses ?? []) {
-    if (typeof s === "object" && s !== null && "resting" in s) {
+  (data?.statuses ?? []).forEach((s, k) => {
+    if (k < n && typeof s === "object" && s !== null && "resting" in s) {
       const oid = (s as { resting: { oid: number } }).resting.oid;
-      if (typeof oid === "number") oids.push(oid);
+      if (typeof oid === "number") out[k] = oid;
     }
-  }
-  return oids;
+  });
+  return out;
 }

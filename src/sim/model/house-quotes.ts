@@ -65,8 +65,10 @@ export function houseLadder(input: LadderInput): HouseQuote[] {
   const levels = input.levels ?? HOUSE_LEVELS;
   const c = ladderCentre(input, levels);
   const quotes: HouseQuote[] = [];
+  let bestBid: string | undefined;
   for (const isBuy of [true, false]) {
-    let prev: string | undefined;
+    // The asks start above the best bid: a touch narrower than a tick is one tick wide.
+    let prev: string | undefined = isBuy ? undefined : bestBid;
     for (let i = 0; i < levels; i++) {
       const { dist, notional } = levelShape(input.params, i);
       let px = roundPx(isBuy ? c * (1 - dist) : c * (1 + dist), input.szDecimals, isBuy ? "down" : "up");
@@ -74,6 +76,7 @@ export function houseLadder(input: LadderInput): HouseQuote[] {
       if (prev !== undefined && (isBuy ? Number(px) >= Number(prev) : Number(px) <= Number(prev))) {
         px = stepPx(prev, input.szDecimals, isBuy ? -1 : 1);
       }
+      if (isBuy && i === 0) bestBid = px;
       const pxNum = Number(px);
       if (!(pxNum > 0)) break;
       const sz = floorSz(Math.max(notional, MIN_NOTIONAL_USD * 1.5) / pxNum, input.szDecimals);

@@ -15,8 +15,10 @@ export interface MarketParams {
   premiumVol: number;
   /** Notional in USD of the first house level each side; deeper levels hold more. */
   levelNotionalUsd: number;
-  /** Half the house spread, in basis points. */
+  /** Half the house spread, in basis points (0: the touch is one tick wide, the exchange's floor). */
   halfSpreadBps: number;
+  /** Half-life (sim ms) in which depth that a trade took from the house's book comes back. */
+  refillHalfLifeMs: number;
   /** Typical traded notional per day (USD) and open interest (USD) of the rest of the market. */
   dayVolumeUsd: number;
   openInterestUsd: number;
@@ -41,7 +43,7 @@ const RECORDED_ACTIVITY = new Map(
   ]),
 );
 
-/** Coins traded as memes: more volatile, jumpier, thinner books for their volume. */
+/** Coins traded as memes: more volatile and jumpier. */
 const MEMES = new Set([
   "DOGE",
   "kPEPE",
@@ -86,6 +88,20 @@ export function marketClass(coin: string): MarketClass {
   return MEMES.has(coin) ? "meme" : "mid";
 }
 
+/**
+ * Resiliency: after a trade takes depth from a limit order book, the depth comes back with a half-life
+ * of about 20 s — Large (2007), "Measuring the resiliency of an electronic limit order book", Journal
+ * of Financial Markets 10(1), estimated on an LSE book. No figure for Hyperliquid's books was found
+ * published, so every class refills at this one.
+ */
+export const REFILL_HALF_LIFE_MS = 20_000;
+
+/**
+ * Widest half-spread of a thin market: the thinnest perps whose spread was found published (MEME, W,
+ * HYPER, at $0.2–0.4M a day) show 4–5 bps from their prices (Roll estimate, hypo.markets).
+ */
+const MAX_HALF_SPREAD_BPS = 2.5;
+
 /** BTC's recorded 24 h volume: the reference the alts' depth and spread are scaled from. */
 const BTC_VOLUME_USD = 3.2e9;
 
@@ -96,17 +112,22 @@ const KNOWN: Record<string, Partial<MarketParams>> = {
     jumpsPerDay: 0.5,
     jumpSize: 0.012,
     levelNotionalUsd: 60_000,
-    halfSpreadBps: 0.6,
+    // One tick: "as tight as $0.10 on a $90,000 asset" (Hyperdash) is below the $1 tick.
+    halfSpreadBps: 0,
   },
   ETH: {
-    volAnnual: 0.65,
+    // Median 30-day daily realised volatility of the process 68 % (p5–p95 50–89 % over 200 seeds),
+    // inside the published 50–100 % and near the 58 % snapshot (trdesk; see docs/sim-realism.md).
+    volAnnual: 0.55,
     btcCorrelation: 0.85,
     jumpsPerDay: 0.6,
     jumpSize: 0.015,
     levelNotionalUsd: 40_000,
-    halfSpreadBps: 0.8,
+    // One tick, as BTC: a price-only (Roll) spread estimate of Hyperliquid's ETH reads 0.0 bps.
+    halfSpreadBps: 0,
   },
-  SOL: { volAnnual: 0.8, btcCorrelation: 0.75, levelNotionalUsd: 20_000, halfSpreadBps: 1.2 },
+  // A major like BTC and ETH: quoted at one tick (no figure of its own was found published).
+  SOL: { volAnnual: 0.8, btcCorrelation: 0.75, levelNotionalUsd: 20_000, halfSpreadBps: 0 },
   HYPE: { volAnnual: 1.0, btcCorrelation: 0.55, levelNotionalUsd: 15_000, halfSpreadBps: 1.5 },
   XRP: { levelNotionalUsd: 15_000, halfSpreadBps: 1.5 },
   // HIP-3 products: a rate, an equity and a volatility product barely follow BTC.
@@ -141,7 +162,8 @@ export function marketParams(coin: string, seed: number): MarketParams {
     premiumMean: 0.00005,
     premiumVol: 0.0004,
     levelNotionalUsd: Math.round(Math.min(60_000, Math.max(1_500, 60_000 / Math.sqrt(thinness)))),
-    halfSpreadBps: Math.min(8, Math.max(0.6, 0.6 * thinness ** 0.35)) * (meme ? 1.3 : 1),
+    halfSpreadBps: Math.min(MAX_HALF_SPREAD_BPS, 0.6 * thinness ** 0.35),
+    refillHalfLifeMs: REFILL_HALF_LIFE_MS,
     dayVolumeUsd,
     openInterestUsd,
   };

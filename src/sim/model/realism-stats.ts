@@ -69,3 +69,41 @@ export function distribution(values: readonly number[]): Distribution {
     n: values.length,
   };
 }
+
+/**
+ * What a market buy of `notionalUsd` pays over the mid, in bps, walking the asks of one snapshot;
+ * undefined when the shown book cannot fill it.
+ */
+export function buyCostBps(book: BookSnapshot, notionalUsd: number): number | undefined {
+  const bid = book.levels[0][0];
+  const ask = book.levels[1][0];
+  if (!bid || !ask) return undefined;
+  const mid = (Number(bid.px) + Number(ask.px)) / 2;
+  let left = notionalUsd;
+  let coins = 0;
+  for (const l of book.levels[1]) {
+    const px = Number(l.px);
+    const take = Math.min(left, px * Number(l.sz));
+    coins += take / px;
+    left -= take;
+    if (left <= 1e-9) return (notionalUsd / coins / mid - 1) * 10_000;
+  }
+  return undefined;
+}
+
+/**
+ * Half-life of a recovery: the first time (linearly interpolated between samples) at which the
+ * missing share, `missing[i]` at `times[i]`, is at most half of the first sample. NaN if it never is.
+ */
+export function halfLifeOf(times: readonly number[], missing: readonly number[]): number {
+  const first = missing[0];
+  if (first === undefined || !(first > 0)) return Number.NaN;
+  const half = first / 2;
+  for (let i = 1; i < missing.length; i++) {
+    if (missing[i]! <= half) {
+      const [t0, t1, m0, m1] = [times[i - 1]!, times[i]!, missing[i - 1]!, missing[i]!];
+      return m0 === m1 ? t1 : t0 + ((m0 - half) / (m0 - m1)) * (t1 - t0);
+    }
+  }
+  return Number.NaN;
+}

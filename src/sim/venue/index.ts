@@ -123,6 +123,8 @@ export interface SimVenue extends Venue {
    * what a client must survive is a price to act on and no way to trade. Not kept in a saved world.
    */
   delist(coin: string): void;
+  /** Size (coins) still resting of each of `user`'s open orders `oids`; 0 once one has filled or gone. */
+  restingSizes(user: Address, oids: readonly (number | undefined)[]): number[];
   /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
   snapshot(skipOrdersOf: readonly string[]): VenueSnapshot;
   /** Load account state saved by `snapshot` into this fresh venue. */
@@ -248,6 +250,13 @@ export function createVenue(opts: VenueOptions): SimVenue {
         n: k.n,
       });
       core.flush();
+    },
+    restingSizes(user, oids) {
+      const open = core.accounts.get(user.toLowerCase())?.open;
+      return oids.map((oid) => {
+        const o = oid === undefined ? undefined : open?.get(oid);
+        return o ? o.sz / 10 ** o.m.szDec : 0;
+      });
     },
     setBackgroundOpenInterest(coin, sz) {
       const m = core.byCoin.get(coin);

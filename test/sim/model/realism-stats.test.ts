@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  buyCostBps,
   distribution,
+  halfLifeOf,
   quantile,
   realisedVolAnnual,
   spreadBps,
@@ -56,5 +58,27 @@ describe("quantiles", () => {
     expect(quantile(v, 0.95)).toBeCloseTo(4.8, 12);
     expect(distribution(v)).toEqual({ p5: quantile(v, 0.05), median: 3, p95: quantile(v, 0.95), n: 5 });
     expect(quantile([], 0.5)).toBeNaN();
+  });
+});
+
+describe("walk cost and recovery half-life", () => {
+  const book = {
+    levels: [
+      [{ px: "99", sz: "10" }],
+      [
+        { px: "101", sz: "10" },
+        { px: "103", sz: "10" },
+      ],
+    ] as [{ px: string; sz: string }[], { px: string; sz: string }[]],
+  };
+  it("walks the asks: $2,030 buys $1,010 at 101 and $1,020 at 103 against a mid of 100", () => {
+    const coins = 10 + 1020 / 103;
+    expect(buyCostBps(book, 2_030)).toBeCloseTo((2_030 / coins / 100 - 1) * 10_000, 9);
+    expect(buyCostBps(book, 500)).toBeCloseTo(100, 9);
+    expect(buyCostBps(book, 1e9)).toBeUndefined();
+  });
+  it("finds when half of the first hole is back, between samples", () => {
+    expect(halfLifeOf([0, 10, 20, 30], [1, 0.8, 0.4, 0.2])).toBeCloseTo(17.5, 9);
+    expect(halfLifeOf([0, 1], [1, 1])).toBeNaN();
   });
 });

@@ -1,5 +1,6 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Command } from "commander";
+import { agentAlertSource } from "../alerts/agent-label.ts";
 import { alerterFromEnv } from "../alerts/webhook.ts";
 import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
@@ -124,7 +125,13 @@ export function register(program: Command): void {
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
       const out = (line: string) => process.stdout.write(`${line}\n`);
-      const strays = alerterFromEnv(`hl run ${strategy} (${network ?? resolveNetwork(undefined)})`);
+      const strays = alerterFromEnv(
+        agentAlertSource(
+          `hl run ${strategy} ${instrument} (${network ?? resolveNetwork(undefined)})`,
+          dirname(dir),
+          process.env,
+        ),
+      );
       const release = keepRunningOnStrayErrors({
         log: (line) => process.stderr.write(`${line}\n`),
         alert: (text) => strays.send("crash", text),

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Command } from "commander";
+import { agentAlertSource } from "../alerts/agent-label.ts";
 import { alerterFromEnv } from "../alerts/webhook.ts";
 import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
 import type { Network } from "../config/defaults.ts";
@@ -114,7 +115,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
   const network = networkOf(o);
   requireMainnetConsent(network, o.yes, once ? "hl wolf once" : "hl wolf run");
   const dir = dataDirOf(o);
-  const alerter = alerterFromEnv(`WOLF (${network})`);
+  const alerter = alerterFromEnv(agentAlertSource(`WOLF (${network})`, dir, process.env));
   const release = keepRunningOnStrayErrors({
     log: (line) => process.stderr.write(`${line}\n`),
     alert: (text) => alerter.send("crash", text),
@@ -440,7 +441,9 @@ function registerDsl(program: Command): void {
         const given = givenEntry(o);
         const s = await session(o);
         const say = (l: string) => process.stdout.write(`${l}\n`);
-        const alerter = alerterFromEnv(`hl dsl start (${networkOf(o)})`);
+        const alerter = alerterFromEnv(
+          agentAlertSource(`hl dsl start ${instrument} (${networkOf(o)})`, dataDirOf(o), process.env),
+        );
         const alert = (text: string) => alerter.send("crash", text);
         const release = keepRunningOnStrayErrors({ log: (l) => process.stderr.write(`${l}\n`), alert });
         try {

@@ -1,4 +1,6 @@
+import { agentAlertSource } from "../alerts/agent-label.ts";
 import { type Alerter, alerterFromEnv } from "../alerts/webhook.ts";
+import { dataDir } from "../config/env.ts";
 import { dec, num } from "../core/decimal.ts";
 import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
@@ -199,7 +201,7 @@ export class HlGateway implements OrderGateway {
     fillStream?: FillFeedOptions,
     opts: { pending?: PendingOrderStore; alerter?: Alerter } = {},
   ) {
-    this.alerter = opts.alerter ?? alerterFromEnv("hl run");
+    this.alerter = opts.alerter ?? alerterFromEnv(agentAlertSource("hl run", dataDir(), process.env));
     this.feed = fillStream ? new FillFeed(fillStream) : undefined;
     this.pending = opts.pending;
     // Orders a previous run sent without learning their outcome come first.

@@ -1,5 +1,6 @@
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { agentAlertSource } from "../alerts/agent-label.ts";
 import { alerterFromEnv } from "../alerts/webhook.ts";
 import type { Network } from "../config/defaults.ts";
 import { resolveNetwork } from "../config/env.ts";
@@ -180,27 +181,34 @@ async function runWithLock(
     const { client } = session;
     const live = new HlMarketData(client, strategy.needs ?? {});
     let market: MarketDataPort = live;
-    let gateway: OrderGateway;
-    let hlGateway: HlGateway | undefined;
+    let paper: OrderGateway | undefined;
     if (o.dryRun) {
       // Only a dry run loads the exchange's order rules (shared with the sim world's venue).
       const { PaperGateway } = await import("./paper-gateway.ts");
       const { dryRunPaperOptions } = await import("./dry-run-account.ts");
-      const paper = new PaperGateway(await dryRunPaperOptions(client, await client.market(o.instrument)));
-      market = paper.watch(live);
-      gateway = paper;
-    } else {
-      if (!client.address) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
-      // Each order's cloid and expiry go to state.db before it is sent: a restarted run resolves them first.
-      hlGateway = new HlGateway(
-        client,
-        live,
-        { source: client.stream, user: client.address },
-        { pending: pendingOrderStore(state) },
-      );
-      gateway = hlGateway;
+      const book = new PaperGateway(await dryRunPaperOptions(client, await client.market(o.instrument)));
+      market = book.watch(live);
+      paper = book;
     }
+    const user = client.address;
+    if (!paper && !user) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
     const spec = await market.spec(o.instrument);
+    // One alerter for the engine and the gateway (dead man's switch): each alert names this agent.
+    const alerter = alerterFromEnv(
+      agentAlertSource(`hl run ${strategy.id} ${spec.instrument} (${network})`, dirname(o.dataDir), env),
+      env,
+    );
+    // Each order's cloid and expiry go to state.db before it is sent: a restarted run resolves them first.
+    const hlGateway =
+      paper || !user
+        ? undefined
+        : new HlGateway(
+            client,
+            live,
+            { source: client.stream, user },
+            { pending: pendingOrderStore(state), alerter },
+          );
+    const gateway: OrderGateway = (paper ?? hlGateway)!;
     o.onStart?.({ mode, network, instrument: spec.instrument, params, notes: session.notes });
     const engine = new Engine({
       strategy,
@@ -227,7 +235,7 @@ async function runWithLock(
       requoteBps: o.requoteBps ?? 2,
       deadManMs: Math.round(1000 * deadManSeconds(o, mode)),
       ...(o.entriesDisabled ? { entriesDisabled: true } : {}),
-      alerter: alerterFromEnv(`hl run ${strategy.id} ${spec.instrument} (${network})`, env),
+      alerter,
       // A closed trade is notable past a tenth of the drawdown budget.
       records: new StrategyRecords({
         dataDir: o.recordsDir ?? dirname(o.dataDir),

@@ -1,4 +1,5 @@
 import { dec, wire } from "../core/decimal.ts";
+import { classifyRejection } from "../exchange/rejections.ts";
 import {
   type BackstopOwner,
   type BackstopSettings,
@@ -8,6 +9,7 @@ import {
   isBackstopCloid,
   type PositionSide,
 } from "./backstop.ts";
+import { backstopRetryDelayMs } from "./retry.ts";
 
 /**
  * The exchange backstops of one owner (WOLF, `hl run`, `hl dsl start`, `hl trade --stop`): one
@@ -87,8 +89,7 @@ export interface BackstopsOptions {
   alert?: (text: string) => void;
 }
 
-/** A refused stop is asked again no sooner than this; an error (network) sooner. */
-const REFUSED_RETRY_MS = 30_000;
+/** A stop that failed on an error (network) is asked again after this; a refused one later (retry.ts). */
 const ERROR_RETRY_MS = 5_000;
 
 export class Backstops {
@@ -181,7 +182,10 @@ export class Backstops {
       return this.modify(g, target, current, change.why);
     }
     if (current) {
-      const wait = current.status === "refused" ? REFUSED_RETRY_MS : ERROR_RETRY_MS;
+      const wait =
+        current.status === "refused"
+          ? backstopRetryDelayMs(classifyRejection(current.message ?? ""))
+          : ERROR_RETRY_MS;
       if (current.updatedMs > 0 && now - current.updatedMs < wait) return undefined;
     }
     return this.place(g, spec, current);

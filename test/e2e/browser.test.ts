@@ -351,6 +351,14 @@ describe.skipIf(!hasChromium)("the first hour, as a new user sees it", () => {
         const shown = await page.locator("tbody").innerText();
         for (const a of board.agents) expect(shown).toContain(a.display_name);
       }
+      if (name === "points") {
+        // A newcomer has no address: the agents' own wallets are one click away, and a click scores one.
+        const buttons = page.locator("#agents button");
+        await until("the agents' wallets", async () => (await buttons.count()) === 5, Date.now() + 10_000);
+        await buttons.last().click();
+        await page.locator("#result .total").waitFor();
+        expect(await page.locator("#wallet").inputValue()).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      }
       if (process.env.HL_SCREENSHOTS === "1") {
         await sleep(1000); // charts drawn
         await page.screenshot({ path: join(ROOT, "docs", "screenshots", `${name}.png`) });

@@ -13,12 +13,15 @@ class MemoryStops implements BackstopPort {
   stops = new Map<string, RestingStop>();
   asked: string[] = [];
   refuseModify = false;
+  /** A refusal every place answers with, when set. */
+  refusePlace: string | undefined;
   private oid = 1;
   async szDecimals() {
     return 2;
   }
   async placeStop(s: StopSpec) {
     this.asked.push("place");
+    if (this.refusePlace) return { status: "refused" as const, message: this.refusePlace };
     const oid = this.oid++;
     this.stops.set(s.cloid, { coin: s.coin, cloid: s.cloid, oid, size: s.size, triggerPx: s.triggerPx });
     return { status: "resting" as const, oid };
@@ -82,5 +85,30 @@ describe("the backstop keeper", () => {
     expect(states.get(eth.key)).toMatchObject({ status: "resting", oid: 92 });
     expect(states.get(sol.key)).toMatchObject({ status: "resting" });
     expect(port.asked.filter((a) => a === "place")).toHaveLength(1);
+  });
+
+  it("a stop refused on a halted market is asked again once a minute, like a close; another refusal after 30 s", async () => {
+    const port = new MemoryStops();
+    const at = { now: 1_000 };
+    const k = keeper(port, at);
+    const places = () => port.asked.filter((a) => a === "place").length;
+    port.refusePlace = "Trading is halted.";
+    const halted = await k.sync(eth, undefined);
+    expect(halted).toMatchObject({ status: "refused", message: "Trading is halted." });
+    at.now += 30_000;
+    expect(await k.sync(eth, halted)).toBeUndefined();
+    at.now += 29_000;
+    expect(await k.sync(eth, halted)).toBeUndefined();
+    expect(places()).toBe(1);
+    at.now += 1_000;
+    const again = await k.sync(eth, halted);
+    expect(places()).toBe(2);
+    expect(again).toMatchObject({ status: "refused" });
+
+    port.refusePlace = "Order price cannot be more than 95% away";
+    const other = await k.sync({ ...eth, key: "wolf-1-1" }, undefined);
+    at.now += 30_000;
+    await k.sync({ ...eth, key: "wolf-1-1" }, other);
+    expect(places()).toBe(4);
   });
 });

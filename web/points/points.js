@@ -98,6 +98,27 @@ fetch("/points/market-config")
     $("rules").textContent = "Market config unavailable.";
   });
 
+// Under `hl up`, the wallets of the agents trading on this machine: one click looks one up.
+fetch("/points/local-agents")
+  .then((r) => (r.ok ? r.json() : { agents: [] }))
+  .then(({ agents }) => {
+    if (!agents?.length) return;
+    const box = $("agents");
+    box.append(text("span", "Agents on this machine:"));
+    for (const a of agents) {
+      const b = text("button", a.name);
+      b.type = "button";
+      b.title = a.address;
+      b.addEventListener("click", () => {
+        $("wallet").value = a.address;
+        lookup(a.address);
+      });
+      box.append(b);
+    }
+    box.hidden = false;
+  })
+  .catch(() => undefined);
+
 const initial = new URLSearchParams(location.search).get("wallet");
 if (initial) {
   $("wallet").value = initial;

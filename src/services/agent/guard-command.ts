@@ -1,3 +1,4 @@
+import { agentAlertSource } from "../../alerts/agent-label.ts";
 import { alerterFromEnv } from "../../alerts/webhook.ts";
 import type { Network } from "../../config/defaults.ts";
 import { dataDir as envDataDir } from "../../config/env.ts";
@@ -21,7 +22,7 @@ export async function runGuardOnly(o: {
 }): Promise<void> {
   const network = o.network;
   const dir = o.dataDir ? envDataDir({ DATA_DIR: o.dataDir }) : envDataDir();
-  const alerter = alerterFromEnv(`WOLF guard-only (${network})`);
+  const alerter = alerterFromEnv(agentAlertSource(`WOLF guard-only (${network})`, dir, process.env));
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const loaded = loadWolfState(dir);
   if (loaded.kind !== "ok") {

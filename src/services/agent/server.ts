@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
+import { agentAlertSource } from "../../alerts/agent-label.ts";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { readRunHalt } from "../../engine/run-halt.ts";
 import { createHttpApp, type HttpApp } from "../../http/app.ts";
@@ -126,7 +127,10 @@ export async function startAgentService(cfg: AgentConfig, deps: AgentDeps): Prom
   const supervisor = args
     ? new Supervisor({ ...supervisorOptions, ...(finalStop ? { finalStop } : {}), beforeRestart, args })
     : undefined;
-  const alerter = deps.alerter ?? alerterFromEnv(`agent ${cfg.mode} (${cfg.network})`);
+  const running = cfg.mode === "strategy" ? `strategy ${cfg.strategy} ${cfg.instrument}` : cfg.mode;
+  const alerter =
+    deps.alerter ??
+    alerterFromEnv(agentAlertSource(`agent ${running} (${cfg.network})`, cfg.dataDir, process.env));
   const guardJobArgs = guardArgs(cfg);
   const startGuard =
     deps.startGuard ?? (guardJobArgs ? supervisedGuard(guardJobArgs, supervisorOptions, alerter) : undefined);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { agentLabel } from "../../alerts/agent-label.ts";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { UserError } from "../../core/errors.ts";
 import type { runStrategy } from "../../engine/runner.ts";
@@ -188,15 +189,17 @@ export async function hostTraders(
         const held = positionQty(engineDir);
         const line = `[${spec.name}] keeps stopping; gave up (the other traders keep running)`;
         host.warn(line);
+        // The alert names the agent (its name and data directory) and what it trades.
+        const who = `[${spec.name}] ${args.strategy} ${args.instrument} · ${agentLabel(dataDir, env)}`;
         if (held === 0) {
-          alerter.send("gave_up", `${line}; it holds no position`);
+          alerter.send("gave_up", `${who} keeps stopping; gave up; it holds no position`);
           return;
         }
         // Its position keeps its exit rules: the engine runs again, never adding to it.
         protectOnly = true;
         const detail = `protect-only: position ${held} kept under its risk limits and strategy exits, no entries (started again ${PROTECT_ONLY_RETRY_MS / 1000} s after any stop while the position is open)`;
         host.warn(`[${spec.name}] ${detail}`);
-        alerter.send("protect_only", `${line}; ${detail}`);
+        alerter.send("protect_only", `${who} keeps stopping; ${detail}`);
         continue;
       }
       const delay = traderRestartDelayMs(quickStops);

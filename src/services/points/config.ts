@@ -6,6 +6,7 @@ import { UserError } from "../../core/errors.ts";
 import { databaseUrl } from "../../db/pool.ts";
 import { POINTS_ELIGIBLE_BUILDERS } from "../../wallet/builder-codes.ts";
 import { parseTime } from "../feeds/config.ts";
+import { type LocalAgent, parseLocalAgents } from "./local-agents.ts";
 import { BTCSWP_RULES, type ScoringRules } from "./scoring.ts";
 
 type Env = Record<string, string | undefined>;
@@ -46,6 +47,8 @@ export interface PointsConfig {
   followMs: number;
   /** Days (UTC, counting today as 0) whose unpublished files allow provisional attribution. */
   provisionalDays: number;
+  /** Agents trading on this machine (`hl up`), whose wallets the page offers (POINTS_LOCAL_AGENTS). */
+  localAgents?: LocalAgent[];
 }
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -84,7 +87,8 @@ export function parseBuilders(raw: string): { name: string; address: string }[] 
  *   POINTS_MARK_TOLERANCE_MS (60000), BTCSWP_FEED_URL (a feed origin or
  *   `<proxy>/api/feeds/btcswp`; default the local BTCSWP origin, FEEDS_PORT+1), POINTS_CACHE_MS
  *   (15000), POINTS_PROVISIONAL_DAYS (days before today still provisional, 1), POINTS_FOLLOW_MS (how
- *   often the fills of every wallet seen so far are synced, 600000; 0 = only on request).
+ *   often the fills of every wallet seen so far are synced, 600000; 0 = only on request),
+ *   POINTS_LOCAL_AGENTS (JSON `[{name, dir}]` of agents on this machine, set by `hl up`).
  */
 export function pointsConfig(network: Network, apiUrl: string, env: Env = process.env): PointsConfig {
   const statsNetwork = env.POINTS_STATS_NETWORK || (network === "mainnet" ? "Mainnet" : "Testnet");
@@ -115,6 +119,7 @@ export function pointsConfig(network: Network, apiUrl: string, env: Env = proces
     cacheMs: intSetting(env, "POINTS_CACHE_MS", 15_000),
     followMs: intSetting(env, "POINTS_FOLLOW_MS", 600_000),
     provisionalDays: intSetting(env, "POINTS_PROVISIONAL_DAYS", 1),
+    localAgents: parseLocalAgents(env.POINTS_LOCAL_AGENTS),
   };
 }
 

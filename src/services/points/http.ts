@@ -8,6 +8,7 @@ import { type HealthSource, ServiceHealth } from "../../http/health.ts";
 import { json, type Reply, redirect, send } from "../../http/reply.ts";
 import { createService, HttpError, type Service } from "../../http/service.ts";
 import { isWalletAddress } from "./config.ts";
+import type { LocalAgentWallet } from "./local-agents.ts";
 import type { FillDetail, PointsService, WalletPoints } from "./service.ts";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../web/points");
@@ -40,7 +41,12 @@ async function upstream<T>(work: () => Promise<T>): Promise<T> {
 /** The points API (interfaces.md F), paths under /points, plus the points page at /points/. */
 export function createPointsApp(
   points: PointsService,
-  opts: { now?: () => number; health?: readonly HealthSource[] } = {},
+  opts: {
+    now?: () => number;
+    health?: readonly HealthSource[];
+    /** The wallets of the agents on this machine (`hl up`), for the page; none elsewhere. */
+    localAgents?: () => LocalAgentWallet[];
+  } = {},
 ): Service & { health: ServiceHealth } {
   const now = opts.now ?? Date.now;
   const started = now();
@@ -78,6 +84,9 @@ export function createPointsApp(
     );
     return json({ wallets });
   });
+
+  // Ours, not the contract's: the page offers these wallets so a newcomer has an address to look up.
+  app.get("/points/local-agents", () => json({ agents: opts.localAgents?.() ?? [] }));
 
   const page = (file: string, type: string) => async () => send(await readFile(join(WEB_DIR, file)), type);
   app.get("/points", () => redirect("/points/"));

@@ -7,6 +7,7 @@ import { BuilderFiles } from "./attribution.ts";
 import type { PointsConfig } from "./config.ts";
 import { FillHistory } from "./fill-history.ts";
 import { createPointsApp } from "./http.ts";
+import { localAgentWallets } from "./local-agents.ts";
 import { MarkRecorder } from "./marks.ts";
 import { openPointsStore } from "./open-store.ts";
 import { PostgresPointsStore } from "./pg-store.ts";
@@ -118,6 +119,7 @@ export async function startPoints(
   else startFollowing(history);
   const started = Date.now();
   const { app, health } = createPointsApp(service, {
+    localAgents: () => (cfg.network ? localAgentWallets(cfg.localAgents ?? [], cfg.network) : []),
     health: [
       // On SQLite the one process is the writer and its store is a local file: reported ok.
       store instanceof PostgresPointsStore ? store.health : { health: () => ({ store: "ok" }) },

@@ -134,6 +134,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
         PORT: String(p.agent),
         RUN_MODE: main.mode,
         DATA_DIR: agentDir,
+        // Its alerts (and its trading child's) name it: several agents may share one webhook.
+        HL_AGENT_NAME: main.displayName,
         WOLF_PRESET: baseEnv.WOLF_PRESET || "paper_10k",
         WOLF_TICK: String(cfg.wolfTick),
         TICK_INTERVAL: baseEnv.TICK_INTERVAL || String(cfg.wolfTick),
@@ -152,6 +154,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
 
   HOUSE_AGENTS.forEach((h, i) => {
     const dir = join(cfg.dataDir, `house-${i + 1}`);
+    const displayName = `house ${h.strategy} ${h.instrument.replace(/-PERP$/, "")}`;
     children.push({
       name: `house-${i + 1}`,
       args: [
@@ -169,16 +172,21 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       env: {
         ...common,
         DATA_DIR: dir,
+        HL_AGENT_NAME: displayName,
         ...(h.builder ? { BUILDER_ADDRESS: h.builder, BUILDER_FEE_TENTHS_BPS: "10" } : {}),
       },
       walletDir: dir,
       ...(h.builder ? { builder: h.builder } : {}),
-      displayName: `house ${h.strategy} ${h.instrument.replace(/-PERP$/, "")}`,
+      displayName,
       stopRound: 0,
       stopTimeoutMs: 15_000,
     });
   });
 
+  // The agents' wallets, offered on the points page (each once its registration shows it exists).
+  const localAgents = children.flatMap((c) =>
+    c.walletDir && c.displayName ? [{ name: c.displayName, dir: c.walletDir }] : [],
+  );
   children.push(
     service(
       "leaderboard",
@@ -211,6 +219,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
         FEEDS_PORT: String(p.feeds),
         BTCSWP_FEED_URL: btcswpFeedUrl(cfg),
         POINTS_STATS_URL: `${u.sim}/stats`,
+        POINTS_LOCAL_AGENTS: JSON.stringify(localAgents),
       },
       { url: `${u.points}/points/`, healthUrl: `${u.points}/points/market-config` },
     ),

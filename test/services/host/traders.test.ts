@@ -199,7 +199,7 @@ describe("traders host: one engine failing", () => {
     expect(runs).toEqual([false, false, false, false, false, false, true, true]);
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatch(
-      /^protect_only: \[house-1\] keeps stopping; gave up .*protect-only: position 2/,
+      /^protect_only: \[house-1\] simple_mm ETH-PERP · traders-test\/house-1 keeps stopping; protect-only: position 2/,
     );
     expect(h.waits.slice(-1)).toEqual([30_000]);
   });
@@ -220,7 +220,7 @@ describe("traders host: one engine failing", () => {
     await running.close();
     expect(runs).toBe(6);
     expect(alerts).toEqual([
-      "gave_up: [house-1] keeps stopping; gave up (the other traders keep running); it holds no position",
+      "gave_up: [house-1] simple_mm ETH-PERP · traders-test/house-1 keeps stopping; gave up; it holds no position",
     ]);
   });
 });

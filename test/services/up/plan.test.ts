@@ -43,6 +43,17 @@ describe("hl up plan", () => {
     for (const c of children) if (c.walletDir) expect(c.walletDir).toBe(c.env.DATA_DIR);
   });
 
+  it("names each trading child for its alerts, and hands the points page every agent's data dir", () => {
+    const traders = children.filter((c) => c.walletDir);
+    for (const c of traders) expect(c.env.HL_AGENT_NAME).toBe(c.displayName);
+    expect(byName.get("agent")!.env.HL_AGENT_NAME).toBe("WOLF agent");
+    expect(byName.get("house-4")!.env.HL_AGENT_NAME).toBe("house simple_mm BTCSWP-USDYP");
+    const points = byName.get("points")!;
+    expect(JSON.parse(points.env.POINTS_LOCAL_AGENTS!)).toEqual(
+      traders.map((c) => ({ name: c.displayName, dir: c.walletDir })),
+    );
+  });
+
   it("runs the agent service in WOLF mode with the dashboard links", () => {
     const agent = byName.get("agent")!;
     const agentCfg = readAgentConfig(agent.env);

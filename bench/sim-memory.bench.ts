@@ -49,7 +49,11 @@ export default async function (r: BenchReporter): Promise<void> {
   ensureBuilt();
   const up = await startUp([], { HL_FROM_SOURCE: "0" });
   try {
-    await until("hl up ready", async () => up.output().includes("all services healthy"), Date.now() + 120_000);
+    await until(
+      "hl up ready",
+      async () => up.output().includes("all services healthy"),
+      Date.now() + 120_000,
+    );
     const sim = descendants(up.child.pid!).find((pid) => {
       try {
         return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sim\0serve");

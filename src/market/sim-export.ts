@@ -57,7 +57,8 @@ export async function exportSimHistory(opts: SimExportOptions): Promise<SimExpor
     return { coin, szDecimals: spec.szDecimals, startPx: Number(spec.startPx) };
   });
   const venue = createVenue({ seed, clock: () => endMs, markets: DEFAULT_MARKETS });
-  loadSimPast(venue, markets, { seed, endMs, days: opts.days });
+  // Every market's past is made when its candles are first read, so one month is held at a time.
+  loadSimPast(venue, markets, { seed, endMs, days: opts.days, running: new Set() });
   const fromMs = endMs - opts.days * DAY_MS;
 
   const result: SimExportResult = { network, fromMs, endMs, coins: [] };

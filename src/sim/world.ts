@@ -179,7 +179,8 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   }));
   const historyDays = opts.historyDays ?? simHistoryDays();
   if (recording) loadRecordedPast(venue, houseMarkets, recording.markets, clock.now());
-  // Markets left out of liveCoins keep their past and hold its last price, with no book.
+  // Markets left out of liveCoins keep their past (made when first looked at) and hold its last
+  // price, with no book.
   const pastMarkets = traded.map((m) => ({
     coin: m.coin,
     szDecimals: m.szDecimals,
@@ -187,7 +188,12 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   }));
   const initial =
     historyDays > 0 && !recording
-      ? loadSimPast(venue, pastMarkets, { seed, endMs: clock.now(), days: historyDays })
+      ? loadSimPast(venue, pastMarkets, {
+          seed,
+          endMs: clock.now(),
+          days: historyDays,
+          running: new Set(houseMarkets.map((m) => m.coin)),
+        })
       : new Map<string, PriceState>();
   if (live && !recording)
     for (const m of pastMarkets)

@@ -5,7 +5,7 @@ import type {
   ReplayHistory,
   TradeRow,
 } from "../../src/backtest/market-history.ts";
-import { backfill } from "../../src/sim/model/backfill.ts";
+import { allMinutes, backfill } from "../../src/sim/model/backfill.ts";
 import { marketParams } from "../../src/sim/model/market-params.ts";
 
 const HOUR = 3_600_000;
@@ -32,7 +32,7 @@ export function simHistory(opts: {
   seed?: number;
 }): ReplayHistory & { candles: CandleRow[] } {
   const seed = opts.seed ?? 7;
-  const [h] = backfill(
+  const [past] = backfill(
     [
       {
         coin: opts.coin,
@@ -43,7 +43,8 @@ export function simHistory(opts: {
     ],
     { seed, endMs: opts.endMs, days: opts.days },
   );
-  if (!h) throw new Error("no history");
+  if (!past) throw new Error("no history");
+  const h = allMinutes(past.candles);
   const pxDec = 6 - opts.szDecimals;
   const candles: CandleRow[] = new Array(h.c.length);
   for (let i = 0; i < h.c.length; i++) {
@@ -60,11 +61,11 @@ export function simHistory(opts: {
     };
   }
   const funding: FundingRow[] = [];
-  for (let i = 0; i < h.premiums.length; i++) {
-    const p = h.premiums[i]!;
+  for (let i = 0; i < past.premiums.length; i++) {
+    const p = past.premiums[i]!;
     const rate = Math.max(-0.04, Math.min(0.04, (p + Math.max(-0.0005, Math.min(0.0005, 0.0001 - p))) / 8));
     funding.push({
-      t: h.hourStartMs + (i + 1) * HOUR,
+      t: past.hourStartMs + (i + 1) * HOUR,
       rate: scaled(Math.round(rate * 1e8), 8),
       premium: scaled(Math.round(p * 1e8), 8),
     });

@@ -1,13 +1,14 @@
-import type { LazyMinutes, MinuteCandles } from "../venue/candle-history.ts";
+import type { MinuteCandles, PastMinutes } from "../venue/candle-history.ts";
 import { type MarketParams, takerFlow } from "./market-params.ts";
 import { tickExponent } from "./price-grid.ts";
 import { activity, initialPriceState, type PriceState, stepPrice } from "./price-process.ts";
-import { createRng, deriveSeed, type Rng } from "./prng.ts";
+import { createRng, deriveSeed, type Rng, type RngState, rngFrom } from "./prng.ts";
 
 /**
- * The sim world's past: the same price process the live model runs, stepped a minute at a time over
- * the days before start, so every market opens with candles, funding history, 24 h volume and open
- * interest. Pure and seeded; typed arrays keep 30 days of minutes for dozens of markets cheap.
+ * The sim world's past: the same price process the live model runs, stepped five minutes at a time
+ * over the days before start, so every market opens with candles, funding history, 24 h volume and
+ * open interest. Pure and seeded. Only the process's state at the start of each day is kept: a day's
+ * minutes are made again from there when asked for, so a month of every market costs little memory.
  */
 export interface BackfillMarket {
   coin: string;
@@ -17,22 +18,19 @@ export interface BackfillMarket {
   params: MarketParams;
 }
 
-export interface MarketHistory extends MinuteCandles {
+export interface MarketHistory {
   coin: string;
-  /**
-   * Start of the first minute; minute i covers [startMs + i·60 s, +60 s). The per-minute arrays
-   * (o, h, l, c at the price scale on the tick grid, v in lots, n trades) are made on first use.
-   */
+  /** Start of the first minute; minute i covers [startMs + i·60 s, +60 s). */
   startMs: number;
-  /** The last days' minutes, made at once, and every minute on demand (what the venue loads). */
-  candles: LazyMinutes;
+  /** The minutes (o, h, l, c at the price scale on the tick grid, v in lots, n trades), a day at a time. */
+  candles: PastMinutes;
   /** Average premium of each whole hour; hour i covers [hourStartMs + i·1 h, +1 h). */
   hourStartMs: number;
   premiums: Float64Array;
   /** Open interest of the rest of the market at the end, in lots. */
   openInterestLots: number;
-  /** The latest trades (oldest first), px at the price scale and sz in lots. */
-  trades: { px: number; sz: number; time: number; takerIsBuy: boolean }[];
+  /** The latest trades (oldest first), px at the price scale and sz in lots (made on first use). */
+  readonly trades: { px: number; sz: number; time: number; takerIsBuy: boolean }[];
   /** Model state at the end: the live model continues from it. */
   end: PriceState;
 }
@@ -45,32 +43,50 @@ const RECENT_TRADES = 100;
 /** The process steps five minutes at a time; the minutes inside a step are bridged. */
 const MINUTES_PER_STEP = 5;
 /** Minutes are drawn a day at a time, each day from its own stream, so any day can be made alone. */
-const STEPS_PER_CHUNK = 1440 / MINUTES_PER_STEP;
-/** Days of minutes made at start (the 24 h volume, the latest trades, the buckets in progress). */
-const RECENT_CHUNKS = 2;
+const STEPS_PER_DAY = 1440 / MINUTES_PER_STEP;
 
 /** Backfill `days` of history ending at `endMs` for every market (BTC's shocks are shared, as live). */
 export function backfill(
   markets: readonly BackfillMarket[],
   opts: { seed: number; endMs: number; days: number },
 ): MarketHistory[] {
+  const make = pastMaker(opts);
+  return markets.map(make);
+}
+
+/**
+ * One market's history at a time, all ending at `endMs` and sharing BTC's shocks: a world makes the
+ * markets it runs at start and the others when first asked for, and both give the same past.
+ */
+export function pastMaker(opts: {
+  seed: number;
+  endMs: number;
+  days: number;
+}): (m: BackfillMarket) => MarketHistory {
   const minutes = Math.round(opts.days * 1440);
   const endMinute = Math.floor(opts.endMs / MINUTE) * MINUTE;
   const startMs = endMinute - minutes * MINUTE;
-  const btcRng = createRng(deriveSeed(opts.seed, "history:btc-shock"));
-  const btcShocks = new Float64Array(minutes);
-  for (let i = 0; i < minutes; i++) btcShocks[i] = btcRng.normal();
-  return markets.map((m) => backfillOne(m, opts.seed, startMs, minutes, btcShocks));
+  let btcShocks: Float64Array | undefined;
+  const shocks = (): Float64Array => {
+    if (btcShocks) return btcShocks;
+    const btcRng = createRng(deriveSeed(opts.seed, "history:btc-shock"));
+    btcShocks = new Float64Array(minutes);
+    for (let i = 0; i < minutes; i++) btcShocks[i] = btcRng.normal();
+    return btcShocks;
+  };
+  return (m) => backfillOne(m, opts.seed, startMs, minutes, shocks());
 }
 
-/** The process path of one market, a step at a time, and what the minutes are drawn from. */
+/** The process path of one market, and what its minutes are drawn from. */
 interface Path {
   m: BackfillMarket;
   seed: number;
   startMs: number;
   minutes: number;
-  stepPx: Float64Array;
-  stepBusy: Float64Array;
+  steps: number;
+  btcShocks: Float64Array;
+  /** Process state and stream at the start of each day: its steps are taken again from there. */
+  dayStarts: { state: PriceState; rng: RngState }[];
   /** Scale that makes the last close endPx. */
   shift: number;
 }
@@ -88,16 +104,12 @@ function backfillOne(
   const hours = Math.max(0, Math.floor((startMs + minutes * MINUTE - firstHour) / HOUR));
   const premiums = new Float64Array(hours);
 
-  // The process, a step at a time: each step's closing price and how busy it was.
   const steps = Math.ceil(minutes / MINUTES_PER_STEP);
-  const stepPx = new Float64Array(steps + 1);
-  const stepBusy = new Float64Array(steps);
+  const dayStarts: Path["dayStarts"] = [];
   let s = initialPriceState(m.endPx, p.openInterestUsd / m.endPx);
-  stepPx[0] = s.px;
   for (let j = 0; j < steps; j++) {
+    if (j % STEPS_PER_DAY === 0) dayStarts.push({ state: s, rng: rng.save() });
     s = stepPrice(s, p, MINUTES_PER_STEP * MINUTE, btcShocks[j * MINUTES_PER_STEP]!, rng);
-    stepPx[j + 1] = s.px;
-    stepBusy[j] = activity(s);
     const t = startMs + j * MINUTES_PER_STEP * MINUTE;
     const hour = Math.floor((t - firstHour) / HOUR);
     if (t >= firstHour && hour < hours) premiums[hour]! += (s.premium * MINUTES_PER_STEP) / 60;
@@ -106,71 +118,78 @@ function backfillOne(
   // Shifted so the last close is exactly endPx.
   const shift = m.endPx / s.px;
   const lotScale = 10 ** m.szDecimals;
-  const path: Path = { m, seed, startMs, minutes, stepPx, stepBusy, shift };
-  const chunks = Math.ceil(steps / STEPS_PER_CHUNK);
-  const recent = drawMinutes(path, Math.max(0, chunks - RECENT_CHUNKS), chunks);
-  const full = (): MinuteCandles => remembered(path, () => drawMinutes(path, 0, chunks));
-  const out: MarketHistory = {
+  const path: Path = { m, seed, startMs, minutes, steps, btcShocks, dayStarts, shift };
+  const candles: PastMinutes = { startMs, minutes, day: (k) => dayOf(path, k) };
+  let trades: MarketHistory["trades"] | undefined;
+  return {
     coin: m.coin,
     startMs,
-    get o() {
-      return full().o;
-    },
-    get h() {
-      return full().h;
-    },
-    get l() {
-      return full().l;
-    },
-    get c() {
-      return full().c;
-    },
-    get v() {
-      return full().v;
-    },
-    get n() {
-      return full().n;
-    },
-    candles: { recent, full },
+    candles,
     hourStartMs: firstHour,
     premiums,
     openInterestLots: Math.round((s.oi / shift) * lotScale),
-    trades: recentTrades(recent, createRng(deriveSeed(seed, `history:${m.coin}:trades`))),
+    get trades() {
+      trades ??= recentTrades(candles, createRng(deriveSeed(seed, `history:${m.coin}:trades`)));
+      return trades;
+    },
     end: { ...s, px: m.endPx, oi: s.oi / shift },
   };
-  return out;
 }
 
 /**
- * Whole pasts kept made, most recently used last: a scanner that reads every market's candles would
- * otherwise hold a month of minutes for all of them (about 1 MB each). An evicted past is simply made
- * again, minute for minute the same, when next asked for.
+ * Days made lately, most recently used last, across every market of every world in this process: a
+ * reader of one market's minutes asks for the same days again and again; all of them for every market
+ * would be about 1 MB a month each. An evicted day is simply made again, minute for minute the same.
  */
-const FULL_PASTS_KEPT = 40;
-const fullPasts = new Map<Path, MinuteCandles>();
+const DAYS_KEPT = 96;
+const daysMade = new Map<Path, Map<number, MinuteCandles>>();
+const dayOrder: [Path, number][] = [];
 
-function remembered(path: Path, make: () => MinuteCandles): MinuteCandles {
-  let m = fullPasts.get(path);
-  if (m) fullPasts.delete(path);
-  else m = make();
-  fullPasts.set(path, m);
-  if (fullPasts.size > FULL_PASTS_KEPT) fullPasts.delete(fullPasts.keys().next().value!);
-  return m;
+function dayOf(path: Path, k: number): MinuteCandles {
+  let ofPath = daysMade.get(path);
+  const made = ofPath?.get(k);
+  if (made) return made;
+  const d = drawDay(path, k);
+  if (!ofPath) {
+    ofPath = new Map();
+    daysMade.set(path, ofPath);
+  }
+  ofPath.set(k, d);
+  dayOrder.push([path, k]);
+  if (dayOrder.length > DAYS_KEPT) {
+    const [oldPath, oldK] = dayOrder.shift()!;
+    const old = daysMade.get(oldPath);
+    old?.delete(oldK);
+    if (old?.size === 0) daysMade.delete(oldPath);
+  }
+  return d;
 }
 
 /**
- * The minutes of day-chunks [from, to): inside each step a Brownian bridge (noise that sums to the
- * step's move) written straight onto the price grid. Each chunk draws from its own seeded stream, so
- * the recent days made at start and the whole past made later agree minute for minute.
+ * The minutes of day k: the day's process steps taken again from where the day began, then inside
+ * each step a Brownian bridge (noise that sums to the step's move) written straight onto the price
+ * grid. Each day draws from its own seeded stream, so a day made alone is the day made with the rest.
  */
-function drawMinutes(path: Path, fromChunk: number, toChunk: number): MinuteCandles {
-  const { m, stepPx, stepBusy, shift, startMs } = path;
+function drawDay(path: Path, k: number): MinuteCandles {
+  const { m, startMs, shift } = path;
   const p = m.params;
+  const start = path.dayStarts[k];
+  if (!start) throw new Error(`no day ${k} in ${m.coin}'s past`);
+  const firstStep = k * STEPS_PER_DAY;
+  const lastStep = Math.min(path.steps, firstStep + STEPS_PER_DAY);
+  const stepPx = new Float64Array(lastStep - firstStep + 1);
+  const stepBusy = new Float64Array(lastStep - firstStep);
+  const processRng = rngFrom(start.rng);
+  let s = start.state;
+  stepPx[0] = s.px;
+  for (let j = firstStep; j < lastStep; j++) {
+    s = stepPrice(s, p, MINUTES_PER_STEP * MINUTE, path.btcShocks[j * MINUTES_PER_STEP]!, processRng);
+    stepPx[j - firstStep + 1] = s.px;
+    stepBusy[j - firstStep] = activity(s);
+  }
+
   const flow = takerFlow(p);
   const calmSigma = p.volAnnual * Math.sqrt(MINUTE / YEAR_MS);
-  const steps = stepBusy.length;
-  const firstStep = fromChunk * STEPS_PER_CHUNK;
-  const lastStep = Math.min(steps, toChunk * STEPS_PER_CHUNK);
   const i0All = firstStep * MINUTES_PER_STEP;
   const count = Math.max(0, Math.min(path.minutes, lastStep * MINUTES_PER_STEP) - i0All);
   const pxScale = 10 ** (6 - m.szDecimals);
@@ -185,17 +204,15 @@ function drawMinutes(path: Path, fromChunk: number, toChunk: number): MinuteCand
     n: new Uint16Array(count),
   };
   const z = new Float64Array(MINUTES_PER_STEP);
-  const k = shift * pxScale;
+  const scale = shift * pxScale;
   const { o: O, h: H, l: L, c: C, v: V, n: N } = out;
   const usdPerMinute = p.dayVolumeUsd / 1440;
   const lotsPerUsd = (2 * lotScale) / shift;
-  let rng = createRng(0);
+  const rng = createRng(deriveSeed(path.seed, `history:${m.coin}:day${k}`));
   for (let j = firstStep; j < lastStep; j++) {
-    if ((j - firstStep) % STEPS_PER_CHUNK === 0 || j === firstStep)
-      rng = createRng(deriveSeed(path.seed, `history:${m.coin}:day${Math.floor(j / STEPS_PER_CHUNK)}`));
     const i0 = j * MINUTES_PER_STEP;
     const span = Math.min(MINUTES_PER_STEP, path.minutes - i0);
-    const busy = stepBusy[j]!;
+    const busy = stepBusy[j - firstStep]!;
     const sigma = calmSigma * busy;
     // A step never straddles an hour (5 divides 60), so one seasonal factor serves all its minutes.
     const base = usdPerMinute * seasonality(startMs + i0 * MINUTE) * busy;
@@ -204,23 +221,27 @@ function drawMinutes(path: Path, fromChunk: number, toChunk: number): MinuteCand
       z[q] = sigma * rng.normal();
       sum += z[q]!;
     }
-    const open0 = stepPx[j]!;
-    const pull = (Math.log(stepPx[j + 1]! / open0) - sum) / span;
+    const open0 = stepPx[j - firstStep]!;
+    const pull = (Math.log(stepPx[j - firstStep + 1]! / open0) - sum) / span;
     // One tick for the whole step (a valid price for all its candles), taken at its highest open.
     const tick =
-      TICKS[tickExponent(Math.max(open0, stepPx[j + 1]!) * shift * (1 + 10 * sigma), m.szDecimals) + 6]! *
-      pxScale;
+      TICKS[
+        tickExponent(Math.max(open0, stepPx[j - firstStep + 1]!) * shift * (1 + 10 * sigma), m.szDecimals) + 6
+      ]! * pxScale;
     let px = open0;
     for (let q = 0; q < span; q++) {
       const i = i0 + q - i0All;
       const ret = z[q]! + pull;
       const close = px * Math.exp(ret);
-      const oo = onGrid(px * k, tick);
-      const cc = onGrid(close * k, tick);
+      const oo = onGrid(px * scale, tick);
+      const cc = onGrid(close * scale, tick);
       O[i] = oo;
       C[i] = cc;
-      H[i] = Math.max(onGrid(Math.max(px, close) * (1 + sigma * rng.next()) * k, tick), oo, cc);
-      L[i] = Math.max(1, Math.min(onGrid(Math.min(px, close) * (1 - sigma * rng.next()) * k, tick), oo, cc));
+      H[i] = Math.max(onGrid(Math.max(px, close) * (1 + sigma * rng.next()) * scale, tick), oo, cc);
+      L[i] = Math.max(
+        1,
+        Math.min(onGrid(Math.min(px, close) * (1 - sigma * rng.next()) * scale, tick), oo, cc),
+      );
       const usd = base * (0.4 + 0.75 * Math.min(Math.abs(ret) / calmSigma, 6));
       V[i] = Math.max(1, Math.round((usd * lotsPerUsd) / (px + close)));
       N[i] = Math.min(65_535, Math.max(1, Math.round(usd / flow.meanUsd)));
@@ -230,9 +251,35 @@ function drawMinutes(path: Path, fromChunk: number, toChunk: number): MinuteCand
   return out;
 }
 
+/** Every minute of a past in one set of arrays (tools and tests; the venue reads a day at a time). */
+export function allMinutes(past: PastMinutes): MinuteCandles {
+  const out: MinuteCandles = {
+    startMs: past.startMs,
+    o: new Int32Array(past.minutes),
+    h: new Int32Array(past.minutes),
+    l: new Int32Array(past.minutes),
+    c: new Int32Array(past.minutes),
+    v: new Float64Array(past.minutes),
+    n: new Uint16Array(past.minutes),
+  };
+  for (let k = 0, at = 0; at < past.minutes; k++) {
+    const d = past.day(k);
+    out.o.set(d.o, at);
+    out.h.set(d.h, at);
+    out.l.set(d.l, at);
+    out.c.set(d.c, at);
+    out.v.set(d.v, at);
+    out.n.set(d.n, at);
+    at += d.c.length;
+  }
+  return out;
+}
+
 /** The last trades of the history, drawn inside the last minutes' candles. */
-function recentTrades(hist: MinuteCandles, rng: Rng): MarketHistory["trades"] {
+function recentTrades(past: PastMinutes, rng: Rng): MarketHistory["trades"] {
   const trades: MarketHistory["trades"] = [];
+  if (past.minutes === 0) return trades;
+  const hist = past.day(Math.floor((past.minutes - 1) / 1440));
   for (let i = hist.c.length - 1; i >= 0 && trades.length < RECENT_TRADES; i--) {
     const count = Math.min(hist.n[i]!, RECENT_TRADES - trades.length);
     const sz = Math.max(1, Math.round(hist.v[i]! / hist.n[i]!));

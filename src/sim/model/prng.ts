@@ -13,9 +13,20 @@ export interface Rng {
   int(lo: number, hi: number): number;
 }
 
-export function createRng(seed: number): Rng {
-  let state = seed >>> 0;
-  let spare: number | undefined;
+/** Where a stream stands: the generator's state and the normal it has in hand. */
+export interface RngState {
+  state: number;
+  spare: number | undefined;
+}
+
+export function createRng(seed: number): Rng & { save(): RngState } {
+  return rngFrom({ state: seed >>> 0, spare: undefined });
+}
+
+/** A stream that continues exactly where `from` was saved. */
+export function rngFrom(from: RngState): Rng & { save(): RngState } {
+  let state = from.state;
+  let spare = from.spare;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
@@ -43,6 +54,9 @@ export function createRng(seed: number): Rng {
     },
     int(lo, hi) {
       return lo + Math.floor(next() * (hi - lo + 1));
+    },
+    save() {
+      return { state, spare };
     },
   };
 }

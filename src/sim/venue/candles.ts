@@ -1,95 +1,20 @@
 import type { CandleHistory } from "./candle-history.ts";
+import {
+  bucketStart,
+  type Candle,
+  INTERVALS,
+  type Interval,
+  nextBucket,
+  prevBucket,
+} from "./candle-intervals.ts";
 
 /**
- * Candles built from trades for every Hyperliquid interval. Buckets are aligned to UTC: minutes and
- * hours on epoch multiples, days at midnight, 3d on epoch multiples, weeks on Monday 00:00, months
- * on the 1st. A bucket without trades carries the previous close (o = h = l = c, v = 0, n = 0).
+ * Candles built from trades for every Hyperliquid interval (buckets in candle-intervals.ts). A bucket
+ * without trades carries the previous close (o = h = l = c, v = 0, n = 0).
  */
 
-export const INTERVALS = [
-  "1m",
-  "3m",
-  "5m",
-  "15m",
-  "30m",
-  "1h",
-  "2h",
-  "4h",
-  "8h",
-  "12h",
-  "1d",
-  "3d",
-  "1w",
-  "1M",
-] as const;
-export type Interval = (typeof INTERVALS)[number];
-
-const MINUTE = 60_000;
-const DAY = 86_400_000;
-const FIXED_MS: Record<Exclude<Interval, "1M">, number> = {
-  "1m": MINUTE,
-  "3m": 3 * MINUTE,
-  "5m": 5 * MINUTE,
-  "15m": 15 * MINUTE,
-  "30m": 30 * MINUTE,
-  "1h": 60 * MINUTE,
-  "2h": 120 * MINUTE,
-  "4h": 240 * MINUTE,
-  "8h": 480 * MINUTE,
-  "12h": 720 * MINUTE,
-  "1d": DAY,
-  "3d": 3 * DAY,
-  "1w": 7 * DAY,
-};
-/** 1970-01-05 was the first Monday after the epoch. */
-const FIRST_MONDAY = 4 * DAY;
 /** Most candles kept (and returned) per coin and interval, as on Hyperliquid. */
 export const MAX_CANDLES = 5000;
-
-export function isInterval(s: unknown): s is Interval {
-  return typeof s === "string" && (INTERVALS as readonly string[]).includes(s);
-}
-
-export function bucketStart(interval: Interval, t: number): number {
-  if (interval === "1M") {
-    const d = new Date(t);
-    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-  }
-  const ms = FIXED_MS[interval];
-  if (interval === "1w") return t - mod(t - FIRST_MONDAY, ms);
-  return t - mod(t, ms);
-}
-
-export function nextBucket(interval: Interval, start: number): number {
-  if (interval === "1M") {
-    const d = new Date(start);
-    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  }
-  return start + FIXED_MS[interval];
-}
-
-function prevBucket(interval: Interval, start: number): number {
-  if (interval === "1M") {
-    const d = new Date(start);
-    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
-  }
-  return start - FIXED_MS[interval];
-}
-
-function mod(a: number, m: number): number {
-  return ((a % m) + m) % m;
-}
-
-export interface Candle {
-  t: number;
-  o: number;
-  h: number;
-  l: number;
-  c: number;
-  /** Base volume in lots. */
-  v: number;
-  n: number;
-}
 
 const NONE_OPENED: readonly { interval: Interval; candle: Candle }[] = [];
 
@@ -104,27 +29,21 @@ export class CandleSeries {
   private replayed = false;
 
   /**
-   * Start the live series where `history` ends: each interval's bucket in progress is opened with the
-   * history's part of it, and older buckets are answered from the history. A bucket in progress that
-   * reaches back before the history's recent minutes (a week, a month) takes its past part when first
-   * read, so a fresh world never makes every minute of every market at start.
+   * Start the live series where `history` ends: each interval's bucket in progress opens at the
+   * history's last close and takes the history's part of it when first read (settle), and older
+   * buckets are answered from the history. Seeding reads no minutes: a fresh world makes a market's
+   * past only when someone looks at it.
    */
   seed(history: CandleHistory): void {
     this.history = history;
     const end = history.endMs;
+    const close = history.lastClose;
     for (let k = 0; k < INTERVALS.length; k++) {
       const interval = INTERVALS[k]!;
       const bs = bucketStart(interval, end);
       this.ends[k] = nextBucket(interval, bs);
-      if (bs < history.recentFromMs) {
-        this.pending[k] = bs;
-        const close = history.lastClose;
-        this.series[k] = [{ t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
-        continue;
-      }
-      const part = history.span(bs, end);
-      const close = history.lastClose;
-      this.series[k] = [part ?? { t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
+      this.pending[k] = bs;
+      this.series[k] = [{ t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
     }
   }
 
@@ -242,21 +161,26 @@ export class CandleSeries {
     const k = INTERVALS.indexOf(interval);
     this.settle(k);
     const live = this.series[k]!;
-    const past = this.history && live.length > 0 ? this.history.buckets(interval, live[0]!.t) : [];
-    const total = past.length + live.length;
-    if (total === 0) return [];
-    const at = (i: number): Candle => (i < past.length ? past[i]! : live[i - past.length]!);
-    const first = at(0).t;
-    let b = bucketStart(interval, Math.min(endTime, now));
+    if (live.length === 0) return [];
+    const history = this.history;
+    const first = history ? bucketStart(interval, history.startMs) : live[0]!.t;
     const from = Math.max(first, startTime);
     const out: Candle[] = [];
-    let i = total - 1;
-    while (b >= from && out.length < MAX_CANDLES) {
-      while (i > 0 && at(i).t > b) i--;
-      const c = at(i);
+    let b = bucketStart(interval, Math.min(endTime, now));
+    let i = live.length - 1;
+    while (b >= from && out.length < MAX_CANDLES && b >= live[0]!.t) {
+      while (i > 0 && live[i]!.t > b) i--;
+      const c = live[i]!;
       if (c.t === b) out.push(c);
       else if (c.t < b) out.push({ t: b, o: c.c, h: c.c, l: c.c, c: c.c, v: 0, n: 0 });
       else break;
+      b = prevBucket(interval, b);
+    }
+    // Older buckets come from the past, made for this answer only.
+    while (history && b >= from && out.length < MAX_CANDLES) {
+      const c = history.span(b, nextBucket(interval, b));
+      if (!c) break;
+      out.push(c);
       b = prevBucket(interval, b);
     }
     return out.reverse();

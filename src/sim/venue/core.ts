@@ -6,8 +6,11 @@
 import type { Address, VenueEvent, VenueInterest, WireOrder } from "../venue.ts";
 import { AgentRegistry } from "./agents.ts";
 import { OrderBook } from "./book.ts";
-import { type Candle, CandleSeries, INTERVALS } from "./candles.ts";
+import type { Candle } from "./candle-intervals.ts";
+import { INTERVALS } from "./candle-intervals.ts";
+import { CandleSeries } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import { FundingHistory } from "./funding-history.ts";
 import { txHash } from "./hash.ts";
 import { maintenanceMargin } from "./margin.ts";
 import {
@@ -172,13 +175,29 @@ export class VenueCore {
         candles: new CandleSeries(),
         triggers: [],
         recent: [],
-        fundingHistory: [],
+        fundingHistory: new FundingHistory(),
         impactNtl: (spec.impactNotionalUsd ?? DEFAULT_IMPACT_NOTIONAL_USD) * MICRO,
       };
       this.markets.push(m);
       this.byAsset.set(m.asset, m);
       this.byCoin.set(m.coin, m);
     }
+  }
+
+  /** Markets whose past is loaded when first needed, and how (see SimVenue.deferPast). */
+  private readonly deferredPasts = new Map<Market, () => void>();
+
+  deferPast(m: Market, load: () => void): void {
+    this.deferredPasts.set(m, load);
+  }
+
+  /** Load the market's past now if it is still waiting: before anything reads or extends it. */
+  ensurePast(m: Market): void {
+    if (this.deferredPasts.size === 0) return;
+    const load = this.deferredPasts.get(m);
+    if (!load) return;
+    this.deferredPasts.delete(m);
+    load();
   }
 
   /** Open-interest cap and position limit of a market (also what `perpDexs` publishes as its cap). */
@@ -883,6 +902,7 @@ export class VenueCore {
 
   /** Market statistics and candles after a trade. */
   recordTrade(m: Market, px: number, q: number, now: number): void {
+    this.ensurePast(m);
     const slot = this.hourSlot(m, now);
     slot.ntl += px * q;
     slot.base += q;
@@ -900,6 +920,7 @@ export class VenueCore {
 
   /** A recorded minute played back (prices at the price scale, volume in lots): candles, last price, volume. */
   replayCandle(m: Market, k: Candle): void {
+    this.ensurePast(m);
     const at = k.t + 60_000 - 1;
     const slot = this.hourSlot(m, at);
     const px = Math.round((k.o + k.c) / 2);

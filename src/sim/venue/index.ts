@@ -104,8 +104,13 @@ export interface SimVenue extends Venue {
   masterOf(agent: Address): Address | undefined;
   /** Exchange fees collected so far (builder fees excluded), decimal string. */
   feesCollected(): string;
-  /** Load a market's past (candles, funding, volume, trades) before trading starts. */
+  /** Load a market's past (candles, funding, volume, trades), ending now, before trading starts. */
   loadPast(coin: string, past: MarketPast, parties: { buyer: Address; seller: Address }): void;
+  /**
+   * A past ending now that is made only when the market is first looked at (its candles, funding,
+   * trades or asset context) or traded: a world need not make every market's month at start.
+   */
+  deferPast(coin: string, make: () => MarketPast, parties: { buyer: Address; seller: Address }): void;
   /**
    * Show one recorded, closed 1-minute candle (decimal prices, base volume) as the market's: from the
    * first one on, the market's candles are the recording's and trades here no longer print into them.
@@ -229,6 +234,12 @@ export function createVenue(opts: VenueOptions): SimVenue {
       const m = core.byCoin.get(coin);
       if (!m) throw new VenueError(`Unknown coin: ${coin}`);
       loadMarketPast(core, m, past, opts.clock(), parties);
+    },
+    deferPast(coin, make, parties) {
+      const m = core.byCoin.get(coin);
+      if (!m) throw new VenueError(`Unknown coin: ${coin}`);
+      const endMs = opts.clock();
+      core.deferPast(m, () => loadMarketPast(core, m, make(), endMs, parties));
     },
     snapshot(skipOrdersOf) {
       return snapshotVenue(core, skipOrdersOf);

@@ -2,7 +2,7 @@
 import { D, type Dec } from "../../core/decimal.ts";
 import { requestCap } from "../auth/address-budget.ts";
 import { type Address, VenueError } from "../venue.ts";
-import { isInterval } from "./candles.ts";
+import { isInterval } from "./candle-intervals.ts";
 import { type Clockwork, estimatedFunding, premiumNow } from "./clockwork.ts";
 import { RECENT_TRADES, type VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, POW10 } from "./fixed.ts";
@@ -100,8 +100,7 @@ const handlers: Record<string, Handler> = {
     const start = int(r.startTime, "startTime");
     const end = optInt(r.endTime) ?? Number.MAX_SAFE_INTEGER;
     return m.fundingHistory
-      .filter((h) => h.time >= start && h.time <= end)
-      .slice(0, MAX_FUNDING_PER_PAGE)
+      .between(start, end, MAX_FUNDING_PER_PAGE)
       .map((h) => ({ coin: m.coin, fundingRate: h.fundingRate, premium: h.premium, time: h.time }));
   },
   predictedFundings: (c) =>
@@ -291,6 +290,7 @@ function dexMarkets(core: VenueCore, di: number): Market[] {
 function market(core: VenueCore, coin: unknown): Market {
   const m = typeof coin === "string" ? core.byCoin.get(coin) : undefined;
   if (!m) throw new VenueError(`Unknown coin: ${String(coin)}`);
+  core.ensurePast(m);
   return m;
 }
 
@@ -361,6 +361,7 @@ function fracPx(m: Market, v: number | undefined): string | null {
 }
 
 function assetCtx(core: VenueCore, m: Market, now: number) {
+  core.ensurePast(m);
   const hour = Math.floor(now / 3_600_000);
   let ntl = 0;
   let base = 0;

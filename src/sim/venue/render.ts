@@ -1,6 +1,6 @@
 /** Internal records → the exchange's wire shapes (decimal strings). */
 import { D } from "../../core/decimal.ts";
-import { type Candle, type Interval, nextBucket } from "./candles.ts";
+import { type Candle, type Interval, nextBucket } from "./candle-intervals.ts";
 import { fmtScaled } from "./fixed.ts";
 import { txHash } from "./hash.ts";
 import type { Fill, FundingPayment, Market, Order } from "./types.ts";

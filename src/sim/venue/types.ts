@@ -2,6 +2,7 @@
 import type { Address } from "../venue.ts";
 import type { OrderBook, Resting } from "./book.ts";
 import type { CandleSeries } from "./candles.ts";
+import type { FundingHistory } from "./funding-history.ts";
 import type { DexSpec, MarketSpec } from "./markets.ts";
 
 export interface HourSlot {
@@ -11,12 +12,6 @@ export interface HourSlot {
   base: number;
   /** Price when the hour opened (last trade before it, or the oracle). */
   openPx: number;
-}
-
-export interface FundingRecord {
-  time: number;
-  fundingRate: string;
-  premium: string;
 }
 
 export interface Market {
@@ -50,7 +45,7 @@ export interface Market {
   recent: RecentTrade[];
   /** Trigger orders waiting for the mark price. */
   triggers: Order[];
-  fundingHistory: FundingRecord[];
+  fundingHistory: FundingHistory;
   /** Impact notional in micro-USDC. */
   impactNtl: number;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backfill } from "../../../src/sim/model/backfill.ts";
+import { allMinutes, backfill } from "../../../src/sim/model/backfill.ts";
 import { marketParams } from "../../../src/sim/model/market-params.ts";
 import {
   activity,
@@ -16,7 +16,7 @@ const markets = [
 ];
 
 describe("backfill", () => {
-  it("makes the recent days at once and the rest on use, the same minutes however often they are remade", () => {
+  it("makes a day at a time on demand, the same minutes however often they are remade", () => {
     const many = Array.from({ length: 45 }, (_, i) => ({
       coin: `C${i}`,
       szDecimals: 1,
@@ -24,22 +24,27 @@ describe("backfill", () => {
       params: marketParams(`C${i}`, 3),
     }));
     const past = backfill(many, { seed: 3, endMs: END, days: 4 });
-    const first = Array.from(past[0]!.c);
-    expect(past[0]!.candles.recent.c.length).toBe(2 * 1440);
-    expect(Array.from(past[0]!.candles.recent.c)).toEqual(first.slice(-2 * 1440));
-    // Touch every other market's whole past: the first one's is let go, then made again.
-    for (const h of past.slice(1)) expect(h.c.length).toBe(4 * 1440);
-    expect(Array.from(past[0]!.c)).toEqual(first);
+    const first = Array.from(allMinutes(past[0]!.candles).c);
+    expect(first).toHaveLength(4 * 1440);
+    expect(Array.from(past[0]!.candles.day(3).c)).toEqual(first.slice(-1440));
+    // Touch every other market's whole past: the first one's days are let go, then made again.
+    for (const h of past.slice(1)) expect(allMinutes(h.candles).c.length).toBe(4 * 1440);
+    expect(Array.from(allMinutes(past[0]!.candles).c)).toEqual(first);
+    // One market made alone (as a world makes a market first looked at) has the same past.
+    const [alone] = backfill([many[0]!], { seed: 3, endMs: END, days: 4 });
+    expect(Array.from(alone!.candles.day(1).c)).toEqual(first.slice(1440, 2880));
+    expect(alone!.trades).toEqual(past[0]!.trades);
   });
 
   it("is seeded, ends at the live price, and keeps every candle on the exchange's grid", () => {
     const a = backfill(markets, { seed: 3, endMs: END, days: 30 });
     const b = backfill(markets, { seed: 3, endMs: END, days: 30 });
     const c = backfill(markets, { seed: 4, endMs: END, days: 30 });
-    expect(b[0]!.c).toEqual(a[0]!.c);
-    expect(c[0]!.c).not.toEqual(a[0]!.c);
-    for (const [i, h] of a.entries()) {
+    expect(allMinutes(b[0]!.candles).c).toEqual(allMinutes(a[0]!.candles).c);
+    expect(allMinutes(c[0]!.candles).c).not.toEqual(allMinutes(a[0]!.candles).c);
+    for (const [i, past] of a.entries()) {
       const m = markets[i]!;
+      const h = { ...allMinutes(past.candles), end: past.end, premiums: past.premiums, trades: past.trades };
       expect(h.c.length).toBe(30 * 1440);
       expect(h.startMs + h.c.length * 60_000).toBe(Date.UTC(2026, 10, 20, 12, 0, 0));
       const scale = 10 ** (6 - m.szDecimals);
@@ -93,13 +98,14 @@ describe("hard days", () => {
   });
 
   it("the process has gaps: moves of several percent within minutes, rarely", () => {
-    const [h] = backfill([{ coin: "ETH", szDecimals: 4, endPx: 3400, params: marketParams("ETH", 5) }], {
+    const [past] = backfill([{ coin: "ETH", szDecimals: 4, endPx: 3400, params: marketParams("ETH", 5) }], {
       seed: 5,
       endMs: END,
       days: 30,
     });
+    const h = allMinutes(past!.candles);
     let big = 0;
-    for (let k = 5; k < h!.c.length; k += 5) if (Math.abs(Math.log(h!.c[k]! / h!.c[k - 5]!)) > 0.03) big++;
+    for (let k = 5; k < h.c.length; k += 5) if (Math.abs(Math.log(h.c[k]! / h.c[k - 5]!)) > 0.03) big++;
     expect(big).toBeGreaterThan(0);
     expect(big).toBeLessThan(200);
   });

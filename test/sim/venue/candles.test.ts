@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketStart, INTERVALS } from "../../../src/sim/venue/candles.ts";
+import { bucketStart, INTERVALS } from "../../../src/sim/venue/candle-intervals.ts";
 import type { VenueEvent } from "../../../src/sim/venue.ts";
 import { ALICE, BOB, BTC, T0, testVenue } from "./helpers.ts";
 

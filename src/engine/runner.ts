@@ -190,7 +190,10 @@ async function runWithLock(
         client,
         live,
         { source: client.stream, user: client.address },
-        { pending: pendingOrderStore(join(o.dataDir, "state.db")) },
+        {
+          pending: pendingOrderStore(join(o.dataDir, "state.db")),
+          openOrdersStream: { source: client.stream, user: client.address },
+        },
       );
       gateway = hlGateway;
     }

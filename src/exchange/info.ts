@@ -21,6 +21,7 @@ import { InfoClient } from "@nktkas/hyperliquid";
 import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type { Address, Hex } from "./config.ts";
+import { assetContextMaxAgeMs, sharedRead } from "./shared-reads.ts";
 import {
   coinToInstrument,
   dexOfCoin,
@@ -132,14 +133,26 @@ export class HlInfo {
     return this.infoClient.meta(dex ? { dex } : {});
   }
 
+  /** Universe and asset contexts of one dex, read now. */
   metaAndAssetCtxs(dex?: string): Promise<MetaAndAssetCtxsResponse> {
     return this.infoClient.metaAndAssetCtxs(dex ? { dex } : {});
   }
 
-  /** metaAndAssetCtxs of the main dex and every HIP-3 dex. */
+  /**
+   * `metaAndAssetCtxs` for readers that poll it (strategies, scanners, feeds): one read per dex per
+   * `maxAgeMs` (HL_ASSET_CTX_MAX_AGE_S, default 30 s) shared by every client of this process on the
+   * same API server, instead of a weight-20 read per caller per tick.
+   */
+  assetContexts(dex = "", maxAgeMs = assetContextMaxAgeMs()): Promise<MetaAndAssetCtxsResponse> {
+    return sharedRead(`${this.transport.apiUrl}|metaAndAssetCtxs|${dex}`, maxAgeMs, () =>
+      this.metaAndAssetCtxs(dex),
+    );
+  }
+
+  /** Shared asset contexts (see `assetContexts`) of the main dex and every HIP-3 dex. */
   async allMetaAndAssetCtxs(): Promise<{ dex: string; meta: MetaAndAssetCtxsResponse }[]> {
     const dexes = ["", ...(await this.hip3Dexes())];
-    return Promise.all(dexes.map(async (dex) => ({ dex, meta: await this.metaAndAssetCtxs(dex) })));
+    return Promise.all(dexes.map(async (dex) => ({ dex, meta: await this.assetContexts(dex) })));
   }
 
   /** Every tradable market of every dex (cached; `refreshSymbols()` reloads). */

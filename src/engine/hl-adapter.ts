@@ -32,7 +32,7 @@ const OTHER_VENUES: Record<string, string> = { BinPerp: "binance", BybitPerp: "b
 /**
  * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick; the asset
  * context (hourly funding, open interest, 24 h notional volume) from the process-wide shared read,
- * refreshed every HL_ASSET_CTX_MAX_AGE_S (30 s) whatever the tick, so funding is the exchange's even
+ * refreshed every HL_ASSET_CTX_MAX_AGE_S (60 s) whatever the tick, so funding is the exchange's even
  * for strategies that do not ask for it (a dry run charges it); and, only for strategies that read
  * them, closed 1-minute candles (read again once a minute has closed) and other venues' predicted
  * funding (shared like the asset context).

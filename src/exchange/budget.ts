@@ -159,8 +159,9 @@ const shared = new Map<string, RateBudget>();
 export const CRITICAL_RESERVE_SHARE = 0.2;
 
 /**
- * A server on this machine (the sim world) is not Hyperliquid's per-IP limit; its budget only
- * guards against runaway loops, so fast paper ticks are not throttled.
+ * A server on this machine (the sim world) holds clients to the exchange's 1200 a minute per IP as
+ * well, unless its limits are off (HL_SIM_LIMITS=off): then the budget only guards against runaway
+ * loops, so fast paper ticks are not throttled.
  */
 const LOCAL_WEIGHT_PER_MIN = 120_000;
 
@@ -184,7 +185,7 @@ export function sharedRateBudget(
   let budget = shared.get(apiUrl);
   if (!budget) {
     const raw = env.HL_RATE_WEIGHT_PER_MIN;
-    const fallback = isLoopbackUrl(apiUrl) ? LOCAL_WEIGHT_PER_MIN : 1200;
+    const fallback = isLoopbackUrl(apiUrl) && env.HL_SIM_LIMITS === "off" ? LOCAL_WEIGHT_PER_MIN : 1200;
     const perMinute = raw ? Number(raw) : fallback;
     budget = new RateBudget({
       weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : fallback,

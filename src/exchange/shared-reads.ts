@@ -9,11 +9,11 @@ export function sharedRead<T>(
   key: string,
   maxAgeMs: number,
   load: () => Promise<T>,
-  now: () => number = Date.now,
+  opts: { fresh?: boolean; now?: () => number } = {},
 ): Promise<T> {
-  const t = now();
+  const t = (opts.now ?? Date.now)();
   const hit = entries.get(key);
-  if (hit && t - hit.at < maxAgeMs) return hit.value as Promise<T>;
+  if (hit && !opts.fresh && t - hit.at < maxAgeMs) return hit.value as Promise<T>;
   const value = load();
   const entry = { at: t, value };
   entries.set(key, entry);
@@ -23,12 +23,12 @@ export function sharedRead<T>(
   return value;
 }
 
-/** Default age of shared asset contexts (funding, open interest, volume, marks): 30 s. */
-const ASSET_CONTEXT_MAX_AGE_S = 30;
+/** Default age of shared asset contexts (funding, open interest, volume, marks): 60 s. */
+const ASSET_CONTEXT_MAX_AGE_S = 60;
 
 /**
  * How old shared asset contexts (`metaAndAssetCtxs`, weight 20 each) may be:
- * HL_ASSET_CTX_MAX_AGE_S seconds, default 30. Funding settles hourly and open interest and volume
+ * HL_ASSET_CTX_MAX_AGE_S seconds, default 60. Funding settles hourly and open interest and volume
  * drift slowly, so a tick-rate read would spend weight for nothing.
  */
 export function assetContextMaxAgeMs(env: Record<string, string | undefined> = process.env): number {
@@ -36,3 +36,9 @@ export function assetContextMaxAgeMs(env: Record<string, string | undefined> = p
   const s = raw === undefined || raw === "" ? ASSET_CONTEXT_MAX_AGE_S : Number(raw);
   return Number.isFinite(s) && s >= 0 ? s * 1000 : ASSET_CONTEXT_MAX_AGE_S * 1000;
 }
+
+/**
+ * How long the market list (`perpDexs`, each dex's `meta`) is shared between clients of a process
+ * (10 min): listings change rarely, and `refreshSymbols()` reads them again at once.
+ */
+export const SYMBOLS_MAX_AGE_MS = 600_000;

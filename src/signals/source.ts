@@ -15,8 +15,8 @@ export { mapLimit } from "../core/concurrency.ts";
 /**
  * Candle cache: one series per coin and interval, read for the longest lookback asked of it and
  * answered to every shorter one (the scanner and movers ask for the same series). A series is read
- * again after `maxAgeMs` (default 5 min) or a quarter of its bar, whichever is longer: a 4h bar
- * changes little in 5 minutes. Candle reads are the heaviest requests (weight ≥ 20 each); refreshing
+ * again after `maxAgeMs` (default 5 min) or a quarter of its bar, whichever is longer (a 4h bar
+ * changes little in 5 minutes); with `maxAgeMs` 0, at every call. Candle reads are the heaviest requests (weight ≥ 20 each); refreshing
  * 60 movers series every minute alone would spend Hyperliquid's whole 1200/min budget. Failures are
  * counted, not hidden; a failed refresh keeps the last good series.
  */
@@ -33,7 +33,8 @@ export class CandleCache {
     const now = this.source.now();
     const key = `${coin}|${interval}`;
     const hit = this.entries.get(key);
-    const maxAge = Math.max(this.maxAgeMs, INTERVAL_MS[interval] / 4);
+    // maxAgeMs 0 (tests, replays) reads every time.
+    const maxAge = this.maxAgeMs === 0 ? 0 : Math.max(this.maxAgeMs, INTERVAL_MS[interval] / 4);
     const from = now - lookbackMs;
     if (hit && now - hit.at < maxAge && hit.at - hit.lookbackMs <= from) return window(hit.candles, from);
     const fetchLookback = Math.max(lookbackMs, hit?.lookbackMs ?? 0);

@@ -159,9 +159,10 @@ const shared = new Map<string, RateBudget>();
 export const CRITICAL_RESERVE_SHARE = 0.2;
 
 /**
- * A server on this machine (the sim world) holds clients to the exchange's 1200 a minute per IP as
- * well, unless its limits are off (HL_SIM_LIMITS=off): then the budget only guards against runaway
- * loops, so fast paper ticks are not throttled.
+ * A server on this machine (the sim world) is shared by every process of the machine, so no single
+ * client's budget can keep them all within its per-IP limit: this budget only guards against runaway
+ * loops, and the sim's 429 (with the back-off it starts) paces the rest. `hl up` gives each of its
+ * processes its part of the 1200 instead (HL_RATE_WEIGHT_PER_MIN).
  */
 const LOCAL_WEIGHT_PER_MIN = 120_000;
 
@@ -185,7 +186,7 @@ export function sharedRateBudget(
   let budget = shared.get(apiUrl);
   if (!budget) {
     const raw = env.HL_RATE_WEIGHT_PER_MIN;
-    const fallback = isLoopbackUrl(apiUrl) && env.HL_SIM_LIMITS === "off" ? LOCAL_WEIGHT_PER_MIN : 1200;
+    const fallback = isLoopbackUrl(apiUrl) ? LOCAL_WEIGHT_PER_MIN : 1200;
     const perMinute = raw ? Number(raw) : fallback;
     budget = new RateBudget({
       weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : fallback,

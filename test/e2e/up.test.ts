@@ -232,6 +232,17 @@ describe("hl up", () => {
       points: url("points"),
     });
 
+    // Everything above ran behind one loopback address with the exchange's per-IP limit on (1200
+    // weight a minute): nothing was refused, and the minute's weight fits within the limit.
+    const weight = await getJson<{
+      limitPerMinute: number;
+      addresses: { address: string; lastMinute: number; refused: number }[];
+    }>(`${url("sim")}/sim/weight`);
+    expect(weight?.limitPerMinute).toBe(1200);
+    const loopback = weight!.addresses.find((a) => a.address === "127.0.0.1")!;
+    expect(loopback.refused, JSON.stringify(loopback)).toBe(0);
+    expect(loopback.lastMinute, JSON.stringify(loopback)).toBeLessThanOrEqual(1200);
+
     // Ctrl-C: every process of the tree (services, agents, the WOLF grandchild) is gone.
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);
     const tree = descendants(running.child.pid!);

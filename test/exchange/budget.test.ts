@@ -124,9 +124,9 @@ describe("sharedRateBudget", () => {
     ).toBe(1200);
   });
 
-  it("gives a sim world on this machine the exchange's per-IP budget, unless its limits are off", () => {
-    expect(sharedRateBudget("http://127.0.0.1:9/sim", {}).capacity).toBe(1200);
-    expect(sharedRateBudget("http://localhost:9/sim", { HL_SIM_LIMITS: "off" }).capacity).toBe(120_000);
+  it("gives a server on this machine (the sim world) a budget that does not throttle paper ticks", () => {
+    expect(sharedRateBudget("http://127.0.0.1:9/sim", {}).capacity).toBe(120_000);
+    expect(sharedRateBudget("http://localhost:9/sim", {}).capacity).toBe(120_000);
     expect(sharedRateBudget("http://127.0.0.1:9/sim2", { HL_RATE_WEIGHT_PER_MIN: "300" }).capacity).toBe(300);
   });
 });

@@ -43,10 +43,11 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
 /**
  * How `hl up` divides Hyperliquid's 1200 weight a minute per IP among its children (request weight
  * per minute, each child's own budget): the WOLF agent, the house agents together and the public
- * services together, with 100 left for the user's own `hl` commands on the same address. Split
+ * services together (whose start-up reads need a bucket that size to answer within seconds), with
+ * 100 left for the user's own `hl` commands on the same address. Split
  * children (`--split`) divide their group's share evenly.
  */
-export const UP_WEIGHT_SHARES = { agent: 600, houses: 300, services: 200 } as const;
+export const UP_WEIGHT_SHARES = { agent: 400, houses: 300, services: 400 } as const;
 /** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
 const SERVICE_COUNT = 5;
 

@@ -50,6 +50,12 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
 export const UP_WEIGHT_SHARES = { agent: 400, houses: 300, services: 400 } as const;
 /** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
 const SERVICE_COUNT = 5;
+/**
+ * A `--split` child's least budget: a process alone reads its own market list and account at start,
+ * which a smaller bucket would stretch over a minute. Split children together may then be allowed
+ * more than the IP's 1200; the sim's 429 (and the back-off it starts) paces them if they spend it.
+ */
+const MIN_SPLIT_CHILD_WEIGHT = 150;
 
 export function urls(cfg: UpConfig): Record<ServiceKey, string> {
   const at = (port: number) => `http://${cfg.host}:${port}`;
@@ -119,7 +125,10 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
   const budget = (weight: number): Record<string, string> => ({
     HL_RATE_WEIGHT_PER_MIN: baseEnv.HL_RATE_WEIGHT_PER_MIN || String(weight),
   });
-  const serviceShare = Math.floor(UP_WEIGHT_SHARES.services / SERVICE_COUNT);
+  // Split children (--split) each read their own market list and account at start: at least 150 each.
+  const share = (group: number, n: number) =>
+    cfg.split ? Math.max(MIN_SPLIT_CHILD_WEIGHT, Math.floor(group / n)) : Math.floor(group / n);
+  const serviceShare = share(UP_WEIGHT_SHARES.services, SERVICE_COUNT);
   const service = (name: string, args: string[], env: Record<string, string>, rest: Partial<ChildSpec>) => ({
     name,
     args,
@@ -184,7 +193,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       ],
       env: {
         ...common,
-        ...budget(Math.floor(UP_WEIGHT_SHARES.houses / HOUSE_AGENTS.length)),
+        ...budget(share(UP_WEIGHT_SHARES.houses, HOUSE_AGENTS.length)),
         DATA_DIR: dir,
         ...(h.builder ? { BUILDER_ADDRESS: h.builder, BUILDER_FEE_TENTHS_BPS: "10" } : {}),
       },

@@ -72,7 +72,7 @@ export function register(program: Command): void {
     .option("--replay-network <network>", "network of the recording in the store", "mainnet")
     .option(
       "--ip-weight-limit <weight>",
-      "enforce Hyperliquid's per-IP limit: request weight per minute per client source address (the exchange's is 1200); off by default",
+      "Hyperliquid's per-IP limit: request weight per minute per client source address, or off (default 1200, as on the exchange; off with HL_SIM_LIMITS=off)",
     )
     .action(async (opts: ServeOptions) => {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
@@ -83,7 +83,9 @@ export function register(program: Command): void {
       const ipWeightLimit =
         opts.ipWeightLimit === undefined
           ? undefined
-          : intOption("--ip-weight-limit", opts.ipWeightLimit, 1, 100_000_000);
+          : opts.ipWeightLimit === "off"
+            ? false
+            : intOption("--ip-weight-limit", opts.ipWeightLimit, 1, 100_000_000);
       const startingBalance = opts.startingBalance;
       if (startingBalance !== undefined && !/^\d+(\.\d{1,6})?$/.test(startingBalance)) {
         throw new UserError(
@@ -125,7 +127,8 @@ export function register(program: Command): void {
       const replaying = world.replay
         ? `, replaying ${world.replay.coins.join(",")} from ${new Date(world.replay.fromMs).toISOString()} to ${new Date(world.replay.endMs).toISOString()}`
         : "";
-      const limit = ipWeightLimit === undefined ? "" : `, ${ipWeightLimit} weight/min per IP`;
+      const perIp = world.weight().limitPerMinute;
+      const limit = perIp === null ? ", no per-IP weight limit" : `, ${perIp} weight/min per IP`;
       process.stdout.write(
         `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${replaying}${limit})\n`,
       );

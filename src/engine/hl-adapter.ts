@@ -1,14 +1,17 @@
+import type { CandleSnapshotResponse, MetaAndAssetCtxsResponse } from "@nktkas/hyperliquid";
 import { agentAlertSource } from "../alerts/agent-label.ts";
 import { type Alerter, alerterFromEnv } from "../alerts/webhook.ts";
 import { dataDir } from "../config/env.ts";
 import { dec, num } from "../core/decimal.ts";
 import type { OrderResult } from "../exchange/actions.ts";
 import type { HlClient } from "../exchange/client.ts";
-import type { Fill } from "../exchange/info.ts";
+import type { Fill, OpenOrder } from "../exchange/info.ts";
 import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
+import { assetContextMaxAgeMs, sharedRead } from "../exchange/shared-reads.ts";
 import type { Market } from "../exchange/symbols.ts";
 import type { BookLevel, Candle, MarketNeeds, MarketSnapshot } from "../strategies/sdk.ts";
 import { FillFeed, type FillFeedOptions } from "./fill-feed.ts";
+import { OpenOrdersFeed, type OpenOrdersFeedOptions, type StreamedOrder } from "./open-orders-feed.ts";
 import type {
   CancelResult,
   Cloid,
@@ -29,12 +32,17 @@ const CANDLE_WINDOW_MS = 30 * MINUTE_MS;
 const OTHER_VENUES: Record<string, string> = { BinPerp: "binance", BybitPerp: "bybit" };
 
 /**
- * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick and, only for
- * strategies that read them (request weight is budgeted), the asset context (hourly funding, open
- * interest, 24 h notional volume), closed 1-minute candles and other venues' predicted funding (hourly).
+ * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick; the asset
+ * context (hourly funding, open interest, 24 h notional volume) from the process-wide shared read,
+ * refreshed every HL_ASSET_CTX_MAX_AGE_S (60 s) whatever the tick, so funding is the exchange's even
+ * for strategies that do not ask for it (a dry run charges it); and, only for strategies that read
+ * them, closed 1-minute candles (read again once a minute has closed) and other venues' predicted
+ * funding (shared like the asset context).
  */
 export class HlMarketData implements MarketDataPort {
   private readonly markets = new Map<string, Promise<Market>>();
+  /** Per coin: the last candle read and the exchange time it was read for. */
+  private readonly candleReads = new Map<string, { now: number; candles: Promise<CandleSnapshotResponse> }>();
 
   constructor(
     private readonly client: HlClient,
@@ -60,9 +68,9 @@ export class HlMarketData implements MarketDataPort {
     const m = await this.market(instrument);
     // Candles are read for the book's exchange time, which a sim world may run far from the wall clock.
     const bookRead = this.client.l2Book(m.coin);
-    const [book, ctxs, candles, reference] = await Promise.all([
+    const [book, ctx, candles, reference] = await Promise.all([
       bookRead,
-      this.needs.assetContext ? this.client.metaAndAssetCtxs(m.dex || undefined) : Promise.resolve(undefined),
+      this.assetContext(m),
       this.needs.candles
         ? bookRead.then((b) => this.candles(m.coin, b?.time ?? Date.now()))
         : Promise.resolve([]),
@@ -76,10 +84,6 @@ export class HlMarketData implements MarketDataPort {
     const bestAsk = book?.levels[1][0]?.px;
     const bid = bids[0]?.px ?? 0;
     const ask = asks[0]?.px ?? 0;
-    const idx = ctxs
-      ? ctxs[0].universe.findIndex((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin)
-      : -1;
-    const ctx = ctxs && idx >= 0 ? ctxs[1][idx] : undefined;
     return {
       instrument: m.instrument,
       timestampMs: book?.time ?? Date.now(),
@@ -93,6 +97,21 @@ export class HlMarketData implements MarketDataPort {
       candles,
       referenceFunding: reference,
     };
+  }
+
+  /**
+   * The market's asset context from the shared read. A strategy that needs it fails its tick when it
+   * cannot be read; for the others (funding only) a failed read leaves funding unknown (0) this tick.
+   */
+  private async assetContext(m: Market): Promise<MetaAndAssetCtxsResponse[1][number] | undefined> {
+    try {
+      const [meta, ctxs] = await this.client.assetContexts(m.dex);
+      const idx = meta.universe.findIndex((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin);
+      return idx >= 0 ? ctxs[idx] : undefined;
+    } catch (err) {
+      if (this.needs.assetContext) throw err;
+      return undefined;
+    }
   }
 
   async trades(instrument: string): Promise<TradePrint[]> {
@@ -112,9 +131,20 @@ export class HlMarketData implements MarketDataPort {
    * would read as a sudden lull), and a backtest on recorded candles never sees it either.
    */
   private async candles(coin: string, now: number): Promise<Candle[]> {
-    const raw = await this.client.candleSnapshot({ coin, interval: "1m", startTime: now - CANDLE_WINDOW_MS });
+    // The closed candles change only when a minute closes: until then the last read answers.
+    const last = this.candleReads.get(coin);
+    let read = last?.candles;
+    if (!last || Math.floor(now / MINUTE_MS) !== Math.floor(last.now / MINUTE_MS) || now < last.now) {
+      read = this.client.candleSnapshot({ coin, interval: "1m", startTime: now - CANDLE_WINDOW_MS });
+      const entry = { now, candles: read };
+      this.candleReads.set(coin, entry);
+      read.catch(() => {
+        if (this.candleReads.get(coin) === entry) this.candleReads.delete(coin);
+      });
+    }
+    const raw = await read!;
     return raw
-      .filter((c) => c.t + MINUTE_MS <= now)
+      .filter((c) => c.t + MINUTE_MS <= now && c.t >= now - CANDLE_WINDOW_MS)
       .map((c) => ({
         t: c.t,
         o: Number(c.o),
@@ -126,7 +156,9 @@ export class HlMarketData implements MarketDataPort {
   }
 
   private async referenceFunding(coin: string): Promise<Record<string, number>> {
-    const all = await this.client.predictedFundings();
+    const all = await sharedRead(`${this.client.apiUrl}|predictedFundings`, assetContextMaxAgeMs(), () =>
+      this.client.predictedFundings(),
+    );
     const entry = all.find(([c]) => c === coin);
     const out: Record<string, number> = {};
     for (const [venue, v] of entry?.[1] ?? []) {
@@ -194,15 +226,23 @@ export class HlGateway implements OrderGateway {
   private readonly feed: FillFeed | undefined;
   /** Orders answered "filled" whose fills no read has returned yet. */
   private readonly awaitingFills = new Set<string>();
+  /** The account's `openOrders` stream, per dex, when there is one; REST reads are then its backstop. */
+  private readonly orderStream: Omit<OpenOrdersFeedOptions, "dex"> | undefined;
+  private readonly orderFeeds = new Map<string, OpenOrdersFeed>();
 
   constructor(
     private readonly client: HlClient,
     private readonly market: HlMarketData,
     fillStream?: FillFeedOptions,
-    opts: { pending?: PendingOrderStore; alerter?: Alerter } = {},
+    opts: {
+      pending?: PendingOrderStore;
+      alerter?: Alerter;
+      openOrdersStream?: Omit<OpenOrdersFeedOptions, "dex">;
+    } = {},
   ) {
     this.alerter = opts.alerter ?? alerterFromEnv(agentAlertSource("hl run", dataDir(), process.env));
     this.feed = fillStream ? new FillFeed(fillStream) : undefined;
+    this.orderStream = opts.openOrdersStream;
     this.pending = opts.pending;
     // Orders a previous run sent without learning their outcome come first.
     this.unresolved = this.pending?.load() ?? [];
@@ -211,9 +251,33 @@ export class HlGateway implements OrderGateway {
   /** Stop the fills stream subscription. */
   close(): void {
     this.feed?.close();
+    for (const f of this.orderFeeds.values()) f.close();
+  }
+
+  private orderFeed(dex: string): OpenOrdersFeed | undefined {
+    if (!this.orderStream) return undefined;
+    let feed = this.orderFeeds.get(dex);
+    if (!feed) {
+      feed = new OpenOrdersFeed({ ...this.orderStream, dex });
+      this.orderFeeds.set(dex, feed);
+    }
+    return feed;
+  }
+
+  /** Our orders changed (or may have): the open-orders streams must push again before they are trusted. */
+  private acted(): void {
+    for (const f of this.orderFeeds.values()) f.acted();
   }
 
   async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
+    try {
+      return await this.placeNow(orders);
+    } finally {
+      this.acted();
+    }
+  }
+
+  private async placeNow(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
     await this.resolvePending();
     let results: OrderResult[];
     const store = this.pending;
@@ -275,6 +339,14 @@ export class HlGateway implements OrderGateway {
   async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
     if (orders.length === 0) return { failed: [] };
     try {
+      return await this.cancelNow(instrument, orders);
+    } finally {
+      this.acted();
+    }
+  }
+
+  private async cancelNow(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
+    try {
       const refusals = await this.client.cancelMany(
         orders.map((o) =>
           o.oid ? { instrument, oid: Number(o.oid) } : { instrument, ...(o.cloid ? { cloid: o.cloid } : {}) },
@@ -322,7 +394,14 @@ export class HlGateway implements OrderGateway {
     // An order still in flight from before a restart may yet rest or fill: known first.
     await this.resolvePending();
     const m = await this.market.market(instrument);
-    const all = await this.client.openOrders(m.dex ? { dex: m.dex } : {});
+    const feed = this.orderFeed(m.dex);
+    const streamed = await feed?.read();
+    let all: readonly (OpenOrder | StreamedOrder)[];
+    if (streamed && !streamed.rest) all = streamed.orders;
+    else {
+      all = await this.client.openOrders(m.dex ? { dex: m.dex } : {});
+      feed?.restDone();
+    }
     return all
       .filter((o) => o.coin === m.coin)
       .map((o) => ({

@@ -206,7 +206,11 @@ async function runWithLock(
             client,
             live,
             { source: client.stream, user },
-            { pending: pendingOrderStore(state), alerter },
+            {
+              pending: pendingOrderStore(state),
+              alerter,
+              openOrdersStream: { source: client.stream, user },
+            },
           );
     const gateway: OrderGateway = (paper ?? hlGateway)!;
     o.onStart?.({ mode, network, instrument: spec.instrument, params, notes: session.notes });

@@ -20,6 +20,9 @@ export interface RateBudgetOptions {
   random?: () => number;
 }
 
+/** Share of the bucket background reads (bulk candle history) leave to every other read. */
+const BACKGROUND_FLOOR = 0.5;
+
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -34,6 +37,7 @@ export class RateBudget {
   private tokens: number;
   private last: number;
   private queue: Promise<void> = Promise.resolve();
+  private backgroundQueue: Promise<void> = Promise.resolve();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
@@ -106,8 +110,14 @@ export class RateBudget {
    * A read: wait until `weight` is available above the reserve (and any 429 back-off is over), then
    * spend it. Waiters are served first come, first served.
    */
-  take(weight: number): Promise<void> {
+  take(weight: number, opts: { background?: boolean } = {}): Promise<void> {
     const need = Math.min(Math.max(weight, 0), this.capacity);
+    if (opts.background) {
+      // Background reads queue apart and leave half the bucket to the others, which never wait behind them.
+      const turn = this.backgroundQueue.then(() => this.waitFor(need, this.capacity * BACKGROUND_FLOOR));
+      this.backgroundQueue = turn.catch(() => undefined);
+      return turn;
+    }
     const turn = this.queue.then(() => this.waitFor(need));
     this.queue = turn.catch(() => undefined);
     return turn;
@@ -119,7 +129,7 @@ export class RateBudget {
     this.tokens -= Math.max(weight, 0);
   }
 
-  private async waitFor(need: number): Promise<void> {
+  private async waitFor(need: number, floorAbove = 0): Promise<void> {
     for (;;) {
       const limited = this.limitedForMs();
       if (limited > 0) {
@@ -134,7 +144,8 @@ export class RateBudget {
       }
       this.refill();
       // The reserve is kept for critical requests, unless the bucket could never hold both.
-      const floor = need + this.reserve <= this.capacity ? this.reserve : 0;
+      const kept = Math.max(this.reserve, floorAbove);
+      const floor = need + kept <= this.capacity ? kept : 0;
       if (this.tokens - need >= floor) {
         this.tokens -= need;
         if (this.strikes > 0) this.probing = true;
@@ -159,8 +170,10 @@ const shared = new Map<string, RateBudget>();
 export const CRITICAL_RESERVE_SHARE = 0.2;
 
 /**
- * A server on this machine (the sim world) is not Hyperliquid's per-IP limit; its budget only
- * guards against runaway loops, so fast paper ticks are not throttled.
+ * A server on this machine (the sim world) is shared by every process of the machine, so no single
+ * client's budget can keep them all within its per-IP limit: this budget only guards against runaway
+ * loops, and the sim's 429 (with the back-off it starts) paces the rest. `hl up` gives each of its
+ * processes its part of the 1200 instead (HL_RATE_WEIGHT_PER_MIN).
  */
 const LOCAL_WEIGHT_PER_MIN = 120_000;
 

@@ -22,6 +22,7 @@ import { InfoClient } from "@nktkas/hyperliquid";
 import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type { Address, Hex } from "./config.ts";
+import { assetContextMaxAgeMs, SYMBOLS_MAX_AGE_MS, sharedRead } from "./shared-reads.ts";
 import {
   coinToInstrument,
   dexOfCoin,
@@ -120,7 +121,9 @@ export class HlInfo {
    */
   hip3Dexes(): Promise<string[]> {
     if (!this.dexCache) {
-      this.dexCache = this.perpDexs().then((dexes) => dexes.slice(1).flatMap((d) => (d ? [d.name] : [])));
+      this.dexCache = this.sharedPerpDexs(false).then((dexes) =>
+        dexes.slice(1).flatMap((d) => (d ? [d.name] : [])),
+      );
       this.dexCache.catch(() => {
         this.dexCache = undefined;
       });
@@ -133,14 +136,24 @@ export class HlInfo {
     return this.infoClient.meta(dex ? { dex } : {});
   }
 
+  /** Universe and asset contexts of one dex, read now. */
   metaAndAssetCtxs(dex?: string): Promise<MetaAndAssetCtxsResponse> {
     return this.infoClient.metaAndAssetCtxs(dex ? { dex } : {});
   }
 
-  /** metaAndAssetCtxs of the main dex and every HIP-3 dex. */
+  /**
+   * `metaAndAssetCtxs` for readers that poll it (strategies, scanners, feeds): one read per dex per
+   * `maxAgeMs` (HL_ASSET_CTX_MAX_AGE_S, default 60 s) shared by every client of this process on the
+   * same API server, instead of a weight-20 read per caller per tick.
+   */
+  assetContexts(dex = "", maxAgeMs = assetContextMaxAgeMs()): Promise<MetaAndAssetCtxsResponse> {
+    return this.shared(`metaAndAssetCtxs|${dex}`, maxAgeMs, () => this.metaAndAssetCtxs(dex));
+  }
+
+  /** Shared asset contexts (see `assetContexts`) of the main dex and every HIP-3 dex. */
   async allMetaAndAssetCtxs(): Promise<{ dex: string; meta: MetaAndAssetCtxsResponse }[]> {
     const dexes = ["", ...(await this.hip3Dexes())];
-    return Promise.all(dexes.map(async (dex) => ({ dex, meta: await this.metaAndAssetCtxs(dex) })));
+    return Promise.all(dexes.map(async (dex) => ({ dex, meta: await this.assetContexts(dex) })));
   }
 
   /** Every tradable market of every dex (cached; `refreshSymbols()` reloads). */
@@ -155,9 +168,12 @@ export class HlInfo {
   }
 
   refreshSymbols(): Promise<SymbolTable> {
-    this.symbolCache = undefined;
     this.dexCache = undefined;
-    return this.symbols();
+    this.symbolCache = this.loadSymbols(true);
+    this.symbolCache.catch(() => {
+      this.symbolCache = undefined;
+    });
+    return this.symbolCache;
   }
 
   /** Resolve an instrument (`ETH-PERP`, `vxx-usdyp`, `xyz:SPCX`) to its market: coin, asset id, decimals. */
@@ -165,11 +181,34 @@ export class HlInfo {
     return (await this.symbols()).resolve(instrument);
   }
 
-  private async loadSymbols(): Promise<SymbolTable> {
-    const dexes = await this.perpDexs();
+  /** The market list, shared with the other clients of this process (`fresh`: read it again now). */
+  private async loadSymbols(fresh = false): Promise<SymbolTable> {
+    const dexes = await this.sharedPerpDexs(fresh);
     const names = ["", ...dexes.slice(1).flatMap((d) => (d ? [d.name] : []))];
-    const metas = await Promise.all(names.map(async (dex) => [dex, await this.meta(dex)] as const));
+    const metas = await Promise.all(
+      names.map(async (dex) => {
+        const meta = sharedRead(
+          `${this.transport.apiUrl}|meta|${dex}`,
+          SYMBOLS_MAX_AGE_MS,
+          () => this.meta(dex),
+          {
+            fresh,
+          },
+        );
+        return [dex, await meta] as const;
+      }),
+    );
     return SymbolTable.fromMeta(dexes, new Map<string, MetaUniverse>(metas));
+  }
+
+  private sharedPerpDexs(fresh: boolean): Promise<PerpDexsResponse> {
+    return this.shared("perpDexs", SYMBOLS_MAX_AGE_MS, () => this.perpDexs(), fresh);
+  }
+
+  /** A read shared by the clients of this process on the same API server (see shared-reads.ts). */
+  private shared<T>(what: string, maxAgeMs: number, load: () => Promise<T>, fresh = false): Promise<T> {
+    const server = this.transport.apiUrl;
+    return server ? sharedRead(`${server}|${what}`, maxAgeMs, load, { fresh }) : load();
   }
 
   // ── prices ─────────────────────────────────────────────────────────────────────────────────

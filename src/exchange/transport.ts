@@ -95,7 +95,10 @@ export class ResilientTransport implements IRequestTransport {
         // Orders (a protective close above all) never queue behind reads waiting for weight: they
         // spend theirs at once, ahead of every waiter, out of the share reads leave (an action weighs 1).
         this.budget.charge(requestWeight(endpoint, payload));
-      } else await this.budget.take(requestWeight(endpoint, payload));
+      } else
+        await this.budget.take(requestWeight(endpoint, payload), {
+          background: isBackground(endpoint, payload),
+        });
       let body: unknown;
       try {
         body = await this.http.request<unknown>(endpoint, payload, signal);
@@ -278,4 +281,17 @@ function errnoCode(cause: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
+}
+
+/**
+ * Candle reads are bulk history (a scan reads a hundred series): they wait behind every other read,
+ * so a scan that outruns the budget never holds up a tick's prices, account or orders.
+ */
+function isBackground(endpoint: string, payload: unknown): boolean {
+  return (
+    endpoint === "info" &&
+    typeof payload === "object" &&
+    payload !== null &&
+    (payload as { type?: unknown }).type === "candleSnapshot"
+  );
 }

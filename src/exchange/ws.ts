@@ -5,6 +5,7 @@ import type {
   CandleWsEvent,
   ISubscription,
   L2BookWsEvent,
+  OpenOrdersWsEvent,
   OrderUpdatesWsEvent,
   TradesWsEvent,
   UserFillsWsEvent,
@@ -21,6 +22,7 @@ export type {
   AllMidsWsEvent,
   CandleWsEvent,
   L2BookWsEvent,
+  OpenOrdersWsEvent,
   OrderUpdatesWsEvent,
   TradesWsEvent,
   UserFillsWsEvent,
@@ -157,6 +159,17 @@ export class HlStream {
   /** The user's fills (first event is a snapshot with `isSnapshot: true`). */
   userFills(user: Address, listener: (event: UserFillsWsEvent) => void): Promise<Subscription> {
     return this.subscribe("userFills", (c) => c.userFills({ user }, listener));
+  }
+
+  /** The user's resting orders on one dex (main when `dex` is omitted), the whole list on every change. */
+  openOrders(
+    user: Address,
+    listener: (event: OpenOrdersWsEvent) => void,
+    opts: { dex?: string } = {},
+  ): Promise<Subscription> {
+    return this.subscribe("openOrders", (c) =>
+      c.openOrders(opts.dex ? { user, dex: opts.dex } : { user }, listener),
+    );
   }
 
   /** Status changes of the user's orders. */

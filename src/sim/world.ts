@@ -30,8 +30,9 @@ import { encodeBuilderFillsFile } from "./server/builder-fills-file.ts";
 import { SimFaults } from "./server/faults.ts";
 import { createSimHttpServer } from "./server/http.ts";
 import { InfoCache } from "./server/info-cache.ts";
-import { IpWeightLimiter } from "./server/ip-weight.ts";
+import { IP_WEIGHT_PER_MINUTE, IpWeightLimiter } from "./server/ip-weight.ts";
 import { UsdypFaucet } from "./server/usdyp-claim.ts";
+import { type AddressWeight, WeightMeter } from "./server/weight-meter.ts";
 import { SimWebSocket } from "./server/ws.ts";
 import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
@@ -75,8 +76,8 @@ export interface SimWorldOptions {
    */
   replay?: SimReplay;
   /**
-   * The exchange's address-based request limit (10,000 + 1 per USDC traded, then 1 per 10 s).
-   * Default: on, unless HL_SIM_LIMITS=off.
+   * The exchange's limits: the per-address request budget (10,000 + 1 per USDC traded, then 1 per
+   * 10 s) and the per-IP weight limit (`ipWeightLimit`). Default: on, unless HL_SIM_LIMITS=off.
    */
   limits?: boolean;
   /**
@@ -86,11 +87,12 @@ export interface SimWorldOptions {
    */
   liveCoins?: string[];
   /**
-   * Enforce Hyperliquid's per-IP REST limit: this much request weight per minute per client source
-   * address (the exchange's is 1200), 429 beyond it. Default off: tests and `hl up` on this machine
-   * share one address.
+   * Hyperliquid's per-IP REST limit: this much request weight per minute per client source address,
+   * 429 with a `null` body beyond it. Default: the exchange's 1200 when `limits` is on; `false` turns
+   * only this limit off. Everything on this machine (every agent and service of `hl up`) shares the
+   * loopback address, as it would share one IP live.
    */
-  ipWeightLimit?: number;
+  ipWeightLimit?: number | false;
 }
 
 /** What a replaying world plays back. */
@@ -116,6 +118,8 @@ export interface SimWorld {
   scenario(s: { coin: string; driftPerHour: number; durationMs: number }): void;
   /** Injected network faults (what POST /sim/fault does). */
   faults: SimFaults;
+  /** Weight spent per client source address (what GET /sim/weight reports). */
+  weight(): { limitPerMinute: number | null; addresses: AddressWeight[] };
   /** Set when the world replays a recording. */
   replay?: SimReplayInfo;
   close(): Promise<void>;
@@ -243,12 +247,17 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       ...(addressBudget ? { requests: addressBudget.snapshot() } : {}),
     });
   const nonces = saved?.nonces ? NonceBook.restore(saved.nonces) : new NonceBook();
-  const addressBudget =
-    (opts.limits ?? simLimitsOn())
-      ? saved?.requests
-        ? AddressBudget.restore(saved.requests)
-        : new AddressBudget()
-      : undefined;
+  const limitsOn = opts.limits ?? simLimitsOn();
+  const ipWeightLimit =
+    opts.ipWeightLimit === false
+      ? undefined
+      : (opts.ipWeightLimit ?? (limitsOn ? IP_WEIGHT_PER_MINUTE : undefined));
+  const weightMeter = new WeightMeter();
+  const addressBudget = limitsOn
+    ? saved?.requests
+      ? AddressBudget.restore(saved.requests)
+      : new AddressBudget()
+    : undefined;
   const volumeUsd = (user: Address): number =>
     Number((venue.info({ type: "userRateLimit", user }) as { cumVlm: string }).cumVlm);
   const saver = store ? setInterval(save, SAVE_EVERY_MS) : undefined;
@@ -314,7 +323,8 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   const faults = new SimFaults();
   const server = createSimHttpServer({
     faults,
-    ipWeight: opts.ipWeightLimit === undefined ? undefined : new IpWeightLimiter(opts.ipWeightLimit),
+    ipWeight: ipWeightLimit === undefined ? undefined : new IpWeightLimiter(ipWeightLimit),
+    weightMeter,
     venue,
     infoCache,
     auth,
@@ -380,6 +390,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       control.scenario(sc);
     },
     faults,
+    weight: () => ({ limitPerMinute: ipWeightLimit ?? null, addresses: weightMeter.report() }),
     ...(replay ? { replay } : {}),
     close() {
       closed ??= new Promise<void>((resolve) => {

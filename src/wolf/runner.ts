@@ -86,6 +86,9 @@ export class WolfRunner {
   /** Whether this run has scanned yet. */
   private scanned = false;
   private lastMovers: MoverSignal[] = [];
+  /** Scans in flight (they may outlast the tick that started them). */
+  private moversRun: Promise<void> | undefined;
+  private scanRun: Promise<void> | undefined;
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
   /** The start-up poll that seeds what the whales already hold; the first tick waits for it. */
@@ -322,25 +325,40 @@ export class WolfRunner {
     // Loaded on the first tick, not at start: a restarted run is guarded before the scans' code loads.
     const { moversOnce, scanOnce } = await import("../signals/run.ts");
 
-    this.lastMovers = await moversOnce(this.scanSource, this.cache, this.moversCfg, this.opts.dataDir)
-      .then((m) => m.signals)
+    // A scan waits on the request-weight budget (a first pass reads a hundred candle series): the
+    // tick waits for it at most SCAN_WAIT_MS, then goes on with the last results; the scan's own
+    // results arrive with a later tick. A scan still running is never started twice.
+    const scans: Promise<void>[] = [];
+    this.moversRun ??= moversOnce(this.scanSource, this.cache, this.moversCfg, this.opts.dataDir)
+      .then((m) => {
+        this.lastMovers = m.signals;
+      })
       .catch((e) => {
+        this.lastMovers = [];
         this.log(`movers scan failed: ${(e as Error).message}`);
-        return [];
+      })
+      .finally(() => {
+        this.moversRun = undefined;
       });
+    scans.push(this.moversRun);
     // The queue lives in memory: a (re)started run scans on its first tick rather than waiting.
-    if (!this.scanned || (st.tick_count - 1) % cfg.scanner_interval_ticks === 0) {
+    if (!this.scanRun && (!this.scanned || (st.tick_count - 1) % cfg.scanner_interval_ticks === 0)) {
       this.scanned = true;
-      await scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir)
+      this.scanRun = scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir)
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).
           this.scannerQueue = {
             opportunities: r.result.opportunities,
-            untilTick: st.tick_count + cfg.scanner_interval_ticks,
+            untilTick: this.state.tick_count + cfg.scanner_interval_ticks,
           };
         })
-        .catch((e) => this.log(`scanner failed: ${(e as Error).message}`));
+        .catch((e) => this.log(`scanner failed: ${(e as Error).message}`))
+        .finally(() => {
+          this.scanRun = undefined;
+        });
     }
+    if (this.scanRun) scans.push(this.scanRun);
+    await waitAtMost(Promise.all(scans), SCAN_WAIT_MS);
     const scanner = st.tick_count < this.scannerQueue.untilTick ? this.scannerQueue.opportunities : [];
     await this.smartSeed;
     const smartMoney = await this.pollSmartMoney(prices);
@@ -491,6 +509,8 @@ export class WolfRunner {
   async close(): Promise<void> {
     await this.queue;
     await this.settled();
+    // A scan still waiting on the weight budget is left behind after a short grace: it only reads.
+    await waitAtMost(Promise.all([this.moversRun, this.scanRun]), 2_000);
     await this.streamReady;
     await this.feed?.stop();
     this.save();
@@ -513,4 +533,17 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** How long a tick waits for its scans before going on with the last results. */
+const SCAN_WAIT_MS = 10_000;
+
+/** Resolves when `p` settles or after `ms`, whichever is first (the timer never keeps the process up). */
+function waitAtMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([p.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }

@@ -73,6 +73,9 @@ export function cleanEnv(): NodeJS.ProcessEnv {
     "HL_NETWORK",
     "HL_PRIVATE_KEY",
     "DATA_DIR",
+    // The sim world's limits stay as on the exchange: everything `hl up` runs shares one address.
+    "HL_SIM_LIMITS",
+    "HL_RATE_WEIGHT_PER_MIN",
   ])
     delete env[k];
   return env;

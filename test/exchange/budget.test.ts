@@ -19,6 +19,19 @@ function fakeClock() {
 }
 
 describe("RateBudget", () => {
+  it("background reads leave half the bucket to the others, which never queue behind them", async () => {
+    const budget = new RateBudget({ weightPerMinute: 1200 });
+    // A scan's candle reads: 30 of 20 take the bucket down to its half, the rest must wait for refill.
+    const scan = Array.from({ length: 60 }, () => budget.take(20, { background: true }));
+    await Promise.all(scan.slice(0, 30));
+    expect(budget.available()).toBeLessThan(620);
+    // A tick's price read goes out at once, ahead of the 30 candle reads still waiting.
+    const t = Date.now();
+    await budget.take(2);
+    expect(Date.now() - t).toBeLessThan(50);
+    expect(budget.available()).toBeGreaterThan(500);
+  });
+
   it("spends without waiting while weight is available", async () => {
     const clock = fakeClock();
     const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });

@@ -1,4 +1,5 @@
 import type { HlInfo } from "../../exchange/index.ts";
+import { assetContextMaxAgeMs } from "../../exchange/shared-reads.ts";
 
 /** What a feed needs from the market: the exchange's clock and the reference coin's funding. */
 export interface FundingSource {
@@ -27,15 +28,20 @@ function shared<T>(ttlMs: number, load: (key: string) => Promise<T>): (key: stri
  * FundingSource over the exchange client. The live estimate is the asset context's `funding`
  * (hourly, for any dex; `predictedFundings` only covers the main dex). The clock is the exchange's
  * own: the `time` of the BTC order book, so feed ticks and fills share one time axis. Feeds in one
- * process share these reads (one per dex per second), keeping the weight budget small.
+ * process share these reads (the clock once a second, asset contexts once per `contextMaxAgeMs` with
+ * every other reader of this process), keeping the weight budget small.
  */
-export function exchangeFundingSource(info: HlInfo, shareMs = 1_000): FundingSource {
+export function exchangeFundingSource(
+  info: HlInfo,
+  shareMs = 1_000,
+  contextMaxAgeMs = assetContextMaxAgeMs(),
+): FundingSource {
   const clock = shared(shareMs, async () => {
     const book = await info.l2Book("BTC");
     if (!book) throw new Error("the exchange returned no BTC book to read its clock from");
     return book.time;
   });
-  const contexts = shared(shareMs, (dex) => info.metaAndAssetCtxs(dex));
+  const contexts = (dex: string) => info.assetContexts(dex, contextMaxAgeMs);
   return {
     now: () => clock(""),
     async history(coin, startMs) {

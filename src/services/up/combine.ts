@@ -3,6 +3,9 @@ import { HOSTED_SERVICES_ENV, type HostedSpec } from "../host/run.ts";
 import { HOSTED_TRADERS_ENV } from "../host/traders.ts";
 import type { ChildSpec } from "./plan.ts";
 
+/** Each child's request-weight budget per minute (see `UP_WEIGHT_SHARES`). */
+const WEIGHT_VAR = "HL_RATE_WEIGHT_PER_MIN";
+
 /** Name of the child that runs the public services together. */
 export const SHARED_SERVICES_CHILD = "services";
 /** Name of the child that runs the house agents' trading engines together. */
@@ -22,10 +25,16 @@ function hostOf(
   const shared: Record<string, string> = { ...hosted[0]!.env };
   for (const spec of hosted.slice(1))
     for (const [k, v] of Object.entries(shared)) if (spec.env[k] !== v) delete shared[k];
+  // One process, one weight budget: the host spends what its children would have spent apart.
+  const weights = hosted.map((spec) => Number(spec.env[WEIGHT_VAR]));
+  const summed = weights.every((w) => Number.isFinite(w) && w > 0);
+  if (summed) shared[WEIGHT_VAR] = String(weights.reduce((a, b) => a + b, 0));
   const specs: HostedSpec[] = hosted.map((spec) => ({
     name: spec.name,
     args: spec.args,
-    env: Object.fromEntries(Object.entries(spec.env).filter(([k, v]) => shared[k] !== v)),
+    env: Object.fromEntries(
+      Object.entries(spec.env).filter(([k, v]) => shared[k] !== v && !(summed && k === WEIGHT_VAR)),
+    ),
   }));
   return {
     name,

@@ -40,6 +40,23 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
   { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: NUNCHI_BUILDER },
 ];
 
+/**
+ * How `hl up` divides Hyperliquid's 1200 weight a minute per IP among its children (request weight
+ * per minute, each child's own budget): the WOLF agent, the house agents together and the public
+ * services together (whose start-up reads need a bucket that size to answer within seconds), with
+ * 100 left for the user's own `hl` commands on the same address. Split
+ * children (`--split`) divide their group's share evenly.
+ */
+export const UP_WEIGHT_SHARES = { agent: 400, houses: 300, services: 400 } as const;
+/** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
+const SERVICE_COUNT = 5;
+/**
+ * A `--split` child's least budget: a process alone reads its own market list and account at start,
+ * which a smaller bucket would stretch over a minute. Split children together may then be allowed
+ * more than the IP's 1200; the sim's 429 (and the back-off it starts) paces them if they spend it.
+ */
+const MIN_SPLIT_CHILD_WEIGHT = 150;
+
 export function urls(cfg: UpConfig): Record<ServiceKey, string> {
   const at = (port: number) => `http://${cfg.host}:${port}`;
   const p = cfg.ports;
@@ -102,13 +119,20 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
     SIM_PORT: String(p.sim),
     HL_PRIVATE_KEY: "",
     DATA_DIR: cfg.dataDir,
-    // A local sim world is not the public API: no need to ration request weight as tightly.
-    HL_RATE_WEIGHT_PER_MIN: baseEnv.HL_RATE_WEIGHT_PER_MIN || "20000",
   };
+  // Every child shares the loopback address, as it would share one IP live: each gets its part of
+  // the exchange's per-IP weight, unless the user set one budget for all.
+  const budget = (weight: number): Record<string, string> => ({
+    HL_RATE_WEIGHT_PER_MIN: baseEnv.HL_RATE_WEIGHT_PER_MIN || String(weight),
+  });
+  // Split children (--split) each read their own market list and account at start: at least 150 each.
+  const share = (group: number, n: number) =>
+    cfg.split ? Math.max(MIN_SPLIT_CHILD_WEIGHT, Math.floor(group / n)) : Math.floor(group / n);
+  const serviceShare = share(UP_WEIGHT_SHARES.services, SERVICE_COUNT);
   const service = (name: string, args: string[], env: Record<string, string>, rest: Partial<ChildSpec>) => ({
     name,
     args,
-    env: { ...common, ...env },
+    env: { ...common, ...budget(serviceShare), ...env },
     stopRound: 1 as const,
     stopTimeoutMs: 10_000,
     ...rest,
@@ -131,6 +155,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       args: ["agent", "serve", "--port", String(p.agent), "--host", host],
       env: {
         ...common,
+        ...budget(UP_WEIGHT_SHARES.agent),
         PORT: String(p.agent),
         RUN_MODE: main.mode,
         DATA_DIR: agentDir,
@@ -171,6 +196,7 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
       ],
       env: {
         ...common,
+        ...budget(share(UP_WEIGHT_SHARES.houses, HOUSE_AGENTS.length)),
         DATA_DIR: dir,
         HL_AGENT_NAME: displayName,
         ...(h.builder ? { BUILDER_ADDRESS: h.builder, BUILDER_FEE_TENTHS_BPS: "10" } : {}),
@@ -195,7 +221,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
         LEADERBOARD_PORT: String(p.leaderboard),
         // Its agents trade on this sim world: the paper board reads it (no real network is asked).
         HL_API_URL_PAPER: u.sim,
-        LEADERBOARD_REFRESH_S: "10",
+        // Every 30 s: five agents' accounts, within the services' share of the IP's weight.
+        LEADERBOARD_REFRESH_S: "30",
       },
       { url: `${u.leaderboard}/?network=paper`, healthUrl: `${u.leaderboard}/health` },
     ),

@@ -20,6 +20,7 @@ import {
   sendText,
 } from "./respond.ts";
 import { USDYP_CLAIM_PATH, type UsdypFaucet } from "./usdyp-claim.ts";
+import type { WeightMeter } from "./weight-meter.ts";
 
 export interface SimHttpDeps {
   venue: Venue;
@@ -38,6 +39,8 @@ export interface SimHttpDeps {
   usdypFaucet?: UsdypFaucet;
   /** Hyperliquid's per-IP request-weight limit, when this world enforces it. */
   ipWeight?: IpWeightLimiter;
+  /** Weight spent per source address, limit or not (`GET /sim/weight`). */
+  weightMeter: WeightMeter;
 }
 
 /** The client's source address, IPv4-mapped IPv6 written as plain IPv4. */
@@ -115,21 +118,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
   if (method === "POST" && (path === "/info" || path === "/exchange")) {
     const text = await readText(req, res);
     if (text === undefined) return;
-    // A repeated market-data request is answered from its text alone, unless a weight limit or an
-    // injected fault needs to look at what it asks.
-    const cache = path === "/info" && !deps.ipWeight && !deps.faults?.armed ? deps.infoCache : undefined;
+    const source = sourceAddress(req);
+    // A repeated market-data request is answered from its text alone, unless an injected fault
+    // needs to look at what it asks; it is weighed by its kind (allMids and l2Book weigh 2).
+    const cache = path === "/info" && !deps.faults?.armed ? deps.infoCache : undefined;
     const known = cache?.lookupText(text);
-    if (known) return sendPrepared(res, known);
+    if (known) {
+      const type = known.key.split("|")[0]!;
+      if (!spend(deps, source, `info:${type}`, requestWeight("info", { type }))) return refuse(res);
+      return sendPrepared(res, known);
+    }
     const read = parseJson(text);
     if (typeof read.body === "symbol") {
       return sendText(res, 422, "Failed to deserialize the JSON body into the target type: invalid JSON");
     }
     const endpoint = path === "/exchange" ? "exchange" : "info";
-    const source = sourceAddress(req);
-    // The exchange answers an address over its weight with 429 and a JSON `null` body.
-    if (deps.ipWeight && !deps.ipWeight.take(source, requestWeight(endpoint, read.body))) {
-      return sendRawJson(res, 429, "null");
-    }
+    const kind = kindOf(endpoint, read.body);
+    if (!spend(deps, source, kind, requestWeight(endpoint, read.body))) return refuse(res);
     const fault = deps.faults?.take(endpoint, read.body);
     if (fault?.kind === "rate_limit") return sendText(res, 429, "Too Many Requests");
     if (fault?.kind === "slow") await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
@@ -146,7 +151,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
     if (cached !== undefined) return sendPrepared(res, cached);
     const result = answerInfo(deps.venue, read.body, deps.seeUser, deps.auth.addressBudget);
     if (!result.ok) return sendText(res, 422, result.message);
-    deps.ipWeight?.charge(source, responseWeight("info", read.body, result.body));
+    const owed = responseWeight("info", read.body, result.body);
+    deps.ipWeight?.charge(source, owed);
+    deps.weightMeter.spend(source, kind, owed, true);
     const json = JSON.stringify(result.body) ?? "null";
     if (key !== undefined) return sendPrepared(res, deps.infoCache!.set(key, body, json, text));
     return sendRawJson(res, 200, json);
@@ -163,6 +170,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
         if (err instanceof FaultError) return sendJson(res, err.status, { error: err.message });
         throw err;
       }
+    }
+    if (method === "GET" && path === "/sim/weight") {
+      return sendJson(res, 200, {
+        limitPerMinute: deps.ipWeight?.weightPerMinute ?? null,
+        addresses: deps.weightMeter.report(),
+      });
     }
     if (method === "POST") {
       const read = await readJson(req, res);
@@ -203,6 +216,30 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
   }
 
   sendJson(res, 404, { error: `Not found: ${method} ${path}` });
+}
+
+/** Charge `weight` to `source`; false (nothing charged) when its per-IP budget does not cover it. */
+function spend(deps: SimHttpDeps, source: string, kind: string, weight: number): boolean {
+  if (deps.ipWeight && !deps.ipWeight.take(source, weight)) {
+    deps.weightMeter.refuse(source);
+    return false;
+  }
+  deps.weightMeter.spend(source, kind, weight);
+  return true;
+}
+
+/** `info:<type>` or `exchange:<action type>`, as the weight report groups requests. */
+function kindOf(endpoint: "info" | "exchange", body: unknown): string {
+  const obj = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  const inner = endpoint === "exchange" ? obj.action : obj;
+  const type =
+    typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>).type : undefined;
+  return `${endpoint}:${typeof type === "string" ? type.slice(0, 40) : "?"}`;
+}
+
+/** The exchange answers an address over its weight with 429 and a JSON `null` body. */
+function refuse(res: ServerResponse): void {
+  sendRawJson(res, 429, "null");
 }
 
 /** Apply a processed-then-failed fault; true when the connection was reset (nothing left to answer). */

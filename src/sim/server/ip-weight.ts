@@ -1,3 +1,6 @@
+/** The exchange's REST weight per minute per IP ("Rate limits and user limits", Hyperliquid docs). */
+export const IP_WEIGHT_PER_MINUTE = 1200;
+
 /**
  * Hyperliquid's per-IP REST limit: every request's weight (`requestWeight`, plus `responseWeight`
  * once the answer's size is known) is counted against the client's source address, which may spend

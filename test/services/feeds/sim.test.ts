@@ -17,7 +17,7 @@ beforeAll(async () => {
   world = await startSimWorld({ port: 0, seed: 11, startMs: START });
   client = await HlClient.create({ network: "paper", apiUrl: world.url, paperWallet: false });
   feeds = await startFeeds({
-    source: exchangeFundingSource(client, 0),
+    source: exchangeFundingSource(client, 0, 0),
     dbPath: ":memory:",
     feeds: [...FEED_NAMES],
     basePort: 0,

@@ -43,7 +43,7 @@ describe("ISFR sources", () => {
 
   it("maps metaAndAssetCtxs funding by coin name", async () => {
     const port = hlFundingPort({
-      metaAndAssetCtxs: async () =>
+      assetContexts: async () =>
         [
           { universe: [{ name: "BTC" }, { name: "ETH" }] },
           [{ funding: "0.0000125" }, { funding: "0.00001" }],

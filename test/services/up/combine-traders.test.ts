@@ -30,7 +30,9 @@ describe("hl up: the house agents in one process", () => {
       const alone = split.find((c) => c.name === spec.name)!;
       expect(spec.args).toEqual(alone.args);
       const { [HOSTED_TRADERS_ENV]: _, ...hostEnv } = host.env;
-      expect({ ...hostEnv, ...spec.env }).toEqual(alone.env);
+      // One process, one weight budget: the sum of what the engines had apart.
+      expect({ ...hostEnv, ...spec.env }).toEqual({ ...alone.env, HL_RATE_WEIGHT_PER_MIN: "300" });
+      expect(alone.env.HL_RATE_WEIGHT_PER_MIN).toBe("75");
     }
     // Each engine keeps its own data directory (its paper wallet and state) and builder code.
     expect(host.env.DATA_DIR).toBeUndefined();

@@ -32,8 +32,12 @@ describe("hl up: the public services in one process", () => {
       const alone = split.find((c) => c.name === spec.name)!;
       expect(spec.args).toEqual(alone.args);
       const { [HOSTED_SERVICES_ENV]: _, ...hostEnv } = host.env;
-      expect({ ...hostEnv, ...spec.env }).toEqual(alone.env);
+      // One process, one weight budget: the sum of what the services had apart.
+      expect({ ...hostEnv, ...spec.env }).toEqual({ ...alone.env, HL_RATE_WEIGHT_PER_MIN: "400" });
     }
+    expect(split.filter((c) => host.hosts!.includes(c)).map((c) => c.env.HL_RATE_WEIGHT_PER_MIN)).toEqual(
+      Array(5).fill("80"),
+    );
     // Settings of one service only do not leak into the others' environment.
     expect(host.env.LEADERBOARD_PORT).toBeUndefined();
     expect(specs.find((s) => s.name === "leaderboard")!.env.LEADERBOARD_PORT).toBe(

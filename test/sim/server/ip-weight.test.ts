@@ -24,6 +24,70 @@ describe("per-IP weight limiter", () => {
   });
 });
 
+describe("a default sim world", () => {
+  let world: SimWorld;
+  let off: SimWorld;
+  const agents: Agent[] = [];
+  beforeAll(async () => {
+    [world, off] = await Promise.all([
+      startSimWorld({ historyDays: 0, houseMakers: false, liveCoins: ["BTC"] }),
+      // The one world here that asks for no limits, to show the switch.
+      startSimWorld({ historyDays: 0, houseMakers: false, liveCoins: ["BTC"], limits: false }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all(agents.map((a) => a.close()));
+    await Promise.all([world.close(), off.close()]);
+  });
+
+  async function metas(url: string, localAddress: string, n: number): Promise<number[]> {
+    const dispatcher = new Agent({ localAddress });
+    agents.push(dispatcher);
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const res = await undiciFetch(`${url}/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "meta" }),
+        dispatcher,
+      });
+      statuses.push(res.status);
+      const text = await res.text();
+      if (res.status !== 200)
+        expect({ type: res.headers.get("content-type"), text }).toEqual({
+          type: "application/json",
+          text: "null",
+        });
+    }
+    return statuses;
+  }
+
+  it("holds every source address to the exchange's 1200 weight a minute and answers 429 with null past it", async () => {
+    // meta weighs 20: sixty of them are the minute's 1200, the next one is refused.
+    const statuses = await metas(world.url, "127.0.0.7", 61);
+    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
+    expect(statuses[60]).toBe(429);
+    const seen = (await (await fetch(`${world.url}/sim/weight`)).json()) as {
+      limitPerMinute: number;
+      addresses: { address: string; lastMinute: number; refused: number }[];
+    };
+    expect(seen.limitPerMinute).toBe(1200);
+    expect(seen.addresses.find((a) => a.address === "127.0.0.7")).toMatchObject({
+      lastMinute: 1200,
+      refused: 1,
+    });
+  });
+
+  it("with limits off answers past the budget, and still reports the weight spent", async () => {
+    const statuses = await metas(off.url, "127.0.0.8", 61);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(off.weight()).toMatchObject({
+      limitPerMinute: null,
+      addresses: [{ address: "127.0.0.8", lastMinute: 1220, total: 1220, refused: 0 }],
+    });
+  });
+});
+
 describe("sim world with --ip-weight-limit", () => {
   let world: SimWorld;
   const agents: Agent[] = [];

@@ -128,7 +128,10 @@ describe("hl sim serve", () => {
     });
     const deadline = Date.now() + 30_000;
     while (!out.includes("\n") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const m = /^sim world listening on (http:\/\/127\.0\.0\.1:\d+) \(seed 9, speed 2\)\n$/.exec(out);
+    const m =
+      /^sim world listening on (http:\/\/127\.0\.0\.1:\d+) \(seed 9, speed 2, 1200 weight\/min per IP\)\n$/.exec(
+        out,
+      );
     expect(m, out).not.toBeNull();
     const health = await (await fetch(`${m![1]}/sim/health`)).json();
     expect(health).toMatchObject({ status: "ok" });

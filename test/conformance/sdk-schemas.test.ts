@@ -150,7 +150,10 @@ beforeAll(async () => {
   // Just before a UTC hour: the advance below settles a funding payment.
   // The success shape of scheduleCancel needs the $1M volume gate waived for this fresh account.
   process.env.HL_SIM_SCHEDULE_CANCEL_ANY_VOLUME = "1";
+  // Asks every info type the SDK knows in one go, several minutes' worth of the per-IP weight budget;
+  // the limit itself is test/sim/server/ip-weight.test.ts's subject (the per-address limit stays on).
   world = await startSimWorld({
+    ipWeightLimit: false,
     seed: 21,
     startMs: Date.UTC(2026, 10, 22, 11, 59),
     liveCoins: ["BTC", "ETH", "SOL", "yex:VXX"],

@@ -1,4 +1,4 @@
-import { closedCandles } from "./candles.ts";
+import { type CandleInterval, closedCandles } from "./candles.ts";
 import { appendHistory, moversHistoryPath, readHistory, scannerHistoryPath } from "./history.ts";
 import { candleTargets, type MoverCandles, type MoversScan, runMovers } from "./movers.ts";
 import type { MoversConfig } from "./movers-config.ts";
@@ -9,6 +9,17 @@ import { type CandleCache, type MarketDataSource, mapLimit } from "./source.ts";
 /** I/O around the pure scanner and movers: fetch markets and candles, run, persist history. */
 
 const CONCURRENCY = 8;
+
+/** Told how many candle series a pass has read of how many it will read (after each one). */
+export type ScanProgressListener = (read: number, total: number) => void;
+
+/** `cache.get` that reports each series read (a failed read counts too: the pass is past it). */
+function counting(cache: CandleCache, total: number, onProgress: ScanProgressListener | undefined) {
+  let read = 0;
+  onProgress?.(0, total);
+  return (coin: string, interval: CandleInterval, lookbackMs: number) =>
+    cache.get(coin, interval, lookbackMs).finally(() => onProgress?.(++read, total));
+}
 
 export interface ScanRunResult {
   result: ScanResult;
@@ -21,21 +32,23 @@ export async function scanOnce(
   cache: CandleCache,
   cfg: ScannerConfig,
   dataDir: string,
+  onProgress?: ScanProgressListener,
 ): Promise<ScanRunResult> {
   const started = source.now();
   const markets = await source.markets();
   const top = stage2(cfg, stage1(cfg, markets));
   const failuresBefore = cache.failures;
+  const get = counting(cache, 2 + 3 * top.length, onProgress);
   const [btc4h, btc1h] = await Promise.all([
-    cache.get("BTC", "4h", cfg.lookback_4h_ms),
-    cache.get("BTC", "1h", cfg.lookback_1h_ms),
+    get("BTC", "4h", cfg.lookback_4h_ms),
+    get("BTC", "1h", cfg.lookback_1h_ms),
   ]);
   const now = source.now();
   const fetched = await mapLimit(top, CONCURRENCY, async (m) => {
     const [h4, h1, m15] = await Promise.all([
-      cache.get(m.name, "4h", cfg.lookback_4h_ms),
-      cache.get(m.name, "1h", cfg.lookback_1h_ms),
-      cache.get(m.name, "15m", cfg.lookback_15m_ms),
+      get(m.name, "4h", cfg.lookback_4h_ms),
+      get(m.name, "1h", cfg.lookback_1h_ms),
+      get(m.name, "15m", cfg.lookback_15m_ms),
     ]);
     const c: AssetCandles = {
       "4h": closedCandles(h4 ?? [], now),
@@ -65,15 +78,14 @@ export async function moversOnce(
   cache: CandleCache,
   cfg: MoversConfig,
   dataDir: string,
+  onProgress?: ScanProgressListener,
 ): Promise<MoversScan> {
   const started = source.now();
   const markets = await source.markets();
   const targets = candleTargets(cfg, markets);
+  const get = counting(cache, 2 * targets.length, onProgress);
   const fetched = await mapLimit(targets, CONCURRENCY, async (coin) => {
-    const [h4, h1] = await Promise.all([
-      cache.get(coin, "4h", 86_400_000),
-      cache.get(coin, "1h", 2 * 86_400_000),
-    ]);
+    const [h4, h1] = await Promise.all([get(coin, "4h", 86_400_000), get(coin, "1h", 2 * 86_400_000)]);
     const c: MoverCandles = {};
     if (h4) c["4h"] = h4;
     if (h1) c["1h"] = h1;

@@ -22,6 +22,7 @@ import {
   freshState,
   loadWolfState,
   resizeSlots,
+  type ScanProgress,
   type Slot,
   saveWolfState,
   utcDay,
@@ -105,6 +106,14 @@ export class WolfRunner {
   private readonly log: (line: string) => void;
   /** What the scans read: every request first waits until no close is in flight. */
   private readonly scanSource: MarketDataSource;
+  /** Each pass's series read / to read, whether this run's first pass of each finished, what they found. */
+  private readonly passes = {
+    scanner: { read: 0, total: 0, finished: false, signals: 0 },
+    movers: { read: 0, total: 0, finished: false, signals: 0 },
+  };
+  private progressSavedAt = Number.NEGATIVE_INFINITY;
+  /** Set by close(): a scan left behind then must not write the state another run may own by now. */
+  private closed = false;
 
   private constructor(
     private readonly opts: WolfRunnerOptions,
@@ -200,6 +209,8 @@ export class WolfRunner {
     }
     // A refusal that stopped the last run's entries is tried again by this one.
     delete state.entries_halted;
+    // This run's caches are empty: its first scan reads every series again.
+    state.scan = { phase: "first_scan", series_read: 0, series_total: 0, last_scan_ms: null, signals: 0 };
     const runner = new WolfRunner(opts, state, lock);
     for (const s of state.slots)
       if (isOpen(s)) runner.guards.restore(s, now, await runner.lostGuardPrices(s, now));
@@ -329,7 +340,13 @@ export class WolfRunner {
     // tick waits for it at most SCAN_WAIT_MS, then goes on with the last results; the scan's own
     // results arrive with a later tick. A scan still running is never started twice.
     const scans: Promise<void>[] = [];
-    this.moversRun ??= moversOnce(this.scanSource, this.cache, this.moversCfg, this.opts.dataDir)
+    this.moversRun ??= moversOnce(
+      this.scanSource,
+      this.cache,
+      this.moversCfg,
+      this.opts.dataDir,
+      (read, total) => this.scanProgress("movers", read, total),
+    )
       .then((m) => {
         this.lastMovers = m.signals;
       })
@@ -339,20 +356,32 @@ export class WolfRunner {
       })
       .finally(() => {
         this.moversRun = undefined;
+        this.passFinished("movers", this.lastMovers.length);
       });
     scans.push(this.moversRun);
     // The queue lives in memory: a (re)started run scans on its first tick rather than waiting.
     if (!this.scanRun && (!this.scanned || (st.tick_count - 1) % cfg.scanner_interval_ticks === 0)) {
       this.scanned = true;
-      this.scanRun = scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir)
+      this.scanRun = scanOnce(
+        this.scanSource,
+        this.cache,
+        this.scannerCfg,
+        this.opts.dataDir,
+        (read, total) => this.scanProgress("scanner", read, total),
+      )
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).
           this.scannerQueue = {
             opportunities: r.result.opportunities,
             untilTick: this.state.tick_count + cfg.scanner_interval_ticks,
           };
+          if (this.state.scan) this.state.scan.last_scan_ms = port.now();
+          this.passFinished("scanner", r.result.opportunities.length);
         })
-        .catch((e) => this.log(`scanner failed: ${(e as Error).message}`))
+        .catch((e) => {
+          this.log(`scanner failed: ${(e as Error).message}`);
+          this.passFinished("scanner", 0);
+        })
         .finally(() => {
           this.scanRun = undefined;
         });
@@ -393,6 +422,40 @@ export class WolfRunner {
       for (const e of plan.entries) await this.entries.enter(e);
     this.save();
     await this.review(now);
+  }
+
+  /** A pass read one more candle series: shown in state.json (saved at most every 2 s for this). */
+  private scanProgress(pass: "scanner" | "movers", read: number, total: number): void {
+    Object.assign(this.passes[pass], { read, total });
+    this.showScan();
+    const now = performance.now();
+    if (this.started && !this.closed && now - this.progressSavedAt >= 2_000) {
+      this.progressSavedAt = now;
+      this.save();
+    }
+  }
+
+  private passFinished(pass: "scanner" | "movers", signals: number): void {
+    Object.assign(this.passes[pass], { finished: true, signals });
+    this.showScan();
+    // A pass that outlasted its tick is shown now, not a tick later.
+    if (this.started && !this.closed) this.save();
+  }
+
+  private showScan(): void {
+    const { scanner, movers } = this.passes;
+    const scan: ScanProgress = this.state.scan ?? {
+      phase: "first_scan",
+      series_read: 0,
+      series_total: 0,
+      last_scan_ms: null,
+      signals: 0,
+    };
+    scan.phase = scanner.finished && movers.finished ? "ready" : "first_scan";
+    scan.series_read = scanner.read + movers.read;
+    scan.series_total = scanner.total + movers.total;
+    scan.signals = scanner.signals + movers.signals;
+    this.state.scan = scan;
   }
 
   private async pollSmartMoney(prices: ReadonlyMap<string, number>): Promise<SmartMoneySignal[]> {
@@ -514,6 +577,7 @@ export class WolfRunner {
     await this.streamReady;
     await this.feed?.stop();
     this.save();
+    this.closed = true;
     rememberWolfSession(this.opts.dataDir, "session_end", this.state, this.opts.port.now(), this.log);
     this.lock.release();
     await this.opts.alerter?.flush();

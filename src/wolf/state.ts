@@ -134,6 +134,24 @@ export interface WolfState {
   price_stream_coins?: string[];
   /** Set when an exchange refusal means no entry can succeed in this run (cleared when a run starts). */
   entries_halted?: string;
+  /** The market scans' progress in this run (added field; shown while WOLF cannot open a slot yet). */
+  scan?: ScanProgress;
+}
+
+/**
+ * Counted by the runner, never estimated: `first_scan` until this run's first scanner and movers
+ * passes have finished; the series counts are those of the passes in flight (or last finished).
+ */
+export interface ScanProgress {
+  phase: "first_scan" | "ready";
+  /** Candle series the current passes have read so far (paced by the request-weight budget). */
+  series_read: number;
+  /** Candle series the current passes will read (0 until they know the market list). */
+  series_total: number;
+  /** When the last scanner pass finished, or null before one has. */
+  last_scan_ms: number | null;
+  /** Entry candidates (scanner opportunities + movers signals) the last finished passes found. */
+  signals: number;
 }
 
 const text = string();
@@ -244,6 +262,15 @@ const wolfState = object<WolfState>({
   price_stream: optional(oneOf("ok", "degraded")),
   price_stream_coins: optional(arrayOf(text)),
   entries_halted: optional(text),
+  scan: optional(
+    object<ScanProgress>({
+      phase: oneOf("first_scan", "ready"),
+      series_read: count,
+      series_total: count,
+      last_scan_ms: nullable(anyNumber),
+      signals: count,
+    }),
+  ),
 });
 
 /** `raw` (parsed JSON) checked as a WOLF state: a typed copy, or the first field that does not fit. */

@@ -1,6 +1,6 @@
 import { num } from "../core/decimal.ts";
 import { type WolfPnl, wolfPnl } from "./pnl.ts";
-import type { Slot, WolfState } from "./state.ts";
+import type { ScanProgress, Slot, WolfState } from "./state.ts";
 
 /** Why no new position is opened now, and until when (null: until an operator acts). */
 export interface EntriesStopped {
@@ -14,6 +14,8 @@ export interface EntriesStopped {
 export interface WolfStatus extends WolfPnl {
   /** Added field: set while the daily loss limit or an exchange refusal stops entries (exits still run). */
   entries_stopped: EntriesStopped | null;
+  /** Added field: the market scans' progress in this run (null for a state saved before it existed). */
+  scan: ScanProgress | null;
   status: "running";
   engine: "wolf";
   tick_count: number;
@@ -118,6 +120,7 @@ export function wolfStatus(state: WolfState): WolfStatus {
     total_trades: state.total_trades,
     ...wolfPnl(state),
     entries_stopped: wolfEntriesStopped(state),
+    scan: state.scan ? { ...state.scan } : null,
     max_slots: maxSlots,
     active_slots: active.map((s) => ({
       slot_id: s.slot_id,

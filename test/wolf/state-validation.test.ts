@@ -125,6 +125,7 @@ function validState(): Record<string, unknown> {
     last_review_day: "",
     price_stream: "ok",
     price_stream_coins: ["ETH"],
+    scan: { phase: "first_scan", series_read: 3, series_total: 120, last_scan_ms: null, signals: 0 },
   };
 }
 
@@ -178,6 +179,11 @@ const MALFORMED: Edit[] = [
   ["price_stream", null],
   ["price_stream_coins", [1]],
   ["price_stream_coins", "ETH"],
+  ["scan.phase", "scanning"],
+  ["scan.series_read", -1],
+  ["scan.series_total", 1.5],
+  ["scan.last_scan_ms", DELETE],
+  ["scan.signals", "0"],
   [`${S0}.slot_id`, -1],
   [`${S0}.slot_id`, 0.5],
   [`${S0}.slot_id`, DELETE],
@@ -257,6 +263,8 @@ const WELL_FORMED: Edit[] = [
   ["price_stream", "degraded"],
   ["price_stream_coins", DELETE],
   ["price_stream_coins", []],
+  ["scan", DELETE],
+  ["scan.last_scan_ms", 1_700_000_000_000],
   ["config", {}],
   ["slots", []],
   ["closed_slots", []],

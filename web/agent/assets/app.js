@@ -121,6 +121,26 @@ function labelClock(latestExchangeMs) {
   $("clock").textContent = ahead ? "times: sim time (UTC)" : "times: UTC";
 }
 
+// Why WOLF holds no slot yet: its first scan still reading candles, or no signal in the last one.
+function showScan(s) {
+  const note = $("scan-note");
+  const scan = s?.scan;
+  let text = "";
+  if (scan && s.active_slots.length === 0 && !s.entries_stopped) {
+    if (scan.phase === "first_scan") {
+      const read =
+        scan.series_total > 0
+          ? `${scan.series_read} of ${scan.series_total} candle series read`
+          : "reading the market list";
+      text = `Scanning the market: ${read} (paced by the exchange's request-weight limit); WOLF opens slots after the first scan.`;
+    } else if (scan.signals === 0 && scan.last_scan_ms !== null) {
+      text = `No entry signal in the last scan (${new Date(scan.last_scan_ms).toISOString().slice(11, 16)}).`;
+    }
+  }
+  note.hidden = text === "";
+  note.textContent = text;
+}
+
 function render(s) {
   // No job: the pill and the reason come from /health (restarting, given up, finished…).
   if (s.status !== "running") {
@@ -136,6 +156,7 @@ function render(s) {
     stopped.textContent = `Entries stopped (${e.reason.replaceAll("_", " ")}: ${e.detail}) ${until}; exits still run.`;
   }
   const wolf = s.engine === "wolf";
+  showScan(wolf ? s : null);
   $("wolf-only").hidden = !wolf;
   $("strategy-only").hidden = wolf;
   if (wolf) {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Decimal from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HlClient, RateBudget } from "../../../src/exchange/index.ts";
 import { listen } from "../../../src/http/service.ts";
@@ -61,6 +62,9 @@ describe("ISFR on the sim world", () => {
     expect(total).toBeCloseTo(1, 12);
     expect(cur.confidence).toBeGreaterThan(0);
     expect(cur.confidence).toBeLessThanOrEqual(1);
-    expect(cur.rate_formatted).toBe(`${(cur.rate * 100).toFixed(2)}%`);
+    // The published rate rounded half-up in decimal: 0.03085 is "3.09%" (in binary floats 3.0849999…).
+    expect(cur.rate_formatted).toBe(
+      `${new Decimal(String(cur.rate)).times(100).toFixed(2, Decimal.ROUND_HALF_UP)}%`,
+    );
   });
 });

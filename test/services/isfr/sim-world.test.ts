@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Decimal from "decimal.js";
+import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HlClient, RateBudget } from "../../../src/exchange/index.ts";
 import { listen } from "../../../src/http/service.ts";

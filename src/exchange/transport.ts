@@ -1,6 +1,5 @@
 import { HttpRequestError, HttpTransport, type IRequestTransport } from "@nktkas/hyperliquid";
 import { Agent } from "undici";
-import { isInBackground } from "./background.ts";
 import { type RateBudget, requestWeight, responseWeight } from "./budget.ts";
 import { ExchangeError, NetworkError, RateLimitedError, RejectedError, TimeoutError } from "./errors.ts";
 
@@ -98,7 +97,7 @@ export class ResilientTransport implements IRequestTransport {
         this.budget.charge(requestWeight(endpoint, payload));
       } else
         await this.budget.take(requestWeight(endpoint, payload), {
-          background: isBackground(endpoint, payload) || isInBackground(),
+          background: isBackground(endpoint, payload),
         });
       let body: unknown;
       try {

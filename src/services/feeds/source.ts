@@ -1,4 +1,3 @@
-import { inBackground } from "../../exchange/background.ts";
 import type { HlInfo } from "../../exchange/index.ts";
 import { assetContextMaxAgeMs } from "../../exchange/shared-reads.ts";
 
@@ -46,8 +45,7 @@ export function exchangeFundingSource(
   return {
     now: () => clock(""),
     async history(coin, startMs) {
-      // Settled hours are history no reader waits on: behind the process's other reads.
-      const records = await inBackground(() => info.fundingHistory({ coin, startTime: startMs }));
+      const records = await info.fundingHistory({ coin, startTime: startMs });
       return records.map((r) => ({ time: r.time, rate: r.fundingRate }));
     },
     async predicted(coin, dex) {

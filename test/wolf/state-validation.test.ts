@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseAnyWolfState } from "../../src/wolf/predecessor.ts";
-import { loadWolfState, statePath } from "../../src/wolf/state.ts";
+import { emptySlot, loadWolfState, statePath } from "../../src/wolf/state.ts";
 
 /**
  * Every check the WOLF state file is read with: each malformed variant below is refused (by the
@@ -70,31 +70,7 @@ function validState(): Record<string, unknown> {
           order: { a: 1 },
         },
       },
-      {
-        slot_id: 1,
-        status: "empty",
-        instrument: "",
-        coin: "",
-        side: "",
-        entry_source: "",
-        entry_signal_score: 0,
-        entry_price: "0",
-        entry_size: "0",
-        entry_fee: "0",
-        margin_allocated: "0",
-        leverage: 0,
-        current_price: "0",
-        roe_pct: 0,
-        high_water_roe: 0,
-        dsl_phase: 0,
-        dsl_tier: -1,
-        dsl_position_id: "",
-        opened_at_ms: 0,
-        last_progress_ms: 0,
-        last_signal_seen_ms: 0,
-        signal_disappeared_ms: 0,
-        exit: null,
-      },
+      emptySlot(1),
     ],
     closed_slots: [
       {

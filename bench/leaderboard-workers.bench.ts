@@ -159,8 +159,6 @@ async function run(world: Sim, pool: Pool, workers: number, movedEvery: number):
   const started: { worker: RefreshWorker; budget: CountingBudget; close(): Promise<void> }[] = [];
   for (let k = 0; k < workers; k++) {
     const budget = new CountingBudget({ weightPerMinute });
-    budget.charge(budget.capacity); // start empty: no minute's burst inside the window
-    budget.spent = 0;
     const accounts = await hlAccountSource(
       { testnet: world.url, mainnet: world.url, paper: world.url },
       10_000,

@@ -1,14 +1,16 @@
 /**
  * One request-weight budget per process and API server, shaped like Hyperliquid's per-IP limit (1200 weight per
- * minute): a token bucket that refills continuously. Callers wait (in arrival order) until their
- * request's weight is available instead of being refused with 429 by the exchange.
+ * minute): weight spent leaves the budget's 60 s window only as it ages out, so no minute ever spends
+ * more than `weightPerMinute` (a refilling bucket would let a full start plus a minute's refill through,
+ * twice that, which the exchange may refuse). Callers wait (in arrival order) until their request's
+ * weight is available instead of being refused with 429 by the exchange.
  */
 
 export interface RateBudgetOptions {
-  /** Weight that refills per minute; also the bucket size. Default 1200 (Hyperliquid's per-IP limit). */
+  /** Weight that may be spent in any minute. Default 1200 (Hyperliquid's per-IP limit). */
   weightPerMinute?: number;
   /**
-   * Share of the bucket reads may not spend (default 0; the process-wide budget keeps 0.2): closes
+   * Share of the minute reads may not spend (default 0; the process-wide budget keeps 0.2): closes
    * and backstop changes, which spend at once, always find it.
    */
   reserveShare?: number;
@@ -20,28 +22,34 @@ export interface RateBudgetOptions {
   random?: () => number;
 }
 
-/** Share of the bucket background reads (bulk candle history) leave to every other read. */
+/** Share of the minute background reads (bulk candle history) leave to every other read. */
 const BACKGROUND_FLOOR = 0.5;
+
+/**
+ * The window, in seconds: the exchange's 60, plus one so that a request sent at the very end of a
+ * second and counted by the server in the next is still inside this budget's window.
+ */
+const WINDOW_SECONDS = 61;
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Besides the bucket, the budget remembers the exchange's 429s: after one, nothing but a close or a
+ * Besides the window, the budget remembers the exchange's 429s: after one, nothing but a close or a
  * backstop change is sent until a jittered, doubling back-off has passed, and then reads go out one
  * at a time (a probe) until one is answered — so a storm of 429s never raises the request rate.
  */
 export class RateBudget {
   readonly capacity: number;
-  /** Weight reads leave in the bucket. */
+  /** Weight reads leave unspent in the window. */
   readonly reserve: number;
-  private tokens: number;
-  private last: number;
+  /** Weight spent per second over the window, a ring indexed by second (and the second each slot holds). */
+  private readonly windowWeight = new Array<number>(WINDOW_SECONDS).fill(0);
+  private readonly windowSecond = new Array<number>(WINDOW_SECONDS).fill(Number.NEGATIVE_INFINITY);
   private queue: Promise<void> = Promise.resolve();
   private backgroundQueue: Promise<void> = Promise.resolve();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
-  private readonly perMs: number;
   private readonly limitedMinMs: number;
   private readonly limitedMaxMs: number;
   /** 429s in a row, and until when nothing but critical requests go out. */
@@ -56,14 +64,11 @@ export class RateBudget {
     if (!(perMinute > 0)) throw new RangeError("weightPerMinute must be positive");
     this.capacity = perMinute;
     this.reserve = perMinute * Math.min(Math.max(opts.reserveShare ?? 0, 0), 0.9);
-    this.perMs = perMinute / 60_000;
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? realSleep;
     this.random = opts.random ?? Math.random;
     this.limitedMinMs = opts.limitedMinMs ?? 500;
     this.limitedMaxMs = opts.limitedMaxMs ?? 10_000;
-    this.tokens = perMinute;
-    this.last = this.now();
   }
 
   /** Milliseconds left of the back-off after a 429 (0 when none). */
@@ -102,8 +107,7 @@ export class RateBudget {
 
   /** Weight available right now (may be negative after a post-hoc charge). */
   available(): number {
-    this.refill();
-    return this.tokens;
+    return this.capacity - this.spentInWindow();
   }
 
   /**
@@ -113,7 +117,7 @@ export class RateBudget {
   take(weight: number, opts: { background?: boolean } = {}): Promise<void> {
     const need = Math.min(Math.max(weight, 0), this.capacity);
     if (opts.background) {
-      // Background reads queue apart and leave half the bucket to the others, which never wait behind them.
+      // Background reads queue apart and leave half the minute to the others, which never wait behind them.
       const turn = this.backgroundQueue.then(() => this.waitFor(need, this.capacity * BACKGROUND_FLOOR));
       this.backgroundQueue = turn.catch(() => undefined);
       return turn;
@@ -123,10 +127,45 @@ export class RateBudget {
     return turn;
   }
 
-  /** Spend weight learned only after the answer (e.g. per 20 fills returned); may push the bucket into debt. */
+  /** Spend weight learned only after the answer (e.g. per 20 fills returned); may take the window past the budget. */
   charge(weight: number): void {
-    this.refill();
-    this.tokens -= Math.max(weight, 0);
+    this.spend(Math.max(weight, 0));
+  }
+
+  private spend(weight: number): void {
+    const second = Math.floor(this.now() / 1000);
+    const i = second % WINDOW_SECONDS;
+    if (this.windowSecond[i] !== second) {
+      this.windowSecond[i] = second;
+      this.windowWeight[i] = 0;
+    }
+    this.windowWeight[i]! += weight;
+  }
+
+  /** Weight spent in the window ending now. */
+  private spentInWindow(): number {
+    const second = Math.floor(this.now() / 1000);
+    let sum = 0;
+    for (let i = 0; i < WINDOW_SECONDS; i++)
+      if (second - this.windowSecond[i]! < WINDOW_SECONDS) sum += this.windowWeight[i]!;
+    return sum;
+  }
+
+  /** Milliseconds until the window has room for `need` above `floor` (0 when it has now). */
+  private windowWaitMs(need: number, floor: number): number {
+    const nowMs = this.now();
+    const second = Math.floor(nowMs / 1000);
+    let left = this.spentInWindow();
+    for (let k = 0; k < WINDOW_SECONDS; k++) {
+      if (k > 0) {
+        // At second + k, the slot of second + k − WINDOW_SECONDS has left the window.
+        const leaving = second + k - WINDOW_SECONDS;
+        const i = leaving % WINDOW_SECONDS;
+        if (leaving >= 0 && this.windowSecond[i] === leaving) left -= this.windowWeight[i]!;
+      }
+      if (this.capacity - left - need >= floor) return k === 0 ? 0 : (second + k) * 1000 - nowMs;
+    }
+    return (second + WINDOW_SECONDS) * 1000 - nowMs;
   }
 
   private async waitFor(need: number, floorAbove = 0): Promise<void> {
@@ -142,24 +181,16 @@ export class RateBudget {
           continue;
         }
       }
-      this.refill();
-      // The reserve is kept for critical requests, unless the bucket could never hold both.
+      // The reserve is kept for critical requests, unless a minute could never hold both.
       const kept = Math.max(this.reserve, floorAbove);
       const floor = need + kept <= this.capacity ? kept : 0;
-      if (this.tokens - need >= floor) {
-        this.tokens -= need;
+      const wait = this.windowWaitMs(need, floor);
+      if (wait === 0) {
+        this.spend(need);
         if (this.strikes > 0) this.probing = true;
         return;
       }
-      await this.sleep(Math.ceil((need + floor - this.tokens) / this.perMs));
-    }
-  }
-
-  private refill(): void {
-    const t = this.now();
-    if (t > this.last) {
-      this.tokens = Math.min(this.capacity, this.tokens + (t - this.last) * this.perMs);
-      this.last = t;
+      await this.sleep(wait);
     }
   }
 }

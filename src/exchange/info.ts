@@ -22,7 +22,12 @@ import { InfoClient } from "@nktkas/hyperliquid";
 import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import type { Address, Hex } from "./config.ts";
-import { assetContextMaxAgeMs, SYMBOLS_MAX_AGE_MS, sharedRead } from "./shared-reads.ts";
+import {
+  assetContextMaxAgeMs,
+  BUILDER_FEE_MAX_AGE_MS,
+  SYMBOLS_MAX_AGE_MS,
+  sharedRead,
+} from "./shared-reads.ts";
 import {
   coinToInstrument,
   dexOfCoin,
@@ -384,9 +389,19 @@ export class HlInfo {
     return this.infoClient.userNonFundingLedgerUpdates({ user: this.userOr(user), ...rest });
   }
 
-  /** Builder fee the user has approved for `builder`, in tenths of a basis point. */
-  maxBuilderFee(opts: { builder: Address; user?: Address }): Promise<number> {
-    return this.infoClient.maxBuilderFee({ user: this.userOr(opts.user), builder: opts.builder });
+  /**
+   * Builder fee the user has approved for `builder`, in tenths of a basis point; shared by the
+   * clients of this process for BUILDER_FEE_MAX_AGE_MS (it changes only when the user approves;
+   * `fresh`: read it again now, as after an approval).
+   */
+  maxBuilderFee(opts: { builder: Address; user?: Address; fresh?: boolean }): Promise<number> {
+    const user = this.userOr(opts.user);
+    return this.shared(
+      `maxBuilderFee|${user.toLowerCase()}|${opts.builder.toLowerCase()}`,
+      BUILDER_FEE_MAX_AGE_MS,
+      () => this.infoClient.maxBuilderFee({ user, builder: opts.builder }),
+      opts.fresh,
+    );
   }
 
   /** Builders the user has approved. */

@@ -42,3 +42,9 @@ export function assetContextMaxAgeMs(env: Record<string, string | undefined> = p
  * (10 min): listings change rarely, and `refreshSymbols()` reads them again at once.
  */
 export const SYMBOLS_MAX_AGE_MS = 600_000;
+
+/**
+ * How long an account's approved builder fee (`maxBuilderFee`, weight 20) is shared (10 min): it
+ * changes only when the user signs an approval, after which the approving code reads it fresh.
+ */
+export const BUILDER_FEE_MAX_AGE_MS = 600_000;

@@ -1,5 +1,6 @@
 import { HttpRequestError, HttpTransport, type IRequestTransport } from "@nktkas/hyperliquid";
 import { Agent } from "undici";
+import { isInBackground } from "./background.ts";
 import { type RateBudget, requestWeight, responseWeight } from "./budget.ts";
 import { ExchangeError, NetworkError, RateLimitedError, RejectedError, TimeoutError } from "./errors.ts";
 
@@ -97,7 +98,7 @@ export class ResilientTransport implements IRequestTransport {
         this.budget.charge(requestWeight(endpoint, payload));
       } else
         await this.budget.take(requestWeight(endpoint, payload), {
-          background: isBackground(endpoint, payload),
+          background: isBackground(endpoint, payload) || isInBackground(),
         });
       let body: unknown;
       try {

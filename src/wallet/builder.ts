@@ -71,7 +71,7 @@ export function builderFeeForClient(
 /** What approving needs from the exchange client (HlClient satisfies it). */
 export interface BuilderApprovalClient {
   readonly address: string | undefined;
-  maxBuilderFee(opts: { builder: Hex; user?: Hex }): Promise<number>;
+  maxBuilderFee(opts: { builder: Hex; user?: Hex; fresh?: boolean }): Promise<number>;
   approveBuilderFee(req: { builder: Hex; maxFeeTenthsBps: number }): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ export async function approveBuilderFee(
   const before = await client.maxBuilderFee({ builder });
   if (before >= cfg.feeTenthsBps) return { signed: false, approvedTenthsBps: before };
   await client.approveBuilderFee({ builder, maxFeeTenthsBps: cfg.feeTenthsBps });
-  const after = await client.maxBuilderFee({ builder });
+  const after = await client.maxBuilderFee({ builder, fresh: true });
   if (after < cfg.feeTenthsBps) {
     throw new UserError(
       `the exchange accepted the approval but reports ${after} tenths of a bp for ${builder}`,

@@ -6,7 +6,12 @@ import { promisify } from "node:util";
 import { afterAll, expect, it } from "vitest";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 
-/** `hl scanner once` with its default preset finds opportunities on a fresh sim world. */
+/**
+ * `hl scanner once` with its default preset finds opportunities on a fresh sim world.
+ * The sim's per-IP weight limit is off here: a full scan reads ~1,300 weight of candles, more than one
+ * minute of the exchange's 1200, so with the limit on it takes over a minute by design. This test checks
+ * what the scan finds; pacing under the limit is covered by test/exchange/budget.test.ts and `hl up`'s e2e.
+ */
 
 const run = promisify(execFile);
 const HL = join(import.meta.dirname, "../../bin/hl.mjs");
@@ -19,7 +24,7 @@ afterAll(async () => {
 });
 
 it("scans every market and finds opportunities", { timeout: 60_000 }, async () => {
-  sim = await startSimWorld({ seed: 2 });
+  sim = await startSimWorld({ seed: 2, ipWeightLimit: false });
   const { stdout } = await run("node", [HL, "scanner", "once", "--json"], {
     env: { ...process.env, DATA_DIR: dir, HL_NETWORK: "paper", HL_API_URL: sim.url, HL_PRIVATE_KEY: "" },
     timeout: 50_000,

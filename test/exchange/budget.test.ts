@@ -32,6 +32,21 @@ describe("RateBudget", () => {
     expect(budget.available()).toBeGreaterThan(500);
   });
 
+  it("spends at most its per-minute weight in its first minute, and in any 60 s after", async () => {
+    const clock = fakeClock();
+    const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
+    const spentAt: number[] = [];
+    while (clock.now() < 180_000) {
+      await budget.take(20);
+      spentAt.push(clock.now());
+    }
+    const inWindow = (from: number) => spentAt.filter((t) => t >= from && t < from + 60_000).length * 20;
+    expect(inWindow(0)).toBeLessThanOrEqual(1200);
+    for (const from of spentAt) expect(inWindow(from)).toBeLessThanOrEqual(1200);
+    // Still a minute's weight a minute over the long run.
+    expect(spentAt.length * 20).toBeGreaterThanOrEqual(3 * 1200);
+  });
+
   it("spends without waiting while weight is available", async () => {
     const clock = fakeClock();
     const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
@@ -40,21 +55,26 @@ describe("RateBudget", () => {
     expect(budget.available()).toBe(0);
   });
 
-  it("waits exactly as long as the refill needs (1200/min = 20 per second)", async () => {
+  it("waits until enough spent weight has left the window (60 s, and a second for transit)", async () => {
     const clock = fakeClock();
     const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
-    await budget.take(1200);
-    await budget.take(20);
-    expect(clock.sleeps).toEqual([1000]);
-    expect(clock.now()).toBe(1000);
+    await budget.take(600);
+    clock.advance(30_000);
+    await budget.take(600);
+    await budget.take(20); // the first 600 leave at 61 s
+    expect(clock.sleeps).toEqual([31_000]);
+    await budget.take(600); // 580 free until the second 600 leave at 91 s
+    expect(clock.now()).toBe(91_000);
   });
 
-  it("refills over time but never beyond its capacity", async () => {
+  it("frees spent weight as it ages out, never beyond its capacity", async () => {
     const clock = fakeClock();
     const budget = new RateBudget({ weightPerMinute: 600, now: clock.now, sleep: clock.sleep });
     await budget.take(600);
     clock.advance(30_000);
-    expect(budget.available()).toBe(300);
+    expect(budget.available()).toBe(0);
+    clock.advance(31_000);
+    expect(budget.available()).toBe(600);
     clock.advance(10 * 60_000);
     expect(budget.available()).toBe(600);
   });
@@ -66,16 +86,18 @@ describe("RateBudget", () => {
     const order: number[] = [];
     await Promise.all([1, 2, 3].map((n) => budget.take(20).then(() => order.push(n))));
     expect(order).toEqual([1, 2, 3]);
-    expect(clock.now()).toBe(60_000);
+    expect(clock.now()).toBe(61_000);
   });
 
   it("counts post-hoc charges as debt that delays the next request", async () => {
     const clock = fakeClock();
     const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
-    await budget.take(1200);
-    budget.charge(100);
+    await budget.take(100);
+    clock.advance(30_000);
+    await budget.take(1100);
+    budget.charge(100); // 1300 in the window: the first 100 leaving at 61 s is not enough
     await budget.take(2);
-    expect(clock.now()).toBe(5_100);
+    expect(clock.now()).toBe(91_000);
   });
 
   it("clamps a request heavier than the whole bucket instead of waiting forever", async () => {

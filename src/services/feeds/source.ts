@@ -1,3 +1,4 @@
+import { inBackground } from "../../exchange/background.ts";
 import type { HlInfo } from "../../exchange/index.ts";
 import { assetContextMaxAgeMs } from "../../exchange/shared-reads.ts";
 
@@ -45,7 +46,8 @@ export function exchangeFundingSource(
   return {
     now: () => clock(""),
     async history(coin, startMs) {
-      const records = await info.fundingHistory({ coin, startTime: startMs });
+      // Settled hours are history no reader waits on: behind the process's other reads.
+      const records = await inBackground(() => info.fundingHistory({ coin, startTime: startMs }));
       return records.map((r) => ({ time: r.time, rate: r.fundingRate }));
     },
     async predicted(coin, dex) {

@@ -1,5 +1,6 @@
 import { LeaderElection } from "../../db/leader.ts";
 import type { SharedDb } from "../../db/shared.ts";
+import { inBackground } from "../../exchange/background.ts";
 import type { HealthSource } from "../../http/health.ts";
 import type { IsfrIndexer } from "./indexer.ts";
 import type { PgSnapshotStore } from "./pg-snapshot-store.ts";
@@ -50,8 +51,9 @@ export function localWriter(indexer: IsfrIndexer, hooks: WriterHooks): IsfrWrite
     hooks.onSnapshot(snap);
     return snap;
   });
+  // A scheduled snapshot has no reader waiting: its reads queue behind theirs (exchange/background.ts).
   const run = () => {
-    last = snapshot().catch(hooks.onError);
+    last = inBackground(snapshot).catch(hooks.onError);
   };
   return {
     snapshot,
@@ -92,8 +94,9 @@ export function electedWriter(
     hooks.onSnapshot(snap);
     return snap;
   });
+  // A scheduled snapshot has no reader waiting: its reads queue behind theirs (exchange/background.ts).
   const run = () => {
-    last = snapshot().catch(hooks.onError);
+    last = inBackground(snapshot).catch(hooks.onError);
   };
   const stopTimer = () => {
     if (timer) clearTimeout(timer);

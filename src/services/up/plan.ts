@@ -47,7 +47,7 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
  * 100 left for the user's own `hl` commands on the same address. Split
  * children (`--split`) divide their group's share evenly.
  */
-export const UP_WEIGHT_SHARES = { agent: 400, houses: 300, services: 400 } as const;
+export const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
 /** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
 const SERVICE_COUNT = 5;
 /**

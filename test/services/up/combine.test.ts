@@ -33,10 +33,10 @@ describe("hl up: the public services in one process", () => {
       expect(spec.args).toEqual(alone.args);
       const { [HOSTED_SERVICES_ENV]: _, ...hostEnv } = host.env;
       // One process, one weight budget: the sum of what the services had apart.
-      expect({ ...hostEnv, ...spec.env }).toEqual({ ...alone.env, HL_RATE_WEIGHT_PER_MIN: "400" });
+      expect({ ...hostEnv, ...spec.env }).toEqual({ ...alone.env, HL_RATE_WEIGHT_PER_MIN: "450" });
     }
     expect(split.filter((c) => host.hosts!.includes(c)).map((c) => c.env.HL_RATE_WEIGHT_PER_MIN)).toEqual(
-      Array(5).fill("80"),
+      Array(5).fill("90"),
     );
     // Settings of one service only do not leak into the others' environment.
     expect(host.env.LEADERBOARD_PORT).toBeUndefined();

@@ -7,20 +7,41 @@ import { type SimWorld, startSimWorld } from "../../../src/sim/world.ts";
 const USER = "0x00000000000000000000000000000000000000b1";
 
 describe("per-IP weight limiter", () => {
-  it("refills continuously up to a minute's weight, per address, and lets a post-hoc charge go into debt", () => {
+  it("refuses what would bring the last 60 s past a minute's weight, however the minute was spent", () => {
     let t = 0;
     const limiter = new IpWeightLimiter(1200, () => t);
     for (let i = 0; i < 60; i++) expect(limiter.take("a", 20)).toBe(true);
     expect(limiter.take("a", 2)).toBe(false);
     expect(limiter.take("b", 20)).toBe(true);
-    expect(limiter.retryAfterSeconds("a", 20)).toBe(1);
-    t = 1000; // 20 weight back
-    expect(limiter.take("a", 20)).toBe(true);
+    // A bucket would have 20 back after a second; the window still holds the whole 1200.
+    t = 1000;
+    expect(limiter.take("a", 20)).toBe(false);
+    t = 30_000;
     expect(limiter.take("a", 1)).toBe(false);
-    t = 61_000;
-    limiter.charge("a", 1300); // a full bucket, then 1300 owed
+    expect(limiter.retryAfterSeconds("a", 20)).toBe(30);
+    t = 59_999;
     expect(limiter.take("a", 1)).toBe(false);
-    expect(limiter.retryAfterSeconds("a", 1)).toBe(6);
+    t = 60_000; // the first second's 1200 leaves the window
+    for (let i = 0; i < 60; i++) expect(limiter.take("a", 20)).toBe(true);
+    expect(limiter.take("a", 1)).toBe(false);
+  });
+
+  it("frees weight second by second as it ages out, and lets a post-hoc charge go into debt", () => {
+    let t = 0;
+    const limiter = new IpWeightLimiter(100, () => t);
+    expect(limiter.take("a", 40)).toBe(true);
+    t = 10_000;
+    expect(limiter.take("a", 60)).toBe(true);
+    expect(limiter.retryAfterSeconds("a", 30)).toBe(50); // the 40 of second 0 leave at 60 s
+    expect(limiter.retryAfterSeconds("a", 50)).toBe(60); // then the 60 of second 10 at 70 s
+    t = 60_000;
+    expect(limiter.take("a", 40)).toBe(true);
+    expect(limiter.take("a", 1)).toBe(false);
+    limiter.charge("a", 150); // owed after the answer: 250 in the window
+    t = 70_000;
+    expect(limiter.take("a", 1)).toBe(false);
+    expect(limiter.retryAfterSeconds("a", 1)).toBe(50);
+    expect(limiter.retryAfterSeconds("a", 500)).toBe(60); // heavier than the limit: a full minute
   });
 });
 

@@ -6,6 +6,7 @@ import { DEFAULT_PARTICIPATION } from "../backtest/candle-fill-model.ts";
 import type { Network } from "../config/defaults.ts";
 import { dataDir as envDataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
+import { usd } from "../core/money.ts";
 import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { type ClientSession, openClientSession } from "../exchange/index.ts";
 import { DSL_PRESET_NAMES, dslConfigFromPreset } from "../guard/config.ts";
@@ -28,7 +29,7 @@ import { HlWolfPort } from "../wolf/hl-port.ts";
 import { loadAnyWolfState, migratePredecessorWolfState } from "../wolf/predecessor.ts";
 import { WolfRunner } from "../wolf/runner.ts";
 import { dslDir } from "../wolf/state.ts";
-import { NO_STATE_TEXT, usd, wolfStatusText } from "../wolf/status.ts";
+import { NO_STATE_TEXT, wolfStatusText } from "../wolf/status.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 
 interface NetOpts {
@@ -170,7 +171,7 @@ async function runWolf(o: WolfRunOpts, once: boolean): Promise<void> {
     await runner.close();
     const st = runner.state;
     process.stderr.write(
-      `\nWOLF session: ${st.tick_count} ticks, ${st.total_trades} trades, daily PnL ${usd(st.daily_pnl)}, total PnL ${usd(st.total_pnl)}\n`,
+      `\nWOLF session: ${st.tick_count} ticks, ${st.total_trades} trades, realised PnL today ${usd(st.daily_pnl)}, in all ${usd(st.total_pnl)}\n`,
     );
   } finally {
     await s.close();

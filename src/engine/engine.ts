@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Alerter } from "../alerts/webhook.ts";
 import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { usd } from "../core/money.ts";
 import { HALTED_MS } from "../exchange/rejections.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
@@ -411,7 +412,7 @@ export class Engine {
     if (mode === "reduce_only" && this.lastMode !== "reduce_only")
       this.o.alerter?.send(
         "reduce_only",
-        `risk limit reached: reduce-only until it clears (net PnL ${wire(this.position.netPnl())}, position ${wire(this.position.qty)})`,
+        `risk limit reached: reduce-only until it clears (net PnL ${usd(this.position.netPnl().toString())}, position ${wire(this.position.qty)})`,
       );
     this.lastMode = mode;
     if (mode === "halt") {

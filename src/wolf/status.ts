@@ -1,4 +1,5 @@
 import { num } from "../core/decimal.ts";
+import { usd } from "../core/money.ts";
 import { type WolfPnl, wolfPnl } from "./pnl.ts";
 import type { ScanProgress, Slot, WolfState } from "./state.ts";
 
@@ -159,12 +160,6 @@ export function wolfStatus(state: WolfState): WolfStatus {
   };
 }
 
-/** `$+1.50` / `$-12.50`: sign after the dollar, 2 decimals. */
-export function usd(x: string | number): string {
-  const v = num(x, 2);
-  return `$${v < 0 ? "-" : "+"}${Math.abs(v).toFixed(2)}`;
-}
-
 function phaseLabel(s: Slot): string {
   if (s.dsl_phase === 0) return "no guard";
   return s.dsl_phase === 1 ? "Phase 1" : `Phase 2 (tier ${s.dsl_tier})`;
@@ -178,7 +173,7 @@ export function wolfStatusText(state: WolfState): string {
   const used = state.slots.filter(open).length;
   const lines = [
     `WOLF Orchestrator — ${state.preset} preset`,
-    `Tick: ${state.tick_count} | Daily PnL: ${usd(state.daily_pnl)} | Total PnL: ${usd(state.total_pnl)} | Slots: ${used}/${state.slots.length} | Trades: ${state.total_trades}`,
+    `Tick: ${state.tick_count} | Daily PnL (realised): ${usd(state.daily_pnl)} | Total PnL (realised): ${usd(state.total_pnl)} | Slots: ${used}/${state.slots.length} | Trades: ${state.total_trades}`,
   ];
   const stopped = wolfEntriesStopped(state);
   if (stopped?.reason === "daily_loss_limit")

@@ -297,6 +297,18 @@ describe("predecessor bugs stay fixed", () => {
     expect(kvJson(dir).run.status).toBe("stopped");
   });
 
+  it("the reduce-only alert states net PnL in dollars and cents, not every digit of the decimal", async () => {
+    const limits = { ...DEFAULT_RISK_LIMITS, max_drawdown_usd: 5, daily_loss_usd: 5, hard_stop_mult: 1000 };
+    const texts: string[] = [];
+    const alerter = { send: (_e: string, t: string) => void texts.push(t), flush: async () => undefined };
+    const falling = new FakeMarket({ script: (n) => 2500.123457 - n * 10.987653 });
+    await setup(buyOnce(1.37, []), tmp(), { maxTicks: 10, limits, alerter }, falling).engine.run();
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(
+      /^risk limit reached: reduce-only until it clears \(net PnL \$-\d+\.\d{2}, position 1\.37\)$/,
+    );
+  });
+
   it("a hard risk breach cancels everything and stops; it stays halted on resume until --fresh", async () => {
     const dir = tmp();
     const limits = { ...DEFAULT_RISK_LIMITS, max_drawdown_usd: 5, daily_loss_usd: 5 };

@@ -384,7 +384,9 @@ describe("status mapping (B7)", () => {
     expect(st.positions[0]!.size).toBe(Number(runner.state.slots[0]!.entry_size));
     const text = wolfStatusText(runner.state);
     expect(text).toContain("WOLF Orchestrator — default preset");
-    expect(text).toMatch(/Tick: 3 \| Daily PnL: \$\+0\.00 .*\| Slots: 1\/3/);
+    expect(text).toMatch(
+      /Tick: 3 \| Daily PnL \(realised\): \$\+0\.00 \| Total PnL \(realised\): \$\+0\.00 .*\| Slots: 1\/3/,
+    );
     expect(text).toMatch(/Slot 0: ETH-PERP LONG [\d.]+ @ [\d.]+ \| ROE: \+2\.0% \| Phase 1/);
     expect(text).toContain("Slot 1: (empty)");
     for (let i = 0; i < 7; i++)

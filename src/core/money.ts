@@ -1,4 +1,4 @@
-import { D } from "../core/decimal.ts";
+import { D } from "./decimal.ts";
 
 /** Money as the review tools print it: signed, to the cent (`$+9.00`, `$-115.80`); files keep every digit. */
 export function usd(value: string | number): string {

@@ -450,4 +450,32 @@ describe("leaderboard and points processes on one Postgres", () => {
       expect(line).not.toContain(password);
     }
   });
+
+  it("the balancer logs each request as one JSON object (its own up/down notices stay text)", () => {
+    const requests = haproxy.output.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    expect(requests.length).toBeGreaterThan(0);
+    for (const r of requests)
+      expect(r).toEqual({
+        time: expect.any(Number),
+        event: "request",
+        client: expect.any(String),
+        frontend: expect.any(String),
+        backend: expect.any(String),
+        server: expect.any(String),
+        method: expect.any(String),
+        path: expect.stringMatching(/^\/[^?]*$/),
+        status: expect.any(Number),
+        bytes: expect.any(Number),
+        ms: expect.any(Number),
+        retries: expect.stringMatching(/^\+?\d+$/),
+        termination: expect.any(String),
+      });
+    expect(requests.some((r) => r.frontend === "leaderboard" && r.status === 200)).toBe(true);
+    expect(
+      haproxy.output
+        .filter((line) => !line.startsWith("{"))
+        .every((line) => /\bServer \w+\/|Proxy |backend /.test(line)),
+      haproxy.output.filter((l) => !l.startsWith("{")).join("\n"),
+    ).toBe(true);
+  });
 });

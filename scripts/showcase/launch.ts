@@ -4,42 +4,19 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { portIsFree } from "../../src/services/up/ports.ts";
+import { DEFAULT_PORTS } from "../../src/config/defaults.ts";
+import type { UpPorts } from "../../src/services/up/config.ts";
+import { freeUpPorts, upPortFlags } from "../../src/services/up/ports.ts";
 
 /** `npm start`'s process (`node bin/hl.mjs up`) started as a new user would, plus what watches it. */
 
 const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 export const CHROMIUM = "/usr/bin/chromium";
 
-/** hl up's default ports, in the order of its port flags (the feeds take the four after theirs). */
-const DEFAULTS = { sim: 8900, agent: 8080, leaderboard: 8090, mcp: 8000, isfr: 8200, points: 8300, feeds: 8100 };
-export type UpPorts = typeof DEFAULTS;
-
-const claimed = (p: UpPorts) => [...Object.values(p), p.feeds + 1, p.feeds + 2, p.feeds + 3, p.feeds + 4];
-
 /** The default ports when all are free (what a new user gets), otherwise eleven free ones in a row. */
 export async function choosePorts(forceFree = false): Promise<{ ports: UpPorts; defaults: boolean }> {
-  const free = await Promise.all(claimed(DEFAULTS).map((p) => portIsFree(p, "127.0.0.1")));
-  if (free.every(Boolean) && !forceFree) return { ports: DEFAULTS, defaults: true };
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const b = 20_000 + Math.floor(Math.random() * 40_000);
-    const ports = { sim: b, agent: b + 1, leaderboard: b + 2, mcp: b + 3, isfr: b + 4, points: b + 5, feeds: b + 6 };
-    const ok = await Promise.all(claimed(ports).map((p) => portIsFree(p, "127.0.0.1")));
-    if (ok.every(Boolean)) return { ports, defaults: false };
-  }
-  throw new Error("no eleven free ports in a row");
-}
-
-function portFlags(p: UpPorts): string[] {
-  return [
-    ["--sim-port", p.sim],
-    ["--agent-port", p.agent],
-    ["--leaderboard-port", p.leaderboard],
-    ["--mcp-port", p.mcp],
-    ["--isfr-port", p.isfr],
-    ["--points-port", p.points],
-    ["--feeds-port", p.feeds],
-  ].flatMap(([f, v]) => [String(f), String(v)]);
+  const ports = await freeUpPorts("127.0.0.1", forceFree ? undefined : DEFAULT_PORTS);
+  return { ports, defaults: ports === DEFAULT_PORTS };
 }
 
 /** A new user's environment: nothing pointing hl elsewhere, no key. */
@@ -110,7 +87,7 @@ export function startUp(
   env: Record<string, string>,
   extraArgs: string[] = [],
 ): Started {
-  const child = spawn(process.execPath, [HL, "up", "--data-dir", dataDir, ...portFlags(ports), ...extraArgs], {
+  const child = spawn(process.execPath, [HL, "up", "--data-dir", dataDir, ...upPortFlags(ports), ...extraArgs], {
     env: newUserEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });

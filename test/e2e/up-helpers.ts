@@ -2,61 +2,17 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { portIsFree } from "../../src/services/up/ports.ts";
+import type { UpPorts } from "../../src/services/up/config.ts";
+import { freeUpPorts as freeUpPortRun, upPortFlags } from "../../src/services/up/ports.ts";
 
 /** `hl up` started as a user would (`node bin/hl.mjs up`), on free ports and a temp data dir. */
 
 export const HL = join(import.meta.dirname, "../../bin/hl.mjs");
 
-export interface UpPorts {
-  sim: number;
-  agent: number;
-  leaderboard: number;
-  mcp: number;
-  isfr: number;
-  points: number;
-  /** Proxy; the four feeds take the next four ports. */
-  feeds: number;
-}
+export type { UpPorts };
 
-/** Eleven consecutive free ports (the feeds need five in a row), from a random base. */
-export async function freeUpPorts(): Promise<UpPorts> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    const all = Array.from({ length: 11 }, (_, i) => base + i);
-    const free = await Promise.all(all.map((p) => portIsFree(p, "127.0.0.1")));
-    if (free.every(Boolean))
-      return {
-        sim: base,
-        agent: base + 1,
-        leaderboard: base + 2,
-        mcp: base + 3,
-        isfr: base + 4,
-        points: base + 5,
-        feeds: base + 6,
-      };
-  }
-  throw new Error("no 11 consecutive free ports found");
-}
-
-export function portFlags(p: UpPorts): string[] {
-  return [
-    "--sim-port",
-    String(p.sim),
-    "--agent-port",
-    String(p.agent),
-    "--leaderboard-port",
-    String(p.leaderboard),
-    "--mcp-port",
-    String(p.mcp),
-    "--isfr-port",
-    String(p.isfr),
-    "--points-port",
-    String(p.points),
-    "--feeds-port",
-    String(p.feeds),
-  ];
-}
+/** Eleven consecutive free loopback ports for `hl up` (the feeds need five in a row), from a random base. */
+export const freeUpPorts = (): Promise<UpPorts> => freeUpPortRun("127.0.0.1");
 
 /** The user's environment without anything that would point `hl up` elsewhere. */
 export function cleanEnv(): NodeJS.ProcessEnv {
@@ -93,7 +49,7 @@ export interface RunningUp {
 export async function startUp(extra: string[] = [], env: Record<string, string> = {}): Promise<RunningUp> {
   const ports = await freeUpPorts();
   const dataDir = mkdtempSync(join(tmpdir(), "hl-up-"));
-  const child = spawn(process.execPath, [HL, "up", "--data-dir", dataDir, ...portFlags(ports), ...extra], {
+  const child = spawn(process.execPath, [HL, "up", "--data-dir", dataDir, ...upPortFlags(ports), ...extra], {
     env: { ...cleanEnv(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

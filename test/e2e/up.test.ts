@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
+import { upPortFlags } from "../../src/services/up/ports.ts";
 import { call, connectHttp, text as toolText } from "../services/mcp/helpers.ts";
 import { logLineProblem } from "../support/log-scan.ts";
 import { checkMetrics } from "./metrics-check.ts";
@@ -16,7 +17,6 @@ import {
   getJson,
   HL,
   hlCommands,
-  portFlags,
   type RunningUp,
   startUp,
   stopUp,
@@ -46,7 +46,7 @@ describe("hl up", () => {
     const blocker: Server = createServer();
     await new Promise<void>((r) => blocker.listen(ports.leaderboard, "127.0.0.1", () => r()));
     try {
-      const err = await run(process.execPath, [HL, "up", ...portFlags(ports)], {
+      const err = await run(process.execPath, [HL, "up", ...upPortFlags(ports)], {
         env: cleanEnv(),
         timeout: 30_000,
       }).then(

@@ -1,8 +1,10 @@
 import { createServer } from "node:net";
+import { Command } from "commander";
 import { describe, expect, it } from "vitest";
+import { register } from "../../../src/cli/up.ts";
 import { UserError } from "../../../src/core/errors.ts";
 import { portClaims, upConfig } from "../../../src/services/up/config.ts";
-import { checkPorts } from "../../../src/services/up/ports.ts";
+import { checkPorts, freeUpPorts, upPortFlags } from "../../../src/services/up/ports.ts";
 
 describe("hl up settings", () => {
   it("defaults to the platform's ports; flags beat env", () => {
@@ -58,5 +60,22 @@ describe("port check before start", () => {
     await expect(checkPorts(ports, "127.0.0.1")).rejects.toThrow(
       "port 8102 is wanted by both the points API and the hypeswp feed (feeds port + 2); choose another with --feeds-port (or FEEDS_PORT)",
     );
+  });
+
+  it("upPortFlags gives hl up's own flags: parsed by the real command they yield the same ports", async () => {
+    const ports = await freeUpPorts("127.0.0.1");
+    expect(new Set(portClaims(ports).map((c) => c.port)).size).toBe(11);
+    const program = new Command().exitOverride();
+    register(program);
+    let parsed: Record<string, string> = {};
+    program.commands
+      .find((c) => c.name() === "up")!
+      .action((opts: Record<string, string>) => {
+        parsed = opts;
+      });
+    await program.parseAsync(["up", ...upPortFlags(ports)], { from: "user" });
+    expect(upConfig(parsed, {}).ports).toEqual(ports);
+    // The preferred set is kept when every one of its ports is free.
+    expect(await freeUpPorts("127.0.0.1", ports)).toBe(ports);
   });
 });

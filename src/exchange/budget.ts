@@ -22,8 +22,12 @@ export interface RateBudgetOptions {
   random?: () => number;
 }
 
-/** Share of the minute background reads (bulk candle history) leave to every other read. */
-const BACKGROUND_FLOOR = 0.5;
+/**
+ * Background reads (bulk candle history) stop short of the reserve by a margin for every other read:
+ * a quarter of what those spent in the window (the next 15 s at their pace), and never less than
+ * this share of the minute. Whatever the others leave, the background may use.
+ */
+const BACKGROUND_MARGIN_SHARE = 0.1;
 
 /**
  * The window, in seconds: the exchange's 60, plus one so that a request sent at the very end of a
@@ -44,6 +48,8 @@ export class RateBudget {
   readonly reserve: number;
   /** Weight spent per second over the window, a ring indexed by second (and the second each slot holds). */
   private readonly windowWeight = new Array<number>(WINDOW_SECONDS).fill(0);
+  /** Of that, what reads other than background ones spent. */
+  private readonly windowForeground = new Array<number>(WINDOW_SECONDS).fill(0);
   private readonly windowSecond = new Array<number>(WINDOW_SECONDS).fill(Number.NEGATIVE_INFINITY);
   private queue: Promise<void> = Promise.resolve();
   private backgroundQueue: Promise<void> = Promise.resolve();
@@ -117,8 +123,8 @@ export class RateBudget {
   take(weight: number, opts: { background?: boolean } = {}): Promise<void> {
     const need = Math.min(Math.max(weight, 0), this.capacity);
     if (opts.background) {
-      // Background reads queue apart and leave half the minute to the others, which never wait behind them.
-      const turn = this.backgroundQueue.then(() => this.waitFor(need, this.capacity * BACKGROUND_FLOOR));
+      // Background reads queue apart and leave the others a margin, so those never wait behind them.
+      const turn = this.backgroundQueue.then(() => this.waitFor(need, true));
       this.backgroundQueue = turn.catch(() => undefined);
       return turn;
     }
@@ -128,27 +134,35 @@ export class RateBudget {
   }
 
   /** Spend weight learned only after the answer (e.g. per 20 fills returned); may take the window past the budget. */
-  charge(weight: number): void {
-    this.spend(Math.max(weight, 0));
+  charge(weight: number, opts: { background?: boolean } = {}): void {
+    this.spend(Math.max(weight, 0), !opts.background);
   }
 
-  private spend(weight: number): void {
+  private spend(weight: number, foreground: boolean): void {
     const second = Math.floor(this.now() / 1000);
     const i = second % WINDOW_SECONDS;
     if (this.windowSecond[i] !== second) {
       this.windowSecond[i] = second;
       this.windowWeight[i] = 0;
+      this.windowForeground[i] = 0;
     }
     this.windowWeight[i]! += weight;
+    if (foreground) this.windowForeground[i]! += weight;
   }
 
-  /** Weight spent in the window ending now. */
-  private spentInWindow(): number {
+  /** Weight spent in the window ending now (only the foreground's, when asked). */
+  private spentInWindow(foregroundOnly = false): number {
     const second = Math.floor(this.now() / 1000);
+    const ring = foregroundOnly ? this.windowForeground : this.windowWeight;
     let sum = 0;
     for (let i = 0; i < WINDOW_SECONDS; i++)
-      if (second - this.windowSecond[i]! < WINDOW_SECONDS) sum += this.windowWeight[i]!;
+      if (second - this.windowSecond[i]! < WINDOW_SECONDS) sum += ring[i]!;
     return sum;
+  }
+
+  /** What background reads leave unspent above the reserve (see BACKGROUND_MARGIN_SHARE). */
+  private backgroundMargin(): number {
+    return Math.max(this.capacity * BACKGROUND_MARGIN_SHARE, this.spentInWindow(true) / 4);
   }
 
   /** Milliseconds until the window has room for `need` above `floor` (0 when it has now). */
@@ -168,7 +182,7 @@ export class RateBudget {
     return (second + WINDOW_SECONDS) * 1000 - nowMs;
   }
 
-  private async waitFor(need: number, floorAbove = 0): Promise<void> {
+  private async waitFor(need: number, background = false): Promise<void> {
     for (;;) {
       const limited = this.limitedForMs();
       if (limited > 0) {
@@ -182,11 +196,11 @@ export class RateBudget {
         }
       }
       // The reserve is kept for critical requests, unless a minute could never hold both.
-      const kept = Math.max(this.reserve, floorAbove);
+      const kept = background ? this.reserve + this.backgroundMargin() : this.reserve;
       const floor = need + kept <= this.capacity ? kept : 0;
       const wait = this.windowWaitMs(need, floor);
       if (wait === 0) {
-        this.spend(need);
+        this.spend(need, !background);
         if (this.strikes > 0) this.probing = true;
         return;
       }

@@ -84,6 +84,7 @@ export class ResilientTransport implements IRequestTransport {
   async request<T>(endpoint: Endpoint, payload: unknown, signal?: AbortSignal): Promise<T> {
     const label = describe(endpoint, payload);
     const critical = endpoint === "exchange" && isProtective(payload);
+    const background = endpoint === "info" && (isBackground(endpoint, payload) || isInBackground());
     for (let attempt = 1; ; attempt++) {
       if (endpoint === "exchange") {
         // An entry (or any action that adds risk) is held back while the exchange is refusing us:
@@ -96,10 +97,7 @@ export class ResilientTransport implements IRequestTransport {
         // Orders (a protective close above all) never queue behind reads waiting for weight: they
         // spend theirs at once, ahead of every waiter, out of the share reads leave (an action weighs 1).
         this.budget.charge(requestWeight(endpoint, payload));
-      } else
-        await this.budget.take(requestWeight(endpoint, payload), {
-          background: isBackground(endpoint, payload) || isInBackground(),
-        });
+      } else await this.budget.take(requestWeight(endpoint, payload), { background });
       let body: unknown;
       try {
         body = await this.http.request<unknown>(endpoint, payload, signal);
@@ -115,7 +113,7 @@ export class ResilientTransport implements IRequestTransport {
         continue;
       }
       this.budget.answered();
-      this.budget.charge(responseWeight(endpoint, payload, body));
+      this.budget.charge(responseWeight(endpoint, payload, body), { background });
       if (endpoint === "exchange") assertAccepted(body);
       return body as T;
     }

@@ -18,18 +18,81 @@ function fakeClock() {
   };
 }
 
+/** A clock whose sleeps resolve in time order, so several loops can share one budget on fake time. */
+function eventClock() {
+  let now = 0;
+  const timers: { at: number; wake: () => void }[] = [];
+  const settle = () => new Promise((r) => setImmediate(r));
+  return {
+    now: () => now,
+    settle,
+    sleep: (ms: number) => new Promise<void>((wake) => timers.push({ at: now + Math.max(ms, 0), wake })),
+    async runUntil(endMs: number) {
+      for (;;) {
+        await settle();
+        timers.sort((a, b) => a.at - b.at);
+        const next = timers[0];
+        if (!next || next.at > endMs) return;
+        timers.shift();
+        now = next.at;
+        next.wake();
+      }
+    },
+  };
+}
+
 describe("RateBudget", () => {
-  it("background reads leave half the bucket to the others, which never queue behind them", async () => {
-    const budget = new RateBudget({ weightPerMinute: 1200 });
-    // A scan's candle reads: 30 of 20 take the bucket down to its half, the rest must wait for refill.
-    const scan = Array.from({ length: 60 }, () => budget.take(20, { background: true }));
-    await Promise.all(scan.slice(0, 30));
-    expect(budget.available()).toBeLessThan(620);
-    // A tick's price read goes out at once, ahead of the 30 candle reads still waiting.
-    const t = Date.now();
+  it("a scan in the background gets what the ticks leave, and a tick never waits behind it", async () => {
+    // hl up's WOLF: 350 a minute; a tick reads 10 weight every 10 s while its first scan reads
+    // candle series of 20 back to back.
+    const clock = eventClock();
+    const budget = new RateBudget({
+      weightPerMinute: 350,
+      reserveShare: 0.2,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const end = 300_000;
+    const tickWaits: number[] = [];
+    const scanAt: number[] = [];
+    const ticks = (async () => {
+      while (clock.now() < end) {
+        const asked = clock.now();
+        await budget.take(10);
+        tickWaits.push(clock.now() - asked);
+        await clock.sleep(10_000);
+      }
+    })();
+    const scan = (async () => {
+      while (clock.now() < end) {
+        await budget.take(20, { background: true });
+        scanAt.push(clock.now());
+      }
+    })();
+    await clock.runUntil(end + 120_000);
+    await Promise.all([ticks, scan]);
+    expect(Math.max(...tickWaits)).toBeLessThanOrEqual(1_000);
+    // Minutes 1 to 5: 350 less the ticks' 60, the reserve's 70 and a margin for the ticks.
+    const steady = scanAt.filter((t) => t >= 60_000 && t < end).length * 20;
+    expect(steady / 4).toBeGreaterThanOrEqual(170);
+  });
+
+  it("background reads stop a margin short of the minute, and the others never queue behind them", async () => {
+    const clock = eventClock();
+    const budget = new RateBudget({ weightPerMinute: 1200, now: clock.now, sleep: clock.sleep });
+    // A scan's candle reads: 54 of 20 go at once, leaving a tenth of the minute (nothing else has spent yet).
+    let done = 0;
+    const scan = Array.from({ length: 60 }, () => budget.take(20, { background: true }).then(() => done++));
+    await clock.settle();
+    expect(done).toBe(54);
+    expect(budget.available()).toBe(120);
+    // A tick's price read goes out at once, ahead of the candle reads still waiting.
     await budget.take(2);
-    expect(Date.now() - t).toBeLessThan(50);
-    expect(budget.available()).toBeGreaterThan(500);
+    expect(budget.available()).toBe(118);
+    expect(clock.now()).toBe(0);
+    await clock.runUntil(200_000);
+    await Promise.all(scan);
+    expect(clock.now()).toBeGreaterThanOrEqual(60_000);
   });
 
   it("spends at most its per-minute weight in its first minute, and in any 60 s after", async () => {

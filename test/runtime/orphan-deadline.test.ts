@@ -71,7 +71,9 @@ describe("orphaned command", () => {
     const children = out.trim().split(/\s+/).map(Number).filter(Boolean);
     leftovers.push(...children);
     expect(children).toHaveLength(2);
-    // Left running, each would be an `hl` command with no supervisor, started after the parent died.
+    // Before the fix the Supervisor's child (output to /dev/null, as under `hl agent serve` started
+    // with no terminal) ran on with no supervisor; the job runner's, whose output is a pipe, stopped
+    // only when a write to it failed.
     expect(await survivors(children, 5_000)).toEqual([]);
   });
 });

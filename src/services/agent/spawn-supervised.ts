@@ -24,3 +24,35 @@ export function spawnSupervised(
     detached: true,
   });
 }
+
+/**
+ * Runs a one-off `hl` command (`hl up`'s builder approval) as a supervised child to its end, so it
+ * too stops if we die. Rejects with its last line on stderr (or how it ended) when it fails, and
+ * SIGTERMs it after `timeoutMs`.
+ */
+export function runSupervised(
+  entry: string,
+  args: string[],
+  o: { env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawnSupervised(entry, args, { env: o.env, output: "pipe" });
+    let stderr = "";
+    child.stdout?.resume();
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGTERM"), o.timeoutMs);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve();
+      reject(
+        new Error(stderr.trim().split("\n").at(-1) || (signal ? `killed by ${signal}` : `exit ${code}`)),
+      );
+    });
+  });
+}

@@ -10,8 +10,17 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 // and could not stop its children, so this process stops itself the way SIGTERM would (the command's
 // handlers save state). An orphan must not outlive that stop for long (a hung request or a handle left
 // open would keep it trading unsupervised): after HL_ORPHAN_GRACE_MS (default 10 s) it ends its whole
-// process group, helpers included. Watched from the first line: a parent dying while the sources load
-// must not be missed. Without a channel (a shell, nohup) nothing is watched.
+// process group, helpers included. Without a channel (a shell, nohup) nothing is watched.
+// A parent that died before this line ran cannot be seen on the channel: Node reads the channel's end
+// while it loads this file and then drops the channel, with no one listening yet. So the supervisor
+// also names itself in HL_SUPERVISOR_PID: named, but with no channel left (or no longer our parent),
+// it is gone, and this command does not start.
+const supervisorPid = Number(process.env.HL_SUPERVISOR_PID) || undefined;
+delete process.env.HL_SUPERVISOR_PID; // it names our parent, not our children's
+if (supervisorPid !== undefined && (!process.channel || process.ppid !== supervisorPid)) {
+  process.stderr.write(`supervisor (pid ${supervisorPid}) gone before this command started; not starting\n`);
+  process.exit(1);
+}
 if (process.channel) {
   process.channel.unref(); // the channel must not keep a finished command alive
   process.once("disconnect", () => {

@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ import { descendants, getJson, HL, isAlive, survivors, until } from "./up-helper
 /**
  * A supervisor killed without a chance to clean up (SIGKILL, OOM killer) must not leave its trading
  * child running unsupervised with real orders: the child notices its parent is gone and stops itself.
+ * The kill lands whenever /health first shows the child, sometimes while the child is still starting;
+ * test/runtime/orphan-deadline.test.ts kills the parent before the child's first line every time.
  */
 
 let sim: SimWorld | undefined;
@@ -22,13 +24,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * pid, state, ppid, age and full command line from /proc: enough to name a survivor after the fact
+ * (an age under a second or so at the kill means the parent died while the child was starting).
+ */
 function describeProcess(pid: number): string {
   try {
-    return execFileSync("ps", ["-o", "pid=,ppid=,stat=,etime=,args=", "-p", String(pid)], {
-      encoding: "utf8",
-    }).trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Field 22 of stat (20 after the name): start time in clock ticks (100 a second on Linux) since boot.
+    const ageS = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) - Number(fields[19]) / 100;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+    return `pid ${pid} state ${fields[0]} ppid ${fields[1]} age ${ageS.toFixed(2)} s: ${cmdline}`;
   } catch {
-    return String(pid);
+    return `pid ${pid} (gone)`;
   }
 }
 
@@ -74,11 +83,13 @@ describe("parent death", () => {
     const child = health.pid!;
     const tree = [child, ...descendants(child)];
     leftovers.push(...tree);
+    // The tree as it was when the parent died, for a failure to be read against.
+    const before = tree.map(describeProcess);
     expect(isAlive(child)).toBe(true);
 
     agent.kill("SIGKILL");
     const left = await survivors(tree, 20_000);
-    // Name what survived, so a failure says which process it was.
-    expect(left.map(describeProcess)).toEqual([]);
+    // Name what survived (pid, state, ppid, command line), so a failure says which process it was.
+    expect(left.map(describeProcess), `tree when the parent died:\n${before.join("\n")}`).toEqual([]);
   });
 });

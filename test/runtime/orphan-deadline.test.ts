@@ -8,9 +8,12 @@ import { HL, isAlive, survivors, until } from "../e2e/up-helpers.ts";
 /**
  * A process whose supervisor died must stop even when its graceful stop hangs (a stuck request, a
  * handle that keeps the loop alive): the launcher gives the command a bounded grace, then ends its
- * whole process group. The hang is simulated by a preload that leaves an interval running.
+ * whole process group. The hang is simulated by a preload that leaves an interval running. Nor may a
+ * command start at all when its supervisor died before the command's first line ran.
  */
 
+const RUN_TS = join(import.meta.dirname, "../../bin/run-ts.mjs");
+const SPAWN_THEN_DIE = join(import.meta.dirname, "../fixtures/spawn-then-die.ts");
 const dir = mkdtempSync(join(tmpdir(), "hl-orphan-"));
 const leftovers: number[] = [];
 
@@ -50,5 +53,27 @@ describe("orphaned command", () => {
     expect(isAlive(childPid)).toBe(true);
     parent.kill("SIGKILL");
     expect(await survivors([childPid], 10_000)).toEqual([]);
+  });
+
+  it("does not start when its supervisor was killed before the command's first line ran", {
+    timeout: 30_000,
+  }, async () => {
+    // The supervisor (the agent service's, and the MCP server's job runner) dies right after spawning.
+    const parent = spawn(process.execPath, [RUN_TS, SPAWN_THEN_DIE, "leaderboard", "serve", "--port", "0"], {
+      env: { ...process.env, DATA_DIR: dir },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    parent.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    await new Promise((resolve) => parent.once("exit", resolve));
+    const children = out.trim().split(/\s+/).map(Number).filter(Boolean);
+    leftovers.push(...children);
+    expect(children).toHaveLength(2);
+    // Before the fix the Supervisor's child (output to /dev/null, as under `hl agent serve` started
+    // with no terminal) ran on with no supervisor; the job runner's, whose output is a pipe, stopped
+    // only when a write to it failed.
+    expect(await survivors(children, 5_000)).toEqual([]);
   });
 });

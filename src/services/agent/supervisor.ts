@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { spawnSupervised } from "./spawn-supervised.ts";
 
 /** Path of the `hl` launcher, so children run the same code base as their parent. */
 export const HL_BIN = fileURLToPath(new URL("../../../bin/hl.mjs", import.meta.url));
@@ -156,12 +157,7 @@ export class Supervisor extends EventEmitter {
     let child: ChildProcess;
     this.startedAt = Date.now();
     try {
-      child = spawn(process.execPath, [this.o.entry, ...this.o.args], {
-        env: this.o.env,
-        // The IPC channel only tells the child when we are gone (see bin/hl.mjs).
-        stdio: ["ignore", this.o.stdio, this.o.stdio, "ipc"],
-        detached: true,
-      });
+      child = spawnSupervised(this.o.entry, this.o.args, { env: this.o.env, output: this.o.stdio });
     } catch (err) {
       // e.g. E2BIG, EAGAIN: counted like a crash, so it is retried, backed off and given up on loudly
       this.child = undefined;

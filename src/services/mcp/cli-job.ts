@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { spawnSupervised } from "../agent/spawn-supervised.ts";
 import { HL_BIN } from "../agent/supervisor.ts";
 import { ToolError, type ToolProgress } from "./tool.ts";
 
@@ -77,11 +78,8 @@ function lineSplitter(stream: OutputStream, opts: CliJobOptions): (chunk: string
 export function runCli(opts: CliJobOptions): Promise<CliJobResult> {
   return new Promise((resolve, reject) => {
     if (opts.signal.aborted) return reject(new ToolError("Cancelled before start"));
-    const child: ChildProcess = spawn(process.execPath, [HL_BIN, ...opts.args], {
-      env: opts.env,
-      stdio: ["ignore", "pipe", "pipe", "ipc"], // the job stops if this server dies (bin/hl.mjs)
-      detached: true,
-    });
+    // The job stops if this server dies (bin/hl.mjs).
+    const child: ChildProcess = spawnSupervised(HL_BIN, opts.args, { env: opts.env, output: "pipe" });
     let stdout = "";
     let stderr = "";
     let stopReason: string | undefined;

@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { readRunHalt } from "../../engine/run-halt.ts";
 import { restartPolicyFromEnv } from "../agent/restart-policy.ts";
+import { runSupervised } from "../agent/spawn-supervised.ts";
 import { HL_BIN, Supervisor, type SupervisorGaveUp } from "../agent/supervisor.ts";
 import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import { combineServices, combineTraders, healthUrls } from "./combine.ts";
@@ -52,7 +51,6 @@ function engineFinalStop(spec: ChildSpec): (() => string | undefined) | undefine
   return () => readRunHalt(path);
 }
 
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function answers(url: string): Promise<boolean> {
@@ -92,15 +90,10 @@ async function latestOracle(feedUrl: string): Promise<string | undefined> {
  * parent process, whose memory counts for the whole tree.
  */
 async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
-  try {
-    await run(process.execPath, [HL_BIN, "builder", "approve", "--network", "paper", "--yes"], {
-      env: spec.env,
-      timeout: 60_000,
-    });
-  } catch (err) {
-    const { stderr, message } = err as { stderr?: string; message: string };
-    throw new Error(stderr?.trim().split("\n").at(-1) || message);
-  }
+  await runSupervised(HL_BIN, ["builder", "approve", "--network", "paper", "--yes"], {
+    env: spec.env,
+    timeoutMs: 60_000,
+  });
 }
 
 /**

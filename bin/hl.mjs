@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `hl` command. It runs the compiled JavaScript in dist/ (built by `npm ci` through `prepare`, or
 // `npm run build`). In a source checkout it runs the TypeScript sources through tsx instead when
-// HL_FROM_SOURCE=1 (the test suite sets it) or when a source file is newer than the build, so no
+// HL_FROM_SOURCE=1 or when a source file is newer than the build, so no
 // process ever runs a stale build.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 

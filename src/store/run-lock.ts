@@ -43,6 +43,55 @@ function processState(pid: number): string | null {
   }
 }
 
+/** Our supervisors name themselves to a child in this variable (src/services/agent/spawn-supervised.ts). */
+const SUPERVISOR_PID_ENV = "HL_SUPERVISOR_PID";
+
+/** Parent pid and the supervisor named at its start (its environment as it began), from /proc. */
+function lineage(pid: number): { ppid: number; supervisor: number | undefined } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    const named = env
+      .find((e) => e.startsWith(`${SUPERVISOR_PID_ENV}=`))
+      ?.slice(SUPERVISOR_PID_ENV.length + 1);
+    return { ppid, supervisor: named ? Number(named) || undefined : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A trader paused by its supervisor (SIGSTOP) whose supervisor was then killed stays stopped for
+ * ever: nothing resumes it, so it can never see that its supervisor is gone, and it keeps its lock.
+ * Resumed, it sees its channel closed and stops itself as on SIGTERM (state saved). Only such a
+ * holder is woken: one stopped by hand, or whose supervisor still runs, is left as it is.
+ */
+function wakeOrphanedPausedHolder(r: LockRecord, path: string): boolean {
+  if (processState(r.pid) !== "T") return false;
+  const l = lineage(r.pid);
+  if (!l || l.supervisor === undefined || l.ppid === l.supervisor) return false;
+  process.stderr.write(
+    `${r.command} (pid ${r.pid}) was left paused by a supervisor (pid ${l.supervisor}) that is gone; resuming it so it stops itself\n`,
+  );
+  try {
+    process.kill(-r.pid, "SIGCONT"); // its group: it leads one, as our supervisors start it
+  } catch {
+    process.kill(r.pid, "SIGCONT");
+  }
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + ORPHAN_STOP_WAIT_MS;
+  while (Date.now() < deadline) {
+    const current = readRecord(path);
+    if (!current || current.pid !== r.pid || !holderAlive(r)) return true;
+    Atomics.wait(pause, 0, 0, 50); // a start-up wait: nothing else runs yet
+  }
+  return !holderAlive(r);
+}
+
+/** How long a woken orphan gets to stop (its own grace before it kills itself is 10 s). */
+const ORPHAN_STOP_WAIT_MS = 15_000;
+
 /** Is the process that wrote `r` still the one running under its pid? */
 function holderAlive(r: LockRecord): boolean {
   try {
@@ -92,7 +141,7 @@ export function acquireRunLock(dir: string, name: string, command: string): RunL
     // Linked into place whole: nobody ever reads a half-written lock, and of two starters one wins.
     if (!createFileExclusive(path, JSON.stringify(record), 0o600)) {
       const holder = readRecord(path);
-      if (holder && holderAlive(holder)) {
+      if (holder && holderAlive(holder) && !wakeOrphanedPausedHolder(holder, path)) {
         const paused = processState(holder.pid) === "T" ? " (it is stopped: SIGCONT it, or stop it)" : "";
         throw new UserError(
           `${holder.command} (pid ${holder.pid}) is already trading from ${dir} since ${holder.since}${paused}; stop it first`,

@@ -8,6 +8,7 @@ import { acquireRunLock } from "../../src/store/run-lock.ts";
 import { startTogether } from "../fixtures/start-together.ts";
 
 const HOLDER = join(import.meta.dirname, "../fixtures/hold-run-lock.mjs");
+const SUPERVISOR = join(import.meta.dirname, "../fixtures/supervise-lock-holder.mjs");
 const root = mkdtempSync(join(tmpdir(), "run-lock-"));
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -65,6 +66,54 @@ describe("run lock", () => {
     acquireRunLock(dir, "trading", "after a reboot").release();
     writeFileSync(path, "{ half-writ");
     acquireRunLock(dir, "trading", "over garbage").release();
+  });
+
+  it("a paused trader left behind by a supervisor that was killed is woken to stop itself, and its lock taken", {
+    timeout: 30_000,
+  }, async () => {
+    const dir = join(root, "orphan");
+    const supervisor = spawn(process.execPath, [SUPERVISOR, dir, "trading"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    children.push(supervisor);
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = "";
+      supervisor.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(Number(out.trim()));
+      });
+      supervisor.once("exit", (code) => reject(new Error(`supervisor exited (${code}) before reporting`)));
+    });
+    // Paused as `hl agent serve` pauses it (the whole group), then the service is killed outright.
+    process.kill(-pid, "SIGSTOP");
+    supervisor.kill("SIGKILL");
+    await exited(supervisor);
+    try {
+      const lock = acquireRunLock(dir, "trading", "restarted service");
+      // Gone (a zombie at most, if nothing reaps orphans here).
+      expect(
+        existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] : "Z",
+      ).toBe("Z");
+      lock.release();
+    } finally {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // gone, as it should be
+      }
+    }
+  });
+
+  it("a trader paused by hand (no supervisor named) is left as it is: refused, with how to resume it", {
+    timeout: 30_000,
+  }, async () => {
+    const dir = join(root, "paused-by-hand");
+    const { child, line } = await holder(dir);
+    expect(line).toBe("held");
+    child.kill("SIGSTOP");
+    expect(() => acquireRunLock(dir, "trading", "second")).toThrow("(it is stopped: SIGCONT it, or stop it)");
+    child.kill("SIGKILL");
+    await exited(child);
   });
 
   it("across processes: refused while the holder lives, taken once it is SIGKILLed", {

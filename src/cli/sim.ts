@@ -140,7 +140,7 @@ export function register(program: Command): void {
       const perIp = world.weight().limitPerMinute;
       const limit =
         (perIp === null ? ", no per-IP weight limit" : `, ${perIp} weight/min per IP`) +
-        (world.wsLimits().limits === null ? ", no WebSocket limits" : ", WebSocket limits on");
+        (world.wsLimits().limits === null ? ", no WebSocket limits" : "");
       process.stdout.write(
         `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${replaying}${limit})\n`,
       );

@@ -137,7 +137,10 @@ export class HlStream {
         const { code, reason } = e as Event & { code?: number; reason?: string };
         if (code === REFUSED_CLOSE_CODE) this.refused(reason || "connection closed by the exchange (1008)");
       });
-      socket.addEventListener("terminate", () => gone.abort());
+      // Reconnects spent: its subscriptions are gone for good. (Our own close() is no failure.)
+      socket.addEventListener("terminate", (e) => {
+        if ((e as CustomEvent<{ code?: string }>).detail?.code !== "TERMINATED_BY_USER") gone.abort();
+      });
       this.transport = transport;
       this.gone = gone;
       this.client = new SubscriptionClient({ transport });
@@ -284,7 +287,6 @@ export class HlStream {
     const transport = this.transport;
     this.transport = undefined;
     this.client = undefined;
-    this.gone?.abort();
     if (transport) await transport.close().catch(() => undefined);
   }
 }

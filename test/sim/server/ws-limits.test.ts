@@ -207,3 +207,32 @@ describe("the sim world's WebSocket over loopback", () => {
     expect(world.wsLimits().addresses[0]).toMatchObject({ connections: 0, subscriptions: 0, users: 0 });
   });
 });
+
+describe("switching the WebSocket limits off", () => {
+  it("with the world's limits off, or only these, they are counted and not enforced; the weight limit stays with the latter", async () => {
+    const [allOff, wsOff] = await Promise.all([
+      startSimWorld({ historyDays: 0, houseMakers: false, liveCoins: ["BTC"], limits: false }),
+      startSimWorld({ historyDays: 0, houseMakers: false, liveCoins: ["BTC"], wsLimits: false }),
+    ]);
+    try {
+      expect(allOff.wsLimits().limits).toBeNull();
+      expect(allOff.weight().limitPerMinute).toBeNull();
+      expect(wsOff.wsLimits().limits).toBeNull();
+      expect(wsOff.weight().limitPerMinute).toBe(1200);
+      const a = await connect(wsOff.wsUrl);
+      for (let i = 1; i <= 11; i++)
+        a.send({ method: "subscribe", subscription: { type: "userFills", user: user(i) } });
+      for (
+        let i = 0;
+        i < 200 && a.messages.filter((m) => m.channel === "subscriptionResponse").length < 11;
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 10));
+      expect(a.messages.filter((m) => m.channel === "error")).toEqual([]);
+      expect(wsOff.wsLimits().addresses[0]).toMatchObject({ users: 11, subscriptions: 11 });
+      a.ws.close();
+    } finally {
+      await Promise.all([allOff.close(), wsOff.close()]);
+    }
+  });
+});

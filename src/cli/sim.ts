@@ -9,6 +9,7 @@ import { coinList, instant, nonNegativeInt, positiveInt } from "../market/cli-ar
 import { exportSimHistory } from "../market/sim-export.ts";
 import { parseTime } from "../services/feeds/config.ts";
 import { tuneSimServerGc } from "../sim/server/gc-tuning.ts";
+import { WS_LIMITS } from "../sim/server/ws-limits.ts";
 import { startSimWorld } from "../sim/world.ts";
 import { acquireRunLock } from "../store/run-lock.ts";
 
@@ -24,6 +25,7 @@ interface ServeOptions {
   to?: string;
   replayNetwork: string;
   ipWeightLimit?: string;
+  wsLimits?: string;
 }
 
 function intOption(name: string, raw: string, min: number, max: number): number {
@@ -74,6 +76,10 @@ export function register(program: Command): void {
       "--ip-weight-limit <weight>",
       "Hyperliquid's per-IP limit: request weight per minute per client source address, or off (default 1200, as on the exchange; off with HL_SIM_LIMITS=off)",
     )
+    .option(
+      "--ws-limits <on|off>",
+      "Hyperliquid's per-IP WebSocket limits: 10 connections, 30 new a minute, 1000 subscriptions, 10 users, 2000 messages a minute, 100 posts in flight (default on, as on the exchange; off with HL_SIM_LIMITS=off)",
+    )
     .action(async (opts: ServeOptions) => {
       const port = opts.port === undefined ? simPort() : intOption("--port", opts.port, 0, 65535);
       const seed = opts.seed === undefined ? 1 : intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
@@ -86,6 +92,8 @@ export function register(program: Command): void {
           : opts.ipWeightLimit === "off"
             ? false
             : intOption("--ip-weight-limit", opts.ipWeightLimit, 1, 100_000_000);
+      if (opts.wsLimits !== undefined && opts.wsLimits !== "on" && opts.wsLimits !== "off")
+        throw new UserError(`--ws-limits must be on or off, got "${opts.wsLimits}"`);
       const startingBalance = opts.startingBalance;
       if (startingBalance !== undefined && !/^\d+(\.\d{1,6})?$/.test(startingBalance)) {
         throw new UserError(
@@ -110,6 +118,8 @@ export function register(program: Command): void {
           stateDir,
           ...(replay ? { replay } : {}),
           ipWeightLimit,
+          ...(opts.wsLimits === "off" ? { wsLimits: false as const } : {}),
+          ...(opts.wsLimits === "on" ? { wsLimits: WS_LIMITS } : {}),
         });
       } catch (err) {
         lock?.release();
@@ -128,7 +138,9 @@ export function register(program: Command): void {
         ? `, replaying ${world.replay.coins.join(",")} from ${new Date(world.replay.fromMs).toISOString()} to ${new Date(world.replay.endMs).toISOString()}`
         : "";
       const perIp = world.weight().limitPerMinute;
-      const limit = perIp === null ? ", no per-IP weight limit" : `, ${perIp} weight/min per IP`;
+      const limit =
+        (perIp === null ? ", no per-IP weight limit" : `, ${perIp} weight/min per IP`) +
+        (world.wsLimits().limits === null ? ", no WebSocket limits" : "");
       process.stdout.write(
         `sim world listening on ${world.url} (seed ${world.seed}, speed ${speed}${replaying}${limit})\n`,
       );

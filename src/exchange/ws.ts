@@ -12,8 +12,9 @@ import type {
 } from "@nktkas/hyperliquid";
 import { SubscriptionClient, WebSocketTransport } from "@nktkas/hyperliquid";
 import type WebSocketPackage from "ws";
+import { createLogger, type Logger } from "../core/log.ts";
 import type { Address } from "./config.ts";
-import { ExchangeError, NetworkError, TimeoutError } from "./errors.ts";
+import { ExchangeError, NetworkError, RateLimitedError, TimeoutError } from "./errors.ts";
 import type { CandleInterval } from "./info.ts";
 import { instrumentToCoin } from "./symbols.ts";
 
@@ -41,6 +42,22 @@ export interface StreamOptions {
   /** Reconnect attempts before giving up (default 5). */
   maxRetries?: number;
   timeoutMs?: number;
+  /** Where a refusal by the exchange's WebSocket limits goes: one event per refusal (default: the process log). */
+  log?: (event: Record<string, unknown>) => void;
+  /** Wait after a refusal before connecting again, doubling from `min` to `max` (default 30 s and 10 min). */
+  refusalBackoffMs?: { min: number; max: number };
+}
+
+/** How the exchange says an IP is over a WebSocket limit (docs/exchange-rules.md, "WebSocket limits"). */
+const LIMIT_REFUSAL = /^(Cannot (open|subscribe to|track|send) more than |too many pending post requests)/;
+/** The close code of a connection refused over a limit (policy violation). */
+const REFUSED_CLOSE_CODE = 1008;
+const DEFAULT_REFUSAL_BACKOFF = { min: 30_000, max: 600_000 };
+
+let processLog: Logger | undefined;
+function logToProcess(event: Record<string, unknown>): void {
+  processLog ??= createLogger("exchange");
+  processLog.warn(event, String(event.msg ?? event.event));
 }
 
 /**
@@ -70,24 +87,38 @@ function oneMessagePerTaskWebSocket(): WebSocketClass {
  * Hyperliquid WebSocket subscriptions over one connection (opened lazily on the first subscription,
  * reconnecting with back-off, re-subscribing after a reconnect). Node 20 has no global WebSocket, so
  * the `ws` package is handed to the SDK as the constructor.
+ *
+ * When the exchange refuses the connection or a subscription over its per-IP limits, the stream logs
+ * it once, drops the connection (every subscription's `failureSignal` aborts, so its consumer falls
+ * back to REST) and refuses new subscriptions without connecting until a back-off has passed: the
+ * SDK alone would reconnect within a second, forever, and spend the IP's new-connection minute.
  */
 export class HlStream {
   private transport: WebSocketTransport | undefined;
   private client: SubscriptionClient | undefined;
+  /** Aborted when the current connection is given up: its subscriptions will not come back. */
+  private gone: AbortController | undefined;
+  private refusal: { reason: string; until: number } | undefined;
+  private backoffMs = 0;
+  /** Subscriptions being made, failed at once when the exchange refuses. */
+  private readonly pending = new Set<(err: Error) => void>();
   private closed = false;
 
   constructor(private readonly opts: StreamOptions) {}
 
   private sdk(): SubscriptionClient {
     if (this.closed) throw new ExchangeError("the WebSocket stream is closed");
-    // After its reconnect attempts are spent the SDK's socket stays closed for good: start a new one.
-    if (this.transport?.socket.terminationSignal.aborted) {
-      void this.transport.close().catch(() => undefined);
-      this.transport = undefined;
-      this.client = undefined;
+    const refusal = this.refusal;
+    if (refusal && Date.now() < refusal.until) {
+      const s = Math.ceil((refusal.until - Date.now()) / 1000);
+      throw new RateLimitedError(
+        `WebSocket refused by the exchange: ${refusal.reason} (${this.opts.url}); connecting again in ${s} s`,
+      );
     }
+    // After its reconnect attempts are spent the SDK's socket stays closed for good: start a new one.
+    if (this.transport?.socket.terminationSignal.aborted) this.dropConnection();
     if (!this.client) {
-      this.transport = new WebSocketTransport({
+      const transport = new WebSocketTransport({
         url: this.opts.url,
         isTestnet: this.opts.isTestnet,
         timeout: this.opts.timeoutMs ?? 10_000,
@@ -96,17 +127,76 @@ export class HlStream {
           maxRetries: this.opts.maxRetries ?? 5,
         },
       });
-      this.client = new SubscriptionClient({ transport: this.transport });
+      const gone = new AbortController();
+      const socket = transport.socket as unknown as EventTarget;
+      socket.addEventListener("message", (e) => {
+        const reason = limitRefusal((e as MessageEvent).data);
+        if (reason !== undefined) this.refused(reason);
+      });
+      socket.addEventListener("close", (e) => {
+        const { code, reason } = e as Event & { code?: number; reason?: string };
+        if (code === REFUSED_CLOSE_CODE) this.refused(reason || "connection closed by the exchange (1008)");
+      });
+      // Reconnects spent: its subscriptions are gone for good. (Our own close() is no failure.)
+      socket.addEventListener("terminate", (e) => {
+        if ((e as CustomEvent<{ code?: string }>).detail?.code !== "TERMINATED_BY_USER") gone.abort();
+      });
+      this.transport = transport;
+      this.gone = gone;
+      this.client = new SubscriptionClient({ transport });
     }
     return this.client;
+  }
+
+  /** The exchange refused us over a limit: say so once, hand every stream back to REST, back off. */
+  private refused(reason: string): void {
+    if (this.refusal && Date.now() < this.refusal.until) return;
+    const { min, max } = this.opts.refusalBackoffMs ?? DEFAULT_REFUSAL_BACKOFF;
+    this.backoffMs = this.backoffMs === 0 ? min : Math.min(this.backoffMs * 2, max);
+    this.refusal = { reason, until: Date.now() + this.backoffMs };
+    const retryInS = Math.ceil(this.backoffMs / 1000);
+    (this.opts.log ?? logToProcess)({
+      event: "ws_refused",
+      url: this.opts.url,
+      reason,
+      retry_in_s: retryInS,
+      msg: `WebSocket refused by the exchange (${reason}): streams fall back to REST polling, connecting again in ${retryInS} s`,
+    });
+    const err = new RateLimitedError(`WebSocket refused by the exchange: ${reason} (${this.opts.url})`);
+    for (const reject of this.pending) reject(err);
+    this.pending.clear();
+    this.dropConnection();
+  }
+
+  private dropConnection(): void {
+    this.gone?.abort();
+    // The SDK's close() does nothing once the socket is closed, and its socket would then reconnect:
+    // end the reconnecting socket itself for good.
+    this.transport?.socket.close();
+    void this.transport?.close().catch(() => undefined);
+    this.transport = undefined;
+    this.client = undefined;
+    this.gone = undefined;
   }
 
   private async subscribe(
     what: string,
     start: (c: SubscriptionClient) => Promise<ISubscription>,
   ): Promise<Subscription> {
+    let reject: ((err: Error) => void) | undefined;
     try {
-      return await start(this.sdk());
+      const client = this.sdk();
+      const gone = this.gone!.signal;
+      const refused = new Promise<never>((_, r) => {
+        reject = r;
+        this.pending.add(r);
+      });
+      const sub = await Promise.race([start(client), refused]);
+      this.backoffMs = 0;
+      return {
+        unsubscribe: () => sub.unsubscribe(),
+        failureSignal: AbortSignal.any([sub.failureSignal, gone]),
+      };
     } catch (err) {
       if (err instanceof ExchangeError) throw err;
       const text = err instanceof Error ? err.message : String(err);
@@ -115,6 +205,8 @@ export class HlStream {
       throw new NetworkError(`WebSocket ${what} subscription failed (${this.opts.url}): ${text}`, {
         cause: err,
       });
+    } finally {
+      if (reject) this.pending.delete(reject);
     }
   }
 
@@ -196,5 +288,16 @@ export class HlStream {
     this.transport = undefined;
     this.client = undefined;
     if (transport) await transport.close().catch(() => undefined);
+  }
+}
+
+/** The exchange's refusal text when `data` is its error message for a per-IP WebSocket limit. */
+function limitRefusal(data: unknown): string | undefined {
+  if (typeof data !== "string" || !data.startsWith('{"channel":"error"')) return undefined;
+  try {
+    const msg = JSON.parse(data) as { data?: unknown };
+    return typeof msg.data === "string" && LIMIT_REFUSAL.test(msg.data) ? msg.data : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -34,6 +34,7 @@ import { IP_WEIGHT_PER_MINUTE, IpWeightLimiter } from "./server/ip-weight.ts";
 import { UsdypFaucet } from "./server/usdyp-claim.ts";
 import { type AddressWeight, WeightMeter } from "./server/weight-meter.ts";
 import { SimWebSocket } from "./server/ws.ts";
+import { type AddressWsUse, WS_LIMITS, WsLimiter, type WsLimits } from "./server/ws-limits.ts";
 import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
 import type { Address } from "./venue.ts";
@@ -93,6 +94,13 @@ export interface SimWorldOptions {
    * loopback address, as it would share one IP live.
    */
   ipWeightLimit?: number | false;
+  /**
+   * Hyperliquid's per-IP WebSocket limits (10 connections, 30 new a minute, 1000 subscriptions, 10
+   * users in user subscriptions, 2000 messages a minute, 100 posts in flight), refused as the exchange
+   * refuses them. Default: the exchange's when `limits` is on; `false` turns only these off. Use is
+   * counted either way (`GET /sim/ws-limits`).
+   */
+  wsLimits?: WsLimits | false;
 }
 
 /** What a replaying world plays back. */
@@ -120,6 +128,8 @@ export interface SimWorld {
   faults: SimFaults;
   /** Weight spent per client source address (what GET /sim/weight reports). */
   weight(): { limitPerMinute: number | null; addresses: AddressWeight[] };
+  /** WebSocket use per client source address (what GET /sim/ws-limits reports). */
+  wsLimits(): { limits: WsLimits | null; addresses: AddressWsUse[] };
   /** Set when the world replays a recording. */
   replay?: SimReplayInfo;
   close(): Promise<void>;
@@ -253,6 +263,9 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
       ? undefined
       : (opts.ipWeightLimit ?? (limitsOn ? IP_WEIGHT_PER_MINUTE : undefined));
   const weightMeter = new WeightMeter();
+  const wsLimiter = new WsLimiter(
+    opts.wsLimits === false ? undefined : (opts.wsLimits ?? (limitsOn ? WS_LIMITS : undefined)),
+  );
   const addressBudget = limitsOn
     ? saved?.requests
       ? AddressBudget.restore(saved.requests)
@@ -325,6 +338,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     faults,
     ipWeight: ipWeightLimit === undefined ? undefined : new IpWeightLimiter(ipWeightLimit),
     weightMeter,
+    wsLimiter,
     venue,
     infoCache,
     auth,
@@ -348,7 +362,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     },
   });
   faults.attach(server);
-  const ws = new SimWebSocket(server, { venue, auth, seeUser });
+  const ws = new SimWebSocket(server, { venue, auth, seeUser, limiter: wsLimiter });
   // Every socket, upgraded WebSockets included, so close() never waits on a lingering client.
   const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
@@ -391,6 +405,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     },
     faults,
     weight: () => ({ limitPerMinute: ipWeightLimit ?? null, addresses: weightMeter.report() }),
+    wsLimits: () => ({ limits: wsLimiter.limits ?? null, addresses: wsLimiter.report() }),
     ...(replay ? { replay } : {}),
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -19,8 +19,10 @@ import {
   sendRawJson,
   sendText,
 } from "./respond.ts";
+import { sourceAddress } from "./source-address.ts";
 import { USDYP_CLAIM_PATH, type UsdypFaucet } from "./usdyp-claim.ts";
 import type { WeightMeter } from "./weight-meter.ts";
+import type { WsLimiter } from "./ws-limits.ts";
 
 export interface SimHttpDeps {
   venue: Venue;
@@ -41,12 +43,8 @@ export interface SimHttpDeps {
   ipWeight?: IpWeightLimiter;
   /** Weight spent per source address, limit or not (`GET /sim/weight`). */
   weightMeter: WeightMeter;
-}
-
-/** The client's source address, IPv4-mapped IPv6 written as plain IPv4. */
-function sourceAddress(req: IncomingMessage): string {
-  const raw = req.socket.remoteAddress ?? "";
-  return raw.startsWith("::ffff:") ? raw.slice(7) : raw;
+  /** WebSocket use per source address, limits or not (`GET /sim/ws-limits`). */
+  wsLimiter?: WsLimiter;
 }
 
 const BUILDER_FILLS_PATH = /^\/stats\/(Mainnet|Testnet)\/builder_fills\/([^/]+)\/(\d{8})\.csv\.lz4$/;
@@ -175,6 +173,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: SimHttpDe
       return sendJson(res, 200, {
         limitPerMinute: deps.ipWeight?.weightPerMinute ?? null,
         addresses: deps.weightMeter.report(),
+      });
+    }
+    if (method === "GET" && path === "/sim/ws-limits" && deps.wsLimiter) {
+      return sendJson(res, 200, {
+        limits: deps.wsLimiter.limits ?? null,
+        addresses: deps.wsLimiter.report(),
       });
     }
     if (method === "POST") {

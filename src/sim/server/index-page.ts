@@ -10,5 +10,8 @@ export const SIM_INDEX = {
     "GET /metrics": "Prometheus metrics",
     "GET /sim/state": "the sim's seed, markets and clock",
     "POST /sim/deposit": "paper money for an address (admin)",
+    "GET /sim/weight": "REST request weight spent per client source address, against the per-IP limit",
+    "GET /sim/ws-limits":
+      "WebSocket connections, subscriptions, users, messages and posts per client source address",
   },
 } as const;

@@ -1,10 +1,12 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AuthDeps } from "../auth/authenticate.ts";
 import { LIQUIDATOR } from "../venue/index.ts";
 import type { Address, Venue, VenueEvent } from "../venue.ts";
 import { answerExchange, answerInfo, type EndpointResult } from "./endpoints.ts";
+import { sourceAddress } from "./source-address.ts";
 import { dexOf, type Subscription, subscriptionId, subscriptionSchema, topicOf } from "./subscriptions.ts";
+import { WS_REFUSED_CLOSE_CODE, type WsLimiter } from "./ws-limits.ts";
 
 export interface SimWsDeps {
   venue: Venue;
@@ -12,12 +14,18 @@ export interface SimWsDeps {
   seeUser(user: Address): void;
   /** Bursts of venue events within this window go out as one message per stream. */
   flushEveryMs?: number;
+  /** Hyperliquid's per-IP WebSocket limits (counted always, enforced when it has limits). */
+  limiter?: WsLimiter;
 }
 
 interface Client {
   ws: WebSocket;
+  /** Source address, as the per-IP limits count it. */
+  address: string;
   /** subscription id → topic */
   subs: Map<string, string>;
+  /** Post requests received and not yet answered. */
+  inflight: number;
 }
 
 interface TopicSub {
@@ -85,7 +93,7 @@ export class SimWebSocket {
         socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req));
     });
     this.unsubscribeVenue = deps.venue.subscribe((e) => this.onVenueEvent(e), {
       user: (user) => this.watched.has(`user:${user.toLowerCase()}`),
@@ -101,10 +109,19 @@ export class SimWebSocket {
     this.wss.close();
   }
 
-  private accept(ws: WebSocket): void {
-    const client: Client = { ws, subs: new Map() };
+  private accept(ws: WebSocket, req: IncomingMessage): void {
+    const address = sourceAddress(req);
+    // Over a connection limit the exchange completes the handshake, then closes with 1008 and the reason.
+    const refused = this.deps.limiter?.open(address);
+    if (refused !== undefined) {
+      ws.close(WS_REFUSED_CLOSE_CODE, refused);
+      return;
+    }
+    const client: Client = { ws, address, subs: new Map(), inflight: 0 };
     this.clients.add(client);
     ws.on("message", (data) => {
+      const over = this.deps.limiter?.message(address);
+      if (over !== undefined) return this.send(client, { channel: "error", data: over });
       this.onMessage(client, data.toString()).catch((err: unknown) => {
         this.send(client, {
           channel: "error",
@@ -118,7 +135,12 @@ export class SimWebSocket {
 
   private drop(client: Client): void {
     if (!this.clients.delete(client)) return;
-    for (const [id, topic] of client.subs) this.removeSub(client, id, topic);
+    for (const [id, topic] of client.subs) {
+      this.removeSub(client, id, topic);
+      this.deps.limiter?.unsubscribe(client.address, typeOfTopic(topic), userOfTopic(topic));
+    }
+    for (; client.inflight > 0; client.inflight--) this.deps.limiter?.postEnd(client.address);
+    this.deps.limiter?.close(client.address);
   }
 
   private send(client: Client, msg: unknown): void {
@@ -171,6 +193,21 @@ export class SimWebSocket {
         data: `Post request needs a numeric id: ${JSON.stringify(request)}`,
       });
     }
+    const busy = this.deps.limiter?.postStart(client.address, id);
+    if (busy !== undefined) return this.send(client, { channel: "error", data: busy });
+    client.inflight += 1;
+    try {
+      await this.answerPost(client, id, request);
+    } finally {
+      // A connection dropped meanwhile has already given its posts back.
+      if (this.clients.has(client)) {
+        client.inflight -= 1;
+        this.deps.limiter?.postEnd(client.address);
+      }
+    }
+  }
+
+  private async answerPost(client: Client, id: number, request: unknown): Promise<void> {
     const req = request as { type?: unknown; payload?: unknown } | undefined;
     let result: EndpointResult;
     if (req?.type === "info")
@@ -200,6 +237,11 @@ export class SimWebSocket {
     const id = subscriptionId(raw);
     if (client.subs.has(id)) {
       this.send(client, { channel: "error", data: `Already subscribed: ${JSON.stringify(raw)}` });
+      return;
+    }
+    const over = this.deps.limiter?.subscribe(client.address, sub.type, "user" in sub ? sub.user : undefined);
+    if (over !== undefined) {
+      this.send(client, { channel: "error", data: over });
       return;
     }
     // A first look opens the account (its starting deposit): done before the ledger stream listens,
@@ -232,6 +274,7 @@ export class SimWebSocket {
     }
     this.removeSub(client, id, topic);
     client.subs.delete(id);
+    this.deps.limiter?.unsubscribe(client.address, typeOfTopic(topic), userOfTopic(topic));
     this.send(client, {
       channel: "subscriptionResponse",
       data: { method: "unsubscribe", subscription: raw },
@@ -576,6 +619,17 @@ export class SimWebSocket {
       for (const c of entry.clients) this.sendRaw(c, text);
     }
   }
+}
+
+/** A subscription's type, from its topic ("l2Book:BTC" → "l2Book"). */
+function typeOfTopic(topic: string): string {
+  return topic.slice(0, topic.indexOf(":"));
+}
+
+/** The user a subscription's topic names, for user-specific streams ("userFills:0x…"). */
+function userOfTopic(topic: string): string | undefined {
+  const at = topic.indexOf(":0x");
+  return at < 0 ? undefined : topic.slice(at + 1);
 }
 
 function append(map: Map<string, unknown[]>, key: string, items: unknown[]): void {

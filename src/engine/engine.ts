@@ -108,6 +108,9 @@ export interface EngineOptions {
   entriesDisabled?: boolean;
 }
 
+/** Ticks a delisted run holding a position waits for the settlement fill before asking for the position. */
+const SETTLEMENT_WAIT_TICKS = 5;
+
 export interface OrderStats {
   total_placed: number;
   total_filled: number;
@@ -119,7 +122,7 @@ export interface OrderStats {
 export interface RunResult {
   ticks: number;
   tickCount: number;
-  stopReason: "max_ticks" | "signal" | "halted" | "dsl_stop";
+  stopReason: "max_ticks" | "signal" | "halted" | "dsl_stop" | "delisted";
   haltReason?: string;
   /** Why the DSL stop closed the position (stopReason "dsl_stop"). */
   dslReason?: string;
@@ -169,6 +172,8 @@ export class Engine {
   private recentFills: FillView[] = [];
   private stopRequested = false;
   private stopReason: RunResult["stopReason"] = "max_ticks";
+  /** Ticks since meta showed the market delisted while the settlement fill of our position was not in yet. */
+  private settlementWait: number | undefined;
   private wake: (() => void) | undefined;
   private lastMode: RiskMode = "ok";
   /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
@@ -347,6 +352,15 @@ export class Engine {
         ? gateway.fillsNow(instrument, cursor.time_ms)
         : await gateway.fills(instrument, cursor.time_ms),
     );
+    // A book that empties may be a delisting.
+    if (this.settlementWait === undefined && !(snap.mid > 0) && this.lastMid > 0) await this.checkDelisted();
+    // The exchange delisted the market (and settled the position, or will show it settled shortly).
+    if (this.stopReason === "delisted" || this.settlementWait !== undefined) {
+      if (this.settlementWait !== undefined) await this.awaitSettlement();
+      this.tickCount += 1;
+      this.persist("running");
+      return;
+    }
     const assessed = this.assess(snap, filled);
     if (!assessed) return;
     const { mid, mode } = assessed;
@@ -509,7 +523,7 @@ export class Engine {
         outcomes.flatMap((o) => (o.status === "rejected" ? [o.message] : [])),
         this.now(),
       );
-      if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
+      if (!wasHalted && this.refusals.halted(this.now())) await this.haltedOrDelisted();
       const fatal = this.refusals.stopFor;
       if (fatal) {
         this.log(`stopping: the exchange refused with "${fatal.message}", which no retry can fix`);
@@ -521,6 +535,56 @@ export class Engine {
       this.stats.total_rejected += outcomes.length - sent;
     }
     return { sent, refused, resting };
+  }
+
+  /** "Trading is halted.": for good when the exchange has delisted the market, else for a while. */
+  private async haltedOrDelisted(): Promise<void> {
+    if (!(await this.checkDelisted())) this.sayHalted();
+  }
+
+  /**
+   * Whether meta lists the market as delisted. If so, a flat run stops now; one still holding a
+   * position first waits for the settlement fill, so the run records it (awaitSettlement).
+   */
+  private async checkDelisted(): Promise<boolean> {
+    if (!(await this.o.market.delisted?.(this.o.instrument).catch(() => false))) return false;
+    if (!this.position.qty.isZero()) await this.syncFills();
+    if (this.stopReason === "delisted") return true;
+    if (this.position.qty.isZero())
+      this.delisted(`T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market`);
+    else this.settlementWait = 0;
+    return true;
+  }
+
+  /**
+   * The settlement fill normally follows within a read or two (applyFills then stops the run). If it
+   * does not show after a while, the exchange's own position decides: flat means settled.
+   */
+  private async awaitSettlement(): Promise<void> {
+    if (this.stopReason === "delisted") return;
+    this.settlementWait = (this.settlementWait ?? 0) + 1;
+    if (this.settlementWait < SETTLEMENT_WAIT_TICKS) return;
+    this.settlementWait = 0;
+    const ex = await this.o.gateway.position(this.o.instrument);
+    if (!dec(ex.qty).isZero()) return;
+    const held = wire(this.position.qty);
+    this.position.adopt("0", "0");
+    this.delisted(
+      `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market and settled the position ${held} (its settlement fill was not seen)`,
+    );
+  }
+
+  /**
+   * The exchange delisted the market (docs, Trading > Delisting): it settled any position and will
+   * accept no order there again, so the run stops, with one line and one alert.
+   */
+  private delisted(what: string): void {
+    if (this.stopReason === "delisted") return;
+    const line = `${what}; no order can be placed there again, stopping`;
+    this.log(line);
+    this.o.alerter?.send("halt", line);
+    this.stopReason = "delisted";
+    this.stopRequested = true;
   }
 
   /** The exchange halted the market: one line (and one alert) for the whole cooldown, not one per tick. */
@@ -650,8 +714,10 @@ export class Engine {
       return 0;
     }
     const records: TradeRecord[] = [];
+    let settled: { qty: Dec; price: string } | undefined;
     for (const f of fresh) {
       const before = { qty: this.position.qty, avg: this.position.avg };
+      if (f.settlement) settled = { qty: before.qty, price: f.price };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
       const byDsl = this.dslClose !== null && f.cloid?.toLowerCase() === this.dslClose.cloid.toLowerCase();
       this.o.records?.onFill(f, before, this.position, {
@@ -673,6 +739,10 @@ export class Engine {
     };
     this.stats.total_filled += fresh.length;
     this.trades.append(records);
+    if (settled)
+      this.delisted(
+        `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market and settled the position ${wire(settled.qty)} at ${wire(settled.price)}`,
+      );
     return fresh.length;
   }
 
@@ -738,7 +808,7 @@ export class Engine {
         this.stats.total_rejected += 1;
         const wasHalted = this.refusals.halted(this.now());
         this.refusals.learn([out.message], this.now());
-        if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
+        if (!wasHalted && this.refusals.halted(this.now())) await this.haltedOrDelisted();
         else if (!this.refusals.halted(this.now()))
           this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
       } else {

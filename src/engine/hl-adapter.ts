@@ -114,6 +114,14 @@ export class HlMarketData implements MarketDataPort {
     }
   }
 
+  /** Whether the dex's `meta` flags the market `isDelisted`, read now (not from the shared cache). */
+  async delisted(instrument: string): Promise<boolean> {
+    const m = await this.market(instrument);
+    const meta = await this.client.meta(m.dex);
+    const entry = meta.universe.find((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin);
+    return entry?.isDelisted === true;
+  }
+
   async trades(instrument: string): Promise<TradePrint[]> {
     const m = await this.market(instrument);
     const raw = await this.client.recentTrades(m.coin);
@@ -448,6 +456,7 @@ export class HlGateway implements OrderGateway {
         size: f.sz,
         fee: f.fee,
         timeMs: f.time,
+        ...(f.dir === "Settlement" ? { settlement: true } : {}),
       }));
   }
 

@@ -10,5 +10,7 @@ export const SIM_INDEX = {
     "GET /metrics": "Prometheus metrics",
     "GET /sim/state": "the sim's seed, markets and clock",
     "POST /sim/deposit": "paper money for an address (admin)",
+    "POST /sim/delist":
+      "delist a market now, as the exchange does: orders cancelled, positions settled (admin)",
   },
 } as const;

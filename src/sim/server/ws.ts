@@ -38,6 +38,7 @@ const NON_USER_CANCELS = new Set([
   "reduceOnlyCanceled",
   "liquidatedCanceled",
   "scheduledCancel",
+  "delistedCanceled",
 ]);
 
 /**

@@ -21,6 +21,7 @@ import {
   MAIN_DEX,
   type MarketSpec,
 } from "./markets.ts";
+import { OracleTwap } from "./oracle-twap.ts";
 import {
   aloRefusal,
   checkOrder,
@@ -116,6 +117,10 @@ export class VenueCore {
   hashSeq = 0;
   /** Set while a liquidation order matches: its fills are marked with it. */
   liquidating: Fill["liquidation"] | null = null;
+  /** Set while a delisted market's positions are settled (delisting.ts): fills say "Settlement". */
+  settling = false;
+  /** Markets delisted while the venue ran, with the price their positions settled at (price scale). */
+  readonly delistings = new Map<Market, { px: number; time: number }>();
   /**
    * Set while a fired trigger order or a liquidation matches: the mark it acts on. A level priced
    * better than the mark for the taker (a quote the house has not yet moved after a price gap) fills
@@ -163,6 +168,7 @@ export class VenueCore {
         pxDec,
         book: new OrderBook<Order>(),
         oracle: start.scaled,
+        oracleTwap: new OracleTwap(),
         startPx: start.scaled,
         lastPx: undefined,
         markEma: 0,
@@ -1051,7 +1057,8 @@ export class VenueCore {
       }
     }
     const ntl = px * q;
-    a.volume += ntl;
+    // A settlement is no trade: it counts toward no volume (fee tiers, rate limits).
+    if (!this.settling) a.volume += ntl;
     const exFee = mulDiv(ntl, feeRate, 100_000, "round");
     const builderFee = builder ? mulDiv(ntl, builder.f, 100_000, "round") : 0;
     a.cash -= exFee + builderFee;
@@ -1063,7 +1070,7 @@ export class VenueCore {
       isBuy,
       time: now,
       startPos: start,
-      dir: direction(start, isBuy, q),
+      dir: this.settling ? "Settlement" : direction(start, isBuy, q),
       closedPnl,
       fee: exFee + builderFee,
       builderFee,

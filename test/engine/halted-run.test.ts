@@ -18,7 +18,13 @@ describe("hl run on a market the exchange delists", () => {
   const alerts: { event: string; text: string }[] = [];
   beforeAll(async () => {
     // No house: the only book is the one the maker below leaves.
-    world = await startSimWorld({ port: 0, seed: 7, houseMakers: false, historyDays: 0, liveCoins: ["ETH"] });
+    world = await startSimWorld({
+      port: 0,
+      seed: 7,
+      houseMakers: false,
+      historyDays: 0,
+      liveCoins: ["ETH", "BTC"],
+    });
     hook = createServer((req, res) => {
       let body = "";
       req.on("data", (c: Buffer) => {
@@ -117,5 +123,51 @@ describe("hl run on a market the exchange delists", () => {
     expect(said[0]).toContain(` at ${settlementPx};`);
     const sent = alerts.filter((a) => /delisted/.test(a.text));
     expect(sent.map((a) => a.event)).toEqual(["halt"]);
+  }, 20_000);
+
+  it("a flat run quoting a market the exchange delists sees its quotes gone, asks meta, and stops once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-delisted-flat-"));
+    const maker = await client(join(dir, "maker"));
+    await maker.clearinghouseState();
+    const mid = Number((await maker.allMids()).BTC);
+    // A wide book: the run's quotes rest inside it and never fill.
+    for (const [side, px] of [
+      ["buy", mid * 0.98],
+      ["sell", mid * 1.02],
+    ] as const) {
+      const r = await maker.order({
+        instrument: "BTC-PERP",
+        side,
+        size: "0.01",
+        price: px.toFixed(0),
+        tif: "Gtc",
+      });
+      expect(r.status).toBe("resting");
+    }
+    const c = await client(join(dir, "runner"));
+    await c.clearinghouseState();
+    const lines: string[] = [];
+    const r = await runStrategy({
+      strategy: "simple_mm",
+      instrument: "BTC-PERP",
+      tickSeconds: 0,
+      maxTicks: 6,
+      mock: false,
+      dryRun: false,
+      network: "paper",
+      resume: false,
+      dataDir: join(dir, "runner", "cli"),
+      params: { base_size: 0.001 },
+      client: c,
+      log: (l) => {
+        lines.push(l);
+        if (/\bT1 BTC/.test(l) && !lines.some((x) => x.includes("delisted"))) world.venue.delist("BTC");
+      },
+    });
+    expect(r.stopReason).toBe("delisted");
+    expect(r.stats.total_filled).toBe(0);
+    expect(lines.filter((l) => /delisted/.test(l))).toEqual([
+      "T2 BTC-PERP: the exchange delisted the market; no order can be placed there again, stopping",
+    ]);
   }, 20_000);
 });

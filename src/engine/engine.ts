@@ -108,7 +108,7 @@ export interface EngineOptions {
   entriesDisabled?: boolean;
 }
 
-/** Ticks a delisted run holding a position waits for the settlement fill before asking for the position. */
+/** Ticks a delisted run holding a position reads its fills for the settlement before it stops anyway. */
 const SETTLEMENT_WAIT_TICKS = 5;
 
 export interface OrderStats {
@@ -174,6 +174,8 @@ export class Engine {
   private stopReason: RunResult["stopReason"] = "max_ticks";
   /** Ticks since meta showed the market delisted while the settlement fill of our position was not in yet. */
   private settlementWait: number | undefined;
+  /** The book emptied and meta was asked whether the market is delisted (once until it trades again). */
+  private emptyBookChecked = false;
   private wake: (() => void) | undefined;
   private lastMode: RiskMode = "ok";
   /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
@@ -352,8 +354,12 @@ export class Engine {
         ? gateway.fillsNow(instrument, cursor.time_ms)
         : await gateway.fills(instrument, cursor.time_ms),
     );
-    // A book that empties may be a delisting.
-    if (this.settlementWait === undefined && !(snap.mid > 0) && this.lastMid > 0) await this.checkDelisted();
+    // A book that empties may be a delisting: meta is asked once each time it empties.
+    if (snap.mid > 0) this.emptyBookChecked = false;
+    else if (!this.emptyBookChecked && this.settlementWait === undefined && this.lastMid > 0) {
+      this.emptyBookChecked = true;
+      await this.checkDelisted();
+    }
     // The exchange delisted the market (and settled the position, or will show it settled shortly).
     if (this.stopReason === "delisted" || this.settlementWait !== undefined) {
       if (this.settlementWait !== undefined) await this.awaitSettlement();
@@ -548,7 +554,7 @@ export class Engine {
    */
   private async checkDelisted(): Promise<boolean> {
     if (!(await this.o.market.delisted?.(this.o.instrument).catch(() => false))) return false;
-    if (!this.position.qty.isZero()) await this.syncFills();
+    if (!this.position.qty.isZero()) await this.freshFills();
     if (this.stopReason === "delisted") return true;
     if (this.position.qty.isZero())
       this.delisted(`T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market`);
@@ -557,20 +563,26 @@ export class Engine {
   }
 
   /**
-   * The settlement fill normally follows within a read or two (applyFills then stops the run). If it
-   * does not show after a while, the exchange's own position decides: flat means settled.
+   * The settlement fill normally shows in the first fresh read (applyFills then stops the run). If a
+   * few more do not bring it, the run stops anyway: nothing can trade there, whatever the account
+   * still shows (a paper book settles nothing).
    */
   private async awaitSettlement(): Promise<void> {
+    await this.freshFills();
     if (this.stopReason === "delisted") return;
     this.settlementWait = (this.settlementWait ?? 0) + 1;
     if (this.settlementWait < SETTLEMENT_WAIT_TICKS) return;
-    this.settlementWait = 0;
-    const ex = await this.o.gateway.position(this.o.instrument);
-    if (!dec(ex.qty).isZero()) return;
-    const held = wire(this.position.qty);
-    this.position.adopt("0", "0");
     this.delisted(
-      `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market and settled the position ${held} (its settlement fill was not seen)`,
+      `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market; the position ${wire(this.position.qty)} still shows no settlement`,
+    );
+  }
+
+  /** Fills read from the venue now (not from its stream), applied. */
+  private async freshFills(): Promise<number> {
+    const cursor = this.stats.fill_cursor;
+    return this.applyFills(
+      cursor,
+      await this.o.gateway.fills(this.o.instrument, cursor.time_ms, { fresh: true }),
     );
   }
 

@@ -174,6 +174,7 @@ export class PaperGateway implements OrderGateway {
         return this.withOwnOrders(s);
       },
       ...(trades ? { trades } : {}),
+      ...(market.delisted ? { delisted: (instrument: string) => market.delisted!(instrument) } : {}),
     };
   }
 

@@ -91,8 +91,11 @@ export interface OrderGateway {
   /** Cancel a batch (one venue call); every refusal is reported, none is thrown. */
   cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult>;
   openOrders(instrument: string): Promise<GatewayOrder[]>;
-  /** Fills on the instrument with time ≥ sinceMs, oldest first. */
-  fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
+  /**
+   * Fills on the instrument with time ≥ sinceMs, oldest first. `fresh`: read them from the venue now
+   * (not from a stream that may not have delivered the latest yet).
+   */
+  fills(instrument: string, sinceMs: number, opts?: { fresh?: boolean }): Promise<GatewayFill[]>;
   /** `openOrders` and `fills` answered at once, where the venue can (see MarketDataPort.snapshotNow). */
   openOrdersNow?(instrument: string): GatewayOrder[];
   fillsNow?(instrument: string, sinceMs: number): GatewayFill[];

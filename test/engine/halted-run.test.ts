@@ -23,7 +23,7 @@ describe("hl run on a market the exchange delists", () => {
       seed: 7,
       houseMakers: false,
       historyDays: 0,
-      liveCoins: ["ETH", "BTC"],
+      liveCoins: ["ETH", "BTC", "SOL"],
     });
     hook = createServer((req, res) => {
       let body = "";
@@ -169,5 +169,52 @@ describe("hl run on a market the exchange delists", () => {
     expect(lines.filter((l) => /delisted/.test(l))).toEqual([
       "T2 BTC-PERP: the exchange delisted the market; no order can be placed there again, stopping",
     ]);
+  }, 20_000);
+
+  it("--dry-run holding a paper position on a market the exchange delists stops once instead of waiting for ever", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-delisted-dry-"));
+    const maker = await client(join(dir, "maker"));
+    await maker.clearinghouseState();
+    const mid = Number((await maker.allMids()).SOL);
+    for (const [side, px] of [
+      ["buy", mid * 0.999],
+      ["sell", mid * 1.001],
+    ] as const) {
+      const r = await maker.order({
+        instrument: "SOL-PERP",
+        side,
+        size: "50",
+        price: px.toFixed(2),
+        tif: "Gtc",
+      });
+      expect(r.status).toBe("resting");
+    }
+    const c = await client(join(dir, "runner"));
+    await c.clearinghouseState();
+    const lines: string[] = [];
+    const r = await runStrategy({
+      strategy: "aggressive_taker",
+      instrument: "SOL-PERP",
+      tickSeconds: 0,
+      maxTicks: 12,
+      mock: false,
+      dryRun: true,
+      network: "paper",
+      resume: false,
+      dataDir: join(dir, "runner", "cli"),
+      params: { size: 1 },
+      client: c,
+      log: (l) => {
+        lines.push(l);
+        if (/\bT1 SOL/.test(l) && !lines.some((x) => x.includes("delisted"))) world.venue.delist("SOL");
+      },
+    });
+    expect(r.stopReason).toBe("delisted");
+    expect(r.ticks).toBeLessThan(12);
+    const said = lines.filter((l) => /delisted/.test(l));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^T\d+ SOL-PERP: the exchange delisted the market; the position 0\.7 still shows no settlement; no order can be placed there again, stopping$/,
+    );
   }, 20_000);
 });

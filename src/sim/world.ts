@@ -290,6 +290,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     },
     setPrice(coin, px) {
       if (replay) throw new AdminError(409, "a replaying world takes its prices from the recording");
+      if (venue.delisted().includes(coin)) throw new AdminError(409, `${coin} is delisted`);
       model.setPrice(coin, Number(px));
       driver.sync();
       return { status: "ok", coin, px: model.price(coin)?.px };
@@ -325,6 +326,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
         }),
         house: HOUSE_ADDRESSES,
         feesCollected: venue.feesCollected(),
+        delisted: venue.delisted(),
         ...(replay ? { replay } : {}),
       };
     },

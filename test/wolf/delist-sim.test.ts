@@ -13,7 +13,7 @@ import { openWolfRunner, simPaperClient } from "../support/sim-wolf.ts";
 let world: SimWorld;
 let client: HlClient;
 beforeAll(async () => {
-  world = await startSimWorld({ seed: 31, historyDays: 0, liveCoins: ["ETH", "BTC"] });
+  world = await startSimWorld({ seed: 31, historyDays: 0, liveCoins: ["ETH"] });
   client = await simPaperClient(world);
 });
 afterAll(async () => {

@@ -122,6 +122,12 @@ it("settles the market over HTTP, stops the house there, refuses bad requests, a
     );
     expect(JSON.stringify(r)).toContain("Trading is halted.");
     expect(await post(`${second.url}/sim/delist`, { coin: "ETH" })).toMatchObject({ status: 409 });
+    expect(await post(`${second.url}/sim/price`, { coin: "ETH", px: "4000" })).toEqual({
+      status: 409,
+      json: { error: "ETH is delisted" },
+    });
+    const state = (await (await fetch(`${second.url}/sim/state`)).json()) as { delisted: string[] };
+    expect(state.delisted).toEqual(["ETH"]);
   } finally {
     await second.close();
   }

@@ -184,6 +184,8 @@ export function register(program: Command): void {
         );
         out(`Runtime: ${((Date.now() - started) / 1000).toFixed(1)}s`);
         if (r.stopReason === "dsl_stop") out(`DSL stop: ${r.dslReason ?? "breached"}`);
+        if (r.stopReason === "delisted")
+          throw new UserError(`${instrument} was delisted by the exchange; the run cannot continue`);
         if (r.stopReason === "halted")
           throw new UserError(`risk hard stop: ${r.haltReason ?? "limit breached"}`);
       } finally {

@@ -8,11 +8,13 @@ import type { PaperOptions } from "./paper-gateway.ts";
  * the wallet's real account on the network (the value of the balance that margins the market, the
  * margin its own positions and orders already hold there, and its leverage setting on the market);
  * with no wallet, a new account's (the sim world's starting balance at the exchange's default
- * leverage). A HIP-3 market is margined from the main perp balance when the account has dex
+ * leverage). Positions are margined isolated where the account's setting on the market is isolated
+ * or the market allows nothing else, cross otherwise. A HIP-3 market is margined from the main perp balance when the account has dex
  * abstraction on (the sim's accounts always do), else from what was moved to that dex.
  */
 export async function dryRunPaperOptions(client: HlClient, market: Market): Promise<PaperOptions> {
-  if (!client.address) return { leverage: defaultLeverage(market.maxLeverage) };
+  if (!client.address)
+    return { leverage: defaultLeverage(market.maxLeverage), isolated: market.onlyIsolated };
   const onMainBalance = !market.dex || (await client.userDexAbstraction()) === true;
   const [state, asset] = await Promise.all([
     client.clearinghouseState(onMainBalance ? {} : { dex: market.dex }),
@@ -22,5 +24,7 @@ export async function dryRunPaperOptions(client: HlClient, market: Market): Prom
     balanceUsd: state.marginSummary.accountValue,
     reservedUsd: state.marginSummary.totalMarginUsed,
     leverage: asset.leverage.value,
+    // Margined as the exchange margins the account's positions there (a market may allow only isolated).
+    isolated: asset.leverage.type === "isolated" || market.onlyIsolated,
   };
 }

@@ -109,6 +109,9 @@ export interface EngineOptions {
   entriesDisabled?: boolean;
 }
 
+/** Ticks a delisted run holding a position reads its fills for the settlement before it stops anyway. */
+const SETTLEMENT_WAIT_TICKS = 5;
+
 export interface OrderStats {
   total_placed: number;
   total_filled: number;
@@ -120,7 +123,7 @@ export interface OrderStats {
 export interface RunResult {
   ticks: number;
   tickCount: number;
-  stopReason: "max_ticks" | "signal" | "halted" | "dsl_stop";
+  stopReason: "max_ticks" | "signal" | "halted" | "dsl_stop" | "delisted";
   haltReason?: string;
   /** Why the DSL stop closed the position (stopReason "dsl_stop"). */
   dslReason?: string;
@@ -170,6 +173,10 @@ export class Engine {
   private recentFills: FillView[] = [];
   private stopRequested = false;
   private stopReason: RunResult["stopReason"] = "max_ticks";
+  /** Ticks since meta showed the market delisted while the settlement fill of our position was not in yet. */
+  private settlementWait: number | undefined;
+  /** The book emptied and meta was asked whether the market is delisted (once until it trades again). */
+  private emptyBookChecked = false;
   private wake: (() => void) | undefined;
   private lastMode: RiskMode = "ok";
   /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
@@ -348,6 +355,19 @@ export class Engine {
         ? gateway.fillsNow(instrument, cursor.time_ms)
         : await gateway.fills(instrument, cursor.time_ms),
     );
+    // A book that empties may be a delisting: meta is asked once each time it empties.
+    if (snap.mid > 0) this.emptyBookChecked = false;
+    else if (!this.emptyBookChecked && this.settlementWait === undefined && this.lastMid > 0) {
+      this.emptyBookChecked = true;
+      await this.checkDelisted();
+    }
+    // The exchange delisted the market (and settled the position, or will show it settled shortly).
+    if (this.stopReason === "delisted" || this.settlementWait !== undefined) {
+      if (this.settlementWait !== undefined) await this.awaitSettlement();
+      this.tickCount += 1;
+      this.persist("running");
+      return;
+    }
     const assessed = this.assess(snap, filled);
     if (!assessed) return;
     const { mid, mode } = assessed;
@@ -510,7 +530,7 @@ export class Engine {
         outcomes.flatMap((o) => (o.status === "rejected" ? [o.message] : [])),
         this.now(),
       );
-      if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
+      if (!wasHalted && this.refusals.halted(this.now())) await this.haltedOrDelisted();
       const fatal = this.refusals.stopFor;
       if (fatal) {
         this.log(`stopping: the exchange refused with "${fatal.message}", which no retry can fix`);
@@ -522,6 +542,62 @@ export class Engine {
       this.stats.total_rejected += outcomes.length - sent;
     }
     return { sent, refused, resting };
+  }
+
+  /** "Trading is halted.": for good when the exchange has delisted the market, else for a while. */
+  private async haltedOrDelisted(): Promise<void> {
+    if (!(await this.checkDelisted())) this.sayHalted();
+  }
+
+  /**
+   * Whether meta lists the market as delisted. If so, a flat run stops now; one still holding a
+   * position first waits for the settlement fill, so the run records it (awaitSettlement).
+   */
+  private async checkDelisted(): Promise<boolean> {
+    if (!(await this.o.market.delisted?.(this.o.instrument).catch(() => false))) return false;
+    if (!this.position.qty.isZero()) await this.freshFills();
+    if (this.stopReason === "delisted") return true;
+    if (this.position.qty.isZero())
+      this.delisted(`T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market`);
+    else this.settlementWait = 0;
+    return true;
+  }
+
+  /**
+   * The settlement fill normally shows in the first fresh read (applyFills then stops the run). If a
+   * few more do not bring it, the run stops anyway: nothing can trade there, whatever the account
+   * still shows (a paper book settles nothing).
+   */
+  private async awaitSettlement(): Promise<void> {
+    await this.freshFills();
+    if (this.stopReason === "delisted") return;
+    this.settlementWait = (this.settlementWait ?? 0) + 1;
+    if (this.settlementWait < SETTLEMENT_WAIT_TICKS) return;
+    this.delisted(
+      `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market; the position ${wire(this.position.qty)} still shows no settlement`,
+    );
+  }
+
+  /** Fills read from the venue now (not from its stream), applied. */
+  private async freshFills(): Promise<number> {
+    const cursor = this.stats.fill_cursor;
+    return this.applyFills(
+      cursor,
+      await this.o.gateway.fills(this.o.instrument, cursor.time_ms, { fresh: true }),
+    );
+  }
+
+  /**
+   * The exchange delisted the market (docs, Trading > Delisting): it settled any position and will
+   * accept no order there again, so the run stops, with one line and one alert.
+   */
+  private delisted(what: string): void {
+    if (this.stopReason === "delisted") return;
+    const line = `${what}; no order can be placed there again, stopping`;
+    this.log(line);
+    this.o.alerter?.send("halt", line);
+    this.stopReason = "delisted";
+    this.stopRequested = true;
   }
 
   /** The exchange halted the market: one line (and one alert) for the whole cooldown, not one per tick. */
@@ -651,8 +727,10 @@ export class Engine {
       return 0;
     }
     const records: TradeRecord[] = [];
+    let settled: { qty: Dec; price: string } | undefined;
     for (const f of fresh) {
       const before = { qty: this.position.qty, avg: this.position.avg };
+      if (f.settlement) settled = { qty: before.qty, price: f.price };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
       const byDsl = this.dslClose !== null && f.cloid?.toLowerCase() === this.dslClose.cloid.toLowerCase();
       this.o.records?.onFill(f, before, this.position, {
@@ -674,6 +752,10 @@ export class Engine {
     };
     this.stats.total_filled += fresh.length;
     this.trades.append(records);
+    if (settled)
+      this.delisted(
+        `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market and settled the position ${wire(settled.qty)} at ${wire(settled.price)}`,
+      );
     return fresh.length;
   }
 
@@ -739,7 +821,7 @@ export class Engine {
         this.stats.total_rejected += 1;
         const wasHalted = this.refusals.halted(this.now());
         this.refusals.learn([out.message], this.now());
-        if (!wasHalted && this.refusals.halted(this.now())) this.sayHalted();
+        if (!wasHalted && this.refusals.halted(this.now())) await this.haltedOrDelisted();
         else if (!this.refusals.halted(this.now()))
           this.log(`T${this.tickCount + 1} DSL close refused: ${out.message}; trying again next tick`);
       } else {

@@ -114,6 +114,14 @@ export class HlMarketData implements MarketDataPort {
     }
   }
 
+  /** Whether the dex's `meta` flags the market `isDelisted`, read now (not from the shared cache). */
+  async delisted(instrument: string): Promise<boolean> {
+    const m = await this.market(instrument);
+    const meta = await this.client.meta(m.dex);
+    const entry = meta.universe.find((u) => u.name === m.coin || `${m.dex}:${u.name}` === m.coin);
+    return entry?.isDelisted === true;
+  }
+
   async trades(instrument: string): Promise<TradePrint[]> {
     const m = await this.market(instrument);
     const raw = await this.client.recentTrades(m.coin);
@@ -418,9 +426,9 @@ export class HlGateway implements OrderGateway {
    * With a fills stream, the fills it pushed since the last call (no request); over REST (the whole
    * account's fills since `sinceMs`) on the first call, after the stream dropped, and every few calls.
    */
-  async fills(instrument: string, sinceMs: number): Promise<GatewayFill[]> {
+  async fills(instrument: string, sinceMs: number, opts: { fresh?: boolean } = {}): Promise<GatewayFill[]> {
     const m = await this.market.market(instrument);
-    const streamed = await this.feed?.read();
+    const streamed = opts.fresh ? undefined : await this.feed?.read();
     const pushedEarlier = streamed && !streamed.rest ? streamed.fills : [];
     // An order the exchange answered "filled" must show in this read: the stream may not have
     // delivered its fills yet, so REST is asked then (the strategy and the DSL stop act on them now).
@@ -448,6 +456,7 @@ export class HlGateway implements OrderGateway {
         size: f.sz,
         fee: f.fee,
         timeMs: f.time,
+        ...(f.dir === "Settlement" ? { settlement: true } : {}),
       }));
   }
 

@@ -1,11 +1,17 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
+import { mulDiv } from "../sim/venue/fixed.ts";
 import {
   aloRefusal,
   checkOrder,
+  freeCollateral,
   haltedRefusal,
   iocNoMatchText,
+  isolatedMarginReleased,
+  isolatedOpenMargin,
+  type MarginedPosition,
   marginRefusal,
   orderMargin,
+  restingMarginReleased,
 } from "../sim/venue/order-rules.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
@@ -35,8 +41,14 @@ export interface PaperOptions {
    * dry run beside them can only use the rest), default 0.
    */
   reservedUsd?: string;
-  /** Cross leverage its orders are margined at (the exchange's default for a new account: 20×). */
+  /** Leverage its orders and positions are margined at (the exchange's default for a new account: 20×). */
   leverage?: number;
+  /**
+   * Isolated margin (the account's setting on the market, or a market that allows only isolated):
+   * each position holds its own margin, taken from the balance as it opens, and its PnL does not
+   * free collateral for other orders, as on the exchange (default: cross).
+   */
+  isolated?: boolean;
 }
 
 /** What the exchange's order rules need to know of an instrument. */
@@ -59,6 +71,8 @@ export interface PaperFunding {
 
 interface Resting extends GatewayOrder {
   instrument: string;
+  /** Margin it holds for the part that would increase the position, micro-USDC (as the venue holds it). */
+  reserved: number;
   /** Displayed size at our price that was there before us and has not traded or left since. */
   queueAhead: Dec;
   /** Prints before this time happened before the order existed. */
@@ -88,7 +102,7 @@ interface Taken {
 export class PaperGateway implements OrderGateway {
   private readonly resting: Resting[] = [];
   private readonly fillLog: (GatewayFill & { instrument: string })[] = [];
-  private readonly positions = new Map<string, { qty: Dec; entry: Dec }>();
+  private readonly positions = new Map<string, PaperPosition>();
   private readonly last = new Map<string, MarketSnapshot>();
   private readonly taken = new Map<string, Map<string, Taken>>();
   /** Trade ids already applied, per instrument (the latest tape window). */
@@ -101,7 +115,8 @@ export class PaperGateway implements OrderGateway {
   private readonly taker: number;
   private readonly maker: number;
   private readonly leverage: number;
-  /** USDC: deposits, realized PnL, fees and funding. */
+  private readonly isolated: boolean;
+  /** USDC: deposits, realized PnL, fees and funding, less the margin isolated positions hold. */
   private cash: Dec;
   private readonly reserved: Dec;
 
@@ -109,6 +124,7 @@ export class PaperGateway implements OrderGateway {
     this.taker = opts.takerFeeBps ?? 4.5;
     this.maker = opts.makerFeeBps ?? 1.5;
     this.leverage = opts.leverage ?? 20;
+    this.isolated = opts.isolated ?? false;
     this.cash = dec(opts.balanceUsd ?? "10000");
     this.reserved = dec(opts.reservedUsd ?? "0");
   }
@@ -121,9 +137,14 @@ export class PaperGateway implements OrderGateway {
     this.instruments.set(instrument, spec);
   }
 
-  /** The paper account's USDC balance (realized PnL, fees and funding included; uPnL not). */
+  /**
+   * The paper account's USDC balance (realized PnL, fees and funding included; uPnL not), the margin
+   * isolated positions hold included.
+   */
   balance(): string {
-    return wire(this.cash);
+    let total = this.cash;
+    for (const p of this.positions.values()) if (p.isolated) total = total.plus(usdOf(p.isoMargin));
+    return wire(total);
   }
 
   /** Funding applied so far, oldest first. */
@@ -153,6 +174,7 @@ export class PaperGateway implements OrderGateway {
         return this.withOwnOrders(s);
       },
       ...(trades ? { trades } : {}),
+      ...(market.delisted ? { delisted: (instrument: string) => market.delisted!(instrument) } : {}),
     };
   }
 
@@ -224,11 +246,19 @@ export class PaperGateway implements OrderGateway {
       if (available.lte(0)) continue;
       const q = D.min(left, available);
       taken.set(key, { shown: l.sz, used: t.used.plus(q) });
+      this.restingFilled(o, q, left);
       left = left.minus(q);
       this.fill(o.instrument, o.oid, o.cloid, o.side, dec(o.price), q, this.maker, s.timestampMs);
     }
     if (left.lte(0)) this.resting.splice(this.resting.indexOf(o), 1);
     else o.size = wire(left);
+  }
+
+  /** `q` of a resting order's `size` filled: the margin held for that part is released, as on the venue. */
+  private restingFilled(o: Resting, q: Dec, size: Dec): void {
+    if (o.reserved === 0) return;
+    const { szDec } = this.scales(o.instrument);
+    o.reserved -= restingMarginReleased(o.reserved, toScaled(q, szDec), toScaled(size, szDec));
   }
 
   /**
@@ -268,6 +298,7 @@ export class PaperGateway implements OrderGateway {
       if (q.lte(0)) continue;
       volume = volume.minus(q);
       const left = dec(o.size).minus(q);
+      this.restingFilled(o, q, dec(o.size));
       this.fill(o.instrument, o.oid, o.cloid, o.side, dec(o.price), q, this.maker, p.timeMs);
       if (left.lte(0)) this.resting.splice(this.resting.indexOf(o), 1);
       else o.size = wire(left);
@@ -292,6 +323,8 @@ export class PaperGateway implements OrderGateway {
     const oid = this.nextOid();
     let left = dec(o.size);
     if (o.reduceOnly) left = D.min(left, this.reducible(o.instrument, o.side));
+    // What a reduce-only order was cut to: nothing filled until `left` drops below it.
+    const wanted = left;
     const taken = this.takenOf(o.instrument);
     for (const l of levels) {
       if (left.lte(0) || !crosses(l.px)) break;
@@ -304,11 +337,22 @@ export class PaperGateway implements OrderGateway {
       taken.set(key, { shown: l.sz, used: t.used.plus(take) });
       left = left.minus(take);
     }
-    const filledAny = !left.eq(o.size);
+    const filledAny = !left.eq(wanted);
     if (left.gt(0) && o.tif !== "Ioc") {
       const own = o.side === "buy" ? s.book.bids : s.book.asks;
+      const { pxDec, szDec } = this.scales(o.instrument);
       this.resting.push({
         instrument: o.instrument,
+        // Held from the position after the crossing part filled, as the venue does when it rests.
+        reserved: o.reduceOnly
+          ? 0
+          : orderMargin(
+              this.lots(o.instrument),
+              o.side === "buy",
+              toScaled(limit, pxDec),
+              toScaled(left, szDec),
+              this.leverage,
+            ),
         oid,
         cloid: o.cloid,
         side: o.side,
@@ -337,7 +381,7 @@ export class PaperGateway implements OrderGateway {
     const scale = 10 ** pxDec;
     const asset = spec.asset ?? -1;
     const isBuy = o.side === "buy";
-    const szi = this.lots(o.instrument, spec.szDecimals);
+    const szi = this.lots(o.instrument);
     const checked = checkOrder({
       asset,
       pxDec,
@@ -352,8 +396,9 @@ export class PaperGateway implements OrderGateway {
     });
     if ("error" in checked) return this.unsuffixed(spec, checked.error);
     if (o.tif === "Alo") {
-      const bid = s.book.bids[0]?.px;
-      const ask = s.book.asks[0]?.px;
+      // The touch as the venue shows it now: levels our own takers used up are gone there.
+      const bid = this.touch(o.instrument, s.book.bids, "b");
+      const ask = this.touch(o.instrument, s.book.asks, "a");
       const cross = aloRefusal(
         isBuy,
         checked.px,
@@ -372,6 +417,16 @@ export class PaperGateway implements OrderGateway {
     return null;
   }
 
+  /** Best price of one side of the book still showing size our takers have not used. */
+  private touch(instrument: string, levels: readonly BookLevel[], sideKey: "b" | "a"): number | undefined {
+    const taken = this.taken.get(instrument);
+    for (const l of levels) {
+      const used = taken?.get(`${sideKey}:${l.px}`)?.used;
+      if (!used || dec(l.sz).gt(used)) return l.px;
+    }
+    return undefined;
+  }
+
   /** A refusal text without its ` asset=` suffix when the asset id is not known. */
   private unsuffixed(spec: PaperInstrument, text: string): string {
     return spec.asset === undefined ? text.replace(/ asset=-1$/, "") : text;
@@ -383,32 +438,33 @@ export class PaperGateway implements OrderGateway {
   }
 
   /** The position in lots of the instrument's size grid. */
-  private lots(instrument: string, szDecimals: number): number {
-    const q = this.positions.get(instrument)?.qty;
-    return q
-      ? q
-          .times(10 ** szDecimals)
-          .round()
-          .toNumber()
-      : 0;
+  private lots(instrument: string): number {
+    return this.positions.get(instrument)?.szi ?? 0;
+  }
+
+  /** Price and size decimals of an instrument the book has been told about. */
+  private scales(instrument: string): { pxDec: number; szDec: number } {
+    const spec = this.instruments.get(instrument);
+    if (!spec) throw new Error(`no instrument spec for ${instrument} in the paper book`);
+    return { pxDec: 6 - spec.szDecimals, szDec: spec.szDecimals };
   }
 
   /**
-   * Free collateral in micro-USDC, as the venue counts it: cash − the margin the real account already
-   * holds + uPnL at the mid − the initial margin of the positions at the mid − the margin resting
-   * orders hold.
+   * Free collateral in micro-USDC, by the venue's own rule (order-rules.ts `freeCollateral`): cash −
+   * the margin the real account already holds + each cross position's uPnL less its initial margin
+   * at the mid − the margin resting orders hold. Isolated positions hold their margin out of cash.
    */
   private availableMicro(): number {
-    let free = this.cash.minus(this.reserved);
+    const cross: { position: MarginedPosition; mark: number }[] = [];
     for (const [instrument, p] of this.positions) {
       const mid = this.last.get(instrument)?.mid;
-      if (!mid || p.qty.isZero()) continue;
-      const value = p.qty.abs().times(mid);
-      free = free.plus(p.qty.times(dec(mid).minus(p.entry))).minus(value.div(this.leverage));
+      if (p.isolated || !mid) continue;
+      cross.push({ position: p, mark: toScaled(dec(mid), this.scales(instrument).pxDec) });
     }
-    for (const r of this.resting)
-      if (!r.reduceOnly) free = free.minus(dec(r.price).times(r.size).div(this.leverage));
-    return free.times(MICRO).floor().toNumber();
+    let held = 0;
+    for (const r of this.resting) held += r.reserved;
+    const cash = this.cash.minus(this.reserved).times(MICRO).floor().toNumber();
+    return freeCollateral(cash, cross, held);
   }
 
   /**
@@ -421,14 +477,16 @@ export class PaperGateway implements OrderGateway {
     this.fundedHour.set(s.instrument, hour);
     if (prev === undefined || hour <= prev) return;
     const p = this.positions.get(s.instrument);
-    if (!p || p.qty.isZero() || !(s.mid > 0) || !Number.isFinite(s.fundingRate)) return;
+    if (!p || p.szi === 0 || !(s.mid > 0) || !Number.isFinite(s.fundingRate)) return;
     const usdc = p.qty
       .times(s.mid)
       .times(s.fundingRate)
       .times(hour - prev)
       .neg()
       .toDecimalPlaces(6);
-    this.cash = this.cash.plus(usdc);
+    // An isolated position's funding moves its own margin, as on the venue.
+    if (p.isolated) p.isoMargin += usdc.times(MICRO).toNumber();
+    else this.cash = this.cash.plus(usdc);
     this.fundingLog.push({
       instrument: s.instrument,
       timeMs: hour * HOUR_MS,
@@ -499,22 +557,56 @@ export class PaperGateway implements OrderGateway {
       fee: wire(fee),
       timeMs,
     });
-    const p = this.positions.get(instrument) ?? { qty: new D(0), entry: new D(0) };
-    const signed = side === "buy" ? sz : sz.neg();
-    // Realized PnL on the part that reduces the position, and the fee, settle in cash.
-    if (!p.qty.isZero() && p.qty.isNeg() !== signed.isNeg()) {
-      const closed = D.min(sz, p.qty.abs());
-      const perUnit = p.qty.isNeg() ? p.entry.minus(px) : px.minus(p.entry);
-      this.cash = this.cash.plus(perUnit.times(closed));
-    }
     this.cash = this.cash.minus(fee);
-    const next = p.qty.plus(signed);
-    let entry = p.entry;
-    if (next.isZero()) entry = new D(0);
-    else if (p.qty.isZero() || p.qty.isNeg() !== next.isNeg()) entry = px;
-    else if (next.abs().gt(p.qty.abs()))
-      entry = p.entry.times(p.qty.abs()).plus(px.times(sz)).div(next.abs()).toDecimalPlaces(10);
-    this.positions.set(instrument, { qty: next, entry });
+    this.applyToPosition(instrument, side === "buy", px, sz);
+  }
+
+  /**
+   * A fill's effect on the position, in the venue's integers and by its rules (core.ts `settle`): the
+   * closing part realizes PnL against the cost basis and releases its share of an isolated
+   * position's margin; the opening part adds to the cost basis and, isolated, takes margin at the
+   * fill price and the leverage.
+   */
+  private applyToPosition(instrument: string, isBuy: boolean, px: Dec, sz: Dec): void {
+    const { pxDec, szDec } = this.scales(instrument);
+    const pxS = toScaled(px, pxDec);
+    const q = toScaled(sz, szDec);
+    const p = this.positions.get(instrument) ?? newPosition(this.isolated, this.leverage);
+    const start = p.szi;
+    let openQ = q;
+    let cashMicro = 0;
+    if (start !== 0 && start > 0 !== isBuy) {
+      const abs = Math.abs(start);
+      const closeQ = Math.min(q, abs);
+      const cost = closeQ === abs ? p.entryNtl : mulDiv(p.entryNtl, closeQ, abs, "round");
+      cashMicro += start > 0 ? pxS * closeQ - cost : cost - pxS * closeQ;
+      p.entryNtl -= cost;
+      if (p.isolated) {
+        const rel = isolatedMarginReleased(p.isoMargin, closeQ, abs);
+        p.isoMargin -= rel;
+        cashMicro += rel;
+      }
+      p.szi += start > 0 ? -closeQ : closeQ;
+      openQ = q - closeQ;
+    }
+    if (openQ > 0) {
+      if (p.szi === 0) Object.assign(p, newPosition(this.isolated, this.leverage));
+      p.szi += isBuy ? openQ : -openQ;
+      p.entryNtl += pxS * openQ;
+      if (p.isolated) {
+        const margin = isolatedOpenMargin(pxS, openQ, p.lev);
+        p.isoMargin += margin;
+        cashMicro -= margin;
+      }
+    }
+    this.cash = this.cash.plus(usdOf(cashMicro));
+    if (p.szi === 0) {
+      this.positions.delete(instrument);
+      return;
+    }
+    p.qty = new D(p.szi).div(10 ** szDec);
+    p.entry = usdOf(p.entryNtl).div(p.qty.abs()).toDecimalPlaces(10);
+    this.positions.set(instrument, p);
   }
 
   private nextOid(): string {
@@ -533,4 +625,30 @@ function displayedAt(levels: readonly BookLevel[], px: number, bids: boolean): n
   const deepest = levels.at(-1);
   if (!deepest) return 0;
   return (bids ? px < deepest.px : px > deepest.px) ? undefined : 0;
+}
+
+/** A position as the paper book keeps it: the venue's integers (lots, micro-USDC) and their decimals. */
+interface PaperPosition extends MarginedPosition {
+  /** Margin an isolated position holds, micro-USDC. */
+  isoMargin: number;
+  /** The same size and its average entry price, as decimals. */
+  qty: Dec;
+  entry: Dec;
+}
+
+function newPosition(isolated: boolean, lev: number): PaperPosition {
+  return { szi: 0, entryNtl: 0, isolated, lev, isoMargin: 0, qty: new D(0), entry: new D(0) };
+}
+
+/** A decimal price or size on the venue's integer scale. */
+function toScaled(v: Dec, decimals: number): number {
+  return v
+    .times(10 ** decimals)
+    .round()
+    .toNumber();
+}
+
+/** Micro-USDC as USDC. */
+function usdOf(micro: number): Dec {
+  return new D(micro).div(MICRO);
 }

@@ -24,6 +24,8 @@ export interface MarketDataPort {
    * engine then reads it without awaiting, so a tick with nothing to send never suspends.
    */
   snapshotNow?(instrument: string): MarketSnapshot;
+  /** Whether the exchange lists the market as delisted now (read fresh; venues without delistings omit it). */
+  delisted?(instrument: string): Promise<boolean>;
 }
 
 /** One trade on the venue as its public tape shows it. `side` is the taker's; `id` is unique. */
@@ -75,6 +77,8 @@ export interface GatewayFill {
   size: string;
   fee: string;
   timeMs: number;
+  /** The exchange closed the position itself when it delisted the market (fill `dir` "Settlement"). */
+  settlement?: boolean;
 }
 
 /** The orders a cancel could not remove, each with the venue's reason (it may still rest). */
@@ -87,8 +91,11 @@ export interface OrderGateway {
   /** Cancel a batch (one venue call); every refusal is reported, none is thrown. */
   cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult>;
   openOrders(instrument: string): Promise<GatewayOrder[]>;
-  /** Fills on the instrument with time ≥ sinceMs, oldest first. */
-  fills(instrument: string, sinceMs: number): Promise<GatewayFill[]>;
+  /**
+   * Fills on the instrument with time ≥ sinceMs, oldest first. `fresh`: read them from the venue now
+   * (not from a stream that may not have delivered the latest yet).
+   */
+  fills(instrument: string, sinceMs: number, opts?: { fresh?: boolean }): Promise<GatewayFill[]>;
   /** `openOrders` and `fills` answered at once, where the venue can (see MarketDataPort.snapshotNow). */
   openOrdersNow?(instrument: string): GatewayOrder[];
   fillsNow?(instrument: string, sinceMs: number): GatewayFill[];

@@ -168,12 +168,15 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
   const replayed = new Set(recording?.markets.map((r) => r.coin));
   // A delisted market keeps its asset id and its last price; nothing trades it.
   for (const m of DEFAULT_MARKETS) if (m.isDelisted) venue.setOraclePrice(m.name, m.startPx);
+  // Markets delisted while this world ran before (their settlement comes back with the accounts).
+  const delistedHere = new Set(saved?.venue.delisted?.map((d) => d.coin));
   const traded = listed
-    .filter((m) => !specs.get(m.coin)?.isDelisted)
+    .filter((m) => !specs.get(m.coin)?.isDelisted && !delistedHere.has(m.coin))
     .filter((m) => !recording || replayed.has(m.coin));
   const live = opts.liveCoins ? new Set(opts.liveCoins) : undefined;
   for (const coin of live ?? [])
-    if (!traded.some((m) => m.coin === coin)) throw new Error(`the sim world has no market ${coin} to run`);
+    if (!traded.some((m) => m.coin === coin) && !delistedHere.has(coin))
+      throw new Error(`the sim world has no market ${coin} to run`);
   const houseMarkets: HouseMarket[] = traded
     .filter((m) => !live || live.has(m.coin))
     .map((m) => ({
@@ -300,6 +303,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     },
     setPrice(coin, px) {
       if (replay) throw new AdminError(409, "a replaying world takes its prices from the recording");
+      if (venue.delisted().includes(coin)) throw new AdminError(409, `${coin} is delisted`);
       model.setPrice(coin, Number(px));
       driver.sync();
       return { status: "ok", coin, px: model.price(coin)?.px };
@@ -307,6 +311,14 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
     advance(ms) {
       scheduler.advance(ms);
       return { status: "ok", time: clock.now() };
+    },
+    delist(coin) {
+      const market = listed.find((m) => m.coin === coin);
+      if (!market) throw new AdminError(400, `Unknown coin: ${coin}`);
+      if (specs.get(coin)?.isDelisted || venue.delisted().includes(coin))
+        throw new AdminError(409, `${coin} is already delisted`);
+      driver.retire(coin);
+      return { status: "ok", ...venue.delist(coin) };
     },
     scenario(s) {
       if (replay) throw new AdminError(409, "a replaying world takes its prices from the recording");
@@ -327,6 +339,7 @@ export async function startSimWorld(opts: SimWorldOptions = {}): Promise<SimWorl
         }),
         house: HOUSE_ADDRESSES,
         feesCollected: venue.feesCollected(),
+        delisted: venue.delisted(),
         ...(replay ? { replay } : {}),
       };
     },

@@ -206,6 +206,7 @@ export class HlWolfPort implements WolfPort {
         fee: f.fee,
         time: f.time,
         oid: String(f.oid),
+        ...(f.dir === "Settlement" ? { settlement: true } : {}),
       }));
   }
 

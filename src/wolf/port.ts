@@ -68,6 +68,8 @@ export interface AccountFill {
   fee: string;
   time: number;
   oid: string;
+  /** The exchange closed the position itself when it delisted the market (fill `dir` "Settlement"). */
+  settlement?: boolean;
 }
 
 export interface WolfPort extends MarketDataSource {

@@ -256,14 +256,16 @@ export class Protector {
     this.setSlot(slot);
     const refusal = "rejection" in res ? res.rejection : undefined;
     this.retryAt.set(slotId, port.now() + closeRetryDelayMs(exit.attempts, refusal));
-    if (refusal?.reason === "market_halted") this.sayHalted(slot, res.message);
-    else
+    const halted = refusal?.reason === "market_halted";
+    if (!halted)
       this.opts.log(
         `slot ${slotId} ${slot.instrument}: exit not filled (${res.message}); checking the exchange`,
       );
     const pos = await this.exchangePosition(slot.coin);
+    // A delisting halts the market and settles the position at once: nothing is left to close.
     if (pos !== undefined && dec(pos.szi).isZero())
       await this.closeFromFills(this.slot(slotId), "position already closed on the exchange");
+    else if (halted) this.sayHalted(slot, res.message);
   }
 
   /** The close was refused because the exchange halted the market: the slot stays closing, said loudly once. */
@@ -345,6 +347,8 @@ export class Protector {
       let left = dec(slot.entry_size);
       for (const f of fills) {
         if (f.side !== closeSide || left.lte(0)) continue;
+        // The exchange delisted the market and settled the position (docs, Trading > Delisting).
+        if (f.settlement) exit.reason = `delisted: settled by the exchange at ${f.price}`;
         const sz = D.min(dec(f.size), left);
         exit = addExitFill(exit, wire(sz), f.price, f.fee);
         left = left.minus(sz);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Engine, type EngineOptions, type OrderStats } from "../../src/engine/engine.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
+import type { PlaceOutcome, PlaceRequest } from "../../src/engine/ports.ts";
 import type { PositionJson } from "../../src/engine/position.ts";
 import { DEFAULT_RISK_LIMITS, type RiskLimits, type RiskState } from "../../src/engine/risk.ts";
 import { readKvFile, StateStore } from "../../src/engine/state-store.ts";
@@ -479,5 +480,48 @@ describe("engine journal and memory", () => {
     expect(readMemory({ dataDir: root, event_type: "session_start" })).toHaveLength(1);
     const end = readMemory({ dataDir: root, event_type: "session_end" });
     expect(end[0]!.payload).toMatchObject({ tick_count: 4, active_slots: 0, total_trades: 2 });
+  });
+});
+
+/** A venue that halted trading: every order is refused with the exchange's text. */
+class HaltedGateway extends PaperGateway {
+  override async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
+    return orders.map(() => ({ status: "rejected", message: "Trading is halted." }));
+  }
+}
+
+/** The fake market, whose `meta` says whether it is delisted (and counts the looks). */
+class ListedMarket extends FakeMarket {
+  looks = 0;
+  constructor(private readonly isDelisted: boolean) {
+    super({ seed: 7 });
+  }
+  async delisted(): Promise<boolean> {
+    this.looks += 1;
+    return this.isDelisted;
+  }
+}
+
+describe("a halted market", () => {
+  it("halted for a while (not delisted): one line, meta asked once, the run goes on", async () => {
+    const market = new ListedMarket(false);
+    const { engine, lines } = setup("simple_mm", tmp(), { maxTicks: 10 }, market, new HaltedGateway());
+    const r = await engine.run();
+    expect(r.stopReason).toBe("max_ticks");
+    expect(market.looks).toBe(1);
+    expect(lines.filter((l) => /halted trading/.test(l))).toEqual([
+      "T1 ETH-PERP: the exchange has halted trading (Trading is halted.); no new orders for 60 min, closing orders tried once a minute",
+    ]);
+  });
+
+  it("delisted (meta says so): a flat run stops at once with one line", async () => {
+    const market = new ListedMarket(true);
+    const { engine, lines } = setup("simple_mm", tmp(), { maxTicks: 10 }, market, new HaltedGateway());
+    const r = await engine.run();
+    expect(r.stopReason).toBe("delisted");
+    expect(r.ticks).toBe(1);
+    expect(lines.filter((l) => /halted|delisted/.test(l) && !/exchange refused:/.test(l))).toEqual([
+      "T1 ETH-PERP: the exchange delisted the market; no order can be placed there again, stopping",
+    ]);
   });
 });

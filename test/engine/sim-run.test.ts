@@ -269,5 +269,16 @@ describe("paper runs on the sim world", () => {
     const options = await dryRunPaperOptions(c, await c.market("VXX-USDYP"));
     expect(options.balanceUsd).toBe(main.marginSummary.accountValue);
     expect(Number(options.balanceUsd)).toBeGreaterThan(0);
+    // yex's markets allow only isolated margin: the paper book margins them so.
+    expect(options.isolated).toBe(true);
+  });
+
+  it("--dry-run margins isolated when the account's setting on the market is isolated", async () => {
+    const c = await client(dirs.make("hl-sim-dry-isolated-"));
+    await c.clearinghouseState();
+    const eth = await c.market("ETH-PERP");
+    expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: false, leverage: 20 });
+    await c.updateLeverage({ instrument: "ETH-PERP", leverage: 7, cross: false });
+    expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: true, leverage: 7 });
   });
 });

@@ -170,6 +170,11 @@ export async function hostTraders(
           );
           return;
         }
+        if (r.stopReason === "delisted") {
+          // The exchange will never trade the market again: restarting would only fail.
+          host.warn(`[${spec.name}] ${args.instrument} was delisted by the exchange; stopped for good`);
+          return;
+        }
         log(`stopped (${r.stopReason})`);
       } catch (err) {
         if (stop.signal.aborted) return;

@@ -151,6 +151,17 @@ export class HouseDriver {
     this.sync();
   }
 
+  /**
+   * Stop driving a market the exchange delisted: no oracle, quotes or taker flow there from now on
+   * (the venue cancelled its resting orders when it settled the market).
+   */
+  retire(coin: string): void {
+    this.retired.add(coin);
+    this.resting.delete(coin);
+  }
+
+  private readonly retired = new Set<string>();
+
   get marketCount(): number {
     return this.markets.length;
   }
@@ -165,6 +176,7 @@ export class HouseDriver {
   syncMarkets(from: number, to: number): void {
     for (let i = from; i < Math.min(to, this.markets.length); i++) {
       const m = this.markets[i]!;
+      if (this.retired.has(m.coin)) continue;
       const state = this.model.price(m.coin);
       if (!state) continue;
       const oracle = roundPx(state.px, m.szDecimals, "nearest");
@@ -304,6 +316,7 @@ export class HouseDriver {
     }
     const orders: TakerOrder[] = [];
     for (const [coin, s] of sums) {
+      if (this.retired.has(coin)) continue;
       // A long skip ahead gathers more flow than the ladder holds: what the book cannot take is dropped.
       const most = (this.model.params(coin)?.levelNotionalUsd ?? 0) * MAX_TAKEN_LEVELS;
       if (s.buy > 0) orders.push({ coin, isBuy: true, notionalUsd: Math.min(s.buy, most) });

@@ -11,6 +11,8 @@ export interface SimControl {
   advance(ms: number): unknown;
   /** Force a drift on a coin for a while (a "mover"). */
   scenario(s: { coin: string; driftPerHour: number; durationMs: number }): unknown;
+  /** Delist a market now: its orders cancelled, its positions settled, no order accepted after. */
+  delist(coin: string): unknown;
   state(): unknown;
   health(): unknown;
 }
@@ -35,6 +37,7 @@ const schemas = {
       .nonnegative()
       .max(366 * 24 * 3_600_000),
   }),
+  delist: z.object({ coin: z.string().min(1) }),
   scenario: z.object({
     coin: z.string().min(1),
     driftPerHour: z.number().min(-1).max(1),
@@ -83,6 +86,10 @@ export function handleAdmin(method: string, path: string, body: unknown, control
     case "POST /sim/advance": {
       const b = parse(schemas.advance, body);
       return control.advance(b.ms);
+    }
+    case "POST /sim/delist": {
+      const b = parse(schemas.delist, body);
+      return control.delist(b.coin);
     }
     case "POST /sim/scenario": {
       const b = parse(schemas.scenario, body);

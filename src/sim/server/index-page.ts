@@ -13,5 +13,7 @@ export const SIM_INDEX = {
     "GET /sim/weight": "REST request weight spent per client source address, against the per-IP limit",
     "GET /sim/ws-limits":
       "WebSocket connections, subscriptions, users, messages and posts per client source address",
+    "POST /sim/delist":
+      "delist a market now, as the exchange does: orders cancelled, positions settled (admin)",
   },
 } as const;

@@ -46,6 +46,7 @@ const NON_USER_CANCELS = new Set([
   "reduceOnlyCanceled",
   "liquidatedCanceled",
   "scheduledCancel",
+  "delistedCanceled",
 ]);
 
 /**

@@ -116,12 +116,13 @@ export class Clockwork {
       const target = Math.min(now, this.nextFunding);
       const k = Math.floor((target - this.sampledUntil) / SAMPLE_MS);
       if (k > 0) {
+        this.sampledUntil += k * SAMPLE_MS;
         for (const m of this.core.markets) {
           const p = premiumNow(m).premium ?? 0;
           m.premiumSum += p * k;
           m.premiumN += k;
+          m.oracleTwap.add(this.sampledUntil, m.oracle, k);
         }
-        this.sampledUntil += k * SAMPLE_MS;
       }
       if (this.nextFunding > now) break;
       this.settleFunding(this.nextFunding);

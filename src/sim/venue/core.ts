@@ -21,13 +21,18 @@ import {
   MAIN_DEX,
   type MarketSpec,
 } from "./markets.ts";
+import { OracleTwap } from "./oracle-twap.ts";
 import {
   aloRefusal,
   checkOrder,
+  crossPositionMargin,
   defaultLeverage,
   defaultLimits,
+  freeCollateral,
   haltedRefusal,
   iocNoMatchText,
+  isolatedMarginReleased,
+  isolatedOpenMargin,
   type MarketLimits,
   marginRefusal,
   maxPositionRefusal,
@@ -37,6 +42,8 @@ import {
   orderMargin,
   positionAfter,
   positionIncrease,
+  restingMarginReleased,
+  unrealizedPnl,
   validPx,
 } from "./order-rules.ts";
 import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
@@ -116,6 +123,10 @@ export class VenueCore {
   hashSeq = 0;
   /** Set while a liquidation order matches: its fills are marked with it. */
   liquidating: Fill["liquidation"] | null = null;
+  /** Set while a delisted market's positions are settled (delisting.ts): fills say "Settlement". */
+  settling = false;
+  /** Markets delisted while the venue ran, with the price their positions settled at (price scale). */
+  readonly delistings = new Map<Market, { px: number; time: number }>();
   /**
    * Set while a fired trigger order or a liquidation matches: the mark it acts on. A level priced
    * better than the mark for the taker (a quote the house has not yet moved after a price gap) fills
@@ -163,6 +174,7 @@ export class VenueCore {
         pxDec,
         book: new OrderBook<Order>(),
         oracle: start.scaled,
+        oracleTwap: new OracleTwap(),
         startPx: start.scaled,
         lastPx: undefined,
         markEma: 0,
@@ -354,17 +366,19 @@ export class VenueCore {
       const value = Math.abs(p.szi) * mark;
       ntl += value;
       signedNtl += p.szi * mark;
-      upnl += p.szi > 0 ? value - p.entryNtl : p.entryNtl - value;
-      marginUsed += mulDiv(value, 1, p.lev, "ceil");
+      upnl += unrealizedPnl(p, mark);
+      marginUsed += crossPositionMargin(p.szi, mark, p.lev);
       maint += maintenanceMargin(m.spec, value);
     }
     return { upnl, ntl, signedNtl, marginUsed, maint };
   }
 
-  /** Collateral free for new orders: cash + cross uPnL − cross margin − margin held by open orders. */
+  /** Collateral free for new orders (order-rules.ts `freeCollateral`, which the dry-run book shares). */
   available(a: Account): number {
-    const s = this.crossSummary(a);
-    return a.cash + s.upnl - s.marginUsed - a.reserved;
+    const cross: { position: Position; mark: number }[] = [];
+    for (const [idx, p] of a.positions)
+      if (!p.isolated) cross.push({ position: p, mark: this.markPx(this.markets[idx]!) });
+    return freeCollateral(a.cash, cross, a.reserved);
   }
 
   /** USDC that may leave the account now (transfers, withdrawals), micro. */
@@ -374,8 +388,7 @@ export class VenueCore {
   }
 
   positionUpnl(p: Position, mark: number): number {
-    const value = Math.abs(p.szi) * mark;
-    return p.szi > 0 ? value - p.entryNtl : p.entryNtl - value;
+    return unrealizedPnl(p, mark);
   }
 
   // ---------------------------------------------------------------- orders
@@ -722,8 +735,7 @@ export class VenueCore {
     const pos = a.positions.get(o.m.idx);
     const szi = pos ? pos.szi : 0;
     if (!o.reduceOnly) {
-      const inc = szi === 0 || szi > 0 === o.isBuy ? o.sz : Math.max(0, o.sz - Math.abs(szi));
-      o.reserved = inc > 0 ? mulDiv(o.px, inc, this.levSetting(a, o.m).lev, "ceil") : 0;
+      o.reserved = orderMargin(szi, o.isBuy, o.px, o.sz, this.levSetting(a, o.m).lev);
       a.reserved += o.reserved;
     }
     o.live = true;
@@ -820,7 +832,7 @@ export class VenueCore {
             : Math.max(taker.px, Math.min(lvl.px, bound));
       this.trade(maker, taker, px, q, now, hashSeq);
       if (maker.reserved) {
-        const rel = q === maker.sz ? maker.reserved : mulDiv(maker.reserved, q, maker.sz, "floor");
+        const rel = restingMarginReleased(maker.reserved, q, maker.sz);
         maker.reserved -= rel;
         maker.user.reserved -= rel;
       }
@@ -1011,7 +1023,7 @@ export class VenueCore {
       closedPnl = start > 0 ? px * closeQ - cost : cost - px * closeQ;
       pos.entryNtl -= cost;
       if (pos.isolated) {
-        const rel = closeQ === absStart ? pos.isoMargin : mulDiv(pos.isoMargin, closeQ, absStart, "floor");
+        const rel = isolatedMarginReleased(pos.isoMargin, closeQ, absStart);
         pos.isoMargin -= rel;
         a.cash += rel;
       }
@@ -1037,7 +1049,7 @@ export class VenueCore {
       pos.szi += isBuy ? openQ : -openQ;
       pos.entryNtl += px * openQ;
       if (pos.isolated) {
-        const margin = mulDiv(px, openQ, pos.lev, "ceil");
+        const margin = isolatedOpenMargin(px, openQ, pos.lev);
         pos.isoMargin += margin;
         a.cash -= margin;
       }
@@ -1051,7 +1063,8 @@ export class VenueCore {
       }
     }
     const ntl = px * q;
-    a.volume += ntl;
+    // A settlement is no trade: it counts toward no volume (fee tiers, rate limits).
+    if (!this.settling) a.volume += ntl;
     const exFee = mulDiv(ntl, feeRate, 100_000, "round");
     const builderFee = builder ? mulDiv(ntl, builder.f, 100_000, "round") : 0;
     a.cash -= exFee + builderFee;
@@ -1063,7 +1076,7 @@ export class VenueCore {
       isBuy,
       time: now,
       startPos: start,
-      dir: direction(start, isBuy, q),
+      dir: this.settling ? "Settlement" : direction(start, isBuy, q),
       closedPnl,
       fee: exFee + builderFee,
       builderFee,

@@ -56,6 +56,7 @@ import {
 import { applyAction } from "./actions.ts";
 import { Clockwork } from "./clockwork.ts";
 import { LIQUIDATOR, VenueCore } from "./core.ts";
+import { delistMarket } from "./delisting.ts";
 import { fmtScaled, parseScaled } from "./fixed.ts";
 import { loadMarketPast, type MarketPast } from "./history.ts";
 import { answerInfo, type InfoRequest } from "./info.ts";
@@ -93,6 +94,14 @@ export interface MarketInfo {
   onlyIsolated: boolean;
 }
 
+/** What a delisting did: the settlement price (decimal string) and how much it closed. */
+export interface DelistingReport {
+  coin: string;
+  settlementPx: string;
+  positionsSettled: number;
+  ordersCancelled: number;
+}
+
 export interface SimVenue extends Venue {
   deposit(user: Address, amount: string): void;
   withdraw(user: Address, amount: string): void;
@@ -122,12 +131,14 @@ export interface SimVenue extends Venue {
   /** Open interest the rest of the market holds in `coin`, in coins (shown in the asset context). */
   setBackgroundOpenInterest(coin: string, sz: number): void;
   /**
-   * The exchange delists `coin` while it trades: `meta` marks it `isDelisted` and every new order on it
-   * is refused with `Trading is halted.`. Its asset id, resting orders and positions stay (the sim
-   * does not settle them; the house's next requote is refused, so its own quotes leave the book):
-   * what a client must survive is a price to act on and no way to trade. Not kept in a saved world.
+   * The exchange delists `coin` while it trades (delisting.ts): its open orders are cancelled
+   * (`delistedCanceled`), every position is settled at the oracle's average over the last hour with a
+   * "Settlement" fill, `meta` flags it `isDelisted` and every later order on it is refused with
+   * `Trading is halted.`. Kept in a saved world. Throws VenueError for an unknown or delisted coin.
    */
-  delist(coin: string): void;
+  delist(coin: string): DelistingReport;
+  /** Coins delisted while the venue ran (or in the world it was restored from). */
+  delisted(): string[];
   /** Size (coins) still resting of each of `user`'s open orders `oids`; 0 once one has filled or gone. */
   restingSizes(user: Address, oids: readonly (number | undefined)[]): number[];
   /** Account state as JSON, without the open orders of `skipOrdersOf` (see snapshot.ts). */
@@ -274,10 +285,23 @@ export function createVenue(opts: VenueOptions): SimVenue {
       if (!m) throw new VenueError(`Unknown coin: ${coin}`);
       m.backgroundOi = Math.max(0, Math.round(sz * 10 ** m.szDec));
     },
+    delisted() {
+      return [...core.delistings.keys()].map((m) => m.coin);
+    },
     delist(coin) {
       const m = core.byCoin.get(coin);
       if (!m) throw new VenueError(`Unknown coin: ${coin}`);
-      m.spec = { ...m.spec, isDelisted: true };
+      if (m.spec.isDelisted) throw new VenueError(`${coin} is already delisted`);
+      const now = opts.clock();
+      const r = delistMarket(core, m, now);
+      core.checkTriggers(now);
+      core.flush();
+      return {
+        coin,
+        settlementPx: fmtScaled(r.px, m.pxDec),
+        positionsSettled: r.positionsSettled,
+        ordersCancelled: r.ordersCancelled,
+      };
     },
   };
 }

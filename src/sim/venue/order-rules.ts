@@ -93,10 +93,72 @@ export function aloRefusal(
   return `Post only order would have immediately matched, bbo was ${bbo}. asset=${asset}`;
 }
 
-/** Initial margin (micro-USDC) the part of an order that increases the position needs. */
+/**
+ * Initial margin (micro-USDC) the part of an order that increases the position needs: what it is
+ * checked against, and what it holds while it rests.
+ */
 export function orderMargin(szi: number, isBuy: boolean, px: number, sz: number, lev: number): number {
   const inc = positionIncrease(szi, isBuy, sz);
   return inc === 0 ? 0 : mulDiv(px, inc, lev, "ceil");
+}
+
+/**
+ * Positions and collateral as the exchange margins them (scaled integers: lots × price scale =
+ * micro-USDC). A cross position's unrealized PnL and its initial margin at the mark count against
+ * the account's free collateral; an isolated position instead holds its own margin, moved out of the
+ * balance when it opens (at the fill price and the position's leverage) and back, pro rata, as it
+ * closes. Orders are margined against the free collateral either way.
+ */
+export interface MarginedPosition {
+  /** Signed size in lots. */
+  szi: number;
+  /** Cost basis of the open size, micro-USDC (≥ 0). */
+  entryNtl: number;
+  isolated: boolean;
+  lev: number;
+}
+
+/** Unrealized PnL (micro-USDC) of a position at `mark` (price scale). */
+export function unrealizedPnl(p: Pick<MarginedPosition, "szi" | "entryNtl">, mark: number): number {
+  const value = Math.abs(p.szi) * mark;
+  return p.szi > 0 ? value - p.entryNtl : p.entryNtl - value;
+}
+
+/** Initial margin (micro-USDC) a cross position holds at `mark`. */
+export function crossPositionMargin(szi: number, mark: number, lev: number): number {
+  return mulDiv(Math.abs(szi) * mark, 1, lev, "ceil");
+}
+
+/** Margin an isolated position takes from the balance as `q` lots open at `px`. */
+export function isolatedOpenMargin(px: number, q: number, lev: number): number {
+  return mulDiv(px, q, lev, "ceil");
+}
+
+/** Margin an isolated position gives back as `closeQ` of its `absSize` lots close. */
+export function isolatedMarginReleased(isoMargin: number, closeQ: number, absSize: number): number {
+  return closeQ === absSize ? isoMargin : mulDiv(isoMargin, closeQ, absSize, "floor");
+}
+
+/**
+ * Free collateral for new orders (micro-USDC): the balance, plus each cross position's unrealized
+ * PnL less its initial margin at its mark, less the margin resting orders hold.
+ */
+export function freeCollateral(
+  cash: number,
+  positions: Iterable<{ position: MarginedPosition; mark: number }>,
+  reserved: number,
+): number {
+  let free = cash - reserved;
+  for (const { position: p, mark } of positions) {
+    if (p.isolated) continue;
+    free += unrealizedPnl(p, mark) - crossPositionMargin(p.szi, mark, p.lev);
+  }
+  return free;
+}
+
+/** What a resting order still holds after `q` of its `sz` lots filled. */
+export function restingMarginReleased(reserved: number, q: number, sz: number): number {
+  return q === sz ? reserved : mulDiv(reserved, q, sz, "floor");
 }
 
 /** The free collateral (micro-USDC) cannot margin the order. */

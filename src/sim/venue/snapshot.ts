@@ -1,13 +1,15 @@
 /**
  * The venue's account state as plain JSON and back: accounts (cash, positions, leverage, open and
  * past orders, fills, funding, ledger, builder approvals), agents, scheduled cancels, builder fill
- * rows and the id counters. Markets are named by coin, so a listing added later does not shift
+ * rows, the id counters and the markets delisted while the world ran (with their settlement price). Markets are named by coin, so a listing added later does not shift
  * anything. Open orders of the `skipOrdersOf` accounts (the house, which requotes on start) are
  * left out. Market data (books of the house, candles, funding history) is not part of it.
  */
 import type { Address } from "../venue.ts";
 import type { AgentEntry } from "./agents.ts";
 import type { VenueCore } from "./core.ts";
+import { freezeAt } from "./delisting.ts";
+import { fmtScaled, parseScaled } from "./fixed.ts";
 import type {
   Account,
   BuilderFillRow,
@@ -50,6 +52,8 @@ export interface VenueSnapshot {
   nextTid: number;
   hashSeq: number;
   feesCollected: number;
+  /** Markets delisted while the world ran, with their settlement price (absent in older snapshots). */
+  delisted?: { coin: string; px: string; time: number }[];
 }
 
 export function snapshotVenue(core: VenueCore, skipOrdersOf: readonly string[]): VenueSnapshot {
@@ -85,6 +89,11 @@ export function snapshotVenue(core: VenueCore, skipOrdersOf: readonly string[]):
     nextTid: core.nextTid,
     hashSeq: core.hashSeq,
     feesCollected: core.feesCollected,
+    delisted: [...core.delistings].map(([m, d]) => ({
+      coin: m.coin,
+      px: fmtScaled(d.px, m.pxDec),
+      time: d.time,
+    })),
   };
 }
 
@@ -160,4 +169,12 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
   core.nextTid = Math.max(core.nextTid, snap.nextTid);
   core.hashSeq = Math.max(core.hashSeq, snap.hashSeq);
   core.feesCollected = snap.feesCollected;
+  for (const d of snap.delisted ?? []) {
+    const m = market(d.coin);
+    const px = m ? parseScaled(d.px, m.pxDec) : null;
+    if (!m || !px) continue;
+    m.spec = { ...m.spec, isDelisted: true };
+    core.delistings.set(m, { px: px.scaled, time: d.time });
+    freezeAt(m, px.scaled);
+  }
 }

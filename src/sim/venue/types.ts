@@ -4,6 +4,7 @@ import type { OrderBook, Resting } from "./book.ts";
 import type { CandleSeries } from "./candles.ts";
 import type { FundingHistory } from "./funding-history.ts";
 import type { DexSpec, MarketSpec } from "./markets.ts";
+import type { OracleTwap } from "./oracle-twap.ts";
 
 export interface HourSlot {
   hour: number;
@@ -26,6 +27,8 @@ export interface Market {
   book: OrderBook<Order>;
   /** Oracle price at the price scale. */
   oracle: number;
+  /** The oracle's last hour of samples (a delisting settles at their average). */
+  oracleTwap: OracleTwap;
   startPx: number;
   lastPx: number | undefined;
   /** 150 s EMA of (mid − oracle), price scale: the smoothed book premium in the mark price. */
@@ -61,6 +64,7 @@ export type OrderStatus =
   | "siblingFilledCanceled"
   | "liquidatedCanceled"
   | "scheduledCancel"
+  | "delistedCanceled"
   | "iocCancelRejected";
 
 export type Tif = "Gtc" | "Ioc" | "Alo" | "FrontendMarket" | "LiquidationMarket";

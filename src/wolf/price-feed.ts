@@ -13,7 +13,7 @@ export interface PriceFeedOptions {
   onStatus?(status: PriceStreamStatus, reason: string, silentCoins: readonly string[]): void;
   log: (line: string) => void;
   alerter?: Alerter;
-  /** Poll period while degraded, and the watchdog's period (default 1 s; at most 2 s). */
+  /** Poll period while degraded and a position is open, and the watchdog's period (default 1 s; at most 2 s). */
   pollMs?: number;
   /** No streamed price for this long while a guarded price moved → degraded (default 3 s). */
   silenceMs?: number;
@@ -132,7 +132,7 @@ export class PriceFeed {
   private onFailure(generation: number, reason: string): void {
     if (generation !== this.generation || this.stopped) return;
     this.degrade(reason);
-    void this.poll();
+    if (this.opts.guardedCoins().length > 0) void this.poll();
     void this.drop().then(() => this.scheduleRetry());
   }
 
@@ -183,11 +183,13 @@ export class PriceFeed {
    */
   private async watch(): Promise<void> {
     if (this.stopped) return;
+    const guarded = this.opts.guardedCoins();
     if (this.streamDown) {
-      await this.poll();
+      // Nothing open, nothing to guard: the ticks read prices anyway, and a poll a second would
+      // spend most of WOLF's request weight (every dex's mids) that its scans need.
+      if (guarded.length > 0) await this.poll();
       return;
     }
-    const guarded = this.opts.guardedCoins();
     const now = Date.now();
     const quiet = guarded.filter(
       (c) => !this.silent.has(c) && now - (this.streamedAt.get(c) ?? this.subscribedAt) >= this.silenceMs,

@@ -99,6 +99,25 @@ describe("price feed", () => {
     expect(statuses).toEqual(["degraded", "ok"]);
   });
 
+  it("a failed stream with no open position polls nothing (ticks read prices): weight stays for scans", async () => {
+    const stream = new FakeStream();
+    const guarded: string[] = [];
+    const { feed, seen } = setup(stream, guarded);
+    await feed.start();
+    stream.fail("WebSocket connection lost");
+    expect(feed.status).toBe("degraded");
+    await sleep(500);
+    expect(stream.polls).toBe(0);
+    // A slot opens while the stream is still down: its coin is polled every beat from then on.
+    stream.refuse = 100;
+    guarded.push("ETH");
+    stream.moveSilently("ETH", "2400");
+    await within(2_000, () => seen.some((m) => m.ETH === "2400"));
+    const before = stream.polls;
+    await sleep(350);
+    expect(stream.polls).toBeGreaterThan(before);
+  });
+
   it("silence while a guarded price moves is a dead stream; silence in a quiet market is not", async () => {
     const stream = new FakeStream();
     const { feed, statuses } = setup(stream);

@@ -1,5 +1,5 @@
-import type { HowlMetrics } from "./howl-metrics.ts";
 import { usd } from "../core/money.ts";
+import type { HowlMetrics } from "./howl-metrics.ts";
 
 /** Every threshold the HOWL rules use, in one place (percentages on a 0–100 scale). */
 export const HOWL_THRESHOLDS = {

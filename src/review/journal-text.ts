@@ -1,6 +1,6 @@
+import { usd } from "../core/money.ts";
 import { closedPositions, summarizeClosed } from "./closed-positions.ts";
 import type { JournalEntry } from "./journal-entry.ts";
-import { usd } from "../core/money.ts";
 
 /** One journal entry on one line, as `hl journal view` prints it. */
 export function journalLine(e: JournalEntry): string {

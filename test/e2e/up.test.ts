@@ -247,6 +247,24 @@ describe("hl up", () => {
     expect(loopback.lastMinute, JSON.stringify(loopback)).toBeLessThanOrEqual(1200);
     const allowed = 1200 * Math.ceil((Date.now() - loopback.since) / 60_000);
     expect(loopback.total, JSON.stringify(loopback)).toBeLessThanOrEqual(allowed);
+    // And within the per-IP WebSocket limits, which the sim also holds them to.
+    const ws = await getJson<{
+      limits: { connections: number } | null;
+      addresses: {
+        address: string;
+        peakConnections: number;
+        peakUsers: number;
+        refused: Record<string, number>;
+      }[];
+    }>(`${url("sim")}/sim/ws-limits`);
+    expect(ws?.limits?.connections).toBe(10);
+    const wsLoopback = ws!.addresses.find((a) => a.address === "127.0.0.1")!;
+    expect(
+      Object.values(wsLoopback.refused).every((n) => n === 0),
+      JSON.stringify(wsLoopback),
+    ).toBe(true);
+    expect(wsLoopback.peakConnections).toBeLessThanOrEqual(10);
+    expect(wsLoopback.peakUsers).toBeLessThanOrEqual(10);
 
     // Ctrl-C: every process of the tree (services, agents, the WOLF grandchild) is gone.
     const health = await getJson<{ pid: number | null }>(`${url("agent")}/health`);

@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RateBudget, requestWeight, responseWeight } from "../src/exchange/budget.ts";
+import { CandleCache } from "../src/signals/candle-cache.ts";
 import type { CandleInterval } from "../src/signals/candles.ts";
 import { type MarketCtx, parseMarkets } from "../src/signals/market.ts";
 import { moversConfig } from "../src/signals/movers-config.ts";
-import { moversOnce, scanOnce } from "../src/signals/run.ts";
+import { moversOnce, planScanReads, scanOnce } from "../src/signals/run.ts";
 import { scannerConfig } from "../src/signals/scanner-config.ts";
-import { CandleCache, type MarketDataSource } from "../src/signals/source.ts";
+import type { MarketDataSource } from "../src/signals/source.ts";
 import { buildWolfConfig } from "../src/wolf/config.ts";
 import { MinuteMarket } from "../test/signals/minute-market.ts";
 import type { BenchReporter } from "./harness.ts";
@@ -128,6 +129,7 @@ export default async function (r: BenchReporter): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "wolf-scan-bench-"));
   const cache = new CandleCache(source, wolf.candle_refresh_s * 1000);
   const scanner = scannerConfig();
+  planScanReads(cache, scanner);
   const movers = moversConfig();
   let firstScanAt: number | undefined;
   let weightAtFirstScan = 0;
@@ -142,11 +144,12 @@ export default async function (r: BenchReporter): Promise<void> {
   const ticker = async () => {
     for (let tick = 1; !stopped; tick++) {
       void other(tick);
-      moversRun ??= moversOnce(source, cache, movers, dataDir)
-        .then(() => undefined)
-        .finally(() => {
-          moversRun = undefined;
-        });
+      if (!moversRun)
+        moversRun = moversOnce(source, cache, movers, dataDir)
+          .then(() => undefined)
+          .finally(() => {
+            moversRun = undefined;
+          });
       if (!scannerRun && (tick === 1 || (tick - 1) % wolf.scanner_interval_ticks === 0)) {
         cycles.push({
           at: clock.now,

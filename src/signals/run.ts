@@ -1,10 +1,11 @@
+import type { CandleReader, SeriesNeed } from "./candle-cache.ts";
 import { type CandleInterval, closedCandles } from "./candles.ts";
 import { appendHistory, moversHistoryPath, readHistory, scannerHistoryPath } from "./history.ts";
-import { candleTargets, type MoverCandles, type MoversScan, runMovers } from "./movers.ts";
+import { candleTargets, hasBaseline, type MoverCandles, type MoversScan, runMovers } from "./movers.ts";
 import type { MoversConfig } from "./movers-config.ts";
 import { type AssetCandles, runScan, type ScanResult, stage1, stage2 } from "./scanner.ts";
 import type { ScannerConfig } from "./scanner-config.ts";
-import { type CandleCache, type MarketDataSource, mapLimit } from "./source.ts";
+import { type MarketDataSource, mapLimit } from "./source.ts";
 
 /** I/O around the pure scanner and movers: fetch markets and candles, run, persist history. */
 
@@ -13,12 +14,25 @@ const CONCURRENCY = 8;
 /** Told how many candle series a pass has read of how many it will read (after each one). */
 export type ScanProgressListener = (read: number, total: number) => void;
 
-/** `cache.get` that reports each series read (a failed read counts too: the pass is past it). */
-function counting(cache: CandleCache, total: number, onProgress: ScanProgressListener | undefined) {
+/** Movers' lookbacks: 4h bars over a day (volume surge), 1h bars over two (breakout range). */
+export const MOVERS_LOOKBACK_MS = { "4h": 86_400_000, "1h": 2 * 86_400_000 } as const;
+
+/** The longest lookback each interval is read for by either pass: a series' first read covers both. */
+export function planScanReads(
+  cache: { plan(interval: CandleInterval, lookbackMs: number): void },
+  cfg: ScannerConfig,
+): void {
+  cache.plan("4h", Math.max(cfg.lookback_4h_ms, MOVERS_LOOKBACK_MS["4h"]));
+  cache.plan("1h", Math.max(cfg.lookback_1h_ms, MOVERS_LOOKBACK_MS["1h"]));
+  cache.plan("15m", cfg.lookback_15m_ms);
+}
+
+/** `cache.get` that reports each series answered (a failed read counts too: the pass is past it). */
+function counting(cache: CandleReader, total: number, onProgress: ScanProgressListener | undefined) {
   let read = 0;
   onProgress?.(0, total);
-  return (coin: string, interval: CandleInterval, lookbackMs: number) =>
-    cache.get(coin, interval, lookbackMs).finally(() => onProgress?.(++read, total));
+  return (coin: string, interval: CandleInterval, lookbackMs: number, need: SeriesNeed) =>
+    cache.get(coin, interval, lookbackMs, need).finally(() => onProgress?.(++read, total));
 }
 
 export interface ScanRunResult {
@@ -26,10 +40,13 @@ export interface ScanRunResult {
   candle_failures: number;
 }
 
-/** One scanner pass: per-asset 4h/1h/15m candles are fetched for the top-N (the predecessor's WOLF fed none). */
+/**
+ * One scanner pass: per-asset 4h/1h/15m candles are fetched for the top-N (the predecessor's WOLF fed
+ * none). It uses closed bars only, so a series is read again only once a bar has closed.
+ */
 export async function scanOnce(
   source: MarketDataSource,
-  cache: CandleCache,
+  cache: CandleReader,
   cfg: ScannerConfig,
   dataDir: string,
   onProgress?: ScanProgressListener,
@@ -38,7 +55,9 @@ export async function scanOnce(
   const markets = await source.markets();
   const top = stage2(cfg, stage1(cfg, markets));
   const failuresBefore = cache.failures;
-  const get = counting(cache, 2 + 3 * top.length, onProgress);
+  const count = counting(cache, 2 + 3 * top.length, onProgress);
+  const get = (coin: string, interval: CandleInterval, lookbackMs: number) =>
+    count(coin, interval, lookbackMs, "closed");
   const [btc4h, btc1h] = await Promise.all([
     get("BTC", "4h", cfg.lookback_4h_ms),
     get("BTC", "1h", cfg.lookback_1h_ms),
@@ -72,27 +91,34 @@ export async function scanOnce(
   return { result, candle_failures: cache.failures - failuresBefore };
 }
 
-/** One movers pass: candles for the largest qualifying assets (capped), history windowed by time. */
+/**
+ * One movers pass: candles for the largest qualifying assets (capped), history windowed by time.
+ * Until the history holds a baseline no detector runs, so such a pass reads no candles.
+ */
 export async function moversOnce(
   source: MarketDataSource,
-  cache: CandleCache,
+  cache: CandleReader,
   cfg: MoversConfig,
   dataDir: string,
   onProgress?: ScanProgressListener,
 ): Promise<MoversScan> {
   const started = source.now();
   const markets = await source.markets();
-  const targets = candleTargets(cfg, markets);
+  const path = moversHistoryPath(dataDir);
+  const history = readHistory<MoversScan>(path).entries;
+  const targets = hasBaseline(cfg, history, started) ? candleTargets(cfg, markets) : [];
   const get = counting(cache, 2 * targets.length, onProgress);
   const fetched = await mapLimit(targets, CONCURRENCY, async (coin) => {
-    const [h4, h1] = await Promise.all([get(coin, "4h", 86_400_000), get(coin, "1h", 2 * 86_400_000)]);
+    // The surge reads the forming 4h bar's volume; the breakout range only closed 1h bars.
+    const [h4, h1] = await Promise.all([
+      get(coin, "4h", MOVERS_LOOKBACK_MS["4h"], "forming"),
+      get(coin, "1h", MOVERS_LOOKBACK_MS["1h"], "forming-present"),
+    ]);
     const c: MoverCandles = {};
     if (h4) c["4h"] = h4;
     if (h1) c["1h"] = h1;
     return [coin, c] as const;
   });
-  const path = moversHistoryPath(dataDir);
-  const history = readHistory<MoversScan>(path).entries;
   const scan = runMovers(cfg, {
     markets,
     candles: new Map(fetched),

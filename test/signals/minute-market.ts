@@ -20,6 +20,8 @@ export function rng(seed: number): () => number {
  * starting in [startTime, min(endTime, now)], oldest first.
  */
 export class MinuteMarket {
+  /** Closed candles never change: each is aggregated once. */
+  private readonly closed = new Map<string, Candle | null>();
   private readonly paths = new Map<string, { px: number[]; v: number[]; rand: () => number }>();
 
   constructor(
@@ -42,8 +44,8 @@ export class MinuteMarket {
       const last = p.px[p.px.length - 1]!;
       // Regimes of drift so some coins trend (and qualify), with occasional volume bursts.
       const drift = Math.sin(p.px.length / 700) * 0.0004;
-      p.px.push(Number((last * (1 + drift + (rand() - 0.5) * 0.004)).toPrecision(6)));
-      p.v.push(Number(((rand() < 0.02 ? 20 : 1) * (50 + rand() * 100)).toFixed(2)));
+      p.px.push(Math.round(last * (1 + drift + (rand() - 0.5) * 0.004) * 1e4) / 1e4);
+      p.v.push(Math.round((rand() < 0.02 ? 20 : 1) * (50 + rand() * 100) * 100) / 100);
     }
     return { px: p.px[m]!, v: p.v[m]! };
   }
@@ -53,6 +55,12 @@ export class MinuteMarket {
     const out: Candle[] = [];
     const last = Math.min(endTime, now);
     for (let t = Math.ceil(startTime / step) * step; t <= last; t += step) {
+      const key = `${coin}|${interval}|${t}`;
+      const done = this.closed.get(key);
+      if (done !== undefined) {
+        if (done) out.push(done);
+        continue;
+      }
       const first = Math.max(0, Math.ceil((t - this.originMs) / MINUTE));
       let o = 0;
       let h = -Infinity;
@@ -69,8 +77,9 @@ export class MinuteMarket {
         v += pv;
         n++;
       }
-      if (n === 0) continue;
-      out.push({ t, T: t + step - 1, o, h, l, c, v: Number(v.toFixed(2)) });
+      const candle = n === 0 ? null : { t, T: t + step - 1, o, h, l, c, v: Math.round(v * 100) / 100 };
+      if (t + step - 1 < now) this.closed.set(key, candle);
+      if (candle) out.push(candle);
     }
     return out;
   }

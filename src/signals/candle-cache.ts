@@ -10,15 +10,22 @@ import type { MarketDataSource } from "./source.ts";
  */
 export type SeriesNeed = "closed" | "forming-present" | "forming";
 
+/** A series as answered to one reader: the bars opening at or after `from` (its moment − lookback). */
+export interface SeriesWindow {
+  candles: Candle[];
+  from: number;
+}
+
 /** What the scanner and movers read candles through (a CandleCache; tests pass plain full reads). */
 export interface CandleReader {
   readonly failures: number;
-  get(
+  /** The bars of a series opening within `lookbackMs` of now (null when it could not be read). */
+  window(
     coin: string,
     interval: CandleInterval,
     lookbackMs: number,
     need?: SeriesNeed,
-  ): Promise<Candle[] | null>;
+  ): Promise<SeriesWindow | null>;
 }
 
 /**
@@ -75,6 +82,15 @@ export class CandleCache implements CandleReader {
     lookbackMs: number,
     need: SeriesNeed = "closed",
   ): Promise<Candle[] | null> {
+    return (await this.window(coin, interval, lookbackMs, need))?.candles ?? null;
+  }
+
+  async window(
+    coin: string,
+    interval: CandleInterval,
+    lookbackMs: number,
+    need: SeriesNeed = "closed",
+  ): Promise<SeriesWindow | null> {
     this.plan(interval, lookbackMs);
     const key = `${coin}|${interval}`;
     // A read of this series in flight may answer this reader too.
@@ -82,7 +98,7 @@ export class CandleCache implements CandleReader {
     const now = this.source.now();
     const held = this.series.get(key);
     if (held && this.answers(held, interval, now, lookbackMs, need))
-      return window(held.candles, now - lookbackMs);
+      return since(held.candles, now - lookbackMs);
     const read = this.read(key, coin, interval, held, now, lookbackMs);
     this.inFlight.set(
       key,
@@ -95,11 +111,11 @@ export class CandleCache implements CandleReader {
       await read;
     } catch {
       this.failures++;
-      return held ? window(held.candles, now - lookbackMs) : null;
+      return held ? since(held.candles, now - lookbackMs) : null;
     } finally {
       this.inFlight.delete(key);
     }
-    return window(this.series.get(key)!.candles, now - lookbackMs);
+    return since(this.series.get(key)!.candles, now - lookbackMs);
   }
 
   /** Whether the held series gives this reader what a read now would (for the bars it needs). */
@@ -147,6 +163,9 @@ export class CandleCache implements CandleReader {
 }
 
 /** The candles that open at or after `from` (the whole series when it starts there already). */
-function window(candles: Candle[], from: number): Candle[] {
-  return candles.length === 0 || candles[0]!.t >= from ? candles : candles.filter((c) => c.t >= from);
+function since(candles: Candle[], from: number): SeriesWindow {
+  return {
+    candles: candles.length === 0 || candles[0]!.t >= from ? candles : candles.filter((c) => c.t >= from),
+    from,
+  };
 }

@@ -30,12 +30,12 @@ class Source implements MarketDataSource {
 }
 
 describe("scanner and movers passes with I/O", () => {
-  it("the scanner fetches per-asset 4h/1h/15m candles and finds the opportunity (§7.1); history is written", async () => {
+  it("the scanner fetches per-asset 1h (its 4h bars rolled up from them) and 15m candles and finds the opportunity (§7.1); history is written", async () => {
     const src = new Source();
     const dir = mkdtempSync(join(tmpdir(), "scan-"));
     const cache = new CandleCache(src);
     const { result } = await scanOnce(src, cache, scannerConfig(), dir);
-    expect(src.calls).toEqual(expect.arrayContaining(["ETH:4h", "ETH:1h", "ETH:15m", "BTC:4h", "BTC:1h"]));
+    expect(src.calls).toEqual(["BTC:1h", "ETH:1h", "ETH:15m"]);
     expect(src.calls).not.toContain("DUST:1h");
     expect(result.opportunities[0]?.asset).toBe("ETH");
     const saved = JSON.parse(readFileSync(join(dir, "scanner", "scan-history.json"), "utf8"));
@@ -55,7 +55,7 @@ describe("scanner and movers passes with I/O", () => {
       scannerConfig(),
       mkdtempSync(join(tmpdir(), "scan-")),
     );
-    expect(r.candle_failures).toBe(3);
+    expect(r.candle_failures).toBe(2);
     expect(r.result.stats.skipped_no_candles).toBe(1);
   });
 

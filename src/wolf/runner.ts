@@ -338,7 +338,7 @@ export class WolfRunner {
     const { moversOnce, planScanReads, scanOnce } = await import("../signals/run.ts");
     planScanReads(this.cache, this.scannerCfg);
 
-    // A scan waits on the request-weight budget (a first pass reads a hundred candle series): the
+    // A scan waits on the request-weight budget (a first pass reads some forty candle series): the
     // tick waits for it at most SCAN_WAIT_MS, then goes on with the last results; the scan's own
     // results arrive with a later tick. A scan still running is never started twice.
     const scans: Promise<void>[] = [];

@@ -52,10 +52,11 @@ const bucketStart = (interval: CandleInterval, t: number) =>
  * - a closed bar is read once: a later read asks only from the bar that was forming at the last
  *   read (one or two candles back), and the answer replaces the cached tail;
  * - a series is read again only when its reader needs it: for `closed`, once a bar has closed since
- *   the last read; for `forming-present` also while the bar forming now has not printed; for `forming`, once `maxAgeMs` (or a quarter of its bar, whichever is longer) has
- *   passed or a bar has closed; with `maxAgeMs` 0 (tests, replays) at every `forming` call;
+ *   the last read; for `forming-present`, also while the bar forming now has not printed; for
+ *   `forming`, once a bar has closed or `maxAgeMs` (or a quarter of its bar, whichever is longer)
+ *   has passed, and with `maxAgeMs` 0 (tests, replays) at every call;
  * - the first read of a series covers the longest lookback planned for its interval (`plan`), so
- *   the scanner's long 4h window and movers' short one cost one read;
+ *   the scanner's 200 h of 1h bars and movers' 48 h cost one read;
  * - concurrent requests for one series share one read.
  * A reader gets the bars opening within its lookback — for the bars it needs, the same as a full
  * read at that moment. Failures are counted, not hidden; a failed read keeps the last good series.
@@ -74,15 +75,6 @@ export class CandleCache implements CandleReader {
   /** Every coin's first read of `interval` covers at least `lookbackMs`. */
   plan(interval: CandleInterval, lookbackMs: number): void {
     this.planned.set(interval, Math.max(this.planned.get(interval) ?? 0, lookbackMs));
-  }
-
-  async get(
-    coin: string,
-    interval: CandleInterval,
-    lookbackMs: number,
-    need: SeriesNeed = "closed",
-  ): Promise<Candle[] | null> {
-    return (await this.window(coin, interval, lookbackMs, need))?.candles ?? null;
   }
 
   async window(

@@ -4,6 +4,10 @@ import { type Candle, type CandleInterval, closedCandles, INTERVAL_MS } from "..
 import type { MarketDataSource } from "../../src/signals/source.ts";
 import { MinuteMarket } from "./minute-market.ts";
 
+/** The candles a reader gets (null when the series could not be read). */
+const candlesOf = async (cache: CandleCache, ...a: Parameters<CandleCache["window"]>) =>
+  (await cache.window(...a))?.candles ?? null;
+
 /** A source that counts its candle reads and answers every bar of the window. */
 function countingSource(clock: { now: number }) {
   const reads: string[] = [];
@@ -27,8 +31,8 @@ describe("candle cache", () => {
     const clock = { now: Date.UTC(2026, 10, 27, 10, 7) };
     const { source, reads } = countingSource(clock);
     const cache = new CandleCache(source, 300_000);
-    const long = await cache.get("ETH", "1h", 48 * 3_600_000);
-    const short = await cache.get("ETH", "1h", 24 * 3_600_000);
+    const long = await candlesOf(cache, "ETH", "1h", 48 * 3_600_000);
+    const short = await candlesOf(cache, "ETH", "1h", 24 * 3_600_000);
     expect(reads).toEqual(["ETH|1h"]);
     expect(long!.length).toBe(48);
     expect(short!.length).toBe(24);
@@ -39,14 +43,14 @@ describe("candle cache", () => {
     const clock = { now: Date.UTC(2026, 10, 27, 9, 7) };
     const { source, reads } = countingSource(clock);
     const cache = new CandleCache(source, 300_000);
-    await cache.get("SOL", "4h", 86_400_000, "forming");
-    await cache.get("SOL", "15m", 86_400_000, "forming");
+    await candlesOf(cache, "SOL", "4h", 86_400_000, "forming");
+    await candlesOf(cache, "SOL", "15m", 86_400_000, "forming");
     clock.now += 6 * 60_000; // 6 min: the 15m series is due, the 4h one is not (due after 60 min)
-    await cache.get("SOL", "4h", 86_400_000, "forming");
-    await cache.get("SOL", "15m", 86_400_000, "forming");
+    await candlesOf(cache, "SOL", "4h", 86_400_000, "forming");
+    await candlesOf(cache, "SOL", "15m", 86_400_000, "forming");
     expect(reads).toEqual(["SOL|4h", "SOL|15m", "SOL|15m"]);
     clock.now += 55 * 60_000;
-    await cache.get("SOL", "4h", 86_400_000, "forming");
+    await candlesOf(cache, "SOL", "4h", 86_400_000, "forming");
     expect(reads.filter((r) => r === "SOL|4h")).toHaveLength(2);
   });
 });
@@ -62,9 +66,9 @@ describe("candle cache against an exchange whose forming candle grows", () => {
       candles: async (coin, interval, from, to) => exchange.candles(coin, interval, from, to, clock.now),
     };
     const cache = new CandleCache(source, 300_000);
-    await cache.get("ETH", "1h", 48 * 3_600_000);
+    await candlesOf(cache, "ETH", "1h", 48 * 3_600_000);
     clock.now = start + 10 * 60_000; // 11:05: the 10:00 bar closed at 11:00
-    const cached = closedCandles((await cache.get("ETH", "1h", 48 * 3_600_000))!, clock.now);
+    const cached = closedCandles((await candlesOf(cache, "ETH", "1h", 48 * 3_600_000))!, clock.now);
     const fresh = closedCandles(
       exchange.candles("ETH", "1h", clock.now - 48 * 3_600_000, clock.now, clock.now),
       clock.now,
@@ -92,16 +96,16 @@ describe("candle cache readers' needs", () => {
       },
     };
     const cache = new CandleCache(source, 300_000);
-    await cache.get("ETH", "1h", 48 * 3_600_000, "closed");
-    await cache.get("ETH", "1h", 48 * 3_600_000, "forming-present");
+    await candlesOf(cache, "ETH", "1h", 48 * 3_600_000, "closed");
+    await candlesOf(cache, "ETH", "1h", 48 * 3_600_000, "forming-present");
     expect(reads).toHaveLength(2); // the 11:00 bar had not printed: movers' reader asked again
     clock.now = Date.UTC(2026, 10, 27, 11, 10);
-    await cache.get("ETH", "1h", 48 * 3_600_000, "closed");
+    await candlesOf(cache, "ETH", "1h", 48 * 3_600_000, "closed");
     expect(reads).toHaveLength(2);
-    const got = await cache.get("ETH", "1h", 48 * 3_600_000, "forming-present");
+    const got = await candlesOf(cache, "ETH", "1h", 48 * 3_600_000, "forming-present");
     expect(reads).toHaveLength(3);
     expect(got!.at(-1)!.t).toBe(Date.UTC(2026, 10, 27, 11));
-    await cache.get("ETH", "1h", 48 * 3_600_000, "forming-present");
+    await candlesOf(cache, "ETH", "1h", 48 * 3_600_000, "forming-present");
     expect(reads).toHaveLength(3);
   });
 
@@ -111,8 +115,8 @@ describe("candle cache readers' needs", () => {
     const cache = new CandleCache(source, 300_000);
     cache.plan("4h", 200 * 3_600_000);
     const [day, long] = await Promise.all([
-      cache.get("ETH", "4h", 24 * 3_600_000, "forming"),
-      cache.get("ETH", "4h", 200 * 3_600_000, "closed"),
+      candlesOf(cache, "ETH", "4h", 24 * 3_600_000, "forming"),
+      candlesOf(cache, "ETH", "4h", 200 * 3_600_000, "closed"),
     ]);
     expect(reads).toEqual(["ETH|4h"]);
     expect(day!.length).toBe(6);

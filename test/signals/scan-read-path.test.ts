@@ -13,6 +13,10 @@ import type { MarketDataSource } from "../../src/signals/source.ts";
 import { market } from "./fixtures.ts";
 import { MinuteMarket } from "./minute-market.ts";
 
+/** The candles a reader gets (null when the series could not be read). */
+const candlesOf = async (cache: CandleCache, ...a: Parameters<CandleCache["window"]>) =>
+  (await cache.window(...a))?.candles ?? null;
+
 const HOUR = 3_600_000;
 /** Each pass writes its history with an fsync: in memory where the machine has it, so the runs stay quick. */
 const scratch = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
@@ -182,7 +186,7 @@ describe("the cache answers as a full read would", () => {
           for (const c of calls) {
             a.clock.now += c.step;
             const lookback = c.bars * { "15m": 900_000, "1h": HOUR, "4h": 4 * HOUR }[c.interval];
-            const got = (await cache.get(c.coin, c.interval, lookback, c.need))!;
+            const got = (await candlesOf(cache, c.coin, c.interval, lookback, c.need))!;
             const full = exchange.candles(
               c.coin,
               c.interval,

@@ -81,6 +81,11 @@ export function recentScans(cfg: MoversConfig, history: readonly MoversScan[], n
   return history.filter((h) => h.scan_time_ms < nowMs && nowMs - h.scan_time_ms <= cfg.oi_baseline_window_ms);
 }
 
+/** Whether the history holds enough recent scans for any detector to run (else no candle is used). */
+export function hasBaseline(cfg: MoversConfig, history: readonly MoversScan[], nowMs: number): boolean {
+  return recentScans(cfg, history, nowMs).length >= cfg.min_scans_for_signal;
+}
+
 /** OI change (coins, so a price move alone is not "inflow") against the windowed mean. */
 export function oiDelta(
   cfg: MoversConfig,
@@ -261,10 +266,10 @@ export interface MoversInput {
 export function runMovers(cfg: MoversConfig, input: MoversInput): MoversScan {
   const qualifying = input.markets.filter((m) => !m.delisted && m.volume_24h >= cfg.volume_min_24h);
   const recent = recentScans(cfg, input.history, input.nowMs);
-  const hasBaseline = recent.length >= cfg.min_scans_for_signal;
+  const baseline = hasBaseline(cfg, input.history, input.nowMs);
   const signals: MoverSignal[] = [];
   let undirected = 0;
-  if (hasBaseline) {
+  if (baseline) {
     const last = recent.at(-1);
     for (const m of qualifying) {
       const c = input.candles.get(m.name);
@@ -328,7 +333,7 @@ export function runMovers(cfg: MoversConfig, input: MoversInput): MoversScan {
       qualifying: qualifying.length,
       signals_detected: signals.length,
       undirected,
-      has_baseline: hasBaseline,
+      has_baseline: baseline,
       history_depth: input.history.length,
       scan_duration_ms: input.durationMs ?? 0,
     },

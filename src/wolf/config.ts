@@ -139,7 +139,9 @@ export const wolfConfigSchema = z.object({
     .number()
     .min(0)
     .default(300)
-    .describe("Candle series are refetched at most this often (request weight: src/signals/source.ts)."),
+    .describe(
+      "Movers' forming 4h bar is read again after this many seconds or a quarter of its bar, whichever is longer (0: every pass); closed bars are read once (docs/wolf.md, Scan cost).",
+    ),
   min_order_usd: z
     .number()
     .min(0)

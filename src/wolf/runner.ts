@@ -1,10 +1,11 @@
 import type { Alerter } from "../alerts/webhook.ts";
+import { CandleCache } from "../signals/candle-cache.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
 import type { Opportunity } from "../signals/scanner.ts";
 import { type ScannerConfig, scannerConfig } from "../signals/scanner-config.ts";
 import { observeSmartMoney, type SmartMoneySignal, type SmartMoneyState } from "../signals/smart-money.ts";
-import { CandleCache, type MarketDataSource } from "../signals/source.ts";
+import type { MarketDataSource } from "../signals/source.ts";
 import { acquireRunLock, type RunLock } from "../store/run-lock.ts";
 import type { WolfConfig } from "./config.ts";
 import { type EntryPlan, planTick, type TickInputs } from "./engine.ts";
@@ -334,9 +335,10 @@ export class WolfRunner {
     this.guards.persistAll();
 
     // Loaded on the first tick, not at start: a restarted run is guarded before the scans' code loads.
-    const { moversOnce, scanOnce } = await import("../signals/run.ts");
+    const { moversOnce, planScanReads, scanOnce } = await import("../signals/run.ts");
+    planScanReads(this.cache, this.scannerCfg);
 
-    // A scan waits on the request-weight budget (a first pass reads a hundred candle series): the
+    // A scan waits on the request-weight budget (a first pass reads some forty candle series): the
     // tick waits for it at most SCAN_WAIT_MS, then goes on with the last results; the scan's own
     // results arrive with a later tick. A scan still running is never started twice.
     const scans: Promise<void>[] = [];

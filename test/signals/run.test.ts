@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CandleCache } from "../../src/signals/candle-cache.ts";
 import type { Candle, CandleInterval } from "../../src/signals/candles.ts";
 import { moversConfig } from "../../src/signals/movers-config.ts";
 import { moversOnce, scanOnce } from "../../src/signals/run.ts";
 import { scannerConfig } from "../../src/signals/scanner-config.ts";
-import { CandleCache, type MarketDataSource, mapLimit } from "../../src/signals/source.ts";
+import { type MarketDataSource, mapLimit } from "../../src/signals/source.ts";
 import { bullish, market, NOW } from "./fixtures.ts";
 
 class Source implements MarketDataSource {
@@ -29,12 +30,12 @@ class Source implements MarketDataSource {
 }
 
 describe("scanner and movers passes with I/O", () => {
-  it("the scanner fetches per-asset 4h/1h/15m candles and finds the opportunity (§7.1); history is written", async () => {
+  it("the scanner fetches per-asset 1h (its 4h bars rolled up from them) and 15m candles and finds the opportunity (§7.1); history is written", async () => {
     const src = new Source();
     const dir = mkdtempSync(join(tmpdir(), "scan-"));
     const cache = new CandleCache(src);
     const { result } = await scanOnce(src, cache, scannerConfig(), dir);
-    expect(src.calls).toEqual(expect.arrayContaining(["ETH:4h", "ETH:1h", "ETH:15m", "BTC:4h", "BTC:1h"]));
+    expect(src.calls).toEqual(["BTC:1h", "ETH:1h", "ETH:15m"]);
     expect(src.calls).not.toContain("DUST:1h");
     expect(result.opportunities[0]?.asset).toBe("ETH");
     const saved = JSON.parse(readFileSync(join(dir, "scanner", "scan-history.json"), "utf8"));
@@ -54,7 +55,7 @@ describe("scanner and movers passes with I/O", () => {
       scannerConfig(),
       mkdtempSync(join(tmpdir(), "scan-")),
     );
-    expect(r.candle_failures).toBe(3);
+    expect(r.candle_failures).toBe(2);
     expect(r.result.stats.skipped_no_candles).toBe(1);
   });
 
@@ -65,6 +66,23 @@ describe("scanner and movers passes with I/O", () => {
     expect(m.stats.qualifying).toBe(1);
     const saved = JSON.parse(readFileSync(join(dir, "movers", "scan-history.json"), "utf8"));
     expect(saved[0].snapshots.map((s: { asset: string }) => s.asset)).toEqual(["ETH"]);
+  });
+
+  it("a movers pass reads no candle until its history holds a baseline (no detector runs before)", async () => {
+    const src = new Source();
+    const dir = mkdtempSync(join(tmpdir(), "mov-"));
+    let clock = NOW;
+    src.now = () => clock;
+    const cache = new CandleCache(src);
+    const first = await moversOnce(src, cache, moversConfig(), dir);
+    clock += 60_000;
+    const second = await moversOnce(src, cache, moversConfig(), dir);
+    expect(src.calls).toEqual([]);
+    expect([first.stats.has_baseline, second.stats.has_baseline]).toEqual([false, false]);
+    clock += 60_000;
+    const third = await moversOnce(src, cache, moversConfig(), dir);
+    expect(third.stats.has_baseline).toBe(true);
+    expect(src.calls).toEqual(["ETH:4h", "ETH:1h"]);
   });
 
   it("mapLimit keeps order and never exceeds the limit", async () => {

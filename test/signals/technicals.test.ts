@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { closedCandles } from "../../src/signals/candles.ts";
+import { closedCandles, rollUp } from "../../src/signals/candles.ts";
 import { parseMarkets } from "../../src/signals/market.ts";
 import {
   candlePatterns,
@@ -131,5 +131,22 @@ describe("units (predecessor §7 bugs 4–7)", () => {
     const forming = { t: NOW - 60_000, T: NOW + 3_540_000, o: 3, h: 3, l: 3, c: 3, v: 1 };
     expect(closedCandles([...cs, forming], NOW)).toHaveLength(3);
     expect(closedCandles(cs, NOW)).toBe(cs);
+  });
+});
+
+describe("rollUp", () => {
+  it("builds 4h bars from 1h ones: first open, high, low, last close, summed volume; a bar opening before `from` is left out", () => {
+    const H = 3_600_000;
+    const base = Date.UTC(2026, 10, 27, 0);
+    const hours = [
+      { t: base - H, T: base - 1, o: 9, h: 9, l: 9, c: 9, v: 1 },
+      { t: base, T: base + H - 1, o: 10, h: 12, l: 9, c: 11, v: 1 },
+      { t: base + 2 * H, T: base + 3 * H - 1, o: 11, h: 15, l: 10, c: 14, v: 2 },
+      { t: base + 4 * H, T: base + 5 * H - 1, o: 14, h: 14, l: 13, c: 13, v: 3 },
+    ];
+    expect(rollUp(hours, "4h", base)).toEqual([
+      { t: base, T: base + 4 * H - 1, o: 10, h: 15, l: 9, c: 14, v: 3 },
+      { t: base + 4 * H, T: base + 8 * H - 1, o: 14, h: 14, l: 13, c: 13, v: 3 },
+    ]);
   });
 });

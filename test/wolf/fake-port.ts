@@ -54,11 +54,13 @@ export class FakePort implements WolfPort {
     }));
   }
 
+  /** A pump's volume is traded in the 4h bar forming now (bars that closed never change). */
   async candles(coin: string, interval: string, _s: number, end: number): Promise<Candle[]> {
     const v = this.volume4h.get(coin) ?? 0;
     if (interval !== "4h" || v === 0) return [];
     const px = this.prices.get(coin)!;
-    return [{ t: end - 2 * 14_400_000, T: end - 14_400_000 - 1, o: px, h: px, l: px, c: px, v }];
+    const t = Math.floor(Math.min(end, this.clock) / 14_400_000) * 14_400_000;
+    return [{ t, T: t + 14_400_000 - 1, o: px, h: px, l: px, c: px, v }];
   }
 
   async mids(): Promise<Record<string, string>> {

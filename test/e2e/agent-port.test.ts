@@ -14,7 +14,6 @@ describe("hl agent serve on a taken port", () => {
     try {
       const r = await runHl(["agent", "serve", "--port", String(port), "--host", "127.0.0.1"], {
         ...process.env,
-        HL_FROM_SOURCE: "1",
         RUN_MODE: "mcp",
         DATA_DIR: join(root, "data"),
       });

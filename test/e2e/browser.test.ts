@@ -79,6 +79,20 @@ async function open(path: string): Promise<{ page: Page; errors: string[] }> {
 
 const tickOf = async (page: Page) => Number(await page.locator("#tick").textContent());
 
+/** What "shows data" means on each page: a value the page filled in from its service. */
+const DATA_OF: Record<string, string> = {
+  agent: "#tick",
+  leaderboard: "tbody tr td",
+  feeds: ".feed .px",
+  isfr: "#rate",
+  points: "#rules",
+};
+
+async function showsData(page: Page, selector: string): Promise<boolean> {
+  const text = ((await page.locator(selector).first().textContent()) ?? "").trim();
+  return text !== "" && !/^(–|—|…|Loading.*)$/.test(text);
+}
+
 describe.skipIf(!hasChromium)("pages in chromium", () => {
   it("every page of `hl up` renders", { timeout: 60_000 }, async () => {
     const u = up!.url;
@@ -103,7 +117,12 @@ describe.skipIf(!hasChromium)("pages in chromium", () => {
       const { page, errors } = await open(p.url);
       expect(await page.title()).toBe(p.title);
       await page.locator(p.ready).first().waitFor();
-      await sleep(1500); // let the first data arrive and charts draw
+      // The first data has arrived once the page filled it in (the screenshot then waits for a drawn frame).
+      await until(
+        `${p.name}: data on the page`,
+        () => showsData(page, DATA_OF[p.name]!),
+        Date.now() + 20_000,
+      );
       await page.screenshot({ path: join(SHOTS, `${p.name}.png`), fullPage: true });
       expect(errors, p.name).toEqual([]);
       await page.close();
@@ -310,14 +329,6 @@ describe.skipIf(!hasChromium)("the first hour, as a new user sees it", () => {
       await res.body?.cancel();
       expect(res.status, u).toBeLessThan(500);
     }
-    // What "shows data" means on each page: a value the page filled in from its service.
-    const dataOf: Record<string, string> = {
-      agent: "#tick",
-      leaderboard: "tbody tr td",
-      feeds: ".feed .px",
-      isfr: "#rate",
-      points: "#rules",
-    };
     const names: Record<string, string> = {};
     for (const [name, port] of Object.entries(up!.ports)) names[`http://127.0.0.1:${port}`] = name;
     for (const url of pages) {
@@ -333,16 +344,9 @@ describe.skipIf(!hasChromium)("the first hour, as a new user sees it", () => {
       });
       const res = await page.goto(url, { waitUntil: "load" });
       expect(res?.status(), url).toBe(200);
-      const selector = dataOf[name];
+      const selector = DATA_OF[name];
       expect(selector, `a page of hl up: ${url}`).toBeDefined();
-      await until(
-        `${name}: data on the page`,
-        async () => {
-          const text = (await page.locator(selector!).first().textContent()) ?? "";
-          return text.trim() !== "" && !/^(–|—|…|Loading.*)$/.test(text.trim());
-        },
-        Date.now() + 20_000,
-      );
+      await until(`${name}: data on the page`, () => showsData(page, selector!), Date.now() + 20_000);
       await until(
         `${name}: the word "paper"`,
         async () => /\bpaper\b/i.test(await page.locator("body").innerText()),

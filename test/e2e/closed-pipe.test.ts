@@ -30,7 +30,6 @@ interface Ended {
 async function headOf(args: readonly string[], lines: number, root: string): Promise<Ended> {
   const env = {
     ...process.env,
-    HL_FROM_SOURCE: "1",
     DATA_DIR: join(root, "data"),
     HL_AGENT_HOME: join(root, "home"),
     SIM_PORT: String(await freePort()),

@@ -70,7 +70,7 @@ beforeAll(async () => {
     HL_PRIVATE_KEY: "",
     HL_KEYSTORE_ADDRESS: "",
   };
-  await hl(["run", "aggressive_taker", "--mock", "--tick", "1", "--max-ticks", "6"]);
+  await hl(["run", "aggressive_taker", "--mock", "--tick", "0.2", "--max-ticks", "6"]);
 }, 120_000);
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { call, connectStdio, serverEnv, tempDirs, text } from "../services/mcp/h
 
 /**
  * A paper session through MCP as an agent would run it: `hl mcp serve` over stdio, a sim world as the
- * exchange. WOLF runs five one-second ticks with a progress notification each, its status then shows
+ * exchange. WOLF runs five half-second ticks with a progress notification each, its status then shows
  * the slots, and a manual trade fills. Closing the client stops a loop still running, gracefully.
  */
 
@@ -42,7 +42,7 @@ describe("MCP paper session over stdio", () => {
     const r = await call(
       client,
       "wolf_run",
-      { mock: true, max_ticks: 5, tick: 1 },
+      { mock: true, max_ticks: 5, tick: 0.5 },
       { onprogress: (p) => progress.push(p) },
     );
     expect(r.isError, text(r)).toBeFalsy();

@@ -30,7 +30,7 @@ describe("read-only commands on a predecessor's data", () => {
     const data = join(root, "data");
     cpSync(FIXTURE, data, { recursive: true });
     const before = hashes(data);
-    const env = { ...process.env, HL_FROM_SOURCE: "1", DATA_DIR: "", HL_AGENT_HOME: join(root, "home") };
+    const env = { ...process.env, DATA_DIR: "", HL_AGENT_HOME: join(root, "home") };
     const commands = [
       ["status", "--data-dir", data],
       ["journal", "view", "--data-dir", data],

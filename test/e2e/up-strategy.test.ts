@@ -23,10 +23,15 @@ afterAll(async () => {
 
 describe("hl up with RUN_MODE=strategy", () => {
   it("runs the main agent in strategy mode, shown as such", { timeout: 120_000 }, async () => {
+    // The strategy mode is this file's subject: the sim world runs without the per-IP weight limit, as in
+    // browser.test.ts (test/e2e/up.test.ts runs hl up with it). Within the limit the house traders'
+    // ticks wait on their share of the weight, and so does their stop: some 15 s of this file's 23.
     up = await startUp(["--wolf-tick", "2", "--house-tick", "3"], {
       RUN_MODE: "strategy",
       STRATEGY: "simple_mm",
       INSTRUMENT: "ETH-PERP",
+      HL_SIM_LIMITS: "off",
+      HL_RATE_WEIGHT_PER_MIN: "120000",
     });
     const url = up.url;
     const deadline = Date.now() + 75_000;

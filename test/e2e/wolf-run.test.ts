@@ -13,13 +13,15 @@ import { readTrades } from "../../src/wolf/trades.ts";
 import { call, connectStdio, serverEnv, tempDirs, text as toolText } from "../services/mcp/helpers.ts";
 
 /**
- * `hl wolf run --mock --max-ticks 30 --tick 1` as a real process on a sim world, with WOLF's default
+ * `hl wolf run --mock --max-ticks 12 --tick 1` as a real process on a sim world, with WOLF's default
  * config: the sim's markets have a past and real volumes, so the scanner finds entries at once; once a
  * slot is open the test drives its coin through /sim/price (+80 % ROE, then back to +50 %) so the
- * DSL's top tier locks and closes it — between ticks, from the price stream.
+ * DSL's top tier locks and closes it — between ticks, from the price stream. (The slot opens on the
+ * first tick and closes by the second or third: twelve ticks leave room for a loaded machine.)
  */
 
 const HL = join(import.meta.dirname, "../../bin/hl.mjs");
+const MAX_TICKS = 12;
 const exec = promisify(execFile);
 
 let world: SimWorld;
@@ -74,7 +76,7 @@ describe("hl wolf run on the sim world", () => {
   it("opens a slot, closes it through the DSL, and its files agree with the exchange", async () => {
     const child: ChildProcess = spawn(
       "node",
-      [HL, "wolf", "run", "--mock", "--max-ticks", "30", "--tick", "1", "--data-dir", dataDir],
+      [HL, "wolf", "run", "--mock", "--max-ticks", String(MAX_TICKS), "--tick", "1", "--data-dir", dataDir],
       { env: env(), stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";
@@ -117,7 +119,7 @@ describe("hl wolf run on the sim world", () => {
     expect(dslClosed, stderr).toBe(true);
 
     const st = readState()!;
-    expect(st.tick_count).toBe(30);
+    expect(st.tick_count).toBe(MAX_TICKS);
     expect(st.preset).toBe("default");
     expect(st.total_trades).toBeGreaterThanOrEqual(2);
     const dslClose = st.closed_slots.find((c) => c.close_reason.startsWith("dsl_close"))!;
@@ -152,20 +154,24 @@ describe("hl wolf run on the sim world", () => {
       expect(dec(p.szi).gt(0) ? "long" : "short").toBe(s.side);
     }
 
+    // The run is over: the four read-only commands below start together (each is a process start).
+    const hl = (...args: string[]) => exec("node", [HL, ...args, "--data-dir", dataDir], { env: env() });
+    const [{ stdout: text }, { stdout: json }, { stdout: journalJson }, { stdout: journalText }] =
+      await Promise.all([
+        hl("wolf", "status"),
+        hl("wolf", "status", "--json"),
+        hl("journal", "view", "--json"),
+        hl("journal", "view"),
+      ]);
+
     // `hl wolf status` tells the same story
-    const { stdout: text } = await exec("node", [HL, "wolf", "status", "--data-dir", dataDir], {
-      env: env(),
-    });
     expect(text).toContain("WOLF Orchestrator — default preset");
-    expect(text).toContain(`Tick: 30 |`);
+    expect(text).toContain(`Tick: ${MAX_TICKS} |`);
     expect(text).toContain(`Slots: ${open.length}/3`);
     for (const s of open)
       expect(text).toContain(
         `Slot ${s.slot_id}: ${s.instrument} ${s.side.toUpperCase()} ${s.entry_size} @ ${s.entry_price}`,
       );
-    const { stdout: json } = await exec("node", [HL, "wolf", "status", "--json", "--data-dir", dataDir], {
-      env: env(),
-    });
     const status = JSON.parse(json);
     expect(
       status.closed_slots.some((c: { close_reason: string }) => c.close_reason.startsWith("dsl_close")),
@@ -175,11 +181,6 @@ describe("hl wolf run on the sim world", () => {
     await client.close();
 
     // The close is in the trade journal, through the CLI and through MCP, and the session is remembered.
-    const { stdout: journalJson } = await exec(
-      "node",
-      [HL, "journal", "view", "--json", "--data-dir", dataDir],
-      { env: env() },
-    );
     const journal = JSON.parse(journalJson) as JournalEntry[];
     expect(journal).toHaveLength(st.closed_slots.length);
     const entry = journal.find((e) => e.close_reason === dslClose.close_reason)!;
@@ -192,9 +193,6 @@ describe("hl wolf run on the sim world", () => {
     expect(entry.exit_reasoning).toMatch(/^Trailing stop closed the position/);
     expect(entry.entry_reasoning.length).toBeGreaterThan(0);
     expect(["good", "fair", "poor"]).toContain(entry.signal_quality);
-    const { stdout: journalText } = await exec("node", [HL, "journal", "view", "--data-dir", dataDir], {
-      env: env(),
-    });
     expect(journalText).toContain(`[${entry.entry_id}]`);
 
     const mcp = await connectStdio({ ...serverEnv(dirs), DATA_DIR: dataDir });

@@ -25,6 +25,20 @@ export class CandleSeries {
 
   /** End (exclusive) of each interval's newest bucket: trades before it need no bucket arithmetic. */
   private readonly ends: number[] = INTERVALS.map(() => Number.NEGATIVE_INFINITY);
+  /**
+   * The earliest end among the intervals that have a candle (roll opens buckets only after one): before
+   * it roll has nothing to do, and the venue rolls every market several times a second.
+   */
+  private firstEnd = Number.POSITIVE_INFINITY;
+
+  /** Set interval k's end once its series holds the bucket that ends there. */
+  private setEnd(k: number, end: number): void {
+    this.ends[k] = end;
+    let first = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < INTERVALS.length; i++)
+      if (this.series[i]!.length > 0 && this.ends[i]! < first) first = this.ends[i]!;
+    this.firstEnd = first;
+  }
   /** The candles are a recording played back (replayMinute): the venue's own trades no longer print. */
   private replayed = false;
 
@@ -41,9 +55,9 @@ export class CandleSeries {
     for (let k = 0; k < INTERVALS.length; k++) {
       const interval = INTERVALS[k]!;
       const bs = bucketStart(interval, end);
-      this.ends[k] = nextBucket(interval, bs);
       this.pending[k] = bs;
       this.series[k] = [{ t: bs, o: close, h: close, l: close, c: close, v: 0, n: 0 }];
+      this.setEnd(k, nextBucket(interval, bs));
     }
   }
 
@@ -92,7 +106,7 @@ export class CandleSeries {
         continue;
       }
       arr.push({ t: bs, o: px, h: px, l: px, c: px, v: sz, n: 1 });
-      this.ends[k] = nextBucket(interval, bs);
+      this.setEnd(k, nextBucket(interval, bs));
       trim(arr);
     }
   }
@@ -122,16 +136,16 @@ export class CandleSeries {
       }
       if (last && last.t > bs) continue;
       arr.push({ ...k, t: bs });
-      this.ends[i] = nextBucket(interval, bs);
+      this.setEnd(i, nextBucket(interval, bs));
       trim(arr);
     }
   }
 
   /** Open the bucket containing `now` for every interval that has history; returns the new candles. */
   roll(now: number): readonly { interval: Interval; candle: Candle }[] {
+    if (now < this.firstEnd) return NONE_OPENED;
     let opened: { interval: Interval; candle: Candle }[] | undefined;
     for (let k = 0; k < INTERVALS.length; k++) {
-      // The venue rolls every market several times a second: within the newest bucket there is nothing to do.
       if (now < this.ends[k]!) continue;
       const arr = this.series[k]!;
       const last = arr[arr.length - 1];
@@ -140,7 +154,7 @@ export class CandleSeries {
       if (last.t < bs) {
         const candle = { t: bs, o: last.c, h: last.c, l: last.c, c: last.c, v: 0, n: 0 };
         arr.push(candle);
-        this.ends[k] = nextBucket(INTERVALS[k]!, bs);
+        this.setEnd(k, nextBucket(INTERVALS[k]!, bs));
         trim(arr);
         opened ??= [];
         opened.push({ interval: INTERVALS[k]!, candle });

@@ -151,7 +151,7 @@ function hl(
   env: Record<string, string>,
 ): { child: ChildProcess; lines: string[]; errors: string[]; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [HL_BIN, ...args], {
-    env: { ...process.env, HL_FROM_SOURCE: "1", ...env },
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);

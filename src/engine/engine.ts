@@ -144,6 +144,8 @@ export interface TickReport {
 
 const RECENT_FILLS = 10;
 const DAY_MS = 86_400_000;
+/** scheduleCancel: the exchange refuses a time under 5 s from its receipt; one more second for transit. */
+const DEAD_MAN_MIN_AHEAD_MS = 6_000;
 /** How far past the mid the DSL stop's IOC close is priced. */
 const DSL_CLOSE_SLIPPAGE = 0.05;
 const MAX_CONSECUTIVE_FAILURES = 5;
@@ -891,8 +893,12 @@ export class Engine {
     if (windowMs <= 0 || !gateway.scheduleCancelAll || this.deadManUnavailable) return;
     try {
       if (resting > 0 && (this.deadManAt === null || this.deadManAt - nowMs < windowMs / 2)) {
-        await gateway.scheduleCancelAll(nowMs + windowMs);
-        this.deadManAt = nowMs + windowMs;
+        // The exchange wants the time at least 5 s after it receives the request, by its clock; the
+        // snapshot's time may lag ours, so the time is also kept that far (and a second for transit)
+        // from our clock as we send.
+        const at = Math.max(nowMs + windowMs, this.now() + DEAD_MAN_MIN_AHEAD_MS);
+        await gateway.scheduleCancelAll(at);
+        this.deadManAt = at;
       } else if (resting === 0 && this.deadManAt !== null) {
         await gateway.scheduleCancelAll(null);
         this.deadManAt = null;

@@ -400,6 +400,23 @@ describe("dead man's switch", () => {
     expect(gw.calls.at(-1)).toBeNull();
   });
 
+  it("is set at least 5 s after the exchange receives it, even with a 5 s window and a lagging snapshot", async () => {
+    // Hyperliquid refuses a time under 5 s from its receipt; the snapshot's time is 3 s old here.
+    class StrictSwitch extends SwitchGateway {
+      override async scheduleCancelAll(atMs: number | null): Promise<void> {
+        if (atMs !== null && atMs < Date.now() + 5_000)
+          throw new Error("Scheduled cancel time too early, must be at least 5 seconds from now.");
+        this.calls.push(atMs);
+      }
+    }
+    const gw = new StrictSwitch();
+    const market = new FakeMarket({ seed: 7, t0: Date.now() - 3_000 });
+    const { engine, lines } = setup("simple_mm", tmp(), { maxTicks: 1, deadManMs: 5_000 }, market, gw);
+    await engine.run();
+    expect(lines.filter((l) => l.includes("dead man's switch refused"))).toEqual([]);
+    expect(gw.calls.filter((c) => c !== null).length).toBeGreaterThanOrEqual(1);
+  });
+
   it("off by default; a venue that refuses it is reported once and trading goes on", async () => {
     const off = new SwitchGateway();
     await setup("simple_mm", tmp(), { maxTicks: 5 }, new FakeMarket({ seed: 7 }), off).engine.run();

@@ -46,7 +46,8 @@ describe("port check before start", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
     const taken = (server.address() as { port: number }).port;
     try {
-      const ports = { ...upConfig({}, {}).ports, isfr: taken };
+      // Free ports for the others (the defaults may be in use: `npm start` running on this machine).
+      const ports = { ...(await freeUpPorts("127.0.0.1")), isfr: taken };
       await expect(checkPorts(ports, "127.0.0.1")).rejects.toThrow(
         `port ${taken} (ISFR index) is already in use; choose another with --isfr-port (or ISFR_PORT)`,
       );

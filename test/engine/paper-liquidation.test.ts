@@ -1,10 +1,19 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Engine } from "../../src/engine/engine.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
+import type { MarketDataPort } from "../../src/engine/ports.ts";
+import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
+import { readKvFile } from "../../src/engine/state-store.ts";
 import { DEFAULT_MARKETS } from "../../src/sim/venue/index.ts";
-import type { MarketSnapshot } from "../../src/strategies/sdk.ts";
+import { type AnyStrategy, defineStrategy, type MarketSnapshot } from "../../src/strategies/sdk.ts";
 import { ALICE, BOB, BTC, CAROL, T0, type TestVenue, testVenue } from "../sim/venue/helpers.ts";
 import { snap } from "../strategies/helpers.ts";
+import { FakeMarket } from "./fake-market.ts";
 
 const BTC_SPEC = DEFAULT_MARKETS[BTC]!;
 
@@ -229,5 +238,75 @@ describe("the dry-run book liquidates exactly when the sim does", () => {
     // The property saw both outcomes, and partial liquidations among them.
     expect(liquidated).toBeGreaterThan(10);
     expect(partial).toBeGreaterThan(0);
+  });
+});
+
+/** Buys `size` at the ask on its first tick, then holds. */
+const buyOnce = (size: number) =>
+  defineStrategy({
+    id: "buy_once",
+    description: "test",
+    type: "signal",
+    params: z.object({}),
+    init: () => ({ done: false }),
+    decide(c, _p, st: { done: boolean }) {
+      if (st.done) return { orders: [], state: st };
+      return {
+        orders: [{ side: "buy", price: c.snapshot.ask, size, tif: "Ioc", tag: "entry" }],
+        state: { done: true },
+      };
+    },
+  }) as unknown as AnyStrategy;
+
+describe("hl run --dry-run takes a paper liquidation as it takes one on the sim", () => {
+  it("the liquidation fill is journaled in trades.jsonl and the run's position is flat", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-paper-liq-"));
+    // 5 ETH at 2500 on $700 at 20×: maintenance (ETH: 2 % below $100k) is passed near 2409.
+    const fake = new FakeMarket({ script: (n) => (n <= 3 ? 2500 : 2400) });
+    const eth = DEFAULT_MARKETS[1]!;
+    const market: MarketDataPort = {
+      spec: async (i) => ({
+        ...(await fake.spec(i)),
+        asset: 1,
+        maxLeverage: eth.maxLeverage,
+        ...(eth.marginTableId !== undefined ? { marginTableId: eth.marginTableId } : {}),
+      }),
+      snapshot: (i) => fake.snapshot(i),
+    };
+    const paper = new PaperGateway({ balanceUsd: "700", leverage: 20 });
+    const engine = new Engine({
+      strategy: buyOnce(5),
+      params: {},
+      instrument: "ETH-PERP",
+      market: paper.watch(market),
+      gateway: paper,
+      dataDir: dir,
+      tickMs: 0,
+      maxTicks: 6,
+      resume: false,
+      limits: DEFAULT_RISK_LIMITS,
+      requoteBps: 2,
+      mode: "dry-run",
+      network: "test",
+      log: () => undefined,
+    });
+    await engine.run();
+    const trades = readFileSync(join(dir, "trades.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { side: string; quantity: string; fill_id: string });
+    const liquidations = (await paper.fills("ETH-PERP", 0)).filter((f) => f.liquidation);
+    expect(liquidations.map((f) => [f.side, f.size, f.liquidation?.method])).toEqual([
+      ["sell", "5", "market"],
+    ]);
+    expect(trades.map((t) => [t.side, t.quantity])).toEqual([
+      ["buy", "5"],
+      ["sell", "5"],
+    ]);
+    expect(trades[1]!.fill_id).toBe(liquidations[0]!.id);
+    const positions = JSON.parse(readKvFile(join(dir, "state.db")).positions!) as {
+      house: Record<string, { net_qty: string }>;
+    };
+    expect(positions.house["ETH-PERP"]!.net_qty).toBe("0");
   });
 });

@@ -8,7 +8,8 @@
  *   user has a 30 s cooldown during which liquidation orders are for the entire position;
  * - when equity is still below 2/3 of the maintenance margin, the backstop liquidator takes over what
  *   is left at the mark price (and absorbs a loss beyond the margin).
- * Maintenance margin follows the market's margin tiers (margin.ts).
+ * Maintenance margin follows the market's margin tiers (margin.ts). The rules themselves are in
+ * liquidation-rules.ts, which the --dry-run paper book applies too.
  */
 import { LIQUIDATOR, type VenueCore } from "./core.ts";
 import { fmtScaled } from "./fixed.ts";

@@ -8,7 +8,7 @@ import {
   markBoundPrice,
   PARTIAL_LIQUIDATION_COOLDOWN_MS,
 } from "../sim/venue/liquidation-rules.ts";
-import { maintenanceMargin } from "../sim/venue/margin.ts";
+import { type MarginSpec, maintenanceMargin } from "../sim/venue/margin.ts";
 import {
   aloRefusal,
   checkOrder,
@@ -124,6 +124,8 @@ export class PaperGateway implements OrderGateway {
   /** Trade ids already applied, per instrument (the latest tape window). */
   private readonly seen = new Map<string, Set<string>>();
   private readonly instruments = new Map<string, PaperInstrument>();
+  /** What each instrument's maintenance margin follows, where its meta is known. */
+  private readonly marginSpecs = new Map<string, MarginSpec>();
   /** The hour (ms / 1h) of the last snapshot per instrument: funding is paid as an hour closes. */
   private readonly fundedHour = new Map<string, number>();
   private readonly fundingLog: PaperFunding[] = [];
@@ -153,6 +155,11 @@ export class PaperGateway implements OrderGateway {
    */
   describe(instrument: string, spec: PaperInstrument): void {
     this.instruments.set(instrument, spec);
+    if (spec.maxLeverage)
+      this.marginSpecs.set(instrument, {
+        maxLeverage: spec.maxLeverage,
+        ...(spec.marginTableId !== undefined ? { marginTableId: spec.marginTableId } : {}),
+      });
   }
 
   /**
@@ -253,9 +260,8 @@ export class PaperGateway implements OrderGateway {
 
   /** Maintenance margin (micro-USDC) of a position at `mark`; undefined when the market's tiers are unknown. */
   private maintenanceOf(instrument: string, p: PaperPosition, mark: number): number | undefined {
-    const spec = this.instruments.get(instrument);
-    if (!spec?.maxLeverage) return undefined;
-    return maintenanceMargin(spec as Required<Pick<PaperInstrument, "maxLeverage">>, Math.abs(p.szi) * mark);
+    const spec = this.marginSpecs.get(instrument);
+    return spec ? maintenanceMargin(spec, Math.abs(p.szi) * mark) : undefined;
   }
 
   /** The cross account's equity and maintenance (micro-USDC) over its cross positions, where all are known. */

@@ -61,7 +61,13 @@ export class HlMarketData implements MarketDataPort {
 
   async spec(instrument: string): Promise<InstrumentSpec> {
     const m = await this.market(instrument);
-    return { instrument: m.instrument, szDecimals: m.szDecimals, asset: m.assetId };
+    return {
+      instrument: m.instrument,
+      szDecimals: m.szDecimals,
+      asset: m.assetId,
+      maxLeverage: m.maxLeverage,
+      ...(m.marginTableId !== undefined ? { marginTableId: m.marginTableId } : {}),
+    };
   }
 
   async snapshot(instrument: string): Promise<MarketSnapshot> {
@@ -457,6 +463,9 @@ export class HlGateway implements OrderGateway {
         fee: f.fee,
         timeMs: f.time,
         ...(f.dir === "Settlement" ? { settlement: true } : {}),
+        ...(f.liquidation
+          ? { liquidation: { method: f.liquidation.method, markPx: f.liquidation.markPx } }
+          : {}),
       }));
   }
 

@@ -1,6 +1,15 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
 import { mulDiv } from "../sim/venue/fixed.ts";
 import {
+  belowBackstop,
+  belowMaintenance,
+  liquidationLimit,
+  liquidationOrderSize,
+  markBoundPrice,
+  PARTIAL_LIQUIDATION_COOLDOWN_MS,
+} from "../sim/venue/liquidation-rules.ts";
+import { type MarginSpec, maintenanceMargin } from "../sim/venue/margin.ts";
+import {
   aloRefusal,
   checkOrder,
   freeCollateral,
@@ -12,6 +21,7 @@ import {
   marginRefusal,
   orderMargin,
   restingMarginReleased,
+  unrealizedPnl,
 } from "../sim/venue/order-rules.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
@@ -58,6 +68,12 @@ export interface PaperInstrument {
   asset?: number;
   /** Delisted: the exchange halts the market and refuses every order on it. */
   delisted?: boolean;
+  /**
+   * The market's max leverage and margin table (meta): its maintenance margin follows them. Unknown:
+   * the book cannot tell when the exchange would liquidate, and does not.
+   */
+  maxLeverage?: number;
+  marginTableId?: number;
 }
 
 /** One hourly funding payment applied to the paper account. */
@@ -108,9 +124,13 @@ export class PaperGateway implements OrderGateway {
   /** Trade ids already applied, per instrument (the latest tape window). */
   private readonly seen = new Map<string, Set<string>>();
   private readonly instruments = new Map<string, PaperInstrument>();
+  /** What each instrument's maintenance margin follows, where its meta is known. */
+  private readonly marginSpecs = new Map<string, MarginSpec>();
   /** The hour (ms / 1h) of the last snapshot per instrument: funding is paid as an hour closes. */
   private readonly fundedHour = new Map<string, number>();
   private readonly fundingLog: PaperFunding[] = [];
+  /** End of the cooldown after a partial liquidation (exchange time, ms). */
+  private liquidationCooldownUntil = 0;
   private seq = 0;
   private readonly taker: number;
   private readonly maker: number;
@@ -135,6 +155,11 @@ export class PaperGateway implements OrderGateway {
    */
   describe(instrument: string, spec: PaperInstrument): void {
     this.instruments.set(instrument, spec);
+    if (spec.maxLeverage)
+      this.marginSpecs.set(instrument, {
+        maxLeverage: spec.maxLeverage,
+        ...(spec.marginTableId !== undefined ? { marginTableId: spec.marginTableId } : {}),
+      });
   }
 
   /**
@@ -161,6 +186,8 @@ export class PaperGateway implements OrderGateway {
         this.describe(spec.instrument, {
           szDecimals: spec.szDecimals,
           ...(spec.asset !== undefined ? { asset: spec.asset } : {}),
+          ...(spec.maxLeverage !== undefined ? { maxLeverage: spec.maxLeverage } : {}),
+          ...(spec.marginTableId !== undefined ? { marginTableId: spec.marginTableId } : {}),
         });
         return spec;
       },
@@ -178,7 +205,11 @@ export class PaperGateway implements OrderGateway {
     };
   }
 
-  /** A new book: what our takers used is forgotten where a level changed; queues ahead only shrink. */
+  /**
+   * A new book: what our takers used is forgotten where a level changed; queues ahead only shrink.
+   * Then the mark (the mid: the paper book has no mark) is checked against maintenance margin, and
+   * what the exchange would liquidate is liquidated.
+   */
   observe(s: MarketSnapshot): void {
     this.applyFunding(s);
     this.last.set(s.instrument, s);
@@ -197,6 +228,139 @@ export class PaperGateway implements OrderGateway {
       if (shown !== undefined) o.queueAhead = D.min(o.queueAhead, dec(shown));
     }
     for (const o of [...this.resting]) if (o.instrument === s.instrument) this.crossedByBook(o, s);
+    this.liquidateIfDue(s);
+  }
+
+  /**
+   * Liquidation by the sim venue's rules (src/sim/venue/liquidation-rules.ts, margin.ts): an isolated
+   * position whose margin plus uPnL, or a cross account whose equity, falls below maintenance margin
+   * sends reduce-only market orders into the book it reads (20 % at a time above $100k, then a 30 s
+   * cooldown), and the backstop takes the rest at the mark below 2/3 of maintenance. The margin the
+   * real account's own positions hold counts as their maintenance (more than it is: never kinder).
+   */
+  private liquidateIfDue(s: MarketSnapshot): void {
+    const p = this.positions.get(s.instrument);
+    if (!p || !(s.mid > 0)) return;
+    if (p.isolated) {
+      const mark = this.markOf(s.instrument);
+      const maint = this.maintenanceOf(s.instrument, p, mark);
+      if (maint !== undefined && belowMaintenance(p.isoMargin + unrealizedPnl(p, mark), maint))
+        this.liquidate([s.instrument], s.timestampMs);
+      return;
+    }
+    const cross = this.crossHealth();
+    if (cross && belowMaintenance(cross.equity, cross.maint))
+      this.liquidate(cross.instruments, s.timestampMs);
+  }
+
+  /** The mark, in price units, an instrument is liquidated at: its last mid. */
+  private markOf(instrument: string): number {
+    return toScaled(dec(this.last.get(instrument)?.mid ?? 0), this.scales(instrument).pxDec);
+  }
+
+  /** Maintenance margin (micro-USDC) of a position at `mark`; undefined when the market's tiers are unknown. */
+  private maintenanceOf(instrument: string, p: PaperPosition, mark: number): number | undefined {
+    const spec = this.marginSpecs.get(instrument);
+    return spec ? maintenanceMargin(spec, Math.abs(p.szi) * mark) : undefined;
+  }
+
+  /** The cross account's equity and maintenance (micro-USDC) over its cross positions, where all are known. */
+  private crossHealth(): { equity: number; maint: number; instruments: string[] } | undefined {
+    let equity = this.cash.minus(this.reserved).times(MICRO).floor().toNumber();
+    let maint = 0;
+    const instruments: string[] = [];
+    for (const [instrument, p] of this.positions) {
+      if (p.isolated) continue;
+      const mark = this.markOf(instrument);
+      const m = this.maintenanceOf(instrument, p, mark);
+      if (m === undefined || mark <= 0) return undefined;
+      equity += unrealizedPnl(p, mark);
+      maint += m;
+      instruments.push(instrument);
+    }
+    return instruments.length > 0 ? { equity, maint, instruments } : undefined;
+  }
+
+  /** Liquidate these positions (one isolated, or every cross one) as the venue does (liquidation.ts). */
+  private liquidate(instruments: string[], now: number): void {
+    const isolated = this.positions.get(instruments[0]!)?.isolated === true;
+    const cashBefore = this.cash;
+    // The exchange cancels the orders the liquidated margin backs: all of them on a cross account.
+    for (const o of [...this.resting])
+      if (!isolated || o.instrument === instruments[0]) this.resting.splice(this.resting.indexOf(o), 1);
+    const cooling = this.liquidationCooldownUntil > now;
+    let partial = false;
+    for (const instrument of instruments) {
+      const p = this.positions.get(instrument)!;
+      const mark = this.markOf(instrument);
+      const abs = Math.abs(p.szi);
+      const order = liquidationOrderSize(abs, abs * mark, cooling);
+      if (order.partial) partial = true;
+      this.liquidationIntoBook(instrument, p.szi < 0, order.sz, mark, now);
+    }
+    if (partial) this.liquidationCooldownUntil = now + PARTIAL_LIQUIDATION_COOLDOWN_MS;
+    if (this.belowBackstop(instruments)) for (const i of instruments) this.backstop(i, now);
+    const gone = instruments.every((i) => !this.positions.has(i));
+    // An isolated loss is capped at its margin, a cross one at the account: the backstop absorbs the rest.
+    if (isolated && gone && this.cash.lt(cashBefore)) this.cash = cashBefore;
+    if (!isolated && gone && this.cash.lt(this.reserved)) this.cash = this.reserved;
+  }
+
+  private belowBackstop(instruments: string[]): boolean {
+    const p = this.positions.get(instruments[0]!);
+    if (p?.isolated) {
+      const mark = this.markOf(instruments[0]!);
+      const maint = this.maintenanceOf(instruments[0]!, p, mark);
+      return maint !== undefined && belowBackstop(p.isoMargin + unrealizedPnl(p, mark), maint);
+    }
+    const cross = this.crossHealth();
+    return cross !== undefined && belowBackstop(cross.equity, cross.maint);
+  }
+
+  /**
+   * A liquidation's reduce-only market order: it walks the book up to 2 % through the mark, a level
+   * better than the mark filling at the mark, and uses up that liquidity like any taker.
+   */
+  private liquidationIntoBook(
+    instrument: string,
+    isBuy: boolean,
+    lots: number,
+    mark: number,
+    now: number,
+  ): void {
+    const s = this.last.get(instrument)!;
+    const { pxDec, szDec } = this.scales(instrument);
+    const limit = liquidationLimit(isBuy, mark);
+    const liquidation = { method: "market" as const, markPx: wire(new D(mark).div(10 ** pxDec)) };
+    const taken = this.takenOf(instrument);
+    const oid = this.nextOid();
+    let left = new D(lots).div(10 ** szDec);
+    for (const l of isBuy ? s.book.asks : s.book.bids) {
+      const lvl = toScaled(dec(l.px), pxDec);
+      if (left.lte(0) || (isBuy ? lvl > limit : lvl < limit)) break;
+      const key = `${isBuy ? "a" : "b"}:${l.px}`;
+      const t = taken.get(key) ?? { shown: l.sz, used: new D(0) };
+      const available = dec(l.sz).minus(t.used);
+      if (available.lte(0)) continue;
+      const take = D.min(left, available);
+      const px = new D(markBoundPrice(isBuy, limit, lvl, mark)).div(10 ** pxDec);
+      const side: Side = isBuy ? "buy" : "sell";
+      this.fill(instrument, oid, undefined, side, px, take, this.taker, now, liquidation);
+      taken.set(key, { shown: l.sz, used: t.used.plus(take) });
+      left = left.minus(take);
+    }
+  }
+
+  /** The backstop liquidator takes what is left of the position at the mark, without a fee. */
+  private backstop(instrument: string, now: number): void {
+    const p = this.positions.get(instrument);
+    if (!p) return;
+    const { pxDec } = this.scales(instrument);
+    const mark = this.markOf(instrument);
+    const markPx = new D(mark).div(10 ** pxDec);
+    const liquidation = { method: "backstop" as const, markPx: wire(markPx) };
+    const side: Side = p.szi < 0 ? "buy" : "sell";
+    this.fill(instrument, this.nextOid(), undefined, side, markPx, p.qty.abs(), 0, now, liquidation);
   }
 
   /**
@@ -543,6 +707,7 @@ export class PaperGateway implements OrderGateway {
     sz: Dec,
     feeBps: number,
     timeMs: number,
+    liquidation?: GatewayFill["liquidation"],
   ): void {
     this.seq += 1;
     const fee = px.times(sz).times(feeBps).div(10_000).toDecimalPlaces(6);
@@ -556,6 +721,7 @@ export class PaperGateway implements OrderGateway {
       size: wire(sz),
       fee: wire(fee),
       timeMs,
+      ...(liquidation ? { liquidation } : {}),
     });
     this.cash = this.cash.minus(fee);
     this.applyToPosition(instrument, side === "buy", px, sz);

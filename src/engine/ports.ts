@@ -11,6 +11,9 @@ export interface InstrumentSpec {
   szDecimals: number;
   /** The exchange's asset id, where the venue knows it (refusal texts name it). */
   asset?: number;
+  /** Max leverage and margin table (meta), where the venue knows them: maintenance margin follows them. */
+  maxLeverage?: number;
+  marginTableId?: number;
 }
 
 export interface MarketDataPort {
@@ -79,6 +82,8 @@ export interface GatewayFill {
   timeMs: number;
   /** The exchange closed the position itself when it delisted the market (fill `dir` "Settlement"). */
   settlement?: boolean;
+  /** The exchange liquidated the position (the fill's `liquidation` block: its method and the mark). */
+  liquidation?: { method: "market" | "backstop"; markPx: string };
 }
 
 /** The orders a cancel could not remove, each with the venue's reason (it may still rest). */

@@ -44,6 +44,8 @@ export interface Market {
   assetId: number;
   szDecimals: number;
   maxLeverage: number;
+  /** The margin table its maintenance tiers follow (meta.marginTableId), where meta gives one. */
+  marginTableId?: number;
   onlyIsolated: boolean;
 }
 
@@ -97,6 +99,7 @@ export interface MetaUniverse {
     name: string;
     szDecimals: number;
     maxLeverage: number;
+    marginTableId?: number;
     onlyIsolated?: boolean;
     isDelisted?: boolean;
   }[];
@@ -136,6 +139,7 @@ export class SymbolTable {
           assetId: dexIndex === 0 ? index : 100_000 + dexIndex * 10_000 + index,
           szDecimals: asset.szDecimals,
           maxLeverage: asset.maxLeverage,
+          ...(asset.marginTableId !== undefined ? { marginTableId: asset.marginTableId } : {}),
           onlyIsolated: asset.onlyIsolated ?? false,
         });
       });

@@ -145,4 +145,29 @@ describe("hl run gateway: fills from the userFills stream", () => {
     const next = await read();
     expect(next.map((f) => f.oid)).toContain((out as { oid: string }).oid);
   });
+
+  it("hands a liquidation fill over with the exchange's liquidation block, as the dry-run book prints it", async () => {
+    const time = Date.now();
+    const liquidation = { liquidatedUser: client.address!, markPx: "3395.2", method: "market" as const };
+    const fill = {
+      coin: "ETH",
+      px: "3395",
+      sz: "0.5",
+      side: "A" as const,
+      time,
+      startPosition: "0.5",
+      dir: "Close Long",
+      closedPnl: "-2.5",
+      hash: `0x${"0".repeat(64)}` as const,
+      oid: 991,
+      crossed: true,
+      fee: "0.76",
+      tid: 992,
+      feeToken: "USDC",
+      liquidation,
+    };
+    restReads.mockResolvedValueOnce([fill]);
+    const [got] = (await gateway.fills("ETH-PERP", time, { fresh: true })).filter((f) => f.id === "992");
+    expect(got?.liquidation).toEqual({ method: "market", markPx: "3395.2" });
+  });
 });

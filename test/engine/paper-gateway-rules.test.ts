@@ -16,6 +16,11 @@ const DELISTED_SPEC = DEFAULT_MARKETS[DELISTED]!;
 /** MON: onlyIsolated (strict), szDecimals 0, at most 3×; here at 0.05 with BOB quoting 40,000 a level, a tick of 0.0001 apart. */
 const MON = DEFAULT_MARKETS.findIndex((m) => m.name === "MON");
 const MON_SPEC = DEFAULT_MARKETS[MON]!;
+const ETH_SPEC = DEFAULT_MARKETS[ETH]!;
+const marginOf = (m: (typeof DEFAULT_MARKETS)[number]) => ({
+  maxLeverage: m.maxLeverage,
+  ...(m.marginTableId !== undefined ? { marginTableId: m.marginTableId } : {}),
+});
 const MARKETS = TEST_MARKETS.map((m) => (m.name === "MON" ? { ...m, startPx: "0.05" } : m));
 
 function simWithBook() {
@@ -65,8 +70,9 @@ function paperBook(
   margin: { leverage?: number; isolated?: boolean } = {},
 ): PaperGateway {
   const g = new PaperGateway({ balanceUsd, ...margin });
-  g.describe("ETH-PERP", { szDecimals: 4, asset: ETH });
-  g.describe("MON-PERP", { szDecimals: MON_SPEC.szDecimals, asset: MON });
+  // With the markets' leverage and margin tables (as `hl run --dry-run` describes them): it liquidates.
+  g.describe("ETH-PERP", { szDecimals: 4, asset: ETH, ...marginOf(ETH_SPEC) });
+  g.describe("MON-PERP", { szDecimals: MON_SPEC.szDecimals, asset: MON, ...marginOf(MON_SPEC) });
   g.describe("DELISTED-PERP", { szDecimals: DELISTED_SPEC.szDecimals, asset: DELISTED, delisted: true });
   g.observe(snapshotOf(t));
   if (
@@ -282,7 +288,21 @@ describe("the dry-run book refuses what the exchange refuses (the sim venue's ru
         const moved = (coin === "ETH" ? 3400 : 0.05) * (1 + sc.movePct / 100);
         const mark = coin === "ETH" ? moved.toFixed(1) : moved.toPrecision(5);
         t.venue.setOraclePrice(coin, mark);
-        g.observe(snapshotOf(t, t.clock.now, coin, Number(mark)));
+        // Both check the mark against maintenance: the sim as its clock advances, the paper book as
+        // it reads the book (as it was) at the mark the sim acted on.
+        const book = snapshotOf(t, t.clock.now, coin, Number(mark));
+        t.clock.now += 1_000;
+        t.venue.advance(t.clock.now);
+        const [, ctxs] = t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, { markPx: string }[]];
+        const liquidatedAt = (
+          t.venue.info({ type: "userFills", user: ALICE }) as {
+            liquidation?: { markPx: string };
+          }[]
+        ).find((f) => f.liquidation)?.liquidation?.markPx;
+        g.observe({ ...book, timestampMs: t.clock.now, mid: Number(liquidatedAt ?? ctxs[asset]!.markPx) });
+        expect((await g.position(sc.market)).qty).toBe(
+          t.state(ALICE).assetPositions.find((p) => p.position.coin === coin)?.position.szi ?? "0",
+        );
         const [paper] = await g.place([req(sc.last)]);
         expect(outcome(paper!)).toEqual(outcome(simOutcome(t, req(sc.last))));
       }),

@@ -12,6 +12,7 @@ import { CandleSeries } from "./candles.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
 import { FundingHistory } from "./funding-history.ts";
 import { txHash } from "./hash.ts";
+import { markBoundPrice } from "./liquidation-rules.ts";
 import { maintenanceMargin } from "./margin.ts";
 import {
   assetId,
@@ -824,12 +825,7 @@ export class VenueCore {
       }
       // A stale level better than the mark fills at the mark, never past the taker's own limit.
       const bound = this.markBound;
-      const px =
-        bound === null
-          ? lvl.px
-          : taker.isBuy
-            ? Math.min(taker.px, Math.max(lvl.px, bound))
-            : Math.max(taker.px, Math.min(lvl.px, bound));
+      const px = bound === null ? lvl.px : markBoundPrice(taker.isBuy, taker.px, lvl.px, bound);
       this.trade(maker, taker, px, q, now, hashSeq);
       if (maker.reserved) {
         const rel = restingMarginReleased(maker.reserved, q, maker.sz);

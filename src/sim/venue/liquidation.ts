@@ -8,20 +8,20 @@
  *   user has a 30 s cooldown during which liquidation orders are for the entire position;
  * - when equity is still below 2/3 of the maintenance margin, the backstop liquidator takes over what
  *   is left at the mark price (and absorbs a loss beyond the margin).
- * Maintenance margin follows the market's margin tiers (margin.ts).
+ * Maintenance margin follows the market's margin tiers (margin.ts). The rules themselves are in
+ * liquidation-rules.ts, which the --dry-run paper book applies too.
  */
-import { LIQUIDATOR, MICRO, type VenueCore } from "./core.ts";
+import { LIQUIDATOR, type VenueCore } from "./core.ts";
 import { fmtScaled } from "./fixed.ts";
+import {
+  belowMaintenance,
+  belowBackstop as equityBelowBackstop,
+  liquidationLimit,
+  liquidationOrderSize,
+  PARTIAL_LIQUIDATION_COOLDOWN_MS,
+} from "./liquidation-rules.ts";
 import { maintenanceMargin } from "./margin.ts";
 import type { Account, Market, Position } from "./types.ts";
-
-/** Positions worth more than this (micro-USDC) are liquidated 20 % at a time. */
-export const PARTIAL_LIQUIDATION_ABOVE = 100_000 * MICRO;
-/** Share of the position a partial liquidation sends: 1/5. */
-const PARTIAL_DIVISOR = 5;
-export const PARTIAL_LIQUIDATION_COOLDOWN_MS = 30_000;
-/** A liquidation's market order may fill at most this far through the mark price (sim choice). */
-const LIQUIDATION_SLIPPAGE = 0.02;
 
 /** Check every account and liquidate what is below maintenance. */
 export function liquidateAccounts(core: VenueCore, now: number): void {
@@ -38,12 +38,12 @@ export function liquidateAccounts(core: VenueCore, now: number): void {
       for (const [idx, p] of [...a.positions]) {
         if (!p.isolated) continue;
         const m = core.markets[idx]!;
-        if (isolatedShortfall(core, m, p) < 0) liquidate(core, a, [[m, p]], "Isolated", now);
+        if (isolatedBelow(core, m, p, belowMaintenance)) liquidate(core, a, [[m, p]], "Isolated", now);
       }
     }
     if (cross === 0) continue;
     const s = core.crossSummary(a);
-    if (a.cash + s.upnl < s.maint) {
+    if (belowMaintenance(a.cash + s.upnl, s.maint)) {
       const positions: [Market, Position][] = [];
       for (const [idx, p] of a.positions) if (!p.isolated) positions.push([core.markets[idx]!, p]);
       liquidate(core, a, positions, "Cross", now);
@@ -51,12 +51,16 @@ export function liquidateAccounts(core: VenueCore, now: number): void {
   }
 }
 
-/** Isolated equity minus maintenance (negative: liquidatable), micro-USDC; `backstop` uses 2/3 of maintenance. */
-function isolatedShortfall(core: VenueCore, m: Market, p: Position, backstop = false): number {
+/** An isolated position's equity (margin + uPnL) against its maintenance margin, by `rule`. */
+function isolatedBelow(
+  core: VenueCore,
+  m: Market,
+  p: Position,
+  rule: (equity: number, maint: number) => boolean,
+): boolean {
   const mark = core.markPx(m);
   const maint = maintenanceMargin(m.spec, Math.abs(p.szi) * mark);
-  const equity = p.isoMargin + core.positionUpnl(p, mark);
-  return backstop ? 3 * equity - 2 * maint : equity - maint;
+  return rule(p.isoMargin + core.positionUpnl(p, mark), maint);
 }
 
 function liquidate(
@@ -84,16 +88,10 @@ function liquidate(
     const value = abs * mark;
     ntl += value;
     listed.push({ coin: m.coin, szi: fmtScaled(p.szi, m.szDec) });
-    let sz = abs;
-    if (!cooling && value > PARTIAL_LIQUIDATION_ABOVE) {
-      sz = Math.max(1, Math.ceil(abs / PARTIAL_DIVISOR));
-      partial = sz < abs;
-    }
+    const order = liquidationOrderSize(abs, value, cooling);
+    if (order.partial) partial = true;
     const isBuy = p.szi < 0;
-    const limit = isBuy
-      ? Math.ceil(mark * (1 + LIQUIDATION_SLIPPAGE))
-      : Math.max(1, Math.floor(mark * (1 - LIQUIDATION_SLIPPAGE)));
-    core.liquidateIntoBook(a, m, isBuy, limit, sz, mark, now);
+    core.liquidateIntoBook(a, m, isBuy, liquidationLimit(isBuy, mark), order.sz, mark, now);
   }
   if (partial) core.liquidationCooldown.set(a.addr, now + PARTIAL_LIQUIDATION_COOLDOWN_MS);
   if (belowBackstop(core, a, positions, kind)) backstop(core, a, positions, now);
@@ -129,11 +127,11 @@ function belowBackstop(
   if (kind === "Isolated") {
     const [m] = positions[0]!;
     const p = a.positions.get(m.idx);
-    return p !== undefined && isolatedShortfall(core, m, p, true) < 0;
+    return p !== undefined && isolatedBelow(core, m, p, equityBelowBackstop);
   }
   if (!positions.some(([m]) => a.positions.get(m.idx)?.isolated === false)) return false;
   const s = core.crossSummary(a);
-  return 3 * (a.cash + s.upnl) < 2 * s.maint;
+  return equityBelowBackstop(a.cash + s.upnl, s.maint);
 }
 
 /** The backstop liquidator takes over what is left of the positions at the mark price. */

@@ -18,9 +18,12 @@ interface MaintenanceTier {
   deduction: number;
 }
 
-const cache = new WeakMap<MarketSpec, MaintenanceTier[]>();
+/** What the tiers of a market follow from: its margin table, or else its max leverage (flat). */
+export type MarginSpec = Pick<MarketSpec, "maxLeverage" | "marginTableId">;
 
-export function maintenanceTiers(spec: MarketSpec): MaintenanceTier[] {
+const cache = new WeakMap<MarginSpec, MaintenanceTier[]>();
+
+export function maintenanceTiers(spec: MarginSpec): MaintenanceTier[] {
   let out = cache.get(spec);
   if (!out) {
     out = build(marginTiers(spec));
@@ -46,7 +49,7 @@ function build(tiers: readonly MarginTier[]): MaintenanceTier[] {
 }
 
 /** Maintenance margin (micro-USDC, rounded up) of a position worth `ntl` micro-USDC at mark. */
-export function maintenanceMargin(spec: MarketSpec, ntl: number): number {
+export function maintenanceMargin(spec: MarginSpec, ntl: number): number {
   const tiers = maintenanceTiers(spec);
   let t = tiers[0]!;
   for (let i = 1; i < tiers.length; i++) if (ntl >= tiers[i]!.from) t = tiers[i]!;

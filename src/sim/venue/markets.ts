@@ -152,7 +152,7 @@ export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginT
 };
 
 /** The tiers of a market's table: a tiered table, or one flat tier at its max leverage. */
-export function marginTiers(spec: MarketSpec): MarginTier[] {
+export function marginTiers(spec: Pick<MarketSpec, "maxLeverage" | "marginTableId">): MarginTier[] {
   const id = spec.marginTableId ?? spec.maxLeverage;
   return TIERED_MARGIN_TABLES[id]?.marginTiers ?? [{ lowerBound: 0, maxLeverage: spec.maxLeverage }];
 }

@@ -21,6 +21,7 @@ export const ALERT_EVENTS = [
   "protect_only",
   "dead_man",
   "backstop",
+  "liquidation",
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -37,6 +38,7 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = [
   "protect_only",
   "dead_man",
   "backstop",
+  "liquidation",
 ];
 
 export interface Alerter {

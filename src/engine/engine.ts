@@ -730,10 +730,12 @@ export class Engine {
     }
     const records: TradeRecord[] = [];
     let settled: { qty: Dec; price: string } | undefined;
+    const liquidations: GatewayFill[] = [];
     for (const f of fresh) {
       const before = { qty: this.position.qty, avg: this.position.avg };
       if (f.settlement) settled = { qty: before.qty, price: f.price };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
+      if (f.liquidation) liquidations.push(f);
       const byDsl = this.dslClose !== null && f.cloid?.toLowerCase() === this.dslClose.cloid.toLowerCase();
       this.o.records?.onFill(f, before, this.position, {
         ours: this.cloids.owns(f.cloid),
@@ -754,6 +756,16 @@ export class Engine {
     };
     this.stats.total_filled += fresh.length;
     this.trades.append(records);
+    if (liquidations.length > 0) {
+      // One line and one alert per batch of fills: a partial liquidation and its backstop arrive together.
+      const methods = [...new Set(liquidations.map((f) => f.liquidation!.method))].join(", ");
+      const detail = liquidations
+        .map((f) => `${f.side} ${wire(f.size)} at ${wire(f.price)}, mark ${wire(f.liquidation!.markPx)}`)
+        .join("; ");
+      const line = `T${this.tickCount + 1} ${this.o.instrument}: liquidated by the exchange (${methods}): ${detail}; position now ${wire(this.position.qty)}`;
+      this.log(line);
+      this.o.alerter?.send("liquidation", line);
+    }
     if (settled)
       this.delisted(
         `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market and settled the position ${wire(settled.qty)} at ${wire(settled.price)}`,

@@ -259,7 +259,7 @@ const buyOnce = (size: number) =>
   }) as unknown as AnyStrategy;
 
 describe("hl run --dry-run takes a paper liquidation as it takes one on the sim", () => {
-  it("the liquidation fill is journaled in trades.jsonl and the run's position is flat", async () => {
+  it("the liquidation fill is journaled in trades.jsonl, alerted once, and the run's position is flat", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hl-paper-liq-"));
     // 5 ETH at 2500 on $700 at 20×: maintenance (ETH: 2 % below $100k) is passed near 2409.
     const fake = new FakeMarket({ script: (n) => (n <= 3 ? 2500 : 2400) });
@@ -274,7 +274,9 @@ describe("hl run --dry-run takes a paper liquidation as it takes one on the sim"
       snapshot: (i) => fake.snapshot(i),
     };
     const paper = new PaperGateway({ balanceUsd: "700", leverage: 20 });
+    const alerts: [string, string][] = [];
     const engine = new Engine({
+      alerter: { send: (e, t) => void alerts.push([e, t]), flush: async () => undefined },
       strategy: buyOnce(5),
       params: {},
       instrument: "ETH-PERP",
@@ -304,6 +306,15 @@ describe("hl run --dry-run takes a paper liquidation as it takes one on the sim"
       ["sell", "5"],
     ]);
     expect(trades[1]!.fill_id).toBe(liquidations[0]!.id);
+    // The operator hears of it at once, once.
+    expect(alerts.filter(([e]) => e === "liquidation")).toEqual([
+      [
+        "liquidation",
+        expect.stringMatching(
+          /^T\d+ ETH-PERP: liquidated by the exchange \(market\): sell 5 at [\d.]+, mark [\d.]+; position now 0$/,
+        ),
+      ],
+    ]);
     const positions = JSON.parse(readKvFile(join(dir, "state.db")).positions!) as {
       house: Record<string, { net_qty: string }>;
     };

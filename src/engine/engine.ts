@@ -144,6 +144,8 @@ export interface TickReport {
 
 const RECENT_FILLS = 10;
 const DAY_MS = 86_400_000;
+/** A run that re-enters reduce-only within this long of its last reduce-only alert is not alerted again. */
+const REDUCE_ONLY_REALERT_MS = 30 * 60_000;
 /** scheduleCancel: the exchange refuses a time under 5 s from its receipt; one more second for transit. */
 const DEAD_MAN_MIN_AHEAD_MS = 6_000;
 /** How far past the mid the DSL stop's IOC close is priced. */
@@ -200,6 +202,8 @@ export class Engine {
   private lastMid = 0;
   /** The last risk evaluation while flat, and the fill count and UTC day it was made on. */
   private lastRisk: { state: RiskState; mode: RiskMode; fills: number; day: number } | undefined;
+  /** When the last reduce-only alert went out (market time), if any. */
+  private reduceOnlyAlertedAt: number | undefined;
   private realizedNum = { fills: -1, value: 0 };
   private drawdownOf: { state: RiskState | undefined; pct: number } = { state: undefined, pct: 0 };
 
@@ -431,11 +435,20 @@ export class Engine {
     if (mid) this.position.mark = mid;
     const { state, mode } = this.checkRisk(mid, snap.timestampMs > 0 ? snap.timestampMs : this.now());
     this.risk = state;
-    if (mode === "reduce_only" && this.lastMode !== "reduce_only")
-      this.o.alerter?.send(
-        "reduce_only",
-        `risk limit reached: reduce-only until it clears (net PnL ${usd(this.position.netPnl().toString())}, position ${wire(this.position.qty)})`,
-      );
+    const riskNowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
+    if (mode === "reduce_only" && this.lastMode !== "reduce_only") {
+      const line = `risk limit reached: reduce-only until it clears (net PnL ${usd(this.position.netPnl().toString())}, position ${wire(this.position.qty)})`;
+      // A run hovering at a limit goes in and out of reduce-only every few ticks: the operator hears
+      // of it once per REDUCE_ONLY_REALERT_MS, and the log keeps every entry.
+      this.log(`T${this.tickCount + 1} ${line}`);
+      if (
+        this.reduceOnlyAlertedAt === undefined ||
+        riskNowMs - this.reduceOnlyAlertedAt >= REDUCE_ONLY_REALERT_MS
+      ) {
+        this.reduceOnlyAlertedAt = riskNowMs;
+        this.o.alerter?.send("reduce_only", line);
+      }
+    }
     this.lastMode = mode;
     if (mode === "halt") {
       this.tickCount += 1;

@@ -298,6 +298,16 @@ describe("predecessor bugs stay fixed", () => {
     expect(kvJson(dir).run.status).toBe("stopped");
   });
 
+  it("a run flapping in and out of reduce-only alerts once, not at every re-entry (again after 30 minutes)", async () => {
+    const limits = { ...DEFAULT_RISK_LIMITS, max_drawdown_usd: 5, daily_loss_usd: 5, hard_stop_mult: 1000 };
+    const events: string[] = [];
+    const alerter = { send: (e: string) => void events.push(e), flush: async () => undefined };
+    // Bought at 2500: the mark crosses the $5 loss limit back and forth, one market second per tick.
+    const flapping = new FakeMarket({ script: (n) => (n < 2 ? 2500 : n % 2 === 0 ? 2490 : 2500) });
+    await setup(buyOnce(1, []), tmp(), { maxTicks: 12, limits, alerter }, flapping).engine.run();
+    expect(events.filter((e) => e === "reduce_only")).toEqual(["reduce_only"]);
+  });
+
   it("the reduce-only alert states net PnL in dollars and cents, not every digit of the decimal", async () => {
     const limits = { ...DEFAULT_RISK_LIMITS, max_drawdown_usd: 5, daily_loss_usd: 5, hard_stop_mult: 1000 };
     const texts: string[] = [];

@@ -2,6 +2,10 @@ import { rmSync } from "node:fs";
 import { getJson, type RunningUp, sleep, startUp, stopUp, until } from "../test/e2e/up-helpers.ts";
 import type { BenchReporter } from "./harness.ts";
 
+interface ScanStatus {
+  scan?: { phase?: string; series_read?: number; series_total?: number };
+}
+
 interface WeightReport {
   limitPerMinute: number | null;
   addresses: { address: string; lastMinute: number; total: number; refused: number; since: number }[];
@@ -28,7 +32,19 @@ export default async function (r: BenchReporter): Promise<void> {
       Date.now() + 60_000,
     );
     const t0 = Date.now();
-    await sleep(60_000);
+    // WOLF's first scan: the candle series it has read, sampled as the run goes, and when it is ready.
+    const agent = `${up.url("agent")}/api/status`;
+    let readyAfterS: number | undefined;
+    let readInFirstMinute = 0;
+    const sampleScan = async () => {
+      const scan = (await getJson<ScanStatus>(agent))?.scan;
+      if (scan?.phase === "ready" && readyAfterS === undefined) readyAfterS = (Date.now() - t0) / 1000;
+      return scan?.series_read ?? 0;
+    };
+    while (Date.now() - t0 < 60_000) {
+      await sleep(15_000);
+      readInFirstMinute = await sampleScan();
+    }
     const first = await loopback();
     r.figure({
       name: "hl up on one IP: weight in the first minute",
@@ -39,7 +55,19 @@ export default async function (r: BenchReporter): Promise<void> {
     while (Date.now() - t0 < minutes * 60_000) {
       await sleep(15_000);
       peak = Math.max(peak, (await loopback())?.lastMinute ?? 0);
+      await sampleScan();
     }
+    r.figure({
+      name: "hl up: WOLF first scan, candle series read in the first minute",
+      value: readInFirstMinute,
+      unit: "series",
+    });
+    r.figure({
+      name: "hl up: WOLF first scan, seconds until ready",
+      // NaN: not ready within the run.
+      value: readyAfterS ?? Number.NaN,
+      unit: "s",
+    });
     const last = await loopback();
     const elapsedMin = (Date.now() - (last?.since ?? t0)) / 60_000;
     r.figure({

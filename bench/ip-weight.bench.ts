@@ -22,7 +22,9 @@ export default async function (r: BenchReporter): Promise<void> {
   const minutes = Number(process.env.IP_WEIGHT_BENCH_MIN) || 6;
   let up: RunningUp | undefined;
   try {
-    up = await startUp([], { HL_SIM_LIMITS: "on" });
+    // HL_WEIGHT_BROKER=off: each process keeps to its static share (to compare with the broker).
+    const broker = process.env.HL_WEIGHT_BROKER === "off" ? { HL_WEIGHT_BROKER: "off" } : {};
+    up = await startUp([], { HL_SIM_LIMITS: "on", ...broker });
     const sim = `${up.url("sim")}/sim/weight`;
     const loopback = async () =>
       (await getJson<WeightReport>(sim))?.addresses.find((a) => a.address === "127.0.0.1");
@@ -36,6 +38,7 @@ export default async function (r: BenchReporter): Promise<void> {
     const agent = `${up.url("agent")}/api/status`;
     let readyAfterS: number | undefined;
     let readInFirstMinute = 0;
+    const readByMinute: number[] = [];
     const sampleScan = async () => {
       const scan = (await getJson<ScanStatus>(agent))?.scan;
       if (scan?.phase === "ready" && readyAfterS === undefined) readyAfterS = (Date.now() - t0) / 1000;
@@ -55,11 +58,25 @@ export default async function (r: BenchReporter): Promise<void> {
     while (Date.now() - t0 < minutes * 60_000) {
       await sleep(15_000);
       peak = Math.max(peak, (await loopback())?.lastMinute ?? 0);
-      await sampleScan();
+      const read = await sampleScan();
+      const minute = Math.floor((Date.now() - t0) / 60_000);
+      if (minute >= 2) readByMinute[minute] ??= read;
     }
     r.figure({
       name: "hl up: WOLF first scan, candle series read in the first minute",
       value: readInFirstMinute,
+      unit: "series",
+    });
+    for (const [minute, read] of readByMinute.entries())
+      if (read !== undefined)
+        r.figure({
+          name: `hl up: WOLF first scan, candle series read after ${minute} minutes`,
+          value: read,
+          unit: "series",
+        });
+    r.figure({
+      name: `hl up: WOLF first scan, candle series read after ${minutes} minutes (end)`,
+      value: await sampleScan(),
       unit: "series",
     });
     r.figure({

@@ -290,7 +290,8 @@ export function sharedRateBudget(
       reserveShare: CRITICAL_RESERVE_SHARE,
     });
     const socketPath = env.HL_WEIGHT_BROKER;
-    budget = socketPath ? new BrokerBudget({ socketPath, api: apiUrl, fallback: own }) : own;
+    budget =
+      socketPath && socketPath !== "off" ? new BrokerBudget({ socketPath, api: apiUrl, fallback: own }) : own;
     shared.set(apiUrl, budget);
   }
   return budget;

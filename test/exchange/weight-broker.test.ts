@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BrokerBudget } from "../../src/exchange/broker-budget.ts";
-import { CRITICAL_RESERVE_SHARE, RateBudget } from "../../src/exchange/budget.ts";
+import { CRITICAL_RESERVE_SHARE, RateBudget, sharedRateBudget } from "../../src/exchange/budget.ts";
 import { startWeightBroker, type WeightBroker } from "../../src/exchange/weight-broker.ts";
 
 const API = "http://127.0.0.1:1";
@@ -211,5 +211,16 @@ describe("weight broker", () => {
     open.push(b);
     expect(statSync(socketPath).mode & 0o777).toBe(0o600);
     expect(statSync(socketPath).isSocket()).toBe(true);
+  });
+
+  it("is what a process's shared budget asks when HL_WEIGHT_BROKER names a socket (not when it says off)", async () => {
+    const b = await broker({ weightPerMinute: 60 });
+    const env = { HL_WEIGHT_BROKER: b.socketPath, HL_RATE_WEIGHT_PER_MIN: "300" };
+    const brokered = sharedRateBudget("http://127.0.0.1:9/brokered", env);
+    expect(brokered).toBeInstanceOf(BrokerBudget);
+    await brokered.take(1);
+    expect((brokered as BrokerBudget).brokered).toBe(true);
+    const own = sharedRateBudget("http://127.0.0.1:9/not-brokered", { HL_WEIGHT_BROKER: "off" });
+    expect(own).toBeInstanceOf(RateBudget);
   });
 });

@@ -99,7 +99,7 @@ async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
 
 /**
  * The weight broker every child of `hl up` asks before spending request weight (they share one IP),
- * unless the user set each process's budget (HL_RATE_WEIGHT_PER_MIN). Without it (a socket that
+ * unless the user set each process's budget (HL_RATE_WEIGHT_PER_MIN) or HL_WEIGHT_BROKER=off. Without it (a socket that
  * cannot be made) each child keeps to its static share.
  */
 async function startBroker(
@@ -107,7 +107,7 @@ async function startBroker(
   env: Record<string, string | undefined>,
   log: (line: string) => void,
 ): Promise<WeightBroker | undefined> {
-  if (env.HL_RATE_WEIGHT_PER_MIN) return undefined;
+  if (env.HL_RATE_WEIGHT_PER_MIN || env.HL_WEIGHT_BROKER === "off") return undefined;
   const socketPath = join(cfg.dataDir, "weight-broker.sock");
   try {
     return await startWeightBroker({ socketPath });

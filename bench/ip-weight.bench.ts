@@ -23,7 +23,8 @@ export default async function (r: BenchReporter): Promise<void> {
   let up: RunningUp | undefined;
   try {
     // HL_WEIGHT_BROKER=off: each process keeps to its static share (to compare with the broker).
-    const broker = process.env.HL_WEIGHT_BROKER === "off" ? { HL_WEIGHT_BROKER: "off" } : {};
+    const broker: Record<string, string> =
+      process.env.HL_WEIGHT_BROKER === "off" ? { HL_WEIGHT_BROKER: "off" } : {};
     up = await startUp([], { HL_SIM_LIMITS: "on", ...broker });
     const sim = `${up.url("sim")}/sim/weight`;
     const loopback = async () =>

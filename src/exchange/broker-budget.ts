@@ -73,7 +73,9 @@ export class BrokerBudget implements WeightBudget {
   }
 
   charge(weight: number, opts: { background?: boolean } = {}): void {
-    this.tell({ type: "charge", api: this.opts.api, weight, background: opts.background === true });
+    // Most answers owe nothing more: no line for those.
+    if (weight > 0)
+      this.tell({ type: "charge", api: this.opts.api, weight, background: opts.background === true });
     this.fallback.charge(weight, opts);
   }
 
@@ -84,7 +86,14 @@ export class BrokerBudget implements WeightBudget {
     return new Promise<void>((resolve, reject) => {
       this.waiters.set(id, { weight, opts, resolve, reject });
       socket.ref(); // a read is waiting: the process must not exit under it
-      this.tell({ type: "take", id, api: this.opts.api, weight, background: opts.background === true });
+      this.tell({
+        type: "take",
+        id,
+        api: this.opts.api,
+        weight,
+        background: opts.background === true,
+        share: this.fallback.capacity,
+      });
     });
   }
 

@@ -1,13 +1,14 @@
 /**
  * The weight broker's protocol: newline-delimited JSON over a Unix domain socket. A client asks
- * `take` and is answered `{id}` once the weight is granted; `charge`, `limited`, `answered` and
+ * `take` (with its own budget a minute as `share`, which sizes its floor) and is answered `{id}`
+ * once the weight is granted; `charge`, `limited`, `answered` and
  * `failed` are told and not answered. The broker tells every client `{type:"limited", api, ms}`
  * when one of them met a 429 (the limit is per IP: all back off). A line it cannot read is
  * answered `{error}` (with the take's id when it has one).
  */
 
 export type BrokerRequest =
-  | { type: "take"; id: number; api: string; weight: number; background: boolean }
+  | { type: "take"; id: number; api: string; weight: number; background: boolean; share?: number }
   | { type: "charge"; api: string; weight: number; background: boolean }
   | { type: "limited"; api: string; retryAfterMs: number }
   | { type: "answered"; api: string }
@@ -52,7 +53,8 @@ export function parseRequest(line: string): BrokerRequest | { id?: number; error
       const background = r.background === true;
       if (r.type === "charge") return { type: "charge", api, weight, background };
       if (id === undefined) return { error: "take needs an integer id" };
-      return { type: "take", id, api, weight, background };
+      const share = weightOf(r.share);
+      return { type: "take", id, api, weight, background, ...(share === undefined ? {} : { share }) };
     }
     case "limited":
       return { type: "limited", api, retryAfterMs: weightOf(r.retryAfterMs) ?? 0 };

@@ -68,19 +68,13 @@ describe("weight broker", () => {
     // The broker's budget on a clock that moves only as it waits: five minutes pass in milliseconds.
     let now = 0;
     const spent: { at: number; weight: number }[] = [];
-    class Recorded extends RateBudget {
-      override take(weight: number, opts: { background?: boolean; signal?: AbortSignal } = {}) {
-        return super.take(weight, opts).then(() => {
-          spent.push({ at: now, weight });
-        });
-      }
-    }
     const b = await broker({
       weightPerMinute: 300,
-      budget: (w) =>
-        new Recorded({
+      observe: ({ weight }) => spent.push({ at: now, weight }),
+      budget: (w, reserveShare) =>
+        new RateBudget({
           weightPerMinute: w,
-          reserveShare: CRITICAL_RESERVE_SHARE,
+          reserveShare,
           now: () => now,
           sleep: async (ms) => {
             now += ms;
@@ -101,13 +95,13 @@ describe("weight broker", () => {
         .reduce((s, x) => s + x.weight, 0);
       expect(inWindow).toBeLessThanOrEqual(300);
     }
-    // 1,200 at most 240 a minute for reads (the reserve kept for closes): four minutes at least.
+    // 1,200 at most 255 a minute for reads (the pool's reserve is kept for closes): over four minutes.
     expect(now).toBeGreaterThanOrEqual(4 * 60_000);
     expect(a.brokered && c.brokered).toBe(true);
   });
 
   it("lets one process's reads use what the other leaves, and no more: 48 of a 60 budget, not 48 each", async () => {
-    const b = await broker({ weightPerMinute: 60 });
+    const b = await broker({ weightPerMinute: 60, floorWeight: 0 });
     const a = client(b.socketPath);
     const c = client(b.socketPath);
     const takes = [
@@ -119,7 +113,7 @@ describe("weight broker", () => {
   });
 
   it("serves a process's foreground reads at once while another's background scan has taken all it may", async () => {
-    const b = await broker({ weightPerMinute: 60 });
+    const b = await broker({ weightPerMinute: 60, floorWeight: 0 });
     const scan = client(b.socketPath);
     const ticks = client(b.socketPath);
     const scanReads = Array.from({ length: 20 }, () => scan.take(5, { background: true }));
@@ -129,6 +123,25 @@ describe("weight broker", () => {
     await ticks.take(4);
     await ticks.take(2);
     expect(Date.now() - start).toBeLessThan(500);
+  });
+
+  it("serves a process's reads from its floor while another's burst has spent the pool", async () => {
+    // 100 a minute: floors 25, the pool 75 (reads 60).
+    const b = await broker({ weightPerMinute: 100 });
+    const share = (weightPerMinute: number) =>
+      new BrokerBudget({
+        socketPath: b.socketPath,
+        api: API,
+        fallback: new RateBudget({ weightPerMinute, reserveShare: CRITICAL_RESERVE_SHARE }),
+      });
+    const burst = share(40); // floor 10
+    const ticks = share(60); // floor 15
+    const burstReads = Array.from({ length: 20 }, () => burst.take(4));
+    // Its floor's 2 reads and the pool's 15; the rest waits for the window.
+    expect(await grantedWithin(burstReads, 200)).toBe(17);
+    const tickReads = Array.from({ length: 4 }, () => ticks.take(4));
+    // Three fit its floor at once; the fourth waits with the burst: 80 of 100 spent, never more.
+    expect(await grantedWithin(tickReads, 200)).toBe(3);
   });
 
   it("tells every process of a 429 another met: all back off", async () => {
@@ -156,7 +169,7 @@ describe("weight broker", () => {
   });
 
   it("hands a read waiting on a broker that goes away to the process's own budget", async () => {
-    const b = await broker({ weightPerMinute: 10 });
+    const b = await broker({ weightPerMinute: 10, floorWeight: 0 });
     const events: Record<string, unknown>[] = [];
     const a = client(b.socketPath, events);
     await a.take(8);
@@ -188,7 +201,7 @@ describe("weight broker", () => {
 
   it("bounds the takes one connection may have waiting, and survives a client gone mid-wait without spending for it", async () => {
     // 20 a minute: reads may spend 16 (the reserve is 4); a read of 10 fits once.
-    const b = await broker({ weightPerMinute: 20, maxWaitingPerConnection: 2 });
+    const b = await broker({ weightPerMinute: 20, maxWaitingPerConnection: 2, floorWeight: 0 });
     const { socket, lines } = await raw(b.socketPath);
     for (const id of [1, 2, 3])
       socket.write(`${JSON.stringify({ type: "take", id, api: API, weight: 10 })}\n`);

@@ -3,11 +3,12 @@ import type { RateBudget, TakeOptions, WeightBudget } from "./budget.ts";
 import { type BrokerRequest, MAX_LINE_BYTES } from "./weight-broker-protocol.ts";
 
 /**
- * A weight budget kept by the machine's weight broker (see weight-broker.ts) instead of this
- * process: reads wait for the broker's grant, everything else is told to it and not waited on.
- * When the broker cannot be reached, or its connection drops, the process goes on with its own
- * budget (`fallback`) for good, so a trader never waits on a broker that is gone. The fallback is
- * charged all the while with what this process spends, so it starts from a true window.
+ * A weight budget shared with the machine's other processes through the weight broker (see
+ * weight-broker.ts). Background reads (candle scans) wait for the broker's grant: they use what the
+ * whole IP leaves. Every other read keeps to this process's own budget (`fallback`, its share) and is
+ * told to the broker, as are charges, 429s and answers: the broker sees all the IP spends. When the
+ * broker cannot be reached, or its connection drops, the process goes on with its own budget for
+ * good, so a trader never waits on a broker that is gone.
  */
 export interface BrokerBudgetOptions {
   socketPath: string;
@@ -80,21 +81,21 @@ export class BrokerBudget implements WeightBudget {
   }
 
   take(weight: number, opts: TakeOptions = {}): Promise<void> {
+    // A tick's read keeps to this process's own share, so another process's burst never holds it up
+    // for the minute the burst takes to age out; the broker is told, so background reads leave it room.
+    if (!opts.background) return this.fallback.take(weight, opts).then(() => this.told(weight));
     const socket = this.connected();
     if (!socket) return this.fallback.take(weight, opts);
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.waiters.set(id, { weight, opts, resolve, reject });
       socket.ref(); // a read is waiting: the process must not exit under it
-      this.tell({
-        type: "take",
-        id,
-        api: this.opts.api,
-        weight,
-        background: opts.background === true,
-        share: this.fallback.capacity,
-      });
+      this.tell({ type: "take", id, api: this.opts.api, weight, background: opts.background === true });
     });
+  }
+
+  private told(weight: number): void {
+    if (weight > 0) this.tell({ type: "charge", api: this.opts.api, weight, background: false });
   }
 
   private tell(request: BrokerRequest): void {
@@ -146,7 +147,7 @@ export class BrokerBudget implements WeightBudget {
       this.fallback.take(waiter.weight, waiter.opts).then(waiter.resolve, waiter.reject);
       return;
     }
-    this.fallback.charge(waiter.weight, waiter.opts);
+    // Not charged to this process's own share: the scan borrows from the IP, not from its ticks.
     waiter.resolve();
   }
 

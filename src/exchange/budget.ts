@@ -157,18 +157,6 @@ export class RateBudget implements WeightBudget {
     return turn;
   }
 
-  /**
-   * Spends `weight` now if it fits above the reserve and no back-off is on; never waits or queues.
-   * The weight broker's per-process floors are used this way.
-   */
-  tryTake(weight: number): boolean {
-    const need = Math.min(Math.max(weight, 0), this.capacity);
-    if (this.limitedForMs() > 0 || this.strikes > 0) return false;
-    if (need + this.reserve > this.capacity || this.windowWaitMs(need, this.reserve) !== 0) return false;
-    this.spend(need, true);
-    return true;
-  }
-
   /** Spend weight learned only after the answer (e.g. per 20 fills returned); may take the window past the budget. */
   charge(weight: number, opts: { background?: boolean } = {}): void {
     this.spend(Math.max(weight, 0), !opts.background);

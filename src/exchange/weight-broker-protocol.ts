@@ -1,14 +1,13 @@
 /**
  * The weight broker's protocol: newline-delimited JSON over a Unix domain socket. A client asks
- * `take` (with its own budget a minute as `share`, which sizes its floor) and is answered `{id}`
- * once the weight is granted; `charge`, `limited`, `answered` and
+ * `take` and is answered `{id}` once the weight is granted; `charge`, `limited`, `answered` and
  * `failed` are told and not answered. The broker tells every client `{type:"limited", api, ms}`
  * when one of them met a 429 (the limit is per IP: all back off). A line it cannot read is
  * answered `{error}` (with the take's id when it has one).
  */
 
 export type BrokerRequest =
-  | { type: "take"; id: number; api: string; weight: number; background: boolean; share?: number }
+  | { type: "take"; id: number; api: string; weight: number; background: boolean }
   | { type: "charge"; api: string; weight: number; background: boolean }
   | { type: "limited"; api: string; retryAfterMs: number }
   | { type: "answered"; api: string }
@@ -53,8 +52,7 @@ export function parseRequest(line: string): BrokerRequest | { id?: number; error
       const background = r.background === true;
       if (r.type === "charge") return { type: "charge", api, weight, background };
       if (id === undefined) return { error: "take needs an integer id" };
-      const share = weightOf(r.share);
-      return { type: "take", id, api, weight, background, ...(share === undefined ? {} : { share }) };
+      return { type: "take", id, api, weight, background };
     }
     case "limited":
       return { type: "limited", api, retryAfterMs: weightOf(r.retryAfterMs) ?? 0 };

@@ -11,16 +11,6 @@ import { type BrokerReply, MAX_LINE_BYTES, parseRequest } from "./weight-broker-
 
 /** Hyperliquid's 1200 a minute per IP, less 100 for the user's own `hl` commands on the address. */
 export const BROKER_WEIGHT_PER_MIN = 1100;
-/**
- * Of the capacity, the part kept as floors: each process may spend a quarter of its own budget (the
- * `share` it announces, HL_RATE_WEIGHT_PER_MIN) at once, whatever the others spend, while its floor
- * lasts; the rest is one pool for all. A burst of one process (a start, a service's history reads)
- * then never holds up another's ticks for the minute it takes to age out, and the two together
- * never spend more than the capacity. Floors go first come, first served, until this part is given.
- */
-export const BROKER_FLOOR_SHARE = 0.25;
-/** A floor given back waits out the window, so the weight it spent is gone before it is reused. */
-const FLOOR_RETURN_MS = 61_000;
 /** Takes one connection may have waiting at once: a process has a handful of concurrent reads. */
 const MAX_WAITING_PER_CONNECTION = 256;
 /** API servers one broker keeps budgets for: `hl up` talks to one sim world. */
@@ -30,21 +20,8 @@ export interface WeightBrokerOptions {
   socketPath: string;
   weightPerMinute?: number;
   maxWaitingPerConnection?: number;
-  /**
-   * Weight a minute kept for the processes' floors (default a quarter of the capacity, at most half):
-   * `hl up` sizes it to a quarter of its processes' shares, so each one's floor is there.
-   */
-  floorWeight?: number;
-  /** The budget for one API server and for each floor (tests: a fake clock). */
-  budget?: (weightPerMinute: number, reserveShare: number) => RateBudget;
-  /** Sees every grant as it is made (measurements). */
-  observe?: (grant: { api: string; weight: number; background: boolean; floor: boolean }) => void;
-}
-
-/** One API server's budgets: the pool every process shares, and what is left to give as floors. */
-interface ApiBudget {
-  pool: RateBudget;
-  floorLeft: number;
+  /** The budget for one API server (tests: a fake clock). */
+  budget?: (weightPerMinute: number) => RateBudget;
 }
 
 export interface WeightBroker {
@@ -55,23 +32,19 @@ export interface WeightBroker {
 export async function startWeightBroker(opts: WeightBrokerOptions): Promise<WeightBroker> {
   const perMinute = opts.weightPerMinute ?? BROKER_WEIGHT_PER_MIN;
   const maxWaiting = opts.maxWaitingPerConnection ?? MAX_WAITING_PER_CONNECTION;
-  const floorWeight = Math.min(
-    Math.max(opts.floorWeight ?? perMinute * BROKER_FLOOR_SHARE, 0),
-    perMinute / 2,
-  );
   const makeBudget =
     opts.budget ??
-    ((w: number, reserveShare: number) => new RateBudget({ weightPerMinute: w, reserveShare }));
-  const budgets = new Map<string, ApiBudget>();
+    ((w: number) => new RateBudget({ weightPerMinute: w, reserveShare: CRITICAL_RESERVE_SHARE }));
+  const budgets = new Map<string, RateBudget>();
   const sockets = new Set<Socket>();
 
   const send = (socket: Socket, reply: BrokerReply) => {
     if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(reply)}\n`);
   };
-  const budgetFor = (api: string): ApiBudget | undefined => {
+  const budgetFor = (api: string): RateBudget | undefined => {
     let budget = budgets.get(api);
     if (!budget && budgets.size < MAX_APIS) {
-      budget = { pool: makeBudget(perMinute - floorWeight, CRITICAL_RESERVE_SHARE), floorLeft: floorWeight };
+      budget = makeBudget(perMinute);
       budgets.set(api, budget);
     }
     return budget;
@@ -82,48 +55,27 @@ export async function startWeightBroker(opts: WeightBrokerOptions): Promise<Weig
     socket.setEncoding("utf8");
     const gone = new AbortController();
     const touched = new Set<RateBudget>();
-    /** This connection's floor per API server (none once the floors are all given). */
-    const floors = new Map<ApiBudget, { budget: RateBudget; size: number } | null>();
-    const floorOf = (api: ApiBudget, share: number | undefined) => {
-      let floor = floors.get(api);
-      if (floor === undefined && share !== undefined) {
-        const size = Math.min(share * BROKER_FLOOR_SHARE, api.floorLeft);
-        floor = size >= 1 ? { budget: makeBudget(size, 0), size } : null;
-        if (floor) api.floorLeft -= size;
-        floors.set(api, floor);
-      }
-      return floor ?? undefined;
-    };
     let waiting = 0;
     let buffer = "";
 
     const handle = (line: string) => {
       const request = parseRequest(line);
       if ("error" in request) return send(socket, request);
-      const api = budgetFor(request.api);
-      if (!api) {
+      const budget = budgetFor(request.api);
+      if (!budget) {
         const error = "too many API servers";
         return send(socket, request.type === "take" ? { id: request.id, error } : { error });
       }
-      const budget = api.pool;
       touched.add(budget);
       switch (request.type) {
         case "take": {
-          const { id, weight, background } = request;
-          const granted = (floor: boolean) => {
-            opts.observe?.({ api: request.api, weight, background, floor });
-            send(socket, { id });
-          };
-          // A tick's read within its process's floor goes at once (not while the IP backs off).
-          const floor = background ? undefined : floorOf(api, request.share);
-          if (floor && budget.limitedForMs() === 0 && floor.budget.tryTake(weight)) return granted(true);
           if (waiting >= maxWaiting)
-            return send(socket, { id, error: "too many takes waiting on this connection" });
+            return send(socket, { id: request.id, error: "too many takes waiting on this connection" });
           waiting += 1;
           budget
-            .take(weight, { background, signal: gone.signal })
+            .take(request.weight, { background: request.background, signal: gone.signal })
             .then(
-              () => granted(false),
+              () => send(socket, { id: request.id }),
               () => undefined, // the client went away: its turn spent nothing
             )
             .finally(() => {
@@ -166,12 +118,6 @@ export async function startWeightBroker(opts: WeightBrokerOptions): Promise<Weig
       // A probe after a 429 this client was granted will never be answered: end it, or every other
       // waiter would wait for it forever.
       for (const budget of touched) budget.failed();
-      // Its floors are given back once what they spent has left the window.
-      for (const [api, floor] of floors)
-        if (floor)
-          setTimeout(() => {
-            api.floorLeft += floor.size;
-          }, FLOOR_RETURN_MS).unref();
     });
   };
 

@@ -64,17 +64,23 @@ const until = async (ok: () => boolean, ms = 1000) => {
 };
 
 describe("weight broker", () => {
-  it("keeps two processes' reads in one budget over a real socket: never more than the capacity in any 61 s window", async () => {
+  it("keeps two processes' scans in one budget over a real socket: never more than the capacity in any 61 s window", async () => {
     // The broker's budget on a clock that moves only as it waits: five minutes pass in milliseconds.
     let now = 0;
     const spent: { at: number; weight: number }[] = [];
+    class Recorded extends RateBudget {
+      override take(weight: number, opts: { background?: boolean; signal?: AbortSignal } = {}) {
+        return super.take(weight, opts).then(() => {
+          spent.push({ at: now, weight });
+        });
+      }
+    }
     const b = await broker({
       weightPerMinute: 300,
-      observe: ({ weight }) => spent.push({ at: now, weight }),
-      budget: (w, reserveShare) =>
-        new RateBudget({
+      budget: (w) =>
+        new Recorded({
           weightPerMinute: w,
-          reserveShare,
+          reserveShare: CRITICAL_RESERVE_SHARE,
           now: () => now,
           sleep: async (ms) => {
             now += ms;
@@ -85,9 +91,9 @@ describe("weight broker", () => {
     const a = client(b.socketPath);
     const c = client(b.socketPath);
     // Each alone would be paced by its own budget of a million a minute; together 1,200 weight.
-    const reads = (budget: BrokerBudget, background: boolean) =>
-      Array.from({ length: 30 }, () => budget.take(20, { background }));
-    await Promise.all([...reads(a, false), ...reads(c, true)]);
+    const reads = (budget: BrokerBudget) =>
+      Array.from({ length: 30 }, () => budget.take(20, { background: true }));
+    await Promise.all([...reads(a), ...reads(c)]);
     expect(spent.reduce((s, x) => s + x.weight, 0)).toBe(1200);
     for (const { at } of spent) {
       const inWindow = spent
@@ -95,53 +101,36 @@ describe("weight broker", () => {
         .reduce((s, x) => s + x.weight, 0);
       expect(inWindow).toBeLessThanOrEqual(300);
     }
-    // 1,200 at most 255 a minute for reads (the pool's reserve is kept for closes): over four minutes.
-    expect(now).toBeGreaterThanOrEqual(4 * 60_000);
+    // 1,200 at most 210 a minute for scans (the reserve for closes, a margin for ticks): over five minutes.
+    expect(now).toBeGreaterThanOrEqual(5 * 60_000);
     expect(a.brokered && c.brokered).toBe(true);
   });
 
-  it("lets one process's reads use what the other leaves, and no more: 48 of a 60 budget, not 48 each", async () => {
-    const b = await broker({ weightPerMinute: 60, floorWeight: 0 });
+  it("lets one process's scan use what the other leaves, and no more: 40 of a 60 budget, not 40 each", async () => {
+    const b = await broker({ weightPerMinute: 60 });
     const a = client(b.socketPath);
     const c = client(b.socketPath);
     const takes = [
-      ...Array.from({ length: 10 }, () => a.take(4)),
-      ...Array.from({ length: 10 }, () => c.take(4)),
+      ...Array.from({ length: 10 }, () => a.take(4, { background: true })),
+      ...Array.from({ length: 10 }, () => c.take(4, { background: true })),
     ];
-    // Reads leave the 20 % reserve: 12 reads of 4 are granted, the other 8 wait for the window.
-    expect(await grantedWithin(takes, 300)).toBe(12);
+    // Scans stop short of the reserve (12) and a margin for ticks (6): 10 reads of 4 fit, 10 wait.
+    expect(await grantedWithin(takes, 300)).toBe(10);
   });
 
-  it("serves a process's foreground reads at once while another's background scan has taken all it may", async () => {
-    const b = await broker({ weightPerMinute: 60, floorWeight: 0 });
+  it("leaves a scan only what the other processes' ticks leave, and never makes a tick wait on it", async () => {
+    const b = await broker({ weightPerMinute: 60 });
     const scan = client(b.socketPath);
     const ticks = client(b.socketPath);
-    const scanReads = Array.from({ length: 20 }, () => scan.take(5, { background: true }));
-    // Background reads stop short of the reserve (12) and a margin (6): 42, so 8 reads of 5.
-    expect(await grantedWithin(scanReads, 200)).toBe(8);
+    await ticks.take(20); // told to the broker
+    await until(() => false, 50);
+    const scanReads = Array.from({ length: 20 }, () => scan.take(4, { background: true }));
+    // 60 less the reserve (12) and the margin (6) is 42; the ticks spent 20: 5 reads of 4.
+    expect(await grantedWithin(scanReads, 200)).toBe(5);
     const start = Date.now();
     await ticks.take(4);
     await ticks.take(2);
-    expect(Date.now() - start).toBeLessThan(500);
-  });
-
-  it("serves a process's reads from its floor while another's burst has spent the pool", async () => {
-    // 100 a minute: floors 25, the pool 75 (reads 60).
-    const b = await broker({ weightPerMinute: 100 });
-    const share = (weightPerMinute: number) =>
-      new BrokerBudget({
-        socketPath: b.socketPath,
-        api: API,
-        fallback: new RateBudget({ weightPerMinute, reserveShare: CRITICAL_RESERVE_SHARE }),
-      });
-    const burst = share(40); // floor 10
-    const ticks = share(60); // floor 15
-    const burstReads = Array.from({ length: 20 }, () => burst.take(4));
-    // Its floor's 2 reads and the pool's 15; the rest waits for the window.
-    expect(await grantedWithin(burstReads, 200)).toBe(17);
-    const tickReads = Array.from({ length: 4 }, () => ticks.take(4));
-    // Three fit its floor at once; the fourth waits with the burst: 80 of 100 spent, never more.
-    expect(await grantedWithin(tickReads, 200)).toBe(3);
+    expect(Date.now() - start).toBeLessThan(100);
   });
 
   it("tells every process of a 429 another met: all back off", async () => {
@@ -159,7 +148,8 @@ describe("weight broker", () => {
     const events: Record<string, unknown>[] = [];
     const gone = client(join(dir, "no-broker.sock"), events);
     const start = Date.now();
-    await gone.take(4);
+    await gone.take(4, { background: true });
+    await gone.take(4, { background: true });
     await gone.take(4);
     gone.charge(1);
     expect(Date.now() - start).toBeLessThan(1000);
@@ -169,11 +159,11 @@ describe("weight broker", () => {
   });
 
   it("hands a read waiting on a broker that goes away to the process's own budget", async () => {
-    const b = await broker({ weightPerMinute: 10, floorWeight: 0 });
+    const b = await broker({ weightPerMinute: 10 });
     const events: Record<string, unknown>[] = [];
     const a = client(b.socketPath, events);
-    await a.take(8);
-    const waiting = a.take(8); // the broker's minute is spent: this waits
+    await a.take(8, { background: true });
+    const waiting = a.take(8, { background: true }); // the broker's minute is spent: this waits
     expect(await grantedWithin([waiting], 100)).toBe(0);
     await b.close();
     const start = Date.now();
@@ -201,7 +191,7 @@ describe("weight broker", () => {
 
   it("bounds the takes one connection may have waiting, and survives a client gone mid-wait without spending for it", async () => {
     // 20 a minute: reads may spend 16 (the reserve is 4); a read of 10 fits once.
-    const b = await broker({ weightPerMinute: 20, maxWaitingPerConnection: 2, floorWeight: 0 });
+    const b = await broker({ weightPerMinute: 20, maxWaitingPerConnection: 2 });
     const { socket, lines } = await raw(b.socketPath);
     for (const id of [1, 2, 3])
       socket.write(`${JSON.stringify({ type: "take", id, api: API, weight: 10 })}\n`);
@@ -231,7 +221,7 @@ describe("weight broker", () => {
     const env = { HL_WEIGHT_BROKER: b.socketPath, HL_RATE_WEIGHT_PER_MIN: "300" };
     const brokered = sharedRateBudget("http://127.0.0.1:9/brokered", env);
     expect(brokered).toBeInstanceOf(BrokerBudget);
-    await brokered.take(1);
+    await brokered.take(1, { background: true });
     expect((brokered as BrokerBudget).brokered).toBe(true);
     const own = sharedRateBudget("http://127.0.0.1:9/not-brokered", { HL_WEIGHT_BROKER: "off" });
     expect(own).toBeInstanceOf(RateBudget);

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { UserError } from "../../core/errors.ts";
-import { BROKER_FLOOR_SHARE } from "../../exchange/weight-broker.ts";
 import { NUNCHI_BUILDER } from "../../wallet/builder-codes.ts";
 import { type DashboardLink, DEFAULT_INSTRUMENT, DEFAULT_STRATEGY } from "../agent/config.ts";
 import type { ServiceKey, UpConfig } from "./config.ts";
@@ -52,19 +51,6 @@ export const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
  * children (`--split`) divide their group's share evenly.
  */
 export const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
-/**
- * The weight the broker keeps for its processes' floors (see weight-broker.ts): a quarter of each
- * process's share, the agent service's counted twice (its WOLF runs in a child process of its own).
- */
-export function brokerFloorWeight(children: readonly ChildSpec[]): number {
-  let shares = 0;
-  for (const c of children) {
-    const share = Number(c.env.HL_RATE_WEIGHT_PER_MIN);
-    if (Number.isFinite(share) && share > 0) shares += c.name === "agent" ? 2 * share : share;
-  }
-  return shares * BROKER_FLOOR_SHARE;
-}
-
 /**
  * What each trading child of `hl up` holds of Hyperliquid's per-IP WebSocket limits: one connection
  * (its exchange client's stream: fills and open orders for a house agent, mids of every dex for

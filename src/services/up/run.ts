@@ -10,7 +10,7 @@ import { anchorBtcswp, BTCSWP_BASELINE } from "./anchor.ts";
 import { combineServices, combineTraders, healthUrls } from "./combine.ts";
 import type { UpConfig } from "./config.ts";
 import { ChildLogFile } from "./log-file.ts";
-import { brokerFloorWeight, type ChildSpec, plan, urls } from "./plan.ts";
+import { type ChildSpec, plan, urls } from "./plan.ts";
 import { checkPorts } from "./ports.ts";
 import { type Progress, readProgress } from "./progress.ts";
 import { registerBeforeTrading } from "./register.ts";
@@ -105,13 +105,12 @@ async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
 async function startBroker(
   cfg: UpConfig,
   env: Record<string, string | undefined>,
-  floorWeight: number,
   log: (line: string) => void,
 ): Promise<WeightBroker | undefined> {
   if (env.HL_RATE_WEIGHT_PER_MIN || env.HL_WEIGHT_BROKER === "off") return undefined;
   const socketPath = join(cfg.dataDir, "weight-broker.sock");
   try {
-    return await startWeightBroker({ socketPath, floorWeight });
+    return await startWeightBroker({ socketPath });
   } catch (e) {
     log(
       `weight broker not started (${(e as Error).message}); each process keeps to its own share of the weight`,
@@ -133,14 +132,11 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
 
   const u = urls(cfg);
   const env = opts.env ?? process.env;
-  const unbrokered = plan(cfg, env);
-  const shaped = (children: ChildSpec[]) =>
-    cfg.split ? children : combineServices(combineTraders(children));
-  const broker = await startBroker(cfg, env, brokerFloorWeight(shaped(unbrokered)), opts.log);
-  const planned = broker ? plan(cfg, env, { weightBroker: broker.socketPath }) : unbrokered;
+  const broker = await startBroker(cfg, env, opts.log);
+  const planned = plan(cfg, env, broker ? { weightBroker: broker.socketPath } : {});
   const alerter = opts.alerter ?? alerterFromEnv("hl up", env);
   const policy = restartPolicyFromEnv({ maxRestarts: 5, healthyAfterMs: 60_000, baseBackoffMs: 2000 }, env);
-  const specs = shaped(planned);
+  const specs = cfg.split ? planned : combineServices(combineTraders(planned));
   const children: RunningChild[] = [];
   const logFiles: ChildLogFile[] = [];
   let stopping = false;

@@ -5,8 +5,9 @@ import { type BrokerReply, MAX_LINE_BYTES, parseRequest } from "./weight-broker-
 
 /**
  * The machine's weight broker: one RateBudget per API server for every process of `hl up`, which all
- * share one IP and so one per-IP limit. Each process asks it before spending weight (BrokerBudget),
- * so weight one leaves idle is another's, and no minute of the IP spends more than the capacity.
+ * share one IP and so one per-IP limit. Each process (BrokerBudget) tells it what it spends and asks
+ * it before a background read, so a scan uses the weight every other process leaves idle, and the
+ * grants never take the window past the capacity.
  */
 
 /** Hyperliquid's 1200 a minute per IP, less 100 for the user's own `hl` commands on the address. */

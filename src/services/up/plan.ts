@@ -44,8 +44,9 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
 export const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
 
 /**
- * How `hl up` divides Hyperliquid's 1200 weight a minute per IP among its children when no weight
- * broker keeps one budget for them all (request weight per minute, each child's own budget): the WOLF agent, the house agents together and the public
+ * How `hl up` divides Hyperliquid's 1200 weight a minute per IP among its children (request weight
+ * per minute, each child's own budget: for its ticks' reads, and for its scans too when no weight
+ * broker lends them what the IP leaves): the WOLF agent, the house agents together and the public
  * services together (whose start-up reads need a bucket that size to answer within seconds), with
  * 100 left for the user's own `hl` commands on the same address. Split
  * children (`--split`) divide their group's share evenly.

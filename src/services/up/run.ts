@@ -98,9 +98,9 @@ async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
 }
 
 /**
- * The weight broker every child of `hl up` asks before spending request weight (they share one IP),
- * unless the user set each process's budget (HL_RATE_WEIGHT_PER_MIN) or HL_WEIGHT_BROKER=off. Without it (a socket that
- * cannot be made) each child keeps to its static share.
+ * The weight broker every child of `hl up` reports its request weight to and asks before a scan's
+ * reads (they share one IP), unless the user set each process's budget (HL_RATE_WEIGHT_PER_MIN) or
+ * HL_WEIGHT_BROKER=off. Without it (a socket that cannot be made) each child keeps to its share.
  */
 async function startBroker(
   cfg: UpConfig,

@@ -1,3 +1,4 @@
+import { BrokerBudget } from "./broker-budget.ts";
 /**
  * One request-weight budget per process and API server, shaped like Hyperliquid's per-IP limit (1200 weight per
  * minute): weight spent leaves the budget's 60 s window only as it ages out, so no minute ever spends
@@ -35,6 +36,29 @@ const BACKGROUND_MARGIN_SHARE = 0.1;
  */
 const WINDOW_SECONDS = 61;
 
+/**
+ * What the exchange transport needs of a weight budget: this process's own (RateBudget), or one
+ * shared with the other processes of the machine through a broker (BrokerBudget).
+ */
+export interface WeightBudget {
+  /** Milliseconds left of the back-off after a 429 (0 when none). */
+  limitedForMs(): number;
+  /** The exchange answered 429: returns the back-off it starts. */
+  limited(retryAfterMs?: number): number;
+  answered(): void;
+  failed(): void;
+  /** Waits until `weight` may be spent, and spends it. */
+  take(weight: number, opts?: TakeOptions): Promise<void>;
+  /** Spends weight at once (closes, backstops, weight learned from an answer). */
+  charge(weight: number, opts?: { background?: boolean }): void;
+}
+
+export interface TakeOptions {
+  background?: boolean;
+  /** Gives up the turn (rejects, spends nothing) once aborted: a waiter that went away. */
+  signal?: AbortSignal;
+}
+
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -42,7 +66,7 @@ const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTim
  * backstop change is sent until a jittered, doubling back-off has passed, and then reads go out one
  * at a time (a probe) until one is answered — so a storm of 429s never raises the request rate.
  */
-export class RateBudget {
+export class RateBudget implements WeightBudget {
   readonly capacity: number;
   /** Weight reads leave unspent in the window. */
   readonly reserve: number;
@@ -120,15 +144,15 @@ export class RateBudget {
    * A read: wait until `weight` is available above the reserve (and any 429 back-off is over), then
    * spend it. Waiters are served first come, first served.
    */
-  take(weight: number, opts: { background?: boolean } = {}): Promise<void> {
+  take(weight: number, opts: TakeOptions = {}): Promise<void> {
     const need = Math.min(Math.max(weight, 0), this.capacity);
     if (opts.background) {
       // Background reads queue apart and leave the others a margin, so those never wait behind them.
-      const turn = this.backgroundQueue.then(() => this.waitFor(need, true));
+      const turn = this.backgroundQueue.then(() => this.waitFor(need, true, opts.signal));
       this.backgroundQueue = turn.catch(() => undefined);
       return turn;
     }
-    const turn = this.queue.then(() => this.waitFor(need));
+    const turn = this.queue.then(() => this.waitFor(need, false, opts.signal));
     this.queue = turn.catch(() => undefined);
     return turn;
   }
@@ -182,11 +206,12 @@ export class RateBudget {
     return (second + WINDOW_SECONDS) * 1000 - nowMs;
   }
 
-  private async waitFor(need: number, background = false): Promise<void> {
+  private async waitFor(need: number, background: boolean, signal?: AbortSignal): Promise<void> {
     for (;;) {
+      signal?.throwIfAborted();
       const limited = this.limitedForMs();
       if (limited > 0) {
-        await this.sleep(limited);
+        await this.pause(limited, signal);
         continue;
       }
       if (this.strikes > 0) {
@@ -204,12 +229,25 @@ export class RateBudget {
         if (this.strikes > 0) this.probing = true;
         return;
       }
-      await this.sleep(wait);
+      await this.pause(wait, signal);
     }
+  }
+
+  /** A sleep cut short when `signal` aborts, so a waiter that went away does not hold up the queue. */
+  private pause(ms: number, signal?: AbortSignal): Promise<void> {
+    if (!signal) return this.sleep(ms);
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      signal.addEventListener("abort", done, { once: true });
+      this.sleep(ms).then(done);
+    });
   }
 }
 
-const shared = new Map<string, RateBudget>();
+const shared = new Map<string, WeightBudget>();
 
 /** Share of the process-wide budget that reads leave for closes and backstop changes. */
 export const CRITICAL_RESERVE_SHARE = 0.2;
@@ -234,20 +272,26 @@ function isLoopbackUrl(apiUrl: string): boolean {
 /**
  * The process-wide budget for one API base URL (mainnet, testnet and a sim world are separate
  * servers with separate limits). `HL_RATE_WEIGHT_PER_MIN` changes its size (read on first use).
+ * With `HL_WEIGHT_BROKER` (a Unix socket path; `hl up` sets it) the machine's weight broker keeps
+ * the budget for every process that shares the IP, and this process's own budget of
+ * `HL_RATE_WEIGHT_PER_MIN` is the fallback should the broker be gone.
  */
 export function sharedRateBudget(
   apiUrl: string,
   env: Record<string, string | undefined> = process.env,
-): RateBudget {
+): WeightBudget {
   let budget = shared.get(apiUrl);
   if (!budget) {
     const raw = env.HL_RATE_WEIGHT_PER_MIN;
     const fallback = isLoopbackUrl(apiUrl) ? LOCAL_WEIGHT_PER_MIN : 1200;
     const perMinute = raw ? Number(raw) : fallback;
-    budget = new RateBudget({
+    const own = new RateBudget({
       weightPerMinute: Number.isFinite(perMinute) && perMinute > 0 ? perMinute : fallback,
       reserveShare: CRITICAL_RESERVE_SHARE,
     });
+    const socketPath = env.HL_WEIGHT_BROKER;
+    budget =
+      socketPath && socketPath !== "off" ? new BrokerBudget({ socketPath, api: apiUrl, fallback: own }) : own;
     shared.set(apiUrl, budget);
   }
   return budget;

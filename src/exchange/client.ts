@@ -19,7 +19,7 @@ import {
   statusesOf,
   stopStatus,
 } from "./actions.ts";
-import { type RateBudget, sharedRateBudget } from "./budget.ts";
+import { sharedRateBudget, type WeightBudget } from "./budget.ts";
 import { type Address, type BuilderFee, type Hex, parseBuilderFee, resolveEndpoint } from "./config.ts";
 import { NetworkError, RejectedError, TimeoutError } from "./errors.ts";
 import { HlInfo } from "./info.ts";
@@ -64,7 +64,7 @@ export interface HlClientOptions {
   /** Builder code attached to every order this client places. */
   builder?: BuilderFee;
   /** Weight budget; default the process-wide one of this API URL. */
-  budget?: RateBudget;
+  budget?: WeightBudget;
   /** Per-request timeout (default 10 s). */
   timeoutMs?: number;
   /** Source address of the HTTP connections (see `ResilientTransportOptions.localAddress`). */

@@ -31,6 +31,7 @@ export {
   requestWeight,
   responseWeight,
   sharedRateBudget,
+  type WeightBudget,
 } from "./budget.ts";
 export { HlClient, type HlClientOptions, type MarketOrderRequest } from "./client.ts";
 export {

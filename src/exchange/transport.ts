@@ -1,7 +1,7 @@
 import { HttpRequestError, HttpTransport, type IRequestTransport } from "@nktkas/hyperliquid";
 import { Agent } from "undici";
 import { isInBackground } from "./background.ts";
-import { type RateBudget, requestWeight, responseWeight } from "./budget.ts";
+import { requestWeight, responseWeight, type WeightBudget } from "./budget.ts";
 import { ExchangeError, NetworkError, RateLimitedError, RejectedError, TimeoutError } from "./errors.ts";
 
 type Endpoint = "info" | "exchange" | "explorer";
@@ -18,7 +18,7 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDe
 export interface ResilientTransportOptions {
   apiUrl: string;
   isTestnet: boolean;
-  budget: RateBudget;
+  budget: WeightBudget;
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /**
@@ -56,7 +56,7 @@ export class ResilientTransport implements IRequestTransport {
   readonly isTestnet: boolean;
   readonly apiUrl: string;
   private readonly http: HttpTransport;
-  private readonly budget: RateBudget;
+  private readonly budget: WeightBudget;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly random: () => number;

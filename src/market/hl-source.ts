@@ -1,5 +1,5 @@
 import type { Network } from "../config/defaults.ts";
-import { type RateBudget, sharedRateBudget } from "../exchange/budget.ts";
+import { sharedRateBudget, type WeightBudget } from "../exchange/budget.ts";
 import { resolveEndpoint } from "../exchange/config.ts";
 import { HlInfo } from "../exchange/info.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
@@ -22,7 +22,7 @@ export function hlHistorySource(info: HlInfo): MarketHistorySource {
 /** Read-only info access to a network (no wallet needed); `apiUrl` overrides its URL. */
 export function openHistorySource(
   network: Network,
-  opts: { apiUrl?: string; budget?: RateBudget; env?: Record<string, string | undefined> } = {},
+  opts: { apiUrl?: string; budget?: WeightBudget; env?: Record<string, string | undefined> } = {},
 ): MarketHistorySource {
   const env = opts.env ?? process.env;
   const endpoint = resolveEndpoint(network, { apiUrl: opts.apiUrl }, env);

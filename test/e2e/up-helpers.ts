@@ -32,6 +32,7 @@ export function cleanEnv(): NodeJS.ProcessEnv {
     // The sim world's limits stay as on the exchange: everything `hl up` runs shares one address.
     "HL_SIM_LIMITS",
     "HL_RATE_WEIGHT_PER_MIN",
+    "HL_WEIGHT_BROKER",
   ])
     delete env[k];
   return env;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { RateBudget, requestWeight, responseWeight, sharedRateBudget } from "../../src/exchange/budget.ts";
+import {
+  RateBudget,
+  requestWeight,
+  responseWeight,
+  sharedRateBudget,
+  type WeightBudget,
+} from "../../src/exchange/budget.ts";
 
 /** A clock that only moves when the budget sleeps. */
 function fakeClock() {
@@ -209,22 +215,30 @@ describe("request weights (Hyperliquid's documented table)", () => {
   });
 });
 
+/** The size of a process's own budget (what sharedRateBudget makes without a weight broker). */
+function capacityOf(budget: WeightBudget): number {
+  expect(budget).toBeInstanceOf(RateBudget);
+  return (budget as RateBudget).capacity;
+}
+
 describe("sharedRateBudget", () => {
   it("is one budget per API server within the process, sized by HL_RATE_WEIGHT_PER_MIN", () => {
     const a = sharedRateBudget("http://127.0.0.1:1/a", { HL_RATE_WEIGHT_PER_MIN: "600" });
     expect(sharedRateBudget("http://127.0.0.1:1/a")).toBe(a);
-    expect(a.capacity).toBe(600);
+    expect(capacityOf(a)).toBe(600);
     const b = sharedRateBudget("https://api.example.test/b", {});
     expect(b).not.toBe(a);
-    expect(b.capacity).toBe(1200);
+    expect(capacityOf(b)).toBe(1200);
     expect(
-      sharedRateBudget("https://api.example.test/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" }).capacity,
+      capacityOf(sharedRateBudget("https://api.example.test/c", { HL_RATE_WEIGHT_PER_MIN: "nonsense" })),
     ).toBe(1200);
   });
 
   it("gives a server on this machine (the sim world) a budget that does not throttle paper ticks", () => {
-    expect(sharedRateBudget("http://127.0.0.1:9/sim", {}).capacity).toBe(120_000);
-    expect(sharedRateBudget("http://localhost:9/sim", {}).capacity).toBe(120_000);
-    expect(sharedRateBudget("http://127.0.0.1:9/sim2", { HL_RATE_WEIGHT_PER_MIN: "300" }).capacity).toBe(300);
+    expect(capacityOf(sharedRateBudget("http://127.0.0.1:9/sim", {}))).toBe(120_000);
+    expect(capacityOf(sharedRateBudget("http://localhost:9/sim", {}))).toBe(120_000);
+    expect(capacityOf(sharedRateBudget("http://127.0.0.1:9/sim2", { HL_RATE_WEIGHT_PER_MIN: "300" }))).toBe(
+      300,
+    );
   });
 });

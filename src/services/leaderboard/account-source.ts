@@ -4,8 +4,8 @@ import {
   HlClient,
   type HlInfo,
   paginateByTime,
-  type RateBudget,
   summarizeAccount,
+  type WeightBudget,
 } from "../../exchange/index.ts";
 import type { LedgerUpdate } from "./ledger.ts";
 import type { DexReading } from "./tracking.ts";
@@ -92,7 +92,7 @@ export function hlAccounts(client: HlInfo & { close(): Promise<void> }): Network
 export async function hlAccountSource(
   urls: Record<LeaderboardNetwork, string>,
   timeoutMs: number,
-  opts: { env?: Record<string, string | undefined>; budget?: RateBudget; localAddress?: string } = {},
+  opts: { env?: Record<string, string | undefined>; budget?: WeightBudget; localAddress?: string } = {},
 ): Promise<{
   source: AccountSource;
   close(): Promise<void>;

@@ -40,9 +40,13 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
   { strategy: "simple_mm", instrument: "BTCSWP-USDYP", builder: NUNCHI_BUILDER },
 ];
 
+/** The weight broker's socket, in every child's environment (see src/exchange/weight-broker.ts). */
+export const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
+
 /**
  * How `hl up` divides Hyperliquid's 1200 weight a minute per IP among its children (request weight
- * per minute, each child's own budget): the WOLF agent, the house agents together and the public
+ * per minute, each child's own budget: for its ticks' reads, and for its scans too when no weight
+ * broker lends them what the IP leaves): the WOLF agent, the house agents together and the public
  * services together (whose start-up reads need a bucket that size to answer within seconds), with
  * 100 left for the user's own `hl` commands on the same address. Split
  * children (`--split`) divide their group's share evenly.
@@ -115,14 +119,23 @@ export function mainAgent(env: Record<string, string | undefined>): {
  * user's environment) with the paper network pinned to this sim world and no real key: every
  * trading child signs with the paper wallet of its own data directory.
  */
-export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>): ChildSpec[] {
+export function plan(
+  cfg: UpConfig,
+  baseEnv: Record<string, string | undefined>,
+  opts: { weightBroker?: string } = {},
+): ChildSpec[] {
   const u = urls(cfg);
   const p = cfg.ports;
   const host = cfg.host;
   const inherited: Record<string, string> = {};
-  for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined) inherited[k] = v;
+  for (const [k, v] of Object.entries(baseEnv))
+    if (v !== undefined && k !== WEIGHT_BROKER_VAR) inherited[k] = v;
+  // The weight broker keeps one budget for every child (and their children): weight one leaves idle
+  // is another's. A budget the user set is each child's own instead, as before.
+  const broker = opts.weightBroker && !baseEnv.HL_RATE_WEIGHT_PER_MIN ? opts.weightBroker : undefined;
   const common: Record<string, string> = {
     ...inherited,
+    ...(broker ? { [WEIGHT_BROKER_VAR]: broker } : {}),
     HL_NETWORK: "paper",
     HL_API_URL: u.sim,
     SIM_PORT: String(p.sim),
@@ -130,7 +143,8 @@ export function plan(cfg: UpConfig, baseEnv: Record<string, string | undefined>)
     DATA_DIR: cfg.dataDir,
   };
   // Every child shares the loopback address, as it would share one IP live: each gets its part of
-  // the exchange's per-IP weight, unless the user set one budget for all.
+  // the exchange's per-IP weight (its own budget should the broker be gone), unless the user set one
+  // budget for all.
   const budget = (weight: number): Record<string, string> => ({
     HL_RATE_WEIGHT_PER_MIN: baseEnv.HL_RATE_WEIGHT_PER_MIN || String(weight),
   });

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Alerter, alerterFromEnv } from "../../alerts/webhook.ts";
 import { readRunHalt } from "../../engine/run-halt.ts";
+import { startWeightBroker, type WeightBroker } from "../../exchange/weight-broker.ts";
 import { restartPolicyFromEnv } from "../agent/restart-policy.ts";
 import { runSupervised } from "../agent/spawn-supervised.ts";
 import { HL_BIN, Supervisor, type SupervisorGaveUp } from "../agent/supervisor.ts";
@@ -97,6 +98,28 @@ async function approveHouseBuilder(spec: ChildSpec): Promise<void> {
 }
 
 /**
+ * The weight broker every child of `hl up` reports its request weight to and asks before a scan's
+ * reads (they share one IP), unless the user set each process's budget (HL_RATE_WEIGHT_PER_MIN) or
+ * HL_WEIGHT_BROKER=off. Without it (a socket that cannot be made) each child keeps to its share.
+ */
+async function startBroker(
+  cfg: UpConfig,
+  env: Record<string, string | undefined>,
+  log: (line: string) => void,
+): Promise<WeightBroker | undefined> {
+  if (env.HL_RATE_WEIGHT_PER_MIN || env.HL_WEIGHT_BROKER === "off") return undefined;
+  const socketPath = join(cfg.dataDir, "weight-broker.sock");
+  try {
+    return await startWeightBroker({ socketPath });
+  } catch (e) {
+    log(
+      `weight broker not started (${(e as Error).message}); each process keeps to its own share of the weight`,
+    );
+    return undefined;
+  }
+}
+
+/**
  * `hl up`: the sim world first (every other child would otherwise start its own), then the agent
  * service, the house agents and the services, each a supervised `hl` child with its own
  * environment and its output in `<data>/logs/<name>.log`.
@@ -109,7 +132,8 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
 
   const u = urls(cfg);
   const env = opts.env ?? process.env;
-  const planned = plan(cfg, env);
+  const broker = await startBroker(cfg, env, opts.log);
+  const planned = plan(cfg, env, broker ? { weightBroker: broker.socketPath } : {});
   const alerter = opts.alerter ?? alerterFromEnv("hl up", env);
   const policy = restartPolicyFromEnv({ maxRestarts: 5, healthyAfterMs: 60_000, baseBackoffMs: 2000 }, env);
   const specs = cfg.split ? planned : combineServices(combineTraders(planned));
@@ -162,6 +186,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     for (const round of [0, 1, 2] as const) {
       await Promise.all(children.filter((c) => c.spec.stopRound === round).map((c) => c.supervisor.stop()));
     }
+    await broker?.close();
     await Promise.all(logFiles.splice(0).map((f) => f.close()));
     await alerter.flush();
   };

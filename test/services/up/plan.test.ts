@@ -119,3 +119,19 @@ describe("hl up plan", () => {
     expect(byName.get("feeds")!.stopRound).toBe(1);
   });
 });
+
+describe("hl up plan: the weight broker", () => {
+  it("hands every child the broker's socket, keeping each child's share as its fallback", () => {
+    const children = plan(cfg, { PATH: "/bin" }, { weightBroker: "/tmp/d/weight-broker.sock" });
+    for (const c of children) expect(c.env.HL_WEIGHT_BROKER).toBe("/tmp/d/weight-broker.sock");
+    expect(children.find((c) => c.name === "agent")!.env.HL_RATE_WEIGHT_PER_MIN).toBe("350");
+  });
+
+  it("gives no broker when the user set each process's budget, nor one inherited from the shell", () => {
+    const own = plan(cfg, { HL_RATE_WEIGHT_PER_MIN: "900" }, { weightBroker: "/tmp/d/weight-broker.sock" });
+    for (const c of own) expect(c.env.HL_WEIGHT_BROKER).toBeUndefined();
+    for (const c of own.filter((c) => c.name !== "sim")) expect(c.env.HL_RATE_WEIGHT_PER_MIN).toBe("900");
+    const stray = plan(cfg, { HL_WEIGHT_BROKER: "/elsewhere.sock" });
+    for (const c of stray) expect(c.env.HL_WEIGHT_BROKER).toBeUndefined();
+  });
+});

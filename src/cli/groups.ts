@@ -43,6 +43,8 @@ export const GROUPS: readonly Group[] = [
 /** The groups to register for an argv: the one owning the first command word, else all of them. */
 export function groupsFor(argv: readonly string[]): readonly Group[] {
   const word = argv.slice(2).find((a) => !a.startsWith("-"));
+  // `hl --version` needs no command at all.
+  if (word === undefined && argv.slice(2).some((a) => a === "--version" || a === "-V")) return [];
   const owner = word === undefined ? undefined : GROUPS.find((g) => g.commands.includes(word));
   return owner ? [owner] : GROUPS;
 }

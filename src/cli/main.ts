@@ -1,11 +1,18 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { stopWhenOutputCloses } from "../core/closed-output.ts";
 import { UserError } from "../core/errors.ts";
 import { useDataDirFlag } from "./data-dir.ts";
 import { groupsFor } from "./groups.ts";
 
+/** package.json is two levels up from both src/cli and dist/cli. */
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
 const program = new Command("hl")
   .description("hl-agent: autonomous trading agents on Hyperliquid, and the services around them")
+  .version(version, "-V, --version", "the hl-agent version")
   .showHelpAfterError(false)
   .exitOverride();
 

@@ -1,6 +1,5 @@
 import { FencedOutError } from "../../db/leader.ts";
 import type { Log } from "../../db/log.ts";
-import { inBackground } from "../../exchange/background.ts";
 import type { AccountSource, LeaderboardNetwork, NetworkAccounts } from "./account-source.ts";
 import { refreshAgent } from "./agent-refresh.ts";
 import { type Board, BoardBuilder } from "./board.ts";
@@ -204,16 +203,17 @@ export class Refresher {
   cycle(): Promise<CycleReport[]> {
     if (!this.running) {
       const writes = this.writes;
-      // No user waits on a cycle: its reads go behind a registration's (see exchange/background.ts).
-      this.running = inBackground(() =>
-        Promise.all(this.opts.networks.map((n) => this.refreshNetwork(n, writes))),
-      ).finally(() => {
-        this.running = undefined;
-        if (this.cycleAgain && !this.stopped) {
-          this.cycleAgain = false;
-          this.cycle().catch(() => undefined);
-        }
-      });
+      // A cycle's reads are foreground reads of this process: the board is what users read. As
+      // background reads they queued behind other processes' scans (hl up's weight broker) and timed out.
+      this.running = Promise.all(this.opts.networks.map((n) => this.refreshNetwork(n, writes))).finally(
+        () => {
+          this.running = undefined;
+          if (this.cycleAgain && !this.stopped) {
+            this.cycleAgain = false;
+            this.cycle().catch(() => undefined);
+          }
+        },
+      );
     }
     return this.running;
   }

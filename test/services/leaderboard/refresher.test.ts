@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { isInBackground } from "../../../src/exchange/background.ts";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
 import { boardJson } from "../../../src/services/leaderboard/board.ts";
 import type { LedgerUpdate } from "../../../src/services/leaderboard/ledger.ts";
@@ -79,6 +80,20 @@ function refresherOptions(ex = new FakeExchange()) {
 }
 
 describe("leaderboard refresher", () => {
+  it("reads accounts as foreground reads of its process, not behind other processes' scans", async () => {
+    // Under hl up the weight broker queues every process's background reads together: behind WOLF's
+    // scan, a cycle's reads waited past their timeout and every agent failed (5 of 5, cycle after cycle).
+    const { ex, refresher } = setup(3);
+    const background: boolean[] = [];
+    const account = ex.account.bind(ex);
+    ex.account = async (user: string) => {
+      background.push(isInBackground());
+      return account(user);
+    };
+    await refresher.cycle();
+    expect(background).toEqual([false, false, false]);
+  });
+
   it("updates every agent, marks failures stale with their last values, and joins a running cycle", async () => {
     const { ex, refresher } = setup(5);
     ex.values.set(addr(1), "150");

@@ -198,6 +198,14 @@ describe("hl backtest --sweep … --queue", () => {
     // Fast expiry and maintenance so the killed worker's job comes back in about three seconds.
     const timing = { HL_SWEEP_POLL_S: "0.5", HL_SWEEP_MAINTENANCE_S: "1" };
 
+    // Until the kill, no outcome can be stored: each worker takes one point and waits on this lock
+    // to record it. Then both waiting inserts are cancelled (the killed worker's would otherwise still
+    // run on the server once the lock is released), so the killed worker dies mid-point with nothing
+    // stored and the survivor's first point fails once and is retried. Had the killed worker stored
+    // its outcome first, the submitter could finish without the retry this test is about.
+    const locker = await pool.connect();
+    await locker.query("BEGIN");
+    await locker.query("LOCK TABLE backtest_sweep_results IN EXCLUSIVE MODE");
     const workers = [hl(worker, timing), hl(worker, timing)];
     const submitter = hl(["backtest", ...common, "--queue", url, "--json"], {
       ...timing,
@@ -205,22 +213,31 @@ describe("hl backtest --sweep … --queue", () => {
       HL_SWEEP_RETRY_DELAY_S: "0",
       HL_SWEEP_RETRY_LIMIT: "10",
     });
-    // Whichever worker starts a second point is killed while running it (by then it has recorded its
-    // first one, or is killed before); the other carries on. With 4 points one of them gets there.
     const starts = (w: { lines: string[] }) =>
       events(w.lines).filter((e) => e.event === "sweep_point_started");
-    await until(() => workers.some((w) => starts(w).length >= 2), 45_000, "a worker's second point").catch(
-      (e: Error) => {
-        throw new Error(
-          `${e.message}: ${JSON.stringify([...workers, submitter].map((w) => [w.lines, w.errors.join("")]))}`,
-        );
-      },
-    );
-    const killed = workers.find((w) => starts(w).length >= 2)!;
-    const survivor = workers.find((w) => w !== killed)!;
-    killed.child.kill("SIGKILL");
-    const killedOn = starts(killed)[1]!.point!;
-    const sweepId = starts(killed)[1]!.sweep!;
+    const [killed, survivor] = workers as [(typeof workers)[0], (typeof workers)[0]];
+    const waitingInserts = `SELECT pid FROM pg_stat_activity
+      WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO backtest_sweep_results%'`;
+    try {
+      await until(() => workers.every((w) => starts(w).length >= 1), 45_000, "both workers' first point");
+      for (const end = Date.now() + 20_000; (await pool.query(waitingInserts)).rowCount! < 2; ) {
+        if (Date.now() > end)
+          throw new Error("timed out waiting for both workers' inserts to wait on the lock");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      killed.child.kill("SIGKILL");
+      await killed.exited;
+      await pool.query(`SELECT pg_cancel_backend(pid) FROM (${waitingInserts}) AS waiting`);
+    } catch (e) {
+      throw new Error(
+        `${(e as Error).message}: ${JSON.stringify([...workers, submitter].map((w) => [w.lines, w.errors.join("")]))}`,
+      );
+    } finally {
+      await locker.query("COMMIT");
+      locker.release();
+    }
+    const killedOn = starts(killed)[0]!.point!;
+    const sweepId = starts(killed)[0]!.sweep!;
     // The local sweep runs while the killed worker's job waits to expire.
     const local = await sweepCommand({
       strategy: "mean_reversion",
@@ -243,38 +260,24 @@ describe("hl backtest --sweep … --queue", () => {
     expect(await submitter.exited).toBe(0);
     expect(`${submitter.lines.join("\n")}\n`).toBe(`${JSON.stringify(local)}\n`);
 
-    const recorded = workers
-      .flatMap((w) => events(w.lines))
-      .filter((e) => e.event === "sweep_point_recorded");
-    // Every point's job completed, once (the queue is the record: a SIGKILLed worker's last log lines
-    // can be lost with it, its database writes cannot); no point logged as recorded first twice.
-    // The submitter is done once every point's result is stored; a point the killed worker had stored
-    // before it died still has its job active until the job expires and is retried, so its completion
-    // may come a moment after.
-    const jobStates = async () =>
-      (
-        await pool.query<{ point: number; state: string }>(
-          `SELECT (data->'task'->>'index')::int AS point, state FROM pgboss.job
-           WHERE name = 'hl-backtest-sweep' AND data->>'sweep' = $1 ORDER BY 1`,
-          [sweepId],
-        )
-      ).rows;
-    const allCompleted = [0, 1, 2, 3].map((point) => ({ point, state: "completed" }));
-    let states = await jobStates();
-    for (
-      const end = Date.now() + 15_000;
-      JSON.stringify(states) !== JSON.stringify(allCompleted) && Date.now() < end;
-    ) {
-      await new Promise((r) => setTimeout(r, 200));
-      states = await jobStates();
-    }
-    expect(states).toEqual(allCompleted);
-    const firsts = recorded.filter((e) => e.first).map((e) => e.point!);
-    expect(new Set(firsts).size).toBe(firsts.length);
+    // The killed worker died before storing anything, so the survivor recorded every point (its log
+    // line for the last one can reach us a moment after the submitter has read the stored outcome).
     const recordedBy = (w: { lines: string[] }) =>
-      events(w.lines).some((e) => e.event === "sweep_point_recorded" && e.point === killedOn);
-    expect(recordedBy(killed)).toBe(false);
-    expect(recordedBy(survivor)).toBe(true);
+      events(w.lines).filter((e) => e.event === "sweep_point_recorded");
+    await until(() => recordedBy(survivor).length >= 4, 10_000, "the survivor's record of every point");
+    const recorded = recordedBy(survivor);
+    expect(recordedBy(killed)).toEqual([]);
+    expect(recorded.map((e) => e.point).sort()).toEqual([0, 1, 2, 3]);
+    expect(recorded.every((e) => e.first)).toBe(true);
+    // Every point's job ended: completed, or cancelled by the submitter once it had every outcome
+    // (the survivor's last point can still be active between being stored and being completed).
+    const states = await pool.query<{ point: number; state: string }>(
+      `SELECT (data->'task'->>'index')::int AS point, state FROM pgboss.job
+       WHERE name = 'hl-backtest-sweep' AND data->>'sweep' = $1 ORDER BY 1`,
+      [sweepId],
+    );
+    expect(states.rows.map((s) => s.point)).toEqual([0, 1, 2, 3]);
+    for (const s of states.rows) expect(["completed", "cancelled"]).toContain(s.state);
     const retried = await pool.query<{ retry_count: number }>(
       `SELECT retry_count FROM pgboss.job
        WHERE name = 'hl-backtest-sweep' AND data->>'sweep' = $1 AND (data->'task'->>'index')::int = $2`,

@@ -108,6 +108,9 @@ interface Taken {
  *   that liquidity up: a later order sees only what is left, until the book refreshes that level
  *   (a level that still shows the same size is taken to be the same, already used, liquidity).
  * - Alo orders that would cross are rejected like the exchange does.
+ * - Its own resting orders are in the book its later orders meet, as on the venue: an Alo order
+ *   that would cross one is rejected, and a taker that reaches one cancels it instead of trading
+ *   with it (the exchange's self-trade prevention) and goes on behind it.
  * - Resting orders join the back of their price level: they fill, at their own price and as a maker,
  *   from trades on the market's tape at or through that price, after the size displayed ahead of
  *   them when they were placed has traded (or left the book); and when the book moves through them,
@@ -482,25 +485,12 @@ export class PaperGateway implements OrderGateway {
     const refusal = this.refusal(o, s);
     if (refusal) return { status: "rejected", message: refusal };
     const limit = dec(o.price);
-    const levels = o.side === "buy" ? s.book.asks : s.book.bids;
-    const crosses = (px: number) => (o.side === "buy" ? limit.gte(px) : limit.lte(px));
     const oid = this.nextOid();
     let left = dec(o.size);
     if (o.reduceOnly) left = D.min(left, this.reducible(o.instrument, o.side));
     // What a reduce-only order was cut to: nothing filled until `left` drops below it.
     const wanted = left;
-    const taken = this.takenOf(o.instrument);
-    for (const l of levels) {
-      if (left.lte(0) || !crosses(l.px)) break;
-      const key = `${o.side === "buy" ? "a" : "b"}:${l.px}`;
-      const t = taken.get(key) ?? { shown: l.sz, used: new D(0) };
-      const available = dec(l.sz).minus(t.used);
-      if (available.lte(0)) continue;
-      const take = D.min(left, available);
-      this.fill(o.instrument, oid, o.cloid, o.side, dec(l.px), take, this.taker, s.timestampMs);
-      taken.set(key, { shown: l.sz, used: t.used.plus(take) });
-      left = left.minus(take);
-    }
+    left = this.walkAsTaker(o, oid, limit, left, s);
     const filledAny = !left.eq(wanted);
     if (left.gt(0) && o.tif !== "Ioc") {
       const own = o.side === "buy" ? s.book.bids : s.book.asks;
@@ -534,6 +524,53 @@ export class PaperGateway implements OrderGateway {
   }
 
   /**
+   * Match a taker against the displayed book up to its limit, using that liquidity up, as the venue
+   * matches it; returns the size left. Its own resting orders on the other side sit in that book
+   * behind the size queued ahead of them: a taker that gets to one cancels it instead of trading
+   * with it (the exchange's self-trade prevention, as the sim venue does it) and goes on behind it.
+   */
+  private walkAsTaker(o: PlaceRequest, oid: string, limit: Dec, size: Dec, s: MarketSnapshot): Dec {
+    const buy = o.side === "buy";
+    const crosses = (px: number) => (buy ? limit.gte(px) : limit.lte(px));
+    const levels = buy ? s.book.asks : s.book.bids;
+    const own = this.resting.filter(
+      (r) => r.instrument === o.instrument && r.side !== o.side && crosses(Number(r.price)),
+    );
+    const prices = [
+      ...new Set([...levels.map((l) => l.px).filter(crosses), ...own.map((r) => Number(r.price))]),
+    ];
+    prices.sort((a, b) => (buy ? a - b : b - a));
+    const taken = this.takenOf(o.instrument);
+    let left = size;
+    for (const px of prices) {
+      if (left.lte(0)) break;
+      const level = levels.find((l) => l.px === px);
+      const key = `${buy ? "a" : "b"}:${px}`;
+      const t = level ? (taken.get(key) ?? { shown: level.sz, used: new D(0) }) : undefined;
+      let available = level && t ? dec(level.sz).minus(t.used) : new D(0);
+      const mine = own.filter((r) => Number(r.price) === px).sort((a, b) => a.queueAhead.cmp(b.queueAhead));
+      const take = (most: Dec): void => {
+        const q = D.min(left, most, available);
+        if (q.lte(0) || !level || !t) return;
+        this.fill(o.instrument, oid, o.cloid, o.side, dec(px), q, this.taker, s.timestampMs);
+        t.used = t.used.plus(q);
+        taken.set(key, t);
+        available = available.minus(q);
+        left = left.minus(q);
+        // What traded was queued ahead of our own orders at this price.
+        for (const r of mine) r.queueAhead = D.max(r.queueAhead.minus(q), 0);
+      };
+      for (const r of mine) {
+        take(r.queueAhead);
+        if (left.lte(0)) break;
+        this.resting.splice(this.resting.indexOf(r), 1);
+      }
+      take(available);
+    }
+    return left;
+  }
+
+  /**
    * The exchange's refusal of this order, by the sim venue's own rules (src/sim/venue/order-rules.ts):
    * tick, lot, zero size, the 80 % band around the mark (here the mid), reduce-only, the $10
    * minimum, post-only crossing, and the initial margin against the paper account's free collateral.
@@ -560,9 +597,10 @@ export class PaperGateway implements OrderGateway {
     });
     if ("error" in checked) return this.unsuffixed(spec, checked.error);
     if (o.tif === "Alo") {
-      // The touch as the venue shows it now: levels our own takers used up are gone there.
-      const bid = this.touch(o.instrument, s.book.bids, "b");
-      const ask = this.touch(o.instrument, s.book.asks, "a");
+      // The touch as the venue shows it now: levels our own takers used up are gone there, and our
+      // own resting orders are in it.
+      const bid = this.touch(o.instrument, s.book.bids, "buy");
+      const ask = this.touch(o.instrument, s.book.asks, "sell");
       const cross = aloRefusal(
         isBuy,
         checked.px,
@@ -581,14 +619,27 @@ export class PaperGateway implements OrderGateway {
     return null;
   }
 
-  /** Best price of one side of the book still showing size our takers have not used. */
-  private touch(instrument: string, levels: readonly BookLevel[], sideKey: "b" | "a"): number | undefined {
+  /**
+   * Best price of one side of the book as the venue shows it: the displayed levels still showing
+   * size our takers have not used, and our own resting orders on that side.
+   */
+  private touch(instrument: string, levels: readonly BookLevel[], side: Side): number | undefined {
+    const better = (a: number, b: number) => (side === "buy" ? a > b : a < b);
+    let best: number | undefined;
     const taken = this.taken.get(instrument);
     for (const l of levels) {
-      const used = taken?.get(`${sideKey}:${l.px}`)?.used;
-      if (!used || dec(l.sz).gt(used)) return l.px;
+      const used = taken?.get(`${side === "buy" ? "b" : "a"}:${l.px}`)?.used;
+      if (!used || dec(l.sz).gt(used)) {
+        best = l.px;
+        break;
+      }
     }
-    return undefined;
+    for (const r of this.resting) {
+      const px = Number(r.price);
+      if (r.instrument === instrument && r.side === side && (best === undefined || better(px, best)))
+        best = px;
+    }
+    return best;
   }
 
   /** A refusal text without its ` asset=` suffix when the asset id is not known. */

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { D } from "../../src/core/decimal.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
 import type { PlaceOutcome, PlaceRequest } from "../../src/engine/ports.ts";
 import { DEFAULT_MARKETS } from "../../src/sim/venue/index.ts";
@@ -37,6 +38,9 @@ function simWithBook() {
 function simWithBooks(balance: string) {
   const t = testVenue({ balance, markets: MARKETS });
   t.venue.deposit(BOB, "1000000");
+  // MON is isolated only: at 1× the maker's positions outlive any move the scenarios make (at its
+  // default 3× a +15 % move liquidated it, and its quotes with it).
+  t.ex(BOB, { type: "updateLeverage", asset: MON, isCross: false, leverage: 1 });
   for (const d of LEVELS) {
     t.order(BOB, { a: ETH, b: true, p: String(3400 - d), s: "2" });
     t.order(BOB, { a: ETH, b: false, p: String(3400 + d), s: "2" });
@@ -46,6 +50,13 @@ function simWithBooks(balance: string) {
   return t;
 }
 
+interface OpenOrder {
+  coin: string;
+  side: "B" | "A";
+  limitPx: string;
+  sz: string;
+}
+
 function snapshotOf(
   t: ReturnType<typeof simWithBook>,
   timestampMs = t.clock.now,
@@ -53,7 +64,16 @@ function snapshotOf(
   mid = coin === "ETH" ? 3400 : 0.05,
 ): MarketSnapshot {
   const book = t.venue.info({ type: "l2Book", coin }) as { levels: { px: string; sz: string }[][] };
-  const side = (i: 0 | 1) => book.levels[i]!.map((l) => ({ px: Number(l.px), sz: Number(l.sz) }));
+  // The market as a dry run reads it: ALICE's orders are the paper book's own, not the market's.
+  const own = (t.venue.info({ type: "openOrders", user: ALICE }) as OpenOrder[]).filter(
+    (o) => o.coin === coin,
+  );
+  const side = (i: 0 | 1) =>
+    book.levels[i]!.map((l) => {
+      let sz = new D(l.sz);
+      for (const o of own) if ((o.side === "B") === (i === 0) && o.limitPx === l.px) sz = sz.minus(o.sz);
+      return { px: Number(l.px), sz: sz.toNumber() };
+    }).filter((l) => l.sz > 0);
   return snap({
     instrument: `${coin}-PERP`,
     mid,
@@ -256,6 +276,22 @@ describe("the dry-run book refuses what the exchange refuses (the sim venue's ru
                 ? "3406"
                 : "3394",
         }));
+    // Inside the spread or at the first levels, resting or crossing: own orders to meet later.
+    const nearTouch = (market: string) =>
+      fc.record({
+        instrument: fc.constant(market),
+        side: fc.constantFrom("buy" as const, "sell" as const),
+        price:
+          market === "MON-PERP"
+            ? fc.integer({ min: 498, max: 502 }).map((c) => (c / 10_000).toString())
+            : fc.integer({ min: 6797, max: 6803 }).map((c) => (c / 2).toString()),
+        size:
+          market === "MON-PERP"
+            ? fc.integer({ min: 200, max: 100_000 }).map(String)
+            : fc.integer({ min: 30, max: 30_000 }).map((l) => (l / 10_000).toString()),
+        tif: fc.constantFrom("Gtc" as const, "Gtc" as const, "Alo" as const, "Ioc" as const),
+        reduceOnly: fc.constantFrom(false, false, false, true),
+      });
     const scenario = fc.constantFrom("ETH-PERP", "MON-PERP").chain((market) =>
       fc.record({
         market: fc.constant(market),
@@ -263,9 +299,12 @@ describe("the dry-run book refuses what the exchange refuses (the sim venue's ru
         isolated: market === "MON-PERP" ? fc.constant(true) : fc.boolean(),
         // Low leverage on a small account: positions the book can fill use most of the collateral.
         leverage: fc.integer({ min: 1, max: 5 }),
-        // IOCs through the book before the last order: they open, add to, reduce or flip a position.
-        // (Resting orders stay out of it: the paper book does not show its own quotes to its later orders.)
-        before: fc.array(taker(market), { minLength: 1, maxLength: 3 }),
+        // Before the last order: IOCs through the book open, add to, reduce or flip a position, and
+        // orders of its own rest near the touch, where later orders meet them.
+        before: fc.array(
+          fc.oneof({ arbitrary: taker(market), weight: 2 }, { arbitrary: nearTouch(market), weight: 1 }),
+          { minLength: 1, maxLength: 4 },
+        ),
         // Then the oracle (the sim's mark, the paper book's mid) moves: a cross position's PnL frees or
         // takes collateral, an isolated one's does not.
         movePct: fc.integer({ min: -15, max: 15 }),
@@ -303,10 +342,134 @@ describe("the dry-run book refuses what the exchange refuses (the sim venue's ru
         expect((await g.position(sc.market)).qty).toBe(
           t.state(ALICE).assetPositions.find((p) => p.position.coin === coin)?.position.szi ?? "0",
         );
+        expect(await openOnPaper(g, sc.market)).toEqual(openOnSim(t, coin));
         const [paper] = await g.place([req(sc.last)]);
         expect(outcome(paper!)).toEqual(outcome(simOutcome(t, req(sc.last))));
+        expect(await openOnPaper(g, sc.market)).toEqual(openOnSim(t, coin));
       }),
       { numRuns: 150, seed: 26 },
     );
   });
+
+  describe("its own resting orders, as the exchange's self-trade prevention meets them", () => {
+    /** Place on both; both answers. */
+    const both = async (t: ReturnType<typeof simWithBook>, g: PaperGateway, o: PlaceRequest) => {
+      const [paper] = await g.place([o]);
+      return { paper: outcome(paper!), sim: outcome(simOutcome(t, o)) };
+    };
+
+    it("refuses a post-only order that would cross its own resting order, with its price in the bbo", async () => {
+      const t = simWithBook();
+      const g = paperBook(t);
+      expect(await both(t, g, req({ side: "buy", price: "3400.5", size: "1" }))).toEqual({
+        paper: { status: "resting" },
+        sim: { status: "resting" },
+      });
+      const refused = {
+        status: "rejected",
+        message: "Post only order would have immediately matched, bbo was 3400.5@3401. asset=1",
+      };
+      expect(await both(t, g, req({ side: "sell", price: "3400.5", size: "1", tif: "Alo" }))).toEqual({
+        paper: refused,
+        sim: refused,
+      });
+      expect(await openOnPaper(g, "ETH-PERP")).toEqual(openOnSim(t, "ETH"));
+    });
+
+    it("an IOC reaching its own resting order cancels that order and trades on behind it, never with it", async () => {
+      const t = simWithBook();
+      const g = paperBook(t);
+      await both(t, g, req({ side: "sell", price: "3400.5", size: "1" }));
+      // Nothing but its own order to meet: the order is cancelled, and the IOC finds nothing.
+      const noMatch = {
+        status: "rejected",
+        message: "Order could not immediately match against any resting orders. asset=1",
+      };
+      expect(await both(t, g, req({ side: "buy", price: "3400.5", size: "1", tif: "Ioc" }))).toEqual({
+        paper: noMatch,
+        sim: noMatch,
+      });
+      expect(await openOnPaper(g, "ETH-PERP")).toEqual([]);
+      expect(openOnSim(t, "ETH")).toEqual([]);
+      await both(t, g, req({ side: "sell", price: "3400.5", size: "1" }));
+      expect(await both(t, g, req({ side: "buy", price: "3401", size: "2", tif: "Ioc" }))).toEqual({
+        paper: { status: "filled" },
+        sim: { status: "filled" },
+      });
+      expect((await g.fills("ETH-PERP", 0)).map((f) => [f.price, f.size])).toEqual([["3401", "2"]]);
+      expect(await openOnPaper(g, "ETH-PERP")).toEqual([]);
+      expect(openOnSim(t, "ETH")).toEqual([]);
+    });
+
+    it("its order queued behind others at a price is cancelled only when a taker gets to it", async () => {
+      const t = simWithBook();
+      const g = paperBook(t);
+      // Behind the 2 ETH already offered at 3401.
+      await both(t, g, req({ side: "sell", price: "3401", size: "1" }));
+      expect(await both(t, g, req({ side: "buy", price: "3401", size: "1", tif: "Ioc" }))).toEqual({
+        paper: { status: "filled" },
+        sim: { status: "filled" },
+      });
+      expect(await openOnPaper(g, "ETH-PERP")).toEqual([{ side: "sell", price: 3401, size: 1 }]);
+      expect(openOnSim(t, "ETH")).toEqual([{ side: "sell", price: 3401, size: 1 }]);
+      // The last ETH ahead of it trades, it is cancelled, the rest fills at 3402.
+      expect(await both(t, g, req({ side: "buy", price: "3402", size: "3", tif: "Gtc" }))).toEqual({
+        paper: { status: "filled" },
+        sim: { status: "filled" },
+      });
+      expect((await g.fills("ETH-PERP", 0)).map((f) => [f.price, f.size])).toEqual([
+        ["3401", "1"],
+        ["3401", "1"],
+        ["3402", "2"],
+      ]);
+      expect(await openOnPaper(g, "ETH-PERP")).toEqual([]);
+      expect(openOnSim(t, "ETH")).toEqual([]);
+    });
+
+    it("agrees with the sim venue on any sequence of orders that meet each other: answers, open orders, position", async () => {
+      const order = fc.record({
+        side: fc.constantFrom("buy" as const, "sell" as const),
+        // 3398 to 3402 by halves: inside the spread, at BOB's first levels, through them.
+        price: fc.integer({ min: 6796, max: 6804 }).map((c) => (c / 2).toString()),
+        size: fc.oneof(
+          { arbitrary: fc.integer({ min: 30, max: 40_000 }).map((l) => (l / 10_000).toString()), weight: 8 },
+          { arbitrary: fc.constantFrom("0.001", "5"), weight: 1 },
+        ),
+        tif: fc.constantFrom("Gtc" as const, "Gtc" as const, "Alo" as const, "Ioc" as const),
+        reduceOnly: fc.constantFrom(false, false, false, false, true),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(order, { minLength: 2, maxLength: 6 }), async (orders) => {
+          const t = simWithBook();
+          const g = paperBook(t);
+          for (const o of orders) {
+            const r = await both(t, g, req(o));
+            expect(r.paper).toEqual(r.sim);
+          }
+          expect(await openOnPaper(g, "ETH-PERP")).toEqual(openOnSim(t, "ETH"));
+          expect((await g.position("ETH-PERP")).qty).toBe(
+            t.state(ALICE).assetPositions.find((p) => p.position.coin === "ETH")?.position.szi ?? "0",
+          );
+        }),
+        { numRuns: 150, seed: 27 },
+      );
+    });
+  });
 });
+
+/** The paper book's open orders on an instrument, oldest first. */
+async function openOnPaper(g: PaperGateway, instrument: string) {
+  return (await g.openOrders(instrument)).map((o) => ({
+    side: o.side,
+    price: Number(o.price),
+    size: Number(o.size),
+  }));
+}
+
+/** ALICE's open orders on the sim venue on a coin, oldest first. */
+function openOnSim(t: ReturnType<typeof simWithBook>, coin: string) {
+  return (t.venue.info({ type: "openOrders", user: ALICE }) as (OpenOrder & { oid: number })[])
+    .filter((o) => o.coin === coin)
+    .sort((a, b) => a.oid - b.oid)
+    .map((o) => ({ side: o.side === "B" ? "buy" : "sell", price: Number(o.limitPx), size: Number(o.sz) }));
+}

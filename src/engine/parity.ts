@@ -15,7 +15,7 @@ import type { Address, WireOrder } from "../sim/venue.ts";
 import { defaultParams, findStrategy } from "../strategies/catalog.ts";
 import type { MarketSnapshot } from "../strategies/sdk.ts";
 import { Engine } from "./engine.ts";
-import { PaperGateway } from "./paper-gateway.ts";
+import { PaperGateway, type PaperOptions } from "./paper-gateway.ts";
 import type {
   CancelResult,
   Cloid,
@@ -39,6 +39,9 @@ const ASSET = 1;
 const SZ_DECIMALS = 4;
 const START_MS = Date.UTC(2026, 0, 5);
 const STEP_MS = 1_000;
+/** What every account on the replayed venue starts with (the maker and takers need depth). */
+const STARTING_BALANCE = "1000000";
+const DEFAULT_VOLATILITY = 0.0004;
 
 /** The replayed market: oracle random walk, a 5-level maker ladder, random taker flow. */
 class ReplayedMarket implements MarketDataPort {
@@ -48,9 +51,22 @@ class ReplayedMarket implements MarketDataPort {
   private readonly rng: Rng;
   private makerOids: number[] = [];
 
-  constructor(seed: number) {
+  /**
+   * `balanceUsd`: the trader's USDC on the venue (default: the starting balance); `volatility`: the
+   * oracle's standard deviation per second, a fraction of its price.
+   */
+  constructor(
+    seed: number,
+    balanceUsd: string | undefined,
+    private readonly volatility: number,
+  ) {
     this.rng = createRng(seed);
-    this.venue = createVenue({ seed, clock: () => this.now, startingBalance: "1000000" });
+    this.venue = createVenue({ seed, clock: () => this.now, startingBalance: STARTING_BALANCE });
+    if (balanceUsd !== undefined) {
+      const excess = dec(STARTING_BALANCE).minus(balanceUsd);
+      if (excess.gt(0)) this.venue.withdraw(TRADER, wire(excess));
+      else if (excess.lt(0)) this.venue.deposit(TRADER, wire(excess.neg()));
+    }
     this.step();
   }
 
@@ -58,7 +74,7 @@ class ReplayedMarket implements MarketDataPort {
   step(): void {
     this.now += STEP_MS;
     this.venue.advance(this.now);
-    this.oracle *= 1 + 0.0004 * this.rng.normal();
+    this.oracle *= 1 + this.volatility * this.rng.normal();
     this.venue.setOraclePrice(COIN, px(this.oracle));
     if (this.makerOids.length > 0)
       this.venue.exchange(
@@ -87,8 +103,42 @@ class ReplayedMarket implements MarketDataPort {
     }
   }
 
+  /**
+   * The market as the venue's `meta` lists it, as `hl run` learns it from the exchange's: lot size,
+   * asset id, max leverage and margin table (the paper book's maintenance margin follows the last two).
+   */
   async spec(instrument: string): Promise<InstrumentSpec> {
-    return { instrument, szDecimals: SZ_DECIMALS };
+    const meta = this.venue.info({ type: "meta" }) as {
+      universe: { name: string; szDecimals: number; maxLeverage: number; marginTableId?: number }[];
+    };
+    const asset = meta.universe.findIndex((u) => u.name === COIN);
+    const m = meta.universe[asset]!;
+    return {
+      instrument,
+      szDecimals: m.szDecimals,
+      asset,
+      maxLeverage: m.maxLeverage,
+      ...(m.marginTableId !== undefined ? { marginTableId: m.marginTableId } : {}),
+    };
+  }
+
+  /**
+   * The paper account, as a dry run takes it from the wallet's account (dry-run-account.ts): the
+   * trader's account value and margin in use on this venue, and its leverage and mode on the market.
+   */
+  paperAccount(): PaperOptions {
+    const state = this.venue.info({ type: "clearinghouseState", user: TRADER }) as {
+      marginSummary: { accountValue: string; totalMarginUsed: string };
+    };
+    const asset = this.venue.info({ type: "activeAssetData", user: TRADER, coin: COIN }) as {
+      leverage: { type: "cross" | "isolated"; value: number };
+    };
+    return {
+      balanceUsd: state.marginSummary.accountValue,
+      reservedUsd: state.marginSummary.totalMarginUsed,
+      leverage: asset.leverage.value,
+      isolated: asset.leverage.type === "isolated",
+    };
   }
 
   async snapshot(instrument: string): Promise<MarketSnapshot> {
@@ -208,6 +258,7 @@ class VenueGateway implements OrderGateway {
       sz: string;
       fee: string;
       time: number;
+      liquidation?: { method: "market" | "backstop"; markPx: string };
     }[];
     return all
       .filter((f) => f.time >= sinceMs)
@@ -221,6 +272,9 @@ class VenueGateway implements OrderGateway {
         size: f.sz,
         fee: f.fee,
         timeMs: f.time,
+        ...(f.liquidation
+          ? { liquidation: { method: f.liquidation.method, markPx: f.liquidation.markPx } }
+          : {}),
       }));
   }
 
@@ -235,6 +289,8 @@ class VenueGateway implements OrderGateway {
 
 export interface RunSummary {
   fills: number;
+  /** Fills of the exchange's liquidation of the position (market orders and the backstop). */
+  liquidations: number;
   /** Traded notional, USD. */
   volume: string;
   fees: string;
@@ -260,6 +316,10 @@ export interface ParityOptions {
   ticks: number;
   /** Scratch directory for the two engines' state. */
   dataDir: string;
+  /** The trader's USDC, on the venue and so on paper (default: the replayed venue's 1,000,000). */
+  balanceUsd?: string;
+  /** The oracle's standard deviation per second, a fraction of its price (default 0.0004: 4 bps). */
+  volatility?: number;
 }
 
 /** Run the strategy on the replayed sim venue and as --dry-run beside an identical one. */
@@ -268,8 +328,8 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
   if (!strategy) throw new UserError(`unknown strategy "${o.strategy}"; list them with hl strategies`);
   const params = { ...defaultParams(strategy), ...(o.params ?? {}) };
   const run = async (mode: "mock" | "dry-run"): Promise<RunSummary> => {
-    const market = new ReplayedMarket(o.seed);
-    const paper = mode === "dry-run" ? new PaperGateway() : undefined;
+    const market = new ReplayedMarket(o.seed, o.balanceUsd, o.volatility ?? DEFAULT_VOLATILITY);
+    const paper = mode === "dry-run" ? new PaperGateway(market.paperAccount()) : undefined;
     const gateway: OrderGateway = paper ?? new VenueGateway(market);
     const dataDir = join(o.dataDir, mode);
     mkdirSync(dataDir, { recursive: true });
@@ -315,7 +375,9 @@ export function summarize(fills: readonly GatewayFill[], finalMid: number): RunS
   let qty: Dec = new D(0);
   let volume: Dec = new D(0);
   let fees: Dec = new D(0);
+  let liquidations = 0;
   for (const f of fills) {
+    if (f.liquidation) liquidations += 1;
     const ntl = dec(f.price).times(f.size);
     volume = volume.plus(ntl);
     fees = fees.plus(f.fee);
@@ -330,6 +392,7 @@ export function summarize(fills: readonly GatewayFill[], finalMid: number): RunS
   const pnl = cash.minus(fees).plus(qty.times(finalMid)).toDecimalPlaces(6);
   return {
     fills: fills.length,
+    liquidations,
     volume: wire(volume.toDecimalPlaces(6)),
     fees: wire(fees.toDecimalPlaces(6)),
     pnl: wire(pnl),

@@ -34,9 +34,9 @@ export class MinuteWindow {
   /** The sum added over the window ending at `nowMs`. */
   total(nowMs: number): number {
     const second = Math.floor(nowMs / SECOND_MS);
+    const { seconds, stamps, amounts } = this;
     let sum = 0;
-    for (let i = 0; i < this.seconds; i++)
-      if (second - this.stamps[i]! < this.seconds) sum += this.amounts[i]!;
+    for (let i = 0; i < seconds; i++) if (second - stamps[i]! < seconds) sum += amounts[i]!;
     return sum;
   }
 
@@ -69,6 +69,7 @@ export class MinuteWindow {
   }
 
   private slotOf(second: number): number {
-    return ((second % this.seconds) + this.seconds) % this.seconds;
+    const i = second % this.seconds;
+    return i < 0 ? i + this.seconds : i;
   }
 }

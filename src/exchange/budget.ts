@@ -1,3 +1,4 @@
+import { MinuteWindow } from "../core/minute-window.ts";
 import { BrokerBudget } from "./broker-budget.ts";
 /**
  * One request-weight budget per process and API server, shaped like Hyperliquid's per-IP limit (1200 weight per
@@ -70,11 +71,10 @@ export class RateBudget implements WeightBudget {
   readonly capacity: number;
   /** Weight reads leave unspent in the window. */
   readonly reserve: number;
-  /** Weight spent per second over the window, a ring indexed by second (and the second each slot holds). */
-  private readonly windowWeight = new Array<number>(WINDOW_SECONDS).fill(0);
+  /** Weight spent over the window. */
+  private readonly windowSpent = new MinuteWindow(WINDOW_SECONDS);
   /** Of that, what reads other than background ones spent. */
-  private readonly windowForeground = new Array<number>(WINDOW_SECONDS).fill(0);
-  private readonly windowSecond = new Array<number>(WINDOW_SECONDS).fill(Number.NEGATIVE_INFINITY);
+  private readonly windowForeground = new MinuteWindow(WINDOW_SECONDS);
   private queue: Promise<void> = Promise.resolve();
   private backgroundQueue: Promise<void> = Promise.resolve();
   private readonly now: () => number;
@@ -163,25 +163,14 @@ export class RateBudget implements WeightBudget {
   }
 
   private spend(weight: number, foreground: boolean): void {
-    const second = Math.floor(this.now() / 1000);
-    const i = second % WINDOW_SECONDS;
-    if (this.windowSecond[i] !== second) {
-      this.windowSecond[i] = second;
-      this.windowWeight[i] = 0;
-      this.windowForeground[i] = 0;
-    }
-    this.windowWeight[i]! += weight;
-    if (foreground) this.windowForeground[i]! += weight;
+    const now = this.now();
+    this.windowSpent.add(weight, now);
+    if (foreground) this.windowForeground.add(weight, now);
   }
 
   /** Weight spent in the window ending now (only the foreground's, when asked). */
   private spentInWindow(foregroundOnly = false): number {
-    const second = Math.floor(this.now() / 1000);
-    const ring = foregroundOnly ? this.windowForeground : this.windowWeight;
-    let sum = 0;
-    for (let i = 0; i < WINDOW_SECONDS; i++)
-      if (second - this.windowSecond[i]! < WINDOW_SECONDS) sum += ring[i]!;
-    return sum;
+    return (foregroundOnly ? this.windowForeground : this.windowSpent).total(this.now());
   }
 
   /** What background reads leave unspent above the reserve (see BACKGROUND_MARGIN_SHARE). */
@@ -192,18 +181,8 @@ export class RateBudget implements WeightBudget {
   /** Milliseconds until the window has room for `need` above `floor` (0 when it has now). */
   private windowWaitMs(need: number, floor: number): number {
     const nowMs = this.now();
-    const second = Math.floor(nowMs / 1000);
-    let left = this.spentInWindow();
-    for (let k = 0; k < WINDOW_SECONDS; k++) {
-      if (k > 0) {
-        // At second + k, the slot of second + k − WINDOW_SECONDS has left the window.
-        const leaving = second + k - WINDOW_SECONDS;
-        const i = leaving % WINDOW_SECONDS;
-        if (leaving >= 0 && this.windowSecond[i] === leaving) left -= this.windowWeight[i]!;
-      }
-      if (this.capacity - left - need >= floor) return k === 0 ? 0 : (second + k) * 1000 - nowMs;
-    }
-    return (second + WINDOW_SECONDS) * 1000 - nowMs;
+    const k = this.windowSpent.secondsUntil((left) => this.capacity - left - need >= floor, nowMs);
+    return k === 0 ? 0 : (Math.floor(nowMs / 1000) + k) * 1000 - nowMs;
   }
 
   private async waitFor(need: number, background: boolean, signal?: AbortSignal): Promise<void> {

@@ -12,15 +12,14 @@ export interface PaperWorld {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
-/** Does anything answer POST /info at `url` within `timeoutMs`? Any HTTP answer counts. */
+/**
+ * Does anything answer at `url`'s /info within `timeoutMs`? Any HTTP answer counts. A GET, which
+ * the sim answers (404) without weighing it: a read (POST) would spend 20 of the IP's minute at
+ * every paper command's start, which no client budget, nor `hl up`'s weight broker, knows of.
+ */
 export async function probeInfo(url: string, timeoutMs = 500): Promise<boolean> {
   try {
-    const res = await fetch(`${url.replace(/\/+$/, "")}/info`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ type: "meta" }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const res = await fetch(`${url.replace(/\/+$/, "")}/info`, { signal: AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel();
     return true;
   } catch {

@@ -27,6 +27,12 @@ export interface WeightBrokerOptions {
 
 export interface WeightBroker {
   socketPath: string;
+  /**
+   * The budget kept for `api` (undefined past the servers one broker keeps), for the reads of the
+   * process that hosts the broker: they spend from it directly, not over the socket, so the IP's
+   * whole spending is in one ledger.
+   */
+  budget(api: string): RateBudget | undefined;
   close(): Promise<void>;
 }
 
@@ -136,6 +142,7 @@ export async function startWeightBroker(opts: WeightBrokerOptions): Promise<Weig
 
   return {
     socketPath: opts.socketPath,
+    budget: budgetFor,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

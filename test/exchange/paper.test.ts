@@ -41,6 +41,12 @@ describe("ensurePaperWorld", () => {
       expect(world.startedHere).toBe(false);
       await world.close();
       expect(await probeInfo(running.url)).toBe(true);
+      // Every paper command probes its world: a probe spends none of the IP's request weight, which
+      // no client budget (nor `hl up`'s weight broker) would know of.
+      const weight = (await (await fetch(`${running.url}/sim/weight`)).json()) as {
+        addresses: { lastMinute: number }[];
+      };
+      expect(weight.addresses.reduce((sum, a) => sum + a.lastMinute, 0)).toBe(0);
     } finally {
       await running.close();
     }

@@ -133,6 +133,8 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
   const u = urls(cfg);
   const env = opts.env ?? process.env;
   const broker = await startBroker(cfg, env, opts.log);
+  // This process's own reads of the sim spend from the broker's budget, which the children's HL_API_URL names.
+  const ownBudget = broker?.budget(u.sim);
   const planned = plan(cfg, env, broker ? { weightBroker: broker.socketPath } : {});
   const alerter = opts.alerter ?? alerterFromEnv("hl up", env);
   const policy = restartPolicyFromEnv({ maxRestarts: 5, healthyAfterMs: 60_000, baseBackoffMs: 2000 }, env);
@@ -200,7 +202,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     throw new Error(`the sim world did not start; see ${sim.logPath}`);
   }
   sim.healthy = true;
-  await anchorBtcswp(u.sim, BTCSWP_BASELINE).catch(() => false);
+  await anchorBtcswp(u.sim, BTCSWP_BASELINE, ownBudget).catch(() => false);
 
   // Trading children that route through a builder code approve it first (signed by their paper wallet).
   await Promise.all(
@@ -280,7 +282,7 @@ export async function startUp(cfg: UpConfig, opts: UpOptions): Promise<UpHandle>
     if (Date.now() - lastAnchorMs > 30_000) {
       lastAnchorMs = Date.now();
       const oracle = p.btcswp ?? (await latestOracle(feedUrl));
-      if (oracle) await anchorBtcswp(u.sim, oracle).catch(() => false);
+      if (oracle) await anchorBtcswp(u.sim, oracle, ownBudget).catch(() => false);
     }
     return p;
   };

@@ -1,17 +1,10 @@
+import { MinuteWindow } from "../../core/minute-window.ts";
+
 /** The exchange's REST weight per minute per IP ("Rate limits and user limits", Hyperliquid docs). */
 export const IP_WEIGHT_PER_MINUTE = 1200;
 
-const SLOTS = 60;
-const SLOT_MS = 1000;
 /** Addresses kept before the idle ones are forgotten. */
 const MAX_ADDRESSES = 10_000;
-
-/** Weight per second of the last minute, a ring indexed by second. */
-interface Window {
-  weight: number[];
-  /** The second each slot holds; a slot from an older second counts as empty. */
-  second: number[];
-}
 
 /**
  * Hyperliquid's per-IP REST limit: every request's weight (`requestWeight`, plus `responseWeight`
@@ -22,7 +15,7 @@ interface Window {
  * as `/sim/weight` reports the last minute.
  */
 export class IpWeightLimiter {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows = new Map<string, MinuteWindow>();
 
   constructor(
     readonly weightPerMinute: number,
@@ -33,78 +26,43 @@ export class IpWeightLimiter {
 
   /** Spend `weight` for `address`; false (nothing spent) when the last 60 s leave no room for it. */
   take(address: string, weight: number): boolean {
-    const second = this.second();
-    const w = this.window(address, second);
-    if (spent(w, second) + weight > this.weightPerMinute) return false;
-    w.weight[slot(w, second)]! += weight;
+    const now = this.now();
+    const w = this.window(address, now);
+    if (w.total(now) + weight > this.weightPerMinute) return false;
+    w.add(weight, now);
     return true;
   }
 
   /** Weight owed after answering (per items returned): may take the address past its limit. */
   charge(address: string, weight: number): void {
     if (!(weight > 0)) return;
-    const second = this.second();
-    const w = this.window(address, second);
-    w.weight[slot(w, second)]! += weight;
+    const now = this.now();
+    this.window(address, now).add(weight, now);
   }
 
   /** Seconds until enough of the window has aged out for `weight` (at least 1, at most 60). */
   retryAfterSeconds(address: string, weight: number): number {
-    const second = this.second();
-    if (weight > this.weightPerMinute) return SLOTS;
+    if (weight > this.weightPerMinute) return 60;
     const w = this.windows.get(address);
     if (!w) return 1;
-    let left = spent(w, second);
-    for (let k = 1; k < SLOTS; k++) {
-      // After k seconds, the slot of second (now − 60 + k) has left the window.
-      const leaving = second - SLOTS + k;
-      const i = mod(leaving);
-      if (w.second[i] === leaving) left -= w.weight[i]!;
-      if (left + weight <= this.weightPerMinute) return k;
-    }
-    return SLOTS;
+    return Math.max(
+      1,
+      w.secondsUntil((left) => left + weight <= this.weightPerMinute, this.now()),
+    );
   }
 
-  private second(): number {
-    return Math.floor(this.now() / SLOT_MS);
-  }
-
-  private window(address: string, second: number): Window {
+  private window(address: string, now: number): MinuteWindow {
     let w = this.windows.get(address);
     if (!w) {
-      if (this.windows.size >= MAX_ADDRESSES) this.sweep(second);
-      w = {
-        weight: new Array<number>(SLOTS).fill(0),
-        second: new Array<number>(SLOTS).fill(Number.NEGATIVE_INFINITY),
-      };
+      if (this.windows.size >= MAX_ADDRESSES) this.sweep(now);
+      w = new MinuteWindow();
       this.windows.set(address, w);
     }
     return w;
   }
 
   /** Forget addresses that spent nothing in the last 60 s: memory follows active clients only. */
-  private sweep(second: number): void {
-    for (const [k, w] of this.windows) if (spent(w, second) === 0) this.windows.delete(k);
+  private sweep(now: number): void {
+    for (const [k, w] of this.windows) if (w.total(now) === 0) this.windows.delete(k);
   }
-}
-
-function mod(second: number): number {
-  return ((second % SLOTS) + SLOTS) % SLOTS;
-}
-
-/** Weight in the window ending at `second` (that second and the 59 before it). */
-function spent(w: Window, second: number): number {
-  let sum = 0;
-  for (let i = 0; i < SLOTS; i++) if (second - w.second[i]! < SLOTS) sum += w.weight[i]!;
-  return sum;
-}
-
-/** The ring slot of `second`, emptied if it last held an older second. */
-function slot(w: Window, second: number): number {
-  const i = mod(second);
-  if (w.second[i] !== second) {
-    w.second[i] = second;
-    w.weight[i] = 0;
-  }
-  return i;
 }

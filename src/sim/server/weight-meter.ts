@@ -1,3 +1,5 @@
+import { MinuteWindow } from "../../core/minute-window.ts";
+
 /** What one client source address has spent, as `GET /sim/weight` reports it. */
 export interface AddressWeight {
   address: string;
@@ -14,18 +16,14 @@ export interface AddressWeight {
   byKind: Record<string, { requests: number; weight: number }>;
 }
 
-const SLOTS = 60;
-const SLOT_MS = 1000;
 const MAX_ADDRESSES = 10_000;
 /** Kinds kept per address: clients choose the request types, so the list is bounded. */
 const MAX_KINDS = 64;
 
 interface Ledger {
-  /** Weight per second of the last minute, a ring indexed by second. */
-  weight: number[];
-  refusals: number[];
-  /** The second each slot holds; a slot from an older second counts as empty. */
-  second: number[];
+  /** Weight charged, and requests refused, over the last minute. */
+  weight: MinuteWindow;
+  refusals: MinuteWindow;
   total: number;
   refused: number;
   since: number;
@@ -49,7 +47,7 @@ export class WeightMeter {
   spend(address: string, kind: string, weight: number, extra = false): void {
     if (!(weight > 0) && extra) return;
     const l = this.ledger(address);
-    l.weight[this.slot(l)]! += weight;
+    l.weight.add(weight, this.now());
     l.total += weight;
     let k = l.byKind.get(l.byKind.size >= MAX_KINDS && !l.byKind.has(kind) ? "other" : kind);
     if (!k) {
@@ -63,22 +61,17 @@ export class WeightMeter {
   /** A request from `address` was refused with 429. */
   refuse(address: string): void {
     const l = this.ledger(address);
-    l.refusals[this.slot(l)]! += 1;
+    l.refusals.add(1, this.now());
     l.refused += 1;
   }
 
   /** Every address seen, the heaviest over the last minute first. */
   report(): AddressWeight[] {
-    const second = Math.floor(this.now() / SLOT_MS);
+    const now = this.now();
     const out: AddressWeight[] = [];
     for (const [address, l] of this.ledgers) {
-      let lastMinute = 0;
-      let refusedLastMinute = 0;
-      for (let i = 0; i < SLOTS; i++) {
-        if (second - l.second[i]! >= SLOTS) continue;
-        lastMinute += l.weight[i]!;
-        refusedLastMinute += l.refusals[i]!;
-      }
+      const lastMinute = l.weight.total(now);
+      const refusedLastMinute = l.refusals.total(now);
       const byKind = Object.fromEntries([...l.byKind].sort((a, b) => b[1].weight - a[1].weight));
       out.push({
         address,
@@ -99,9 +92,8 @@ export class WeightMeter {
       // Memory follows the clients: a busy public world forgets the quietest addresses first.
       if (this.ledgers.size >= MAX_ADDRESSES) this.forgetIdle();
       l = {
-        weight: new Array<number>(SLOTS).fill(0),
-        refusals: new Array<number>(SLOTS).fill(0),
-        second: new Array<number>(SLOTS).fill(Number.NEGATIVE_INFINITY),
+        weight: new MinuteWindow(),
+        refusals: new MinuteWindow(),
         total: 0,
         refused: 0,
         since: this.now(),
@@ -112,21 +104,9 @@ export class WeightMeter {
     return l;
   }
 
-  /** The ring slot of the current second, emptied if it last held an older second. */
-  private slot(l: Ledger): number {
-    const second = Math.floor(this.now() / SLOT_MS);
-    const i = second % SLOTS;
-    if (l.second[i] !== second) {
-      l.second[i] = second;
-      l.weight[i] = 0;
-      l.refusals[i] = 0;
-    }
-    return i;
-  }
-
   private forgetIdle(): void {
-    const second = Math.floor(this.now() / SLOT_MS);
-    for (const [k, l] of this.ledgers) if (l.second.every((s) => second - s >= SLOTS)) this.ledgers.delete(k);
+    const now = this.now();
+    for (const [k, l] of this.ledgers) if (l.weight.idle(now) && l.refusals.idle(now)) this.ledgers.delete(k);
     if (this.ledgers.size >= MAX_ADDRESSES) this.ledgers.delete(this.ledgers.keys().next().value!);
   }
 }

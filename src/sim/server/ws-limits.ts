@@ -1,3 +1,5 @@
+import { MinuteWindow } from "../../core/minute-window.ts";
+
 /**
  * Hyperliquid's WebSocket limits per IP ("Rate limits and user limits", Hyperliquid docs): connections
  * held, new connections a minute, subscriptions, distinct users named by user subscriptions, messages
@@ -35,13 +37,16 @@ export const wsRefusal = {
   inflightPosts: (id: number) => `too many pending post requests id=${id}`,
 } as const;
 
-export type WsRefusalKind =
-  | "connections"
-  | "newConnections"
-  | "subscriptions"
-  | "users"
-  | "messages"
-  | "inflightPosts";
+const REFUSAL_KINDS = [
+  "connections",
+  "newConnections",
+  "subscriptions",
+  "users",
+  "messages",
+  "inflightPosts",
+] as const;
+
+export type WsRefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** One source address's use of the WebSocket, as `GET /sim/ws-limits` reports it. */
 export interface AddressWsUse {
@@ -62,50 +67,24 @@ export interface AddressWsUse {
   refused: Record<WsRefusalKind, number>;
 }
 
-const SLOTS = 60;
-const SLOT_MS = 1000;
+/** What the report shows as the ledger holds it; the rest is derived from the ledger's windows and maps. */
+type HeldAsReported = Pick<
+  AddressWsUse,
+  | "connections"
+  | "subscriptions"
+  | "inflightPosts"
+  | "peakConnections"
+  | "peakSubscriptions"
+  | "peakUsers"
+  | "refused"
+>;
 
-/** Counts per second over the last minute, a ring indexed by second. */
-class MinuteWindow {
-  private readonly counts = new Array<number>(SLOTS).fill(0);
-  private readonly seconds = new Array<number>(SLOTS).fill(Number.NEGATIVE_INFINITY);
-
-  add(now: number): void {
-    const second = Math.floor(now / SLOT_MS);
-    const i = second % SLOTS;
-    if (this.seconds[i] !== second) {
-      this.seconds[i] = second;
-      this.counts[i] = 0;
-    }
-    this.counts[i]! += 1;
-  }
-
-  total(now: number): number {
-    const second = Math.floor(now / SLOT_MS);
-    let n = 0;
-    for (let i = 0; i < SLOTS; i++) if (second - this.seconds[i]! < SLOTS) n += this.counts[i]!;
-    return n;
-  }
-
-  idle(now: number): boolean {
-    const second = Math.floor(now / SLOT_MS);
-    return this.seconds.every((s) => second - s >= SLOTS);
-  }
-}
-
-interface Ledger {
-  connections: number;
+interface Ledger extends HeldAsReported {
   opened: MinuteWindow;
-  subscriptions: number;
   byType: Map<string, number>;
   /** user (lower-case) → user subscriptions naming it */
   users: Map<string, number>;
   messages: MinuteWindow;
-  inflightPosts: number;
-  peakConnections: number;
-  peakSubscriptions: number;
-  peakUsers: number;
-  refused: Record<WsRefusalKind, number>;
 }
 
 const MAX_ADDRESSES = 10_000;
@@ -128,7 +107,7 @@ export class WsLimiter {
     const l = this.ledger(address);
     const t = this.now();
     const recent = l.opened.total(t);
-    l.opened.add(t);
+    l.opened.add(1, t);
     if (this.limits && recent >= this.limits.newConnectionsPerMinute)
       return this.refuse(l, "newConnections", wsRefusal.newConnections(this.limits));
     if (this.limits && l.connections >= this.limits.connections)
@@ -150,7 +129,7 @@ export class WsLimiter {
     const t = this.now();
     if (this.limits && l.messages.total(t) >= this.limits.messagesPerMinute)
       return this.refuse(l, "messages", wsRefusal.messages(this.limits));
-    l.messages.add(t);
+    l.messages.add(1, t);
     return undefined;
   }
 
@@ -241,14 +220,7 @@ export class WsLimiter {
         peakConnections: 0,
         peakSubscriptions: 0,
         peakUsers: 0,
-        refused: {
-          connections: 0,
-          newConnections: 0,
-          subscriptions: 0,
-          users: 0,
-          messages: 0,
-          inflightPosts: 0,
-        },
+        refused: Object.fromEntries(REFUSAL_KINDS.map((kind) => [kind, 0])) as Record<WsRefusalKind, number>,
       };
       this.ledgers.set(address, l);
     }

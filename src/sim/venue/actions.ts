@@ -2,6 +2,7 @@
 import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
 import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import { updateIsolatedMargin } from "./isolated-margin.ts";
 import type { Account, Order } from "./types.ts";
 
 /** Approvals above 1% (spot's ceiling) are refused; perps further cap the charged fee at 0.1%. */
@@ -42,6 +43,8 @@ export function applyAction(
       return cancel(core, a, act.cancels, now, (c) => [c.asset, c.cloid]);
     case "updateLeverage":
       return updateLeverage(core, a, act);
+    case "updateIsolatedMargin":
+      return updateIsolatedMargin(core, a, act);
     case "approveBuilderFee": {
       const rate = typeof act.maxFeeRate === "string" ? VenueCore.feeRateToTenthsBp(act.maxFeeRate) : null;
       if (rate === null) return err("Invalid max fee rate.");

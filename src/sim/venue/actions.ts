@@ -15,6 +15,8 @@ export const SCHEDULE_CANCEL_MIN_VOLUME_USD = 1_000_000;
 
 /** Hyperliquid charges 1 USDC per withdrawal. */
 const WITHDRAW_FEE = 1_000_000;
+/** reserveRequestWeight: 0.0005 USDC (500 micro) per request, from the perp balance. */
+const RESERVED_REQUEST_FEE = 500;
 
 const ok = (type: string, data?: unknown): ExchangeResponse =>
   data === undefined ? { status: "ok", response: { type } } : { status: "ok", response: { type, data } };
@@ -116,6 +118,16 @@ export function applyAction(
     }
     case "usdClassTransfer":
       return usdClassTransfer(core, a, act, now);
+    case "reserveRequestWeight": {
+      // The requests bought are counted by the server in front (AddressBudget), once this succeeds.
+      const w = act.weight;
+      if (typeof w !== "number" || !Number.isSafeInteger(w) || w < 0)
+        return err("Invalid reserveRequestWeight action.");
+      if (w > Math.floor(core.withdrawable(a) / RESERVED_REQUEST_FEE))
+        return err("Insufficient balance to reserve request weight.");
+      a.cash -= w * RESERVED_REQUEST_FEE;
+      return ok("default");
+    }
     // One collateral pool serves every perp dex in the sim, so moving USDC between one's own dexes
     // changes nothing; accept these so clients written for Hyperliquid run unchanged.
     case "setReferrer":

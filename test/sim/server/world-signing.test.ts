@@ -87,4 +87,31 @@ describe("signing and nonces", () => {
     expect(Number(limits.cumVlm)).toBe(0);
     expect(limits).toMatchObject({ nRequestsUsed: 1, nRequestsCap: 10_000 });
   });
+
+  it("reserveRequestWeight buys requests spent before the cap, charged to the perp balance and kept across a restart", async () => {
+    const stateDir = mkdtempSync(join(dir, "reserve-"));
+    const first = await world(stateDir);
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await post(first, "/info", { type: "clearinghouseState", user: wallet.address });
+    const send = async (w: SimWorld, act: Record<string, unknown>, nonce: number) => {
+      const signature = await signL1Action({ wallet, action: act, nonce, isTestnet: true });
+      return post(w, "/exchange", { action: act, nonce, signature });
+    };
+    const nonce = Date.now() + 40;
+    const reserve = { type: "reserveRequestWeight", weight: 100 };
+    expect(await send(first, reserve, nonce)).toEqual({ status: "ok", response: { type: "default" } });
+    expect((await send(first, action, nonce + 1)).status).toBe("ok");
+    const limits = async (w: SimWorld) => post(w, "/info", { type: "userRateLimit", user: wallet.address });
+    // The reserve itself counted against the cap; the request after it came out of the surplus.
+    expect(await limits(first)).toMatchObject({
+      nRequestsUsed: 1,
+      nRequestsCap: 10_000,
+      nRequestsSurplus: 99,
+    });
+    const state = await post(first, "/info", { type: "clearinghouseState", user: wallet.address });
+    expect(state).toMatchObject({ withdrawable: "9999.95" });
+    await first.close();
+    const second = await world(stateDir);
+    expect(await limits(second)).toMatchObject({ nRequestsUsed: 1, nRequestsSurplus: 99 });
+  });
 });

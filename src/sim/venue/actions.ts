@@ -4,6 +4,7 @@ import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from 
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
 import { updateIsolatedMargin } from "./isolated-margin.ts";
 import type { Account, Order } from "./types.ts";
+import { unmodelledRefusal } from "./unmodelled-actions.ts";
 
 /** Approvals above 1% (spot's ceiling) are refused; perps further cap the charged fee at 0.1%. */
 const MAX_APPROVAL = 1000;
@@ -138,7 +139,7 @@ export function applyAction(
         return ok("default");
       return err("sendAsset to another address is not supported by the simulator; use usdSend.");
     default:
-      return err(`Unsupported action type: ${action.type}`);
+      return err(unmodelledRefusal(action.type) ?? `Unsupported action type: ${action.type}`);
   }
 }
 

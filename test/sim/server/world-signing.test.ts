@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ExchangeClient, HttpTransport } from "@nktkas/hyperliquid";
 import { signL1Action } from "@nktkas/hyperliquid/signing";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
@@ -113,5 +114,24 @@ describe("signing and nonces", () => {
     await first.close();
     const second = await world(stateDir);
     expect(await limits(second)).toMatchObject({ nRequestsUsed: 1, nRequestsSurplus: 99 });
+  });
+
+  it("a user-signed action the sim does not model is recovered to its signer and refused as not modelled", async () => {
+    const w = await world();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await post(w, "/info", { type: "clearinghouseState", user: wallet.address });
+    const exchange = new ExchangeClient({
+      transport: new HttpTransport({ apiUrl: w.url, isTestnet: true }),
+      wallet,
+    });
+    await expect(exchange.cDeposit({ wei: 100_000_000 })).rejects.toThrow(
+      "cDeposit is not modelled by the sim world.",
+    );
+    await expect(
+      exchange.tokenDelegate({ validator: wallet.address, wei: 1, isUndelegate: false }),
+    ).rejects.toThrow("tokenDelegate is not modelled by the sim world.");
+    await expect(
+      exchange.twapOrder({ twap: { a: 0, b: true, s: "1", r: false, m: 5, t: false } }),
+    ).rejects.toThrow("twapOrder is not modelled by the sim world.");
   });
 });

@@ -20,7 +20,8 @@ function isolatedLong(lev: number, side: "long" | "short" = "long") {
 
 const margin = (t: ReturnType<typeof testVenue>, ntli: number, asset = ETH, isBuy = true) =>
   t.ex(ALICE, { type: "updateIsolatedMargin", asset, isBuy, ntli });
-const position = (t: ReturnType<typeof testVenue>) => t.state(ALICE).assetPositions[0]!.position as Pos;
+const position = (t: ReturnType<typeof testVenue>) =>
+  t.state(ALICE).assetPositions[0]!.position as unknown as Pos;
 
 describe("updateIsolatedMargin", () => {
   it("adds margin to an isolated position: its margin, liquidation price and the account move with it", () => {

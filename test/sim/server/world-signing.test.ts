@@ -134,4 +134,42 @@ describe("signing and nonces", () => {
       exchange.twapOrder({ twap: { a: 0, b: true, s: "1", r: false, m: 5, t: false } }),
     ).rejects.toThrow("twapOrder is not modelled by the sim world.");
   });
+
+  it("the SDK's updateIsolatedMargin adds and removes margin of an isolated position, as on the exchange", async () => {
+    const w = await world();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await post(w, "/info", { type: "clearinghouseState", user: wallet.address });
+    const exchange = new ExchangeClient({
+      transport: new HttpTransport({ apiUrl: w.url, isTestnet: true }),
+      wallet,
+    });
+    await exchange.updateLeverage({ asset: 0, isCross: false, leverage: 10 });
+    const book = (await post(w, "/info", { type: "l2Book", coin: "BTC" })) as unknown as {
+      levels: { px: string }[][];
+    };
+    const px = String(Math.ceil(Number(book.levels[1]![0]!.px) * 1.01));
+    const placed = await exchange.order({
+      orders: [{ a: 0, b: true, p: px, s: "0.001", r: false, t: { limit: { tif: "Ioc" } } }],
+      grouping: "na",
+    });
+    expect(placed.response.data.statuses[0]).toHaveProperty("filled");
+    // rawUsd (margin − entry value) moves with the margin only, not with the mark.
+    const marginUsed = async () => {
+      const state = (await post(w, "/info", {
+        type: "clearinghouseState",
+        user: wallet.address,
+      })) as unknown as {
+        assetPositions: { position: { leverage: { rawUsd: string } } }[];
+      };
+      return Number(state.assetPositions[0]!.position.leverage.rawUsd);
+    };
+    const before = await marginUsed();
+    await expect(exchange.updateIsolatedMargin({ asset: 0, isBuy: true, ntli: 2_000_000 })).resolves.toEqual({
+      status: "ok",
+      response: { type: "default" },
+    });
+    expect(await marginUsed()).toBeCloseTo(before + 2, 6);
+    await exchange.updateIsolatedMargin({ asset: 0, isBuy: true, ntli: -1_000_000 });
+    expect(await marginUsed()).toBeCloseTo(before + 1, 6);
+  });
 });

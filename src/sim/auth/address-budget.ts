@@ -3,6 +3,8 @@
  * 10,000 requests plus one per USDC it has traded in all; a batch of n orders or cancels counts as n.
  * Cancels may go on to min(limit + 100,000, 2 × limit). Past its limit an address still gets one
  * request every 10 seconds. The refusal is the exchange's own text (HTTP 200, status "err").
+ * Requests bought with `reserveRequestWeight` (0.0005 USDC each, charged by the venue) are a surplus
+ * spent before the limit is counted (`userRateLimit`'s `nRequestsSurplus`).
  */
 const INITIAL_REQUESTS = 10_000;
 const CANCEL_EXTRA = 100_000;
@@ -10,6 +12,8 @@ const EXHAUSTED_EVERY_MS = 10_000;
 
 export interface AddressUsage {
   used: number;
+  /** Requests reserved with reserveRequestWeight and not yet spent. */
+  surplus: number;
   /** Wall time of the last request let through while over the limit. */
   lastOverMs: number;
 }
@@ -29,6 +33,9 @@ function isCancel(action: Record<string, unknown>): boolean {
   return action.type === "cancel" || action.type === "cancelByCloid";
 }
 
+/** Saved counts per address: the requests used, with the unspent surplus when there is one. */
+export type RequestCounts = Record<string, number | { used: number; surplus: number }>;
+
 export class AddressBudget {
   private readonly byUser = new Map<string, AddressUsage>();
 
@@ -38,18 +45,36 @@ export class AddressBudget {
     return this.byUser.get(user.toLowerCase())?.used ?? 0;
   }
 
+  surplus(user: string): number {
+    return this.byUser.get(user.toLowerCase())?.surplus ?? 0;
+  }
+
+  /** `weight` more requests reserved (the venue has charged for them). */
+  reserve(user: string, weight: number): void {
+    this.usage(user).surplus += weight;
+  }
+
+  private usage(user: string): AddressUsage {
+    const key = user.toLowerCase();
+    let u = this.byUser.get(key);
+    if (!u) {
+      u = { used: 0, surplus: 0, lastOverMs: Number.NEGATIVE_INFINITY };
+      this.byUser.set(key, u);
+    }
+    return u;
+  }
+
   /**
    * Count `action` against `user` (who traded `volumeUsd`): undefined when it may go ahead, else the
    * exchange's refusal text. A refused request is not counted.
    */
   spend(user: string, action: Record<string, unknown>, volumeUsd: number): string | undefined {
-    const key = user.toLowerCase();
-    let u = this.byUser.get(key);
-    if (!u) {
-      u = { used: 0, lastOverMs: Number.NEGATIVE_INFINITY };
-      this.byUser.set(key, u);
-    }
-    const n = requestCount(action);
+    const u = this.usage(user);
+    let n = requestCount(action);
+    const fromSurplus = Math.min(u.surplus, n);
+    u.surplus -= fromSurplus;
+    n -= fromSurplus;
+    if (n === 0) return undefined;
     const cap = requestCap(volumeUsd);
     const limit = isCancel(action) ? Math.min(cap + CANCEL_EXTRA, 2 * cap) : cap;
     if (u.used + n > limit) {
@@ -67,15 +92,20 @@ export class AddressBudget {
     return undefined;
   }
 
-  snapshot(): Record<string, number> {
-    return Object.fromEntries([...this.byUser].map(([k, u]) => [k, u.used]));
+  snapshot(): RequestCounts {
+    return Object.fromEntries(
+      [...this.byUser].map(([k, u]) => [k, u.surplus > 0 ? { used: u.used, surplus: u.surplus } : u.used]),
+    );
   }
 
-  static restore(snap: Record<string, number>, wallNow?: () => number): AddressBudget {
+  static restore(snap: RequestCounts, wallNow?: () => number): AddressBudget {
     const b = new AddressBudget(wallNow);
-    for (const [k, used] of Object.entries(snap))
-      if (Number.isSafeInteger(used) && used >= 0)
-        b.byUser.set(k.toLowerCase(), { used, lastOverMs: Number.NEGATIVE_INFINITY });
+    const count = (n: unknown) => (Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : 0);
+    for (const [k, v] of Object.entries(snap)) {
+      const used = count(typeof v === "number" ? v : v?.used);
+      const surplus = count(typeof v === "number" ? 0 : v?.surplus);
+      b.byUser.set(k.toLowerCase(), { used, surplus, lastOverMs: Number.NEGATIVE_INFINITY });
+    }
     return b;
   }
 }

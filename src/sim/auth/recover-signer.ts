@@ -1,10 +1,19 @@
 import {
   ApproveAgentTypes,
   ApproveBuilderFeeTypes,
+  CDepositTypes,
+  ConvertToMultiSigUserTypes,
+  CWithdrawTypes,
+  LinkStakingUserTypes,
   SendAssetTypes,
+  SendToEvmWithDataTypes,
   SpotSendTypes,
+  TokenDelegateTypes,
   UsdClassTransferTypes,
   UsdSendTypes,
+  UserDexAbstractionTypes,
+  UserPortfolioMarginTypes,
+  UserSetAbstractionTypes,
   Withdraw3Types,
 } from "@nktkas/hyperliquid/api/exchange";
 import { createL1ActionHash } from "@nktkas/hyperliquid/signing";
@@ -22,7 +31,11 @@ export interface WireSignature {
 
 type TypeMap = Record<string, { name: string; type: string }[]>;
 
-/** EIP-712 type maps of the user-signed actions the sim understands (the SDK's own maps). */
+/**
+ * EIP-712 type maps of every user-signed action (the SDK's own maps), those the sim does not model
+ * included: their signer is recovered as the exchange recovers it, so they are refused as not
+ * modelled rather than as coming from an unknown wallet.
+ */
 const USER_SIGNED_TYPES: Record<string, TypeMap> = {
   approveAgent: ApproveAgentTypes,
   approveBuilderFee: ApproveBuilderFeeTypes,
@@ -31,6 +44,15 @@ const USER_SIGNED_TYPES: Record<string, TypeMap> = {
   spotSend: SpotSendTypes,
   usdClassTransfer: UsdClassTransferTypes,
   sendAsset: SendAssetTypes,
+  cDeposit: CDepositTypes,
+  cWithdraw: CWithdrawTypes,
+  tokenDelegate: TokenDelegateTypes,
+  convertToMultiSigUser: ConvertToMultiSigUserTypes,
+  linkStakingUser: LinkStakingUserTypes,
+  sendToEvmWithData: SendToEvmWithDataTypes,
+  userDexAbstraction: UserDexAbstractionTypes,
+  userPortfolioMargin: UserPortfolioMarginTypes,
+  userSetAbstraction: UserSetAbstractionTypes,
 };
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { type Db, openDb } from "../../store/sqlite.ts";
+import type { RequestCounts } from "../auth/address-budget.ts";
 import type { NonceSnapshot } from "../auth/nonce-book.ts";
 import type { PriceState } from "../model/price-process.ts";
 import type { VenueSnapshot } from "../venue/snapshot.ts";
@@ -16,8 +17,8 @@ export interface SavedWorld {
   venue: VenueSnapshot;
   /** Each signer's kept nonces: a signed action replayed after a restart is still refused. */
   nonces?: NonceSnapshot;
-  /** Requests each address has sent (the address-based limit). */
-  requests?: Record<string, number>;
+  /** Requests each address has sent and has reserved unspent (the address-based limit). */
+  requests?: RequestCounts;
 }
 
 const SCHEMA = [
@@ -59,7 +60,7 @@ export class WorldStore {
       | { requests: string }
       | undefined;
     return {
-      ...(requests ? { requests: JSON.parse(requests.requests) as Record<string, number> } : {}),
+      ...(requests ? { requests: JSON.parse(requests.requests) as RequestCounts } : {}),
       simTime: row.sim_time,
       seed: row.seed,
       model: JSON.parse(row.model) as Record<string, PriceState>,

@@ -26,9 +26,16 @@ export function answerInfo(
   }
   try {
     const answer = venue.info(req as { type: string });
-    // The requests an address has sent are counted here, at the door, not by the venue.
+    // The requests an address has sent, and has bought and not spent, are counted here, at the door.
     if (budget && req.type === "userRateLimit" && typeof req.user === "string")
-      return { ok: true, body: { ...(answer as object), nRequestsUsed: budget.used(req.user) } };
+      return {
+        ok: true,
+        body: {
+          ...(answer as object),
+          nRequestsUsed: budget.used(req.user),
+          nRequestsSurplus: budget.surplus(req.user),
+        },
+      };
     return { ok: true, body: answer };
   } catch (err) {
     if (err instanceof VenueError) return { ok: false, message: err.message };
@@ -61,6 +68,9 @@ export async function answerExchange(
     if (seeUser && answer.status === "ok" && verdict.action.type === "usdSend" && typeof dest === "string") {
       seeUser(dest.toLowerCase() as Address);
     }
+    // The venue has charged for the requests; they are spent at this door.
+    if (answer.status === "ok" && verdict.action.type === "reserveRequestWeight")
+      auth.addressBudget?.reserve(verdict.user, verdict.action.weight as number);
     return { ok: true, body: answer };
   } catch (err) {
     if (err instanceof VenueError) return { ok: true, body: { status: "err", response: err.message } };

@@ -2,7 +2,9 @@
 import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
 import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from "./core.ts";
 import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import { updateIsolatedMargin } from "./isolated-margin.ts";
 import type { Account, Order } from "./types.ts";
+import { unmodelledRefusal } from "./unmodelled-actions.ts";
 
 /** Approvals above 1% (spot's ceiling) are refused; perps further cap the charged fee at 0.1%. */
 const MAX_APPROVAL = 1000;
@@ -14,6 +16,8 @@ export const SCHEDULE_CANCEL_MIN_VOLUME_USD = 1_000_000;
 
 /** Hyperliquid charges 1 USDC per withdrawal. */
 const WITHDRAW_FEE = 1_000_000;
+/** reserveRequestWeight: 0.0005 USDC (500 micro) per request, from the perp balance. */
+const RESERVED_REQUEST_FEE = 500;
 
 const ok = (type: string, data?: unknown): ExchangeResponse =>
   data === undefined ? { status: "ok", response: { type } } : { status: "ok", response: { type, data } };
@@ -42,6 +46,8 @@ export function applyAction(
       return cancel(core, a, act.cancels, now, (c) => [c.asset, c.cloid]);
     case "updateLeverage":
       return updateLeverage(core, a, act);
+    case "updateIsolatedMargin":
+      return updateIsolatedMargin(core, a, act);
     case "approveBuilderFee": {
       const rate = typeof act.maxFeeRate === "string" ? VenueCore.feeRateToTenthsBp(act.maxFeeRate) : null;
       if (rate === null) return err("Invalid max fee rate.");
@@ -113,6 +119,16 @@ export function applyAction(
     }
     case "usdClassTransfer":
       return usdClassTransfer(core, a, act, now);
+    case "reserveRequestWeight": {
+      // The requests bought are counted by the server in front (AddressBudget), once this succeeds.
+      const w = act.weight;
+      if (typeof w !== "number" || !Number.isSafeInteger(w) || w < 0)
+        return err("Invalid reserveRequestWeight action.");
+      if (w > Math.floor(core.withdrawable(a) / RESERVED_REQUEST_FEE))
+        return err("Insufficient balance to reserve request weight.");
+      a.cash -= w * RESERVED_REQUEST_FEE;
+      return ok("default");
+    }
     // One collateral pool serves every perp dex in the sim, so moving USDC between one's own dexes
     // changes nothing; accept these so clients written for Hyperliquid run unchanged.
     case "setReferrer":
@@ -123,7 +139,7 @@ export function applyAction(
         return ok("default");
       return err("sendAsset to another address is not supported by the simulator; use usdSend.");
     default:
-      return err(`Unsupported action type: ${action.type}`);
+      return err(unmodelledRefusal(action.type) ?? `Unsupported action type: ${action.type}`);
   }
 }
 

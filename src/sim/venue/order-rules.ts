@@ -140,6 +140,26 @@ export function isolatedMarginReleased(isoMargin: number, closeQ: number, absSiz
 }
 
 /**
+ * What an isolated position must keep when margin leaves it, micro-USDC (Hyperliquid docs, *Trading →
+ * Margining*: `transfer_margin_required = max(initial_margin_required, 0.1 * total_position_value)`):
+ * its initial margin at the mark, and at least a tenth of its value.
+ */
+export function transferMarginRequired(value: number, lev: number): number {
+  return Math.max(mulDiv(value, 1, lev, "ceil"), mulDiv(value, 1, 10, "ceil"));
+}
+
+/**
+ * The most margin (micro-USDC) `updateIsolatedMargin` may take out of an isolated position worth
+ * `value` at the mark: what its equity (margin + uPnL) holds above the transfer margin requirement,
+ * and never more than the margin in it — a profit stays in the position until it is realized (the
+ * stricter reading: the docs let uPnL be withdrawn, a client that caps at the margin put in reports
+ * the exchange refusing more).
+ */
+export function removableIsolatedMargin(isoMargin: number, upnl: number, value: number, lev: number): number {
+  return Math.max(0, Math.min(isoMargin, isoMargin + upnl - transferMarginRequired(value, lev)));
+}
+
+/**
  * Free collateral for new orders (micro-USDC): the balance, plus each cross position's unrealized
  * PnL less its initial margin at its mark, less the margin resting orders hold.
  */

@@ -43,6 +43,32 @@ describe("the address-based limit (10,000 requests + 1 per USDC traded, then 1 p
   it("carries the counts through a snapshot", () => {
     const b = new AddressBudget(() => 0);
     b.spend("0xa", order(7), 0);
-    expect(AddressBudget.restore(b.snapshot()).used("0xA")).toBe(7);
+    b.reserve("0xb", 5);
+    const restored = AddressBudget.restore(b.snapshot());
+    expect(restored.used("0xA")).toBe(7);
+    expect(restored.surplus("0xB")).toBe(5);
+    expect(AddressBudget.restore({ "0xc": 3 }).used("0xc")).toBe(3);
+  });
+
+  it("spends requests reserved with reserveRequestWeight first, then the cap", () => {
+    let now = 0;
+    const b = new AddressBudget(() => now);
+    b.reserve("0xA", 3);
+    b.reserve("0xa", 2);
+    expect(b.surplus("0xa")).toBe(5);
+    expect(b.spend("0xa", order(4), 0)).toBeUndefined();
+    expect(b.used("0xa")).toBe(0);
+    expect(b.surplus("0xa")).toBe(1);
+    expect(b.spend("0xa", order(10_000), 0)).toBeUndefined();
+    expect(b.used("0xa")).toBe(9_999);
+    expect(b.surplus("0xa")).toBe(0);
+    expect(b.spend("0xa", order(2), 0)).toBeUndefined(); // 10,001: the one let through this 10 s
+    now = 1;
+    expect(b.spend("0xa", order(1), 0)).toMatch(/^Too many cumulative requests sent \(10002 > 10000\)/);
+    // Buying more lets the address go on at once, whatever its cap.
+    b.reserve("0xa", 1);
+    expect(b.spend("0xa", order(1), 0)).toBeUndefined();
+    expect(b.used("0xa")).toBe(10_001);
+    expect(b.spend("0xa", order(1), 0)).toMatch(/^Too many cumulative requests sent/);
   });
 });

@@ -1,11 +1,16 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PaperBackstopPort } from "../../src/engine/paper-backstops.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
 import { isBackstopCloid } from "../../src/guard/backstop.ts";
 import { runStopConfig } from "../../src/guard/position-stop.ts";
+import { DEFAULT_MARKETS } from "../../src/sim/venue/index.ts";
+import type { MarketSnapshot } from "../../src/strategies/sdk.ts";
+import { ALICE, BOB, BTC, CAROL, type TestVenue, testVenue } from "../sim/venue/helpers.ts";
+import { snap } from "../strategies/helpers.ts";
 import { dslDryRunEngine, ordersStrategy } from "../support/dsl-engine.ts";
 import { FakeMarket } from "./fake-market.ts";
 
@@ -161,5 +166,144 @@ describe("hl run --dry-run --dsl: the backstop rests in the paper book and fires
     await moveTo(2300);
     expect(await paper.fills("ETH-PERP", 0)).toHaveLength(2);
     expect(paper.triggers()).toEqual([]);
+  });
+});
+
+const BTC_SPEC = DEFAULT_MARKETS[BTC]!;
+
+/** The sim's BTC book as the paper book reads it, with `mid` as its mark. */
+function btcSnapshot(t: TestVenue, mid: number): MarketSnapshot {
+  const book = t.venue.info({ type: "l2Book", coin: "BTC" }) as { levels: { px: string; sz: string }[][] };
+  const side = (i: 0 | 1) => book.levels[i]!.map((l) => ({ px: Number(l.px), sz: Number(l.sz) }));
+  return snap({
+    instrument: "BTC-PERP",
+    mid,
+    bid: side(0)[0]?.px ?? 0,
+    ask: side(1)[0]?.px ?? 0,
+    timestampMs: t.clock.now,
+    book: { bids: side(0), asks: side(1) },
+  });
+}
+
+function simMark(t: TestVenue): number {
+  const [, ctxs] = t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, { markPx: string }[]];
+  return Number(ctxs[BTC]!.markPx);
+}
+
+describe("the paper book triggers as the sim venue does", () => {
+  it("for random positions, stops and gaps: same acceptance and refusal texts, same stop fills, same position", async () => {
+    const scenario = fc.record({
+      long: fc.boolean(),
+      lots: fc.integer({ min: 11, max: 60_000 }),
+      // Trigger price against the mark, in tenths of a percent (some on the wrong side: refused).
+      triggerPct: fc.integer({ min: -120, max: 30 }),
+      // The stop's size: the position's, part of it, more than it, 0 (all of it), under the lot.
+      size: fc.constantFrom("all", "half", "double", "zero", "dust", "bad-trigger"),
+      // The mark's gap against the position, in tenths of a percent: often through the trigger,
+      // sometimes past 10 %.
+      gapPct: fc.integer({ min: -200, max: 60 }),
+      // Sizes of the house's levels (BTC), so a stop sometimes walks several.
+      depth: fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 6, maxLength: 6 }),
+    });
+    let fired = 0;
+    let walked = 0;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(scenario, async (sc) => {
+        const t = testVenue({ balance: "1000000" });
+        t.venue.deposit(BOB, "1000000");
+        t.venue.deposit(CAROL, "10000000");
+        const size = (sc.lots / 1e5).toString();
+        t.order(BOB, { a: BTC, b: !sc.long, p: "97000", s: size });
+        // CAROL's ladder both sides, 1 % apart from 0.5 % away: what a fired stop meets.
+        sc.depth.forEach((d, k) => {
+          t.order(CAROL, { a: BTC, b: true, p: String(96_500 - 970 * k), s: String(d / 100) });
+          t.order(CAROL, { a: BTC, b: false, p: String(97_500 + 970 * k), s: String(d / 100) });
+        });
+        const g = new PaperGateway({ balanceUsd: "1000000" });
+        g.describe("BTC-PERP", { szDecimals: BTC_SPEC.szDecimals, asset: BTC });
+        g.observe(btcSnapshot(t, simMark(t)));
+        const side = sc.long ? "buy" : "sell";
+        await g.place([
+          {
+            instrument: "BTC-PERP",
+            cloid: "0x00000000000000000000000000000001",
+            side,
+            price: "97000",
+            size,
+            tif: "Ioc",
+            reduceOnly: false,
+          },
+        ]);
+        t.order(ALICE, { a: BTC, b: sc.long, p: "97000", s: size, t: { limit: { tif: "Ioc" } } });
+        expect((await g.position("BTC-PERP")).qty).toBe(sc.long ? size : `-${size}`);
+
+        const mark = simMark(t);
+        g.observe(btcSnapshot(t, mark));
+        const closeBuy = !sc.long;
+        // A stop-loss on the position's side (a long's below the mark), as the backstop places it.
+        const trigger = Math.round(mark * (1 + ((sc.long ? 1 : -1) * sc.triggerPct) / 1000));
+        const stopSize = {
+          all: size,
+          half: (Math.max(1, Math.floor(sc.lots / 2)) / 1e5).toString(),
+          double: ((2 * sc.lots) / 1e5).toString(),
+          zero: "0",
+          dust: "0.000001",
+          "bad-trigger": size,
+        }[sc.size];
+        const triggerPx = sc.size === "bad-trigger" ? `${trigger}.5` : String(trigger);
+        const limit = String(Math.round(trigger * (closeBuy ? 1.1 : 0.9)));
+        const paperAnswer = g.placeTrigger({
+          instrument: "BTC-PERP",
+          side: closeBuy ? "buy" : "sell",
+          price: limit,
+          size: stopSize,
+          triggerPx,
+          tpsl: "sl",
+          reduceOnly: true,
+          cloid: CLOID,
+        });
+        const simAnswer = t.order(ALICE, {
+          a: BTC,
+          b: closeBuy,
+          p: limit,
+          s: stopSize,
+          r: true,
+          t: { trigger: { isMarket: true, triggerPx, tpsl: "sl" } },
+          c: CLOID,
+        }) as { resting?: unknown; error?: string };
+        if (simAnswer.error !== undefined) {
+          refused++;
+          expect(paperAnswer).toEqual({ status: "rejected", message: simAnswer.error });
+          return;
+        }
+        expect(paperAnswer.status).toBe("resting");
+
+        // The paper book reads the book the stop met on the sim, at the mark that fired it.
+        const book = btcSnapshot(t, 0);
+        const gap = ((sc.long ? 1 : -1) * sc.gapPct) / 1000;
+        t.venue.setOraclePrice("BTC", String(Math.round(mark * (1 + gap))));
+        g.observe({ ...book, mid: simMark(t) });
+        const simStopFills = (t.venue.info({ type: "userFills", user: ALICE }) as Record<string, string>[])
+          .filter((f) => f.cloid === CLOID)
+          .map((f) => ({ side: f.side === "B" ? "buy" : "sell", price: f.px, size: f.sz }))
+          .reverse();
+        const paperStopFills = (await g.fills("BTC-PERP", 0))
+          .filter((f) => f.cloid === CLOID)
+          .map((f) => ({ side: f.side, price: f.price, size: f.size }));
+        expect(paperStopFills).toEqual(simStopFills);
+        if (simStopFills.length > 0) fired++;
+        if (simStopFills.length > 1) walked++;
+        const simQty = t.state(ALICE).assetPositions[0]?.position.szi ?? "0";
+        expect((await g.position("BTC-PERP")).qty).toBe(simQty);
+        const simWaiting = (t.venue.info({ type: "frontendOpenOrders", user: ALICE }) as unknown[]).length;
+        expect(g.triggers()).toHaveLength(simWaiting);
+      }),
+      { numRuns: 150, seed: 41 },
+    );
+    // Stops fired (some through several levels) and stops refused were all seen.
+    expect(fired).toBeGreaterThan(25);
+    expect(walked).toBeGreaterThan(5);
+    expect(refused).toBeGreaterThan(10);
   });
 });

@@ -190,6 +190,53 @@ function simMark(t: TestVenue): number {
   return Number(ctxs[BTC]!.markPx);
 }
 
+describe("the paper book's stops and liquidation", () => {
+  it("a liquidation cancels the account's stops, as the venue cancels its open orders", async () => {
+    // $6,000 and a 2.1 BTC long at 97,000 at 40× cross: liquidated when the mark reaches 95,300.
+    const t = testVenue({ balance: "6000" });
+    t.venue.deposit(CAROL, "1000000");
+    t.order(CAROL, { a: BTC, b: false, p: "97000", s: "2.1" });
+    t.order(CAROL, { a: BTC, b: true, p: "95290", s: "5" });
+    t.order(CAROL, { a: BTC, b: true, p: "90000", s: "5" });
+    const g = new PaperGateway({ balanceUsd: "6000", leverage: 40 });
+    g.describe("BTC-PERP", {
+      szDecimals: BTC_SPEC.szDecimals,
+      asset: BTC,
+      maxLeverage: BTC_SPEC.maxLeverage,
+      ...(BTC_SPEC.marginTableId !== undefined ? { marginTableId: BTC_SPEC.marginTableId } : {}),
+    });
+    g.observe(btcSnapshot(t, 97_000));
+    await g.place([
+      {
+        instrument: "BTC-PERP",
+        cloid: "0x00000000000000000000000000000001",
+        side: "buy",
+        price: "97000",
+        size: "2.1",
+        tif: "Ioc",
+        reduceOnly: false,
+      },
+    ]);
+    const stop = {
+      instrument: "BTC-PERP",
+      side: "sell" as const,
+      price: "85000",
+      size: "2.1",
+      triggerPx: "94000",
+      tpsl: "sl" as const,
+      reduceOnly: true,
+      cloid: CLOID,
+    };
+    expect(g.placeTrigger(stop).status).toBe("resting");
+    g.observe(btcSnapshot(t, 95_300));
+    expect((await g.position("BTC-PERP")).qty).toBe("1.68");
+    expect(g.triggers()).toEqual([]);
+    // The mark then passes where the stop was: nothing fires.
+    g.observe(btcSnapshot(t, 93_000));
+    expect((await g.fills("BTC-PERP", 0)).filter((f) => f.cloid === CLOID)).toEqual([]);
+  });
+});
+
 describe("the paper book triggers as the sim venue does", () => {
   it("for random positions, stops and gaps: same acceptance and refusal texts, same stop fills, same position", async () => {
     const scenario = fc.record({
@@ -199,6 +246,11 @@ describe("the paper book triggers as the sim venue does", () => {
       triggerPct: fc.integer({ min: -120, max: 30 }),
       // The stop's size: the position's, part of it, more than it, 0 (all of it), under the lot.
       size: fc.constantFrom("all", "half", "double", "zero", "dust", "bad-trigger"),
+      // Mostly reduce-only, as the backstop; some not (a stop that may flip the position).
+      reduceOnly: fc.oneof(
+        { arbitrary: fc.constant(true), weight: 3 },
+        { arbitrary: fc.constant(false), weight: 1 },
+      ),
       // The mark's gap against the position, in tenths of a percent: often through the trigger,
       // sometimes past 10 %.
       gapPct: fc.integer({ min: -200, max: 60 }),
@@ -260,7 +312,7 @@ describe("the paper book triggers as the sim venue does", () => {
           size: stopSize,
           triggerPx,
           tpsl: "sl",
-          reduceOnly: true,
+          reduceOnly: sc.reduceOnly,
           cloid: CLOID,
         });
         const simAnswer = t.order(ALICE, {
@@ -268,7 +320,7 @@ describe("the paper book triggers as the sim venue does", () => {
           b: closeBuy,
           p: limit,
           s: stopSize,
-          r: true,
+          r: sc.reduceOnly,
           t: { trigger: { isMarket: true, triggerPx, tpsl: "sl" } },
           c: CLOID,
         }) as { resting?: unknown; error?: string };

@@ -91,7 +91,7 @@ describe("hl run --dry-run --dsl: the backstop rests in the paper book and fires
     // A market sell into the book the paper reads at the gap: its best bid (1 bp under 2,300),
     // never better than the mark (the mid) and never 10 % through it; the taker fee paid.
     expect(stop).toMatchObject({ side: "sell", size: "1", price: "2299.77" });
-    expect(Number(stop!.fee)).toBeCloseTo(2299.77 * 0.00045, 6);
+    expect(Number(stop!.fee)).toBeCloseTo(2299.77 * 0.00045, 5);
     expect(stop!.liquidation).toBeUndefined();
 
     // The engine saw the fill it did not send: flat, the close in the journal, the stop gone.

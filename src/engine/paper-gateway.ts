@@ -1,5 +1,5 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
-import { mulDiv } from "../sim/venue/fixed.ts";
+import { mulDiv, parseScaled } from "../sim/venue/fixed.ts";
 import {
   belowBackstop,
   belowMaintenance,
@@ -22,7 +22,15 @@ import {
   orderMargin,
   restingMarginReleased,
   unrealizedPnl,
+  validPx,
 } from "../sim/venue/order-rules.ts";
+import {
+  triggeredMarketLimit,
+  triggeredReduceOnlySize,
+  triggerPriceRefusal,
+  triggerReached,
+  triggersAbove,
+} from "../sim/venue/trigger-rules.ts";
 import type { BookLevel, MarketSnapshot, Side } from "../strategies/sdk.ts";
 import type {
   CancelResult,
@@ -95,6 +103,42 @@ interface Resting extends GatewayOrder {
   sinceMs: number;
 }
 
+/**
+ * A market trigger (TP/SL) order as the exchange's wire carries it (src/exchange/actions.ts
+ * `buildStopOrder`): its limit price, size and trigger price as sent.
+ */
+export interface TriggerRequest {
+  instrument: string;
+  side: Side;
+  price: string;
+  size: string;
+  triggerPx: string;
+  tpsl: "tp" | "sl";
+  reduceOnly: boolean;
+  cloid: Cloid;
+}
+
+export type TriggerOutcome = { status: "resting"; oid: number } | { status: "rejected"; message: string };
+
+/** A trigger order waiting in the paper book for the mark (here the mid). */
+export interface PaperTrigger {
+  instrument: string;
+  oid: number;
+  cloid: Cloid;
+  side: Side;
+  /** Size (0: the whole position when it fires) and trigger price, as decimals. */
+  size: string;
+  triggerPx: string;
+  reduceOnly: boolean;
+}
+
+interface WaitingTrigger extends PaperTrigger {
+  /** The trigger price and size on the venue's integer scales. */
+  px: number;
+  lots: number;
+  above: boolean;
+}
+
 /** What our takers have used of one displayed level, and the size the level showed then. */
 interface Taken {
   shown: number;
@@ -120,6 +164,7 @@ interface Taken {
  */
 export class PaperGateway implements OrderGateway {
   private readonly resting: Resting[] = [];
+  private readonly waiting: WaitingTrigger[] = [];
   private readonly fillLog: (GatewayFill & { instrument: string })[] = [];
   private readonly positions = new Map<string, PaperPosition>();
   private readonly last = new Map<string, MarketSnapshot>();
@@ -163,6 +208,11 @@ export class PaperGateway implements OrderGateway {
         maxLeverage: spec.maxLeverage,
         ...(spec.marginTableId !== undefined ? { marginTableId: spec.marginTableId } : {}),
       });
+  }
+
+  /** What the book was told of an instrument (undefined: nothing yet). */
+  described(instrument: string): PaperInstrument | undefined {
+    return this.instruments.get(instrument);
   }
 
   /**
@@ -211,7 +261,8 @@ export class PaperGateway implements OrderGateway {
   /**
    * A new book: what our takers used is forgotten where a level changed; queues ahead only shrink.
    * Then the mark (the mid: the paper book has no mark) is checked against maintenance margin, and
-   * what the exchange would liquidate is liquidated.
+   * what the exchange would liquidate is liquidated; then trigger orders the mark reached fire, in
+   * the venue's order (liquidation, then triggers).
    */
   observe(s: MarketSnapshot): void {
     this.applyFunding(s);
@@ -232,6 +283,7 @@ export class PaperGateway implements OrderGateway {
     }
     for (const o of [...this.resting]) if (o.instrument === s.instrument) this.crossedByBook(o, s);
     this.liquidateIfDue(s);
+    this.fireTriggers(s);
   }
 
   /**
@@ -291,6 +343,8 @@ export class PaperGateway implements OrderGateway {
     // The exchange cancels the orders the liquidated margin backs: all of them on a cross account.
     for (const o of [...this.resting])
       if (!isolated || o.instrument === instruments[0]) this.resting.splice(this.resting.indexOf(o), 1);
+    for (const t of [...this.waiting])
+      if (!isolated || t.instrument === instruments[0]) this.waiting.splice(this.waiting.indexOf(t), 1);
     const cooling = this.liquidationCooldownUntil > now;
     let partial = false;
     for (const instrument of instruments) {
@@ -529,8 +583,23 @@ export class PaperGateway implements OrderGateway {
    * behind the size queued ahead of them: a taker that gets to one cancels it instead of trading
    * with it (the exchange's self-trade prevention, as the sim venue does it) and goes on behind it.
    */
-  private walkAsTaker(o: PlaceRequest, oid: string, limit: Dec, size: Dec, s: MarketSnapshot): Dec {
+  private walkAsTaker(
+    o: PlaceRequest,
+    oid: string,
+    limit: Dec,
+    size: Dec,
+    s: MarketSnapshot,
+    /** A fired trigger's mark (price units): a level better than it fills at it, as on the venue. */
+    markBound?: number,
+  ): Dec {
     const buy = o.side === "buy";
+    const { pxDec } = this.scales(o.instrument);
+    const fillPx = (px: number): Dec =>
+      markBound === undefined
+        ? dec(px)
+        : new D(markBoundPrice(buy, toScaled(limit, pxDec), toScaled(dec(px), pxDec), markBound)).div(
+            10 ** pxDec,
+          );
     const crosses = (px: number) => (buy ? limit.gte(px) : limit.lte(px));
     const levels = buy ? s.book.asks : s.book.bids;
     const own = this.resting.filter(
@@ -552,7 +621,7 @@ export class PaperGateway implements OrderGateway {
       const take = (most: Dec): void => {
         const q = D.min(left, most, available);
         if (q.lte(0) || !level || !t) return;
-        this.fill(o.instrument, oid, o.cloid, o.side, dec(px), q, this.taker, s.timestampMs);
+        this.fill(o.instrument, oid, o.cloid, o.side, fillPx(px), q, this.taker, s.timestampMs);
         t.used = t.used.plus(q);
         taken.set(key, t);
         available = available.minus(q);
@@ -708,6 +777,147 @@ export class PaperGateway implements OrderGateway {
       usdc: wire(usdc),
       fundingRate: s.fundingRate,
     });
+  }
+
+  /**
+   * Place a market trigger order (a stop-loss or take-profit that becomes a market order when the
+   * mark reaches it), checked by the sim venue's rules with its texts: the trigger price, the order's
+   * tick and lot, the $10 minimum unless reduce-only (no price band), the cloid, and a trigger the
+   * mark (here the mid) has already reached. It waits in the book for the mark; see fireTriggers.
+   */
+  placeTrigger(t: TriggerRequest): TriggerOutcome {
+    const halted = haltedRefusal(this.instruments.get(t.instrument)?.delisted === true);
+    if (halted) return { status: "rejected", message: halted };
+    const spec = this.instruments.get(t.instrument);
+    if (!spec)
+      return { status: "rejected", message: `no instrument spec for ${t.instrument} in the paper book` };
+    const s = this.last.get(t.instrument);
+    if (!s || !(s.mid > 0)) return { status: "rejected", message: "no market data for the paper book" };
+    const pxDec = 6 - spec.szDecimals;
+    const asset = spec.asset ?? -1;
+    const refused = (text: string): TriggerOutcome => ({
+      status: "rejected",
+      message: this.unsuffixed(spec, text),
+    });
+    const tp = parseScaled(t.triggerPx, pxDec);
+    if (!tp || !validPx(tp)) return refused("Order has invalid trigger price.");
+    const isBuy = t.side === "buy";
+    const mark = this.markOf(t.instrument);
+    const checked = checkOrder({
+      asset,
+      pxDec,
+      szDec: spec.szDecimals,
+      px: t.price,
+      sz: t.size,
+      isBuy,
+      reduceOnly: t.reduceOnly,
+      trigger: true,
+      szi: this.lots(t.instrument),
+      reference: mark,
+    });
+    if ("error" in checked) return refused(checked.error);
+    const cloid = t.cloid.toLowerCase() as Cloid;
+    if (!/^0x[0-9a-f]{32}$/.test(cloid)) return refused("Order has invalid cloid.");
+    if (this.cloidOpen(cloid)) return refused("Duplicate cloid.");
+    const above = triggersAbove(t.tpsl, isBuy);
+    const early = triggerPriceRefusal(above, mark, tp.scaled, asset);
+    if (early) return refused(early);
+    this.seq += 1;
+    const oid = this.seq;
+    this.waiting.push({
+      instrument: t.instrument,
+      oid,
+      cloid,
+      side: t.side,
+      size: wire(new D(checked.sz).div(10 ** spec.szDecimals)),
+      triggerPx: wire(new D(tp.scaled).div(10 ** pxDec)),
+      reduceOnly: t.reduceOnly,
+      px: tp.scaled,
+      lots: checked.sz,
+      above,
+    });
+    return { status: "resting", oid };
+  }
+
+  /**
+   * Modify a waiting trigger found by its cloid, as the venue's modify does: it is cancelled and its
+   * replacement placed (a new oid, the same cloid); a refused replacement leaves the old one waiting.
+   */
+  modifyTrigger(cloid: Cloid, t: TriggerRequest): TriggerOutcome {
+    const i = this.waiting.findIndex((w) => w.cloid === cloid.toLowerCase());
+    if (i < 0) return { status: "rejected", message: "Cannot modify canceled or filled order" };
+    const [old] = this.waiting.splice(i, 1);
+    const r = this.placeTrigger(t);
+    if (r.status === "rejected") this.waiting.splice(i, 0, old!);
+    return r;
+  }
+
+  /** Cancel a waiting trigger by cloid; the venue's refusal text when none waits under it. */
+  cancelTrigger(instrument: string, cloid: Cloid): string | null {
+    const i = this.waiting.findIndex((w) => w.instrument === instrument && w.cloid === cloid.toLowerCase());
+    if (i < 0)
+      return this.text(instrument, (a) => `Order was never placed, already canceled, or filled. asset=${a}`);
+    this.waiting.splice(i, 1);
+    return null;
+  }
+
+  /** The trigger orders waiting, oldest first. */
+  triggers(): PaperTrigger[] {
+    return this.waiting.map(({ px: _px, lots: _lots, above: _above, ...t }) => ({ ...t }));
+  }
+
+  private cloidOpen(cloid: Cloid): boolean {
+    return (
+      this.waiting.some((w) => w.cloid === cloid) ||
+      this.resting.some((r) => r.cloid?.toLowerCase() === cloid)
+    );
+  }
+
+  /**
+   * Triggers the mark (the mid) has reached fire as on the venue (core.ts `fire`): a reduce-only one
+   * is cut to the position (gone if there is none), and it becomes a market order into the book the
+   * paper reads, at most 10 % through the mark and never better than it, paying the taker fee; its
+   * fill carries its oid and cloid. One that would meet an empty side waits for the next book.
+   */
+  private fireTriggers(s: MarketSnapshot): void {
+    if (this.waiting.length === 0 || !(s.mid > 0)) return;
+    const mark = this.markOf(s.instrument);
+    for (const t of [...this.waiting]) {
+      if (t.instrument !== s.instrument || !triggerReached(t.above, mark, t.px)) continue;
+      const isBuy = t.side === "buy";
+      const reducible = this.reducible(t.instrument, t.side);
+      const empty = (isBuy ? s.book.asks : s.book.bids).length === 0;
+      if (empty && !(t.reduceOnly && reducible.isZero())) continue;
+      this.waiting.splice(this.waiting.indexOf(t), 1);
+      this.fireTrigger(t, mark, reducible, s);
+    }
+  }
+
+  private fireTrigger(t: WaitingTrigger, mark: number, reducible: Dec, s: MarketSnapshot): void {
+    const { pxDec, szDec } = this.scales(t.instrument);
+    const isBuy = t.side === "buy";
+    let lots = t.lots;
+    if (t.reduceOnly) {
+      const allowed = toScaled(reducible, szDec);
+      if (allowed === 0) return;
+      lots = triggeredReduceOnlySize(lots, allowed);
+    }
+    const limit = triggeredMarketLimit(isBuy, mark);
+    if (!t.reduceOnly) {
+      const need = orderMargin(this.lots(t.instrument), isBuy, limit, lots, this.leverage);
+      if (marginRefusal(need, this.availableMicro(), -1)) return;
+    }
+    const limitPx = new D(limit).div(10 ** pxDec);
+    const order: PlaceRequest = {
+      instrument: t.instrument,
+      cloid: t.cloid,
+      side: t.side,
+      price: wire(limitPx),
+      size: wire(new D(lots).div(10 ** szDec)),
+      tif: "Ioc",
+      reduceOnly: t.reduceOnly,
+    };
+    this.walkAsTaker(order, `paper-${t.oid}`, limitPx, new D(lots).div(10 ** szDec), s, mark);
   }
 
   async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {

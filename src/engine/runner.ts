@@ -7,6 +7,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import type { BackstopPort } from "../guard/backstops.ts";
 import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { runStopConfig } from "../guard/position-stop.ts";
 import { StrategyRecords } from "../review/strategy-records.ts";
@@ -182,6 +183,7 @@ async function runWithLock(
     const live = new HlMarketData(client, strategy.needs ?? {});
     let market: MarketDataPort = live;
     let paper: OrderGateway | undefined;
+    let paperBackstops: BackstopPort | undefined;
     if (o.dryRun) {
       // Only a dry run loads the exchange's order rules (shared with the sim world's venue).
       const { PaperGateway } = await import("./paper-gateway.ts");
@@ -189,6 +191,10 @@ async function runWithLock(
       const book = new PaperGateway(await dryRunPaperOptions(client, await client.market(o.instrument)));
       market = book.watch(live);
       paper = book;
+      if (o.dsl) {
+        const { PaperBackstopPort } = await import("./paper-backstops.ts");
+        paperBackstops = new PaperBackstopPort(book);
+      }
     }
     const user = client.address;
     if (!paper && !user) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
@@ -228,8 +234,10 @@ async function runWithLock(
               config: runStopConfig(o.dsl.preset, o.dsl.overrides),
               guardDir: join(o.dataDir, "dsl-stop"),
             },
-            // Live and on the sim, the guarded position's stop also rests on the exchange.
+            // Live and on the sim, the guarded position's stop also rests on the exchange; in a
+            // dry run it rests in the paper book, which fires it as the exchange would.
             ...(hlGateway ? { backstops: new HlBackstopPort(client) } : {}),
+            ...(paperBackstops ? { backstops: paperBackstops } : {}),
           }
         : {}),
       tickMs: Math.round(o.tickSeconds * 1000),

@@ -173,7 +173,10 @@ export interface WireStopOrder {
 export type StopOrderResult = { status: "resting"; oid: number } | { status: "error"; message: string };
 
 /** Round and encode a stop: trigger and limit on the price grid, the limit on the far side of the trigger. */
-export function buildStopOrder(req: StopOrderRequest, market: Market): WireStopOrder {
+export function buildStopOrder(
+  req: StopOrderRequest,
+  market: Pick<Market, "assetId" | "szDecimals">,
+): WireStopOrder {
   if (!CLOID.test(req.cloid)) throw new RangeError(`cloid must be 0x + 32 hex digits, got "${req.cloid}"`);
   const sell = req.side === "sell";
   // A sell stop guards a long: its trigger rounds down (never tighter than asked), a buy stop's up.

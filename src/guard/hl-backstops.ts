@@ -3,6 +3,11 @@ import type { HlClient } from "../exchange/client.ts";
 import { coinToInstrument } from "../exchange/index.ts";
 import type { BackstopPort, RestingStop, StopAnswer, StopSpec } from "./backstops.ts";
 
+/** A cancel's refusal that says the stop already triggered, filled or was cancelled: nothing rests under that cloid. */
+export function stopAlreadyGone(refusal: string): boolean {
+  return /never placed|already canceled|filled/i.test(refusal);
+}
+
 /** Backstops on Hyperliquid (paper, testnet or mainnet alike) through the shared client. */
 export class HlBackstopPort implements BackstopPort {
   constructor(private readonly client: HlClient) {}
@@ -33,9 +38,7 @@ export class HlBackstopPort implements BackstopPort {
 
   async cancelStop(coin: string, cloid: `0x${string}`): Promise<void> {
     const [refusal] = await this.client.cancelMany([{ instrument: coinToInstrument(coin), cloid }]);
-    // Already triggered, filled or cancelled: nothing rests under that cloid any more.
-    if (refusal !== undefined && !/never placed|already canceled|filled/i.test(refusal))
-      throw new Error(refusal);
+    if (refusal !== undefined && !stopAlreadyGone(refusal)) throw new Error(refusal);
   }
 
   async restingStops(): Promise<RestingStop[]> {

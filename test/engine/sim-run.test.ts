@@ -209,6 +209,31 @@ describe("paper runs on the sim world", () => {
     expect(account.assetPositions).toEqual([]);
   });
 
+  it("--dry-run --dsl: the position's backstop rests in the paper book, none on the exchange", async () => {
+    const dir = dirs.make("hl-sim-dry-dsl-");
+    const c = await client(dir);
+    const lines: string[] = [];
+    await runStrategy({
+      strategy: "aggressive_taker",
+      instrument: "ETH-PERP",
+      tickSeconds: 0,
+      maxTicks: 3,
+      mock: false,
+      dryRun: true,
+      network: "paper",
+      resume: false,
+      dataDir: join(dir, "cli"),
+      dsl: { preset: "moderate", overrides: {} },
+      client: c,
+      log: (l) => lines.push(l),
+    });
+    expect(lines.join("\n")).toMatch(
+      /backstop ETH: (long|short) [\d.]+ protected by a stop at [\d.]+ \(oid \d+\)/,
+    );
+    expect(await c.frontendOpenOrdersAllDexes()).toEqual([]);
+    expect(await c.userFills()).toEqual([]);
+  });
+
   it("--dry-run margins orders with the wallet's real account value, leverage and asset id", async () => {
     const dir = dirs.make("hl-sim-dry-account-");
     const c = await client(dir);

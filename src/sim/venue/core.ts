@@ -48,6 +48,13 @@ import {
   validPx,
 } from "./order-rules.ts";
 import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
+import {
+  triggeredMarketLimit,
+  triggeredReduceOnlySize,
+  triggerPriceRefusal,
+  triggerReached,
+  triggersAbove,
+} from "./trigger-rules.ts";
 import type {
   Account,
   BuilderFillRow,
@@ -417,7 +424,7 @@ export class VenueCore {
         px: tp.scaled,
         isMarket: tr.isMarket === true,
         tpsl: tr.tpsl,
-        above: (tr.tpsl === "sl") === (w.b === true),
+        above: triggersAbove(tr.tpsl, w.b === true),
       };
     } else {
       tif = w.t.limit?.tif;
@@ -451,9 +458,10 @@ export class VenueCore {
       if (!/^0x[0-9a-f]{32}$/.test(cloid)) return { error: "Order has invalid cloid." };
       if (a.cloids.get(cloid)?.status === "open") return { error: "Duplicate cloid." };
     }
-    // A TP/SL whose condition already holds at the mark would fire at once: the exchange refuses it.
-    if (trigger && (trigger.above ? mark >= trigger.px : mark <= trigger.px))
-      return { error: `Invalid TP/SL price. asset=${asset}` };
+    if (trigger) {
+      const early = triggerPriceRefusal(trigger.above, mark, trigger.px, asset);
+      if (early) return { error: early };
+    }
     if (!trigger && tif === "Alo") {
       const cross = aloRefusal(isBuy, px, m.book.bids.bestPx(), m.book.asks.bestPx(), m.pxDec, asset);
       if (cross) return { error: cross };
@@ -678,7 +686,7 @@ export class VenueCore {
       const mark = this.markPx(m);
       for (const o of [...m.triggers]) {
         const t = o.trigger!;
-        if (o.status !== "open" || !(t.above ? mark >= t.px : mark <= t.px)) continue;
+        if (o.status !== "open" || !triggerReached(t.above, mark, t.px)) continue;
         // A market order meeting an empty side would be lost; the house book is only ever empty
         // between its cancel and its re-quote, so the trigger waits for the next pass.
         const empty = t.isMarket && m.book.side(!o.isBuy).bestPx() === undefined;
@@ -701,11 +709,11 @@ export class VenueCore {
         this.finish(o, "reduceOnlyCanceled", now);
         return;
       }
-      o.sz = o.sz === 0 ? allowed : Math.min(o.sz, allowed);
+      o.sz = triggeredReduceOnlySize(o.sz, allowed);
       if (o.origSz === 0) o.origSz = o.sz;
     }
     if (o.trigger!.isMarket) {
-      o.px = o.isBuy ? Math.ceil(mark * 1.1) : Math.max(1, Math.floor(mark * 0.9));
+      o.px = triggeredMarketLimit(o.isBuy, mark);
       o.tif = "FrontendMarket";
     }
     if (!o.reduceOnly && !this.affordable(a, o.m, o.isBuy, o.px, o.sz)) {

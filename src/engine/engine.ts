@@ -5,6 +5,7 @@ import { UserError } from "../core/errors.ts";
 import { usd } from "../core/money.ts";
 import { HALTED_MS } from "../exchange/rejections.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
+import { isBackstopCloid } from "../guard/backstop.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
 import type { RunStopConfig } from "../guard/position-stop.ts";
 import { RunBackstop } from "../guard/run-backstop.ts";
@@ -148,6 +149,8 @@ const DAY_MS = 86_400_000;
 const REDUCE_ONLY_REALERT_MS = 30 * 60_000;
 /** scheduleCancel: the exchange refuses a time under 5 s from its receipt; one more second for transit. */
 const DEAD_MAN_MIN_AHEAD_MS = 6_000;
+/** The DSL reason of a run whose exchange stop closed its position. */
+const EXCHANGE_STOP_REASON = "exchange stop";
 /** How far past the mid the DSL stop's IOC close is priced. */
 const DSL_CLOSE_SLIPPAGE = 0.05;
 const MAX_CONSECUTIVE_FAILURES = 5;
@@ -198,6 +201,8 @@ export class Engine {
   /** The DSL stop's close order, and why it was sent (its fill's journal close reason). */
   private dslClose: { cloid: Cloid; reason: string } | null = null;
   private dslReason: string | undefined;
+  /** The guarded position was closed by its exchange stop (a fill this engine did not send). */
+  private closedByBackstop: { price: string } | undefined;
   /** The last tick's mid (0 before the first with a market). */
   private lastMid = 0;
   /** The last risk evaluation while flat, and the fill count and UTC day it was made on. */
@@ -370,6 +375,15 @@ export class Engine {
     // The exchange delisted the market (and settled the position, or will show it settled shortly).
     if (this.stopReason === "delisted" || this.settlementWait !== undefined) {
       if (this.settlementWait !== undefined) await this.awaitSettlement();
+      this.tickCount += 1;
+      this.persist("running");
+      return;
+    }
+    if (this.closedByBackstop) {
+      await this.stopAfterBackstop(
+        this.closedByBackstop.price,
+        snap.timestampMs > 0 ? snap.timestampMs : this.now(),
+      );
       this.tickCount += 1;
       this.persist("running");
       return;
@@ -744,11 +758,13 @@ export class Engine {
     const records: TradeRecord[] = [];
     let settled: { qty: Dec; price: string } | undefined;
     const liquidations: GatewayFill[] = [];
+    const stopFills: GatewayFill[] = [];
     for (const f of fresh) {
       const before = { qty: this.position.qty, avg: this.position.avg };
       if (f.settlement) settled = { qty: before.qty, price: f.price };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
       if (f.liquidation) liquidations.push(f);
+      else if (this.backstop && isBackstopCloid("run", f.cloid)) stopFills.push(f);
       const byDsl = this.dslClose !== null && f.cloid?.toLowerCase() === this.dslClose.cloid.toLowerCase();
       this.o.records?.onFill(f, before, this.position, {
         ours: this.cloids.owns(f.cloid),
@@ -779,6 +795,16 @@ export class Engine {
       this.log(line);
       this.o.alerter?.send("liquidation", line);
     }
+    if (stopFills.length > 0) {
+      const detail = stopFills.map((f) => `${f.side} ${wire(f.size)} at ${wire(f.price)}`).join("; ");
+      this.log(
+        `T${this.tickCount + 1} ${this.o.instrument}: the exchange stop filled: ${detail}; position now ${wire(this.position.qty)}`,
+      );
+      if (this.position.qty.isZero())
+        this.closedByBackstop = { price: stopFills[stopFills.length - 1]!.price };
+      else
+        this.o.alerter?.send("backstop", `hl run ${this.o.instrument}: the exchange stop filled: ${detail}`);
+    }
     if (settled)
       this.delisted(
         `T${this.tickCount + 1} ${this.o.instrument}: the exchange delisted the market and settled the position ${wire(settled.qty)} at ${wire(settled.price)}`,
@@ -800,6 +826,30 @@ export class Engine {
       ...(f.cloid ? { cloid: f.cloid } : {}),
       fill_id: f.id,
     };
+  }
+
+  /**
+   * The exchange stop closed the guarded position (the price gapped past the DSL's own close, or the
+   * fill came while this process was down): the run stops as after its DSL close, so the strategy
+   * does not re-enter at once, and the strategy's resting orders are cancelled.
+   */
+  private async stopAfterBackstop(price: string, nowMs: number): Promise<void> {
+    this.closedByBackstop = undefined;
+    const open = await this.ourOpenOrders();
+    if (open.length > 0) {
+      await this.o.gateway.cancel(this.o.instrument, open);
+      this.stats.total_cancelled += open.length;
+    }
+    this.dsl?.closed(Number(price), EXCHANGE_STOP_REASON, nowMs);
+    await this.backstop?.onTick("0");
+    this.dslReason = EXCHANGE_STOP_REASON;
+    this.o.alerter?.send(
+      "halt",
+      `the exchange stop closed ${this.o.instrument} at ${price}; strategy stopped`,
+    );
+    this.log("the exchange stop closed the position; stopping the strategy (start again to resume trading)");
+    this.stopReason = "dsl_stop";
+    this.stopRequested = true;
   }
 
   /**

@@ -110,6 +110,41 @@ describe("hl run --dry-run --dsl: the backstop rests in the paper book and fires
     expect(engine.backstop?.current?.status).toBe("none");
     // The DSL did not send a close of its own: the stop on the book closed the position.
     expect(log).not.toMatch(/DSL stop: .* closing/);
+    // The operator is told, and the run stops as after its own DSL close (no re-entry at once).
+    expect(log).toMatch(/ETH-PERP: the exchange stop filled: sell 1 at 2299\.77; position now 0/);
+    expect(r.stopReason).toBe("dsl_stop");
+    expect(r.dslReason).toBe("exchange stop");
+    expect(r.tickCount).toBeLessThan(18);
+  });
+
+  it("a stop that fired while the run was down: the next start finds its fill, says so and stops", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-paper-backstop-down-"));
+    let mid = 2500;
+    const market = new FakeMarket({ script: () => mid });
+    const paper = new PaperGateway();
+    const dsl = runStopConfig("moderate", { breach_interval_ms: 0, phase1_max_breaches: 5 });
+    // The first run buys once; the second, under the same id, never trades.
+    const strategy = (buy: boolean) => (buy ? buyOnce() : ordersStrategy("buyer", () => []));
+    const first = dslDryRunEngine(
+      { strategy: strategy(true), paper, market, dir, maxTicks: 3, dsl },
+      { backstops: new PaperBackstopPort(paper) },
+    );
+    expect((await first.run()).position.net_qty).toBe("1");
+    expect(paper.triggers()).toHaveLength(1);
+    // The run is down; the price gaps through the stop resting in the book.
+    mid = 2300;
+    paper.observe(await market.snapshot("ETH-PERP"));
+    expect((await paper.position("ETH-PERP")).qty).toBe("0");
+
+    const lines: string[] = [];
+    const second = dslDryRunEngine(
+      { strategy: strategy(false), paper, market, dir, maxTicks: 5, dsl },
+      { backstops: new PaperBackstopPort(paper), log: (l) => lines.push(l) },
+    );
+    const r = await second.run();
+    expect(lines.join("\n")).toMatch(/the exchange stop filled: sell 1 at 2299\.77; position now 0/);
+    expect(r).toMatchObject({ stopReason: "dsl_stop", dslReason: "exchange stop" });
+    expect(r.tickCount).toBe(3 + 1); // one tick after the first run's three
   });
 
   it("refuses as the exchange does: a stop already past the mark, a stop too small, a modify of a stop that is gone", async () => {

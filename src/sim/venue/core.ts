@@ -27,6 +27,7 @@ import {
   aloRefusal,
   checkOrder,
   crossPositionMargin,
+  crossWithdrawable,
   defaultLeverage,
   defaultLimits,
   freeCollateral,
@@ -382,10 +383,13 @@ export class VenueCore {
     return freeCollateral(a.cash, cross, a.reserved);
   }
 
-  /** USDC that may leave the account now (transfers, withdrawals), micro. */
+  /**
+   * USDC that may leave the account now, micro: `withdrawable` in clearinghouseState and the ceiling
+   * of every transfer out (order-rules.ts `crossWithdrawable`).
+   */
   withdrawable(a: Account): number {
     const s = this.crossSummary(a);
-    return Math.max(0, a.cash + s.upnl - s.marginUsed - a.reserved);
+    return crossWithdrawable(a.cash + s.upnl, a.reserved, s.marginUsed, s.ntl);
   }
 
   positionUpnl(p: Position, mark: number): number {

@@ -503,7 +503,7 @@ function clearinghouseState(c: Ctx, a: Account, di: number) {
     totalRawUsd: fmtScaled(av - sNtl, 6),
     totalMarginUsed: fmtScaled(used, 6),
   });
-  const withdrawable = di === 0 ? Math.max(0, a.cash + cross.upnl - cross.marginUsed - a.reserved) : 0;
+  const withdrawable = di === 0 ? core.withdrawable(a) : 0;
   return {
     marginSummary: summary(accountValue, totalNtl, signedNtl, marginUsed),
     crossMarginSummary: summary(crossValue, cross.ntl, cross.signedNtl, cross.marginUsed),

@@ -107,6 +107,8 @@ export class VenueCore {
   readonly agents = new AgentRegistry();
   /** Dead man's switch: user → time at which all their orders are cancelled. */
   readonly scheduledCancels = new Map<string, number>();
+  /** Referral codes (registerReferrer), upper-cased → the account that created it. */
+  readonly referralCodes = new Map<string, Address>();
   /** Dead man's switch firings per user in one UTC day (the exchange allows 10 a day). */
   readonly scheduledCancelsFired = new Map<string, { day: number; n: number }>();
   readonly listeners: { fn: (e: VenueEvent) => void; interest: VenueInterest | undefined }[] = [];
@@ -291,6 +293,8 @@ export class VenueCore {
         builderRewards: 0,
         positionTpsl: 0,
         spotUsdc: 0,
+        referralCode: null,
+        referredBy: null,
       };
       this.accounts.set(key, a);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALICE, BOB, CAROL, ETH, testVenue } from "./helpers.ts";
+import { ALICE, BOB, CAROL, ETH, SOL, testVenue } from "./helpers.ts";
 
 /**
  * Hyperliquid docs, Trading → Margining: USDC (unrealized PnL included) leaves the cross account only
@@ -88,5 +88,23 @@ describe("every transfer out is held to the transfer margin requirement", () => 
     expect(() => t.venue.withdraw(ALICE, over)).toThrow("Insufficient balance for withdrawal.");
     t.venue.withdraw(ALICE, "658.47");
     expect(t.state(ALICE).withdrawable).toBe("0");
+  });
+
+  it("updateIsolatedMargin adding to an isolated position (margin leaving the cross account)", () => {
+    const t = crossLong(25);
+    expect(t.ex(ALICE, { type: "updateLeverage", asset: SOL, isCross: false, leverage: 5 }).status).toBe(
+      "ok",
+    );
+    t.order(BOB, { a: SOL, b: false, p: "180", s: "1" });
+    expect(t.order(ALICE, { a: SOL, b: true, p: "180", s: "1" })).toMatchObject({ filled: { totalSz: "1" } });
+    // 36 of isolated margin and a 0.081 fee left the balance: 622.389 may still leave the cross account.
+    expect(t.state(ALICE).withdrawable).toBe("622.389");
+    const add = (usd: number) =>
+      t.ex(ALICE, { type: "updateIsolatedMargin", asset: SOL, isBuy: true, ntli: usd * 1e6 });
+    expect(add(700)).toEqual({
+      status: "err",
+      response: "Insufficient margin to add to isolated position. asset=5",
+    });
+    expect(add(622).status).toBe("ok");
   });
 });

@@ -163,6 +163,25 @@ beforeAll(async () => {
   await post("/info", { type: "clearinghouseState", user });
   await post("/info", { type: "clearinghouseState", user: other.address });
   const ex = new ExchangeClient({ transport: recording, wallet });
+  // `other` trades the $10,000 a referral code needs and creates one; the wallet names it as its
+  // referrer before its own first trade.
+  const byOther = new ExchangeClient({ transport: recording, wallet: other });
+  const btc = await bookTop("BTC");
+  await byOther.order({
+    orders: [
+      {
+        a: 0,
+        b: true,
+        p: String(Math.round(btc.ask * 1.01)),
+        s: (Math.ceil((10_500 / btc.ask) * 1e5) / 1e5).toFixed(5),
+        r: false,
+        t: { limit: { tif: "Ioc" } },
+      },
+    ],
+    grouping: "na",
+  });
+  await byOther.registerReferrer({ code: "SIM" });
+  await ex.setReferrer({ code: "SIM" });
   await ex.approveBuilderFee({ maxFeeRate: "0.01%", builder: BUILDER });
   await ex.approveAgent({ agentAddress: agent.address, agentName: "conformance" });
   await ex.updateLeverage({ asset: 0, isCross: true, leverage: 10 });
@@ -292,7 +311,6 @@ beforeAll(async () => {
   await ex.withdraw3({ destination: other.address, amount: "5" });
   await ex.usdClassTransfer({ amount: "1", toPerp: false });
   await ex.usdClassTransfer({ amount: "1", toPerp: true });
-  await ex.setReferrer({ code: "SIM" }).catch(() => undefined);
   await ex.noop();
   await ex.sendAsset({
     destination: wallet.address,
@@ -358,7 +376,7 @@ describe("/info answers match the SDK's response types", () => {
       recentTrades: [{ coin: "BTC" }],
       activeAssetData: [{ user, coin: "BTC" }],
       userFees: [{ user }],
-      referral: [{ user }],
+      referral: [{ user }, { user: other.address }],
       extraAgents: [{ user }],
       userRole: [{ user }],
       userRateLimit: [{ user }],
@@ -479,6 +497,7 @@ describe("/exchange answers match the SDK's response types", () => {
         "modify",
         "noop",
         "order",
+        "registerReferrer",
         "scheduleCancel",
         "sendAsset",
         "setReferrer",

@@ -1,8 +1,9 @@
 /** POST /exchange: one authenticated action applied to the venue, answered in the exchange's shapes. */
 import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
 import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from "./core.ts";
-import { fmtScaled, mulDiv, parseScaled } from "./fixed.ts";
+import { fmtScaled, mulDiv, parseScaled, tradedUsd } from "./fixed.ts";
 import { updateIsolatedMargin } from "./isolated-margin.ts";
+import { registerReferrer, setReferrer } from "./referrals.ts";
 import type { Account, Order } from "./types.ts";
 import { unmodelledRefusal } from "./unmodelled-actions.ts";
 
@@ -129,11 +130,14 @@ export function applyAction(
       a.cash -= w * RESERVED_REQUEST_FEE;
       return ok("default");
     }
-    // One collateral pool serves every perp dex in the sim, so moving USDC between one's own dexes
-    // changes nothing; accept these so clients written for Hyperliquid run unchanged.
+    case "registerReferrer":
+      return registerReferrer(core, a, act.code);
     case "setReferrer":
+      return setReferrer(core, a, act.code, now);
     case "noop":
       return ok("default");
+    // One collateral pool serves every perp dex in the sim, so moving USDC between one's own dexes
+    // changes nothing; accept it so clients written for Hyperliquid run unchanged.
     case "sendAsset":
       if (typeof act.destination === "string" && act.destination.toLowerCase() === a.addr)
         return ok("default");
@@ -161,11 +165,6 @@ function usdClassTransfer(
   a.spotUsdc += act.toPerp ? -amt.scaled : amt.scaled;
   core.ledger(a, now, { type: "accountClassTransfer", usdc: fmtScaled(amt.scaled, 6), toPerp: act.toPerp });
   return ok("default");
-}
-
-/** Traded volume as the exchange prints it in the refusal: dollars, at most two decimals ("0", "890168.23"). */
-function tradedUsd(volumeMicro: number): string {
-  return fmtScaled(Math.floor(volumeMicro / 10_000), 2);
 }
 
 function order(core: VenueCore, a: Account, act: Record<string, unknown>, now: number): ExchangeResponse {

@@ -27,6 +27,7 @@ import {
   aloRefusal,
   checkOrder,
   crossPositionMargin,
+  crossWithdrawable,
   defaultLeverage,
   defaultLimits,
   freeCollateral,
@@ -113,6 +114,8 @@ export class VenueCore {
   readonly agents = new AgentRegistry();
   /** Dead man's switch: user → time at which all their orders are cancelled. */
   readonly scheduledCancels = new Map<string, number>();
+  /** Referral codes (registerReferrer), upper-cased → the account that created it. */
+  readonly referralCodes = new Map<string, Address>();
   /** Dead man's switch firings per user in one UTC day (the exchange allows 10 a day). */
   readonly scheduledCancelsFired = new Map<string, { day: number; n: number }>();
   readonly listeners: { fn: (e: VenueEvent) => void; interest: VenueInterest | undefined }[] = [];
@@ -297,6 +300,8 @@ export class VenueCore {
         builderRewards: 0,
         positionTpsl: 0,
         spotUsdc: 0,
+        referralCode: null,
+        referredBy: null,
       };
       this.accounts.set(key, a);
     }
@@ -389,10 +394,13 @@ export class VenueCore {
     return freeCollateral(a.cash, cross, a.reserved);
   }
 
-  /** USDC that may leave the account now (transfers, withdrawals), micro. */
+  /**
+   * USDC that may leave the account now, micro: `withdrawable` in clearinghouseState and the ceiling
+   * of every transfer out (order-rules.ts `crossWithdrawable`).
+   */
   withdrawable(a: Account): number {
     const s = this.crossSummary(a);
-    return Math.max(0, a.cash + s.upnl - s.marginUsed - a.reserved);
+    return crossWithdrawable(a.cash + s.upnl, a.reserved, s.marginUsed, s.ntl);
   }
 
   positionUpnl(p: Position, mark: number): number {

@@ -111,3 +111,8 @@ export function mulDivSigned(a: number, b: number, c: number, mode: "floor" | "c
   const v = mulDiv(Math.abs(a), Math.abs(b), c, mode);
   return neg ? -v : v;
 }
+
+/** Traded volume as the exchange prints it in refusals: dollars, at most two decimals ("0", "890168.23"). */
+export function tradedUsd(volumeMicro: number): string {
+  return fmtScaled(Math.floor(volumeMicro / 10_000), 2);
+}

@@ -40,9 +40,10 @@
  * - Mark price = median(oracle, best bid, best ask) (the oracle when a side is empty). Funding is
  *   settled at each UTC hour from 5-second premium samples (formulas in clockwork.ts).
  * - Also served: modify / batchModify / scheduleCancel (refused under $1M of volume unless
- *   `scheduleCancelAnyVolume`) / usdClassTransfer (perp ↔ spot USDC) actions (sendAsset to oneself,
- *   setReferrer and noop are accepted no-ops: one collateral pool serves every perp dex), and
- *   info recentTrades, activeAssetData, userFees, referral (builderRewards), extraAgents, userRole,
+ *   `scheduleCancelAnyVolume`) / usdClassTransfer (perp ↔ spot USDC) / registerReferrer and
+ *   setReferrer (referrals.ts) actions (sendAsset to oneself and noop are accepted no-ops: one
+ *   collateral pool serves every perp dex), and info recentTrades, activeAssetData, userFees,
+ *   referral (referrer, own code, builderRewards), extraAgents, userRole,
  *   userRateLimit, spotMetaAndAssetCtxs.
  */
 import { D } from "../../core/decimal.ts";

@@ -15,6 +15,7 @@ import {
   userAccount,
 } from "./queries/context.ts";
 import { moreInfoHandlers } from "./queries/index.ts";
+import { referralSides } from "./referrals.ts";
 import {
   ratio,
   renderCandle,
@@ -217,13 +218,14 @@ const handlers: Record<string, Handler> = {
     const a = account(c, r.user);
     const vlm = fmtScaled(a.volume, 6);
     const rewards = fmtScaled(a.builderRewards, 6);
+    const { referredBy, referrerState } = referralSides(c.core, a);
     return {
-      referredBy: null,
+      referredBy,
       cumVlm: vlm,
       unclaimedRewards: "0",
       claimedRewards: "0",
       builderRewards: rewards,
-      referrerState: { stage: "needToCreateCode" },
+      referrerState,
       rewardHistory: [],
       tokenToState: [
         [0, { cumVlm: vlm, unclaimedRewards: "0", claimedRewards: "0", builderRewards: rewards }],
@@ -503,7 +505,7 @@ function clearinghouseState(c: Ctx, a: Account, di: number) {
     totalRawUsd: fmtScaled(av - sNtl, 6),
     totalMarginUsed: fmtScaled(used, 6),
   });
-  const withdrawable = di === 0 ? Math.max(0, a.cash + cross.upnl - cross.marginUsed - a.reserved) : 0;
+  const withdrawable = di === 0 ? core.withdrawable(a) : 0;
   return {
     marginSummary: summary(accountValue, totalNtl, signedNtl, marginUsed),
     crossMarginSummary: summary(crossValue, cross.ntl, cross.signedNtl, cross.marginUsed),

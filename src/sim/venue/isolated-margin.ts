@@ -2,8 +2,10 @@
  * `updateIsolatedMargin` ({asset, isBuy, ntli}): USDC moved between the free balance and one isolated
  * position (Hyperliquid docs, *Exchange endpoint → Update isolated margin*). `ntli` is signed
  * micro-USDC: positive adds, negative removes. The position's side is the position's own: the
- * exchange does not read `isBuy` for it (Hyperliquid's Python SDK always sends `true`). Adding is
- * limited by the free collateral, removing by `removableIsolatedMargin` (order-rules.ts); a
+ * exchange does not read `isBuy` for it (Hyperliquid's Python SDK always sends `true`). Adding moves
+ * USDC out of the cross account, so it is held, like every transfer out, to what may leave it
+ * (`withdrawable`: the transfer margin requirement stays); removing is limited by
+ * `removableIsolatedMargin` (order-rules.ts); a
  * strict-isolated market (`onlyIsolated` without `marginMode: "noCross"`) lets margin in, never out
  * (docs, *Trading → Margining*: "margin cannot be removed"). The refusal texts are the sim's: the
  * exchange's are not on record.
@@ -34,7 +36,7 @@ export function updateIsolatedMargin(
   if (!pos?.isolated || pos.szi === 0)
     return err(`No isolated position to update margin for. asset=${m.asset}`);
   if (ntli > 0) {
-    if (ntli > core.available(a))
+    if (ntli > core.withdrawable(a))
       return err(`Insufficient margin to add to isolated position. asset=${m.asset}`);
   } else {
     if (isStrictIsolated(m))

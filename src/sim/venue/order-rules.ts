@@ -140,12 +140,28 @@ export function isolatedMarginReleased(isoMargin: number, closeQ: number, absSiz
 }
 
 /**
- * What an isolated position must keep when margin leaves it, micro-USDC (Hyperliquid docs, *Trading →
- * Margining*: `transfer_margin_required = max(initial_margin_required, 0.1 * total_position_value)`):
- * its initial margin at the mark, and at least a tenth of its value.
+ * What must stay behind when USDC leaves margin, micro-USDC (Hyperliquid docs, *Trading → Margining*:
+ * `transfer_margin_required = max(initial_margin_required, 0.1 * total_position_value)`): the
+ * positions' initial margin at the mark, and at least a tenth of their value. One rule for an isolated
+ * position's margin and for the cross account alike.
  */
-export function transferMarginRequired(value: number, lev: number): number {
-  return Math.max(mulDiv(value, 1, lev, "ceil"), mulDiv(value, 1, 10, "ceil"));
+export function transferMarginRequired(initialMargin: number, value: number): number {
+  return Math.max(initialMargin, mulDiv(value, 1, 10, "ceil"));
+}
+
+/**
+ * USDC (micro) that may leave the cross account — `withdrawable`, and the ceiling of every transfer
+ * out (usdSend, withdraw3, usdClassTransfer to spot): its equity (balance + the cross positions'
+ * uPnL, which the docs let be withdrawn) less the margin resting orders hold and the transfer margin
+ * requirement of its cross positions (`initialMargin` and `value` summed over them); never below 0.
+ */
+export function crossWithdrawable(
+  equity: number,
+  reserved: number,
+  initialMargin: number,
+  value: number,
+): number {
+  return Math.max(0, equity - reserved - transferMarginRequired(initialMargin, value));
 }
 
 /**
@@ -156,7 +172,8 @@ export function transferMarginRequired(value: number, lev: number): number {
  * the exchange refusing more).
  */
 export function removableIsolatedMargin(isoMargin: number, upnl: number, value: number, lev: number): number {
-  return Math.max(0, Math.min(isoMargin, isoMargin + upnl - transferMarginRequired(value, lev)));
+  const required = transferMarginRequired(mulDiv(value, 1, lev, "ceil"), value);
+  return Math.max(0, Math.min(isoMargin, isoMargin + upnl - required));
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The venue's account state as plain JSON and back: accounts (cash, positions, leverage, open and
- * past orders, fills, funding, ledger, builder approvals), agents, scheduled cancels, builder fill
- * rows, the id counters and the markets delisted while the world ran (with their settlement price). Markets are named by coin, so a listing added later does not shift
+ * past orders, fills, funding, ledger, builder approvals, referral code and referrer), agents,
+ * scheduled cancels, builder fill rows, the id counters and the markets delisted while the world ran
+ * (with their settlement price). Markets are named by coin, so a listing added later does not shift
  * anything. Open orders of the `skipOrdersOf` accounts (the house, which requotes on start) are
  * left out. Market data (books of the house, candles, funding history) is not part of it.
  */
@@ -18,6 +19,7 @@ import type {
   LedgerUpdate,
   Order,
   Position,
+  ReferredBy,
 } from "./types.ts";
 
 type OrderJson = Omit<Order, "user" | "m" | "live"> & { coin: string; live: boolean };
@@ -39,6 +41,9 @@ interface AccountJson {
   builderRewards: number;
   /** Absent in snapshots written before usdClassTransfer moved balances. */
   spotUsdc?: number;
+  /** Absent in snapshots written before referrals were kept. */
+  referralCode?: string | null;
+  referredBy?: ReferredBy | null;
 }
 
 export interface VenueSnapshot {
@@ -76,6 +81,8 @@ export function snapshotVenue(core: VenueCore, skipOrdersOf: readonly string[]):
       volume: a.volume,
       builderRewards: a.builderRewards,
       spotUsdc: a.spotUsdc,
+      referralCode: a.referralCode,
+      referredBy: a.referredBy && { ...a.referredBy },
     });
   }
   return {
@@ -104,6 +111,9 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
     const a: Account = core.account(s.addr);
     a.cash = s.cash;
     a.spotUsdc = s.spotUsdc ?? 0;
+    a.referralCode = s.referralCode ?? null;
+    a.referredBy = s.referredBy ?? null;
+    if (a.referralCode !== null) core.referralCodes.set(a.referralCode.toUpperCase(), a.addr);
     for (const [c, p] of s.positions) {
       const m = market(c);
       if (m) a.positions.set(m.idx, p);

@@ -178,6 +178,16 @@ export interface Account {
   spotUsdc: number;
   /** Open positionTpsl orders (a closing position only looks for them when there are some). */
   positionTpsl: number;
+  /** The referral code this account created (registerReferrer), if any. */
+  referralCode: string | null;
+  /** Who referred this account (setReferrer): the code's owner, the code, and when. */
+  referredBy: ReferredBy | null;
+}
+
+export interface ReferredBy {
+  referrer: Address;
+  code: string;
+  time: number;
 }
 
 export interface RecentTrade {

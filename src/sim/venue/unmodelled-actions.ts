@@ -21,7 +21,6 @@ const UNMODELLED: ReadonlySet<string> = new Set([
   "linkStakingUser",
   "multiSig",
   "perpDeploy",
-  "registerReferrer",
   "sendToEvmWithData",
   "setDisplayName",
   "spotDeploy",

@@ -30,6 +30,26 @@ describe("HIP-3 dexes", () => {
     });
   });
 
+  // The recorded xyz meta (2026-09, src/sim/recorded/hip3-markets.json) carries no `onlyIsolated` and
+  // no `marginMode` for these markets, so they trade cross too (HIP-3 launched isolated only; a
+  // deployer now sets each market's mode). yex is isolated only by its deployer's specification.
+  it("xyz's recorded markets allow cross margin; yex's are isolated only", () => {
+    const t = testVenue();
+    const meta = t.venue.info({ type: "meta", dex: "xyz" }) as { universe: Record<string, unknown>[] };
+    for (const u of meta.universe) {
+      expect(u).not.toHaveProperty("onlyIsolated");
+      expect(u).not.toHaveProperty("marginMode");
+    }
+    const TSLA = 110001;
+    expect(t.ex(ALICE, { type: "updateLeverage", asset: TSLA, isCross: true, leverage: 10 }).status).toBe(
+      "ok",
+    );
+    expect(t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: true, leverage: 10 })).toEqual({
+      status: "err",
+      response: "Cross margin is not allowed for this asset.",
+    });
+  });
+
   // Nunchi's YEX specification (docs.nunchi.trade, "YEX Perps Specifications" and the per-market
   // pages): tiered max leverage 20× from $0, 5× from $500k, 2× from $5M; $10M open-interest cap each.
   it("yex publishes its deployer's tiered margin table and $10M open-interest caps", () => {

@@ -1,11 +1,12 @@
 /** POST /exchange: one authenticated action applied to the venue, answered in the exchange's shapes. */
 import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
 import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from "./core.ts";
-import { fmtScaled, mulDiv, parseScaled, tradedUsd } from "./fixed.ts";
+import { fmtScaled, parseScaled, tradedUsd } from "./fixed.ts";
 import { updateIsolatedMargin } from "./isolated-margin.ts";
 import { registerReferrer, setReferrer } from "./referrals.ts";
 import type { Account, Order } from "./types.ts";
 import { unmodelledRefusal } from "./unmodelled-actions.ts";
+import { updateLeverage } from "./update-leverage.ts";
 
 /** Approvals above 1% (spot's ceiling) are refused; perps further cap the charged fee at 0.1%. */
 const MAX_APPROVAL = 1000;
@@ -292,42 +293,4 @@ function cancel(
     return r === "success" ? r : { error: `${r.error.replace(/\.$/, ".")} asset=${String(asset)}` };
   });
   return ok("cancel", { statuses });
-}
-
-function updateLeverage(core: VenueCore, a: Account, act: Record<string, unknown>): ExchangeResponse {
-  const m = typeof act.asset === "number" ? core.byAsset.get(act.asset) : undefined;
-  if (!m) return err(`Unknown asset ${String(act.asset)}.`);
-  const lev = act.leverage;
-  if (typeof lev !== "number" || !Number.isSafeInteger(lev) || lev < 1 || lev > m.spec.maxLeverage) {
-    return err(`Invalid leverage value. Max leverage for ${m.coin} is ${m.spec.maxLeverage}x.`);
-  }
-  const cross = act.isCross === true;
-  if (cross && m.spec.onlyIsolated) return err("Cross margin is not allowed for this asset.");
-  const setting = core.levSetting(a, m);
-  const pos = a.positions.get(m.idx);
-  if (pos && pos.isolated === cross) return err("Cannot switch leverage type with open position.");
-  const prev = { ...setting };
-  setting.lev = lev;
-  setting.cross = cross;
-  if (pos) {
-    const prevLev = pos.lev;
-    pos.lev = lev;
-    if (pos.isolated) {
-      const need = mulDiv(pos.entryNtl, 1, lev, "ceil") - pos.isoMargin;
-      if (need > 0) {
-        if (need > core.available(a)) {
-          pos.lev = prevLev;
-          Object.assign(setting, prev);
-          return err("Insufficient margin for leverage update.");
-        }
-        a.cash -= need;
-        pos.isoMargin += need;
-      }
-    } else if (core.available(a) < 0) {
-      pos.lev = prevLev;
-      Object.assign(setting, prev);
-      return err("Insufficient margin for leverage update.");
-    }
-  }
-  return ok("default");
 }

@@ -165,6 +165,16 @@ export function crossWithdrawable(
 }
 
 /**
+ * Whether margin already in place (`equity`, micro-USDC: an isolated position's margin + uPnL, or
+ * the cross account's balance + uPnL less what resting orders hold) covers the transfer margin
+ * requirement of positions whose initial margin and value are given — what a leverage decrease must
+ * leave, since it moves no USDC (docs/exchange-rules.md, *Leverage*).
+ */
+export function holdsTransferMargin(equity: number, initialMargin: number, value: number): boolean {
+  return equity >= transferMarginRequired(initialMargin, value);
+}
+
+/**
  * The most margin (micro-USDC) `updateIsolatedMargin` may take out of an isolated position worth
  * `value` at the mark: what its equity (margin + uPnL) holds above the transfer margin requirement,
  * and never more than the margin in it — a profit stays in the position until it is realized (the
@@ -285,15 +295,28 @@ export function maxPositionRefusal(
   lev: number,
   mark: number,
 ): string | null {
-  if (increase === 0) return null;
-  const ntl = mulDiv(absAfter, mark, 1, "floor");
+  if (increase === 0 || !beyondMarginTier(m, limits, absAfter, lev, mark)) return null;
+  return `Order would cause position to exceed margin tier limit at current leverage asset=${m.asset}`;
+}
+
+/**
+ * A position of `absLots` at `mark` is more than `lev` allows: past the notional from which the
+ * market's margin table no longer allows it, or (the sim's stand-in cap) above half the market's
+ * max leverage and larger than the upper tier's limit.
+ */
+export function beyondMarginTier(
+  m: Market,
+  limits: MarketLimits,
+  absLots: number,
+  lev: number,
+  mark: number,
+): boolean {
+  const ntl = mulDiv(absLots, mark, 1, "floor");
   const atHighLeverage = lev * 2 > m.spec.maxLeverage;
-  if (
+  return (
     (atHighLeverage && ntl > limits.maxPositionAtHighLeverageUsd * MICRO) ||
     ntl >= tierBoundMicro(marginTiers(m.spec), lev)
-  )
-    return `Order would cause position to exceed margin tier limit at current leverage asset=${m.asset}`;
-  return null;
+  );
 }
 
 /** Notional (micro-USDC) from which the market's margin table no longer allows `lev`. */

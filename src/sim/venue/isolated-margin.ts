@@ -7,8 +7,8 @@
  * (`withdrawable`: the transfer margin requirement stays); removing is limited by
  * `removableIsolatedMargin` (order-rules.ts); a
  * strict-isolated market (`onlyIsolated` without `marginMode: "noCross"`) lets margin in, never out
- * (docs, *Trading → Margining*: "margin cannot be removed"). The refusal texts are the sim's: the
- * exchange's are not on record.
+ * (docs, *Trading → Margining*: "margin cannot be removed"). The refusal texts are the sim's, the
+ * exchange's not being on record, except on a cross position (its answer, observed on testnet).
  */
 import type { ExchangeResponse } from "../venue.ts";
 import type { VenueCore } from "./core.ts";
@@ -33,8 +33,8 @@ export function updateIsolatedMargin(
   const m = typeof act.asset === "number" ? core.byAsset.get(act.asset) : undefined;
   if (!m) return err(`Unknown asset ${String(act.asset)}.`);
   const pos = a.positions.get(m.idx);
-  if (!pos?.isolated || pos.szi === 0)
-    return err(`No isolated position to update margin for. asset=${m.asset}`);
+  if (!pos || pos.szi === 0) return err(`No isolated position to update margin for. asset=${m.asset}`);
+  if (!pos.isolated) return err("Position does not use isolated margin.");
   if (ntli > 0) {
     if (ntli > core.withdrawable(a))
       return err(`Insufficient margin to add to isolated position. asset=${m.asset}`);

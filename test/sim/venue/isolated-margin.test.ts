@@ -102,9 +102,10 @@ describe("updateIsolatedMargin", () => {
     t.ex(BOB, { type: "updateLeverage", asset: BTC, isCross: true, leverage: 10 });
     t.order(CAROL, { a: BTC, b: false, p: "97000", s: "0.01" });
     t.order(BOB, { a: BTC, b: true, p: "97000", s: "0.01" });
+    // A cross position: the exchange's own answer (observed on testnet).
     expect(t.ex(BOB, { type: "updateIsolatedMargin", asset: BTC, isBuy: true, ntli: 1_000_000 })).toEqual({
       status: "err",
-      response: "No isolated position to update margin for. asset=0",
+      response: "Position does not use isolated margin.",
     });
     expect(margin(t, 1_000_000, 999)).toEqual({ status: "err", response: "Unknown asset 999." });
     for (const ntli of [0, 1.5, "1000000", null])

@@ -53,6 +53,19 @@ describe("updateLeverage on an open isolated position", () => {
     expect(position(t)).toMatchObject({ marginUsed: "340", leverage: { value: 15 } });
   });
 
+  it("counts the position's uPnL, a loss against the decrease and a profit for it, at the mark", () => {
+    const loss = long(10, false);
+    loss.ex(ALICE, { type: "updateIsolatedMargin", asset: ETH, isBuy: true, ntli: 340_000_000 }); // 680
+    loss.venue.setOraclePrice("ETH", "3300"); // 5× needs 660; 680 − 100 of loss is 580
+    expect(leverage(loss, 5, false)).toEqual({ status: "err", response: ISOLATED_SHORT });
+    const gain = long(10, false);
+    gain.ex(ALICE, { type: "updateIsolatedMargin", asset: ETH, isBuy: true, ntli: 340_000_000 });
+    gain.venue.setOraclePrice("ETH", "3500"); // 5× needs 700; 680 + 100 of profit is 780
+    expect(leverage(gain, 5, false)).toEqual(OK);
+    // An isolated position's marginUsed includes its uPnL: still the 680 put in, plus the 100.
+    expect(position(gain)).toMatchObject({ marginUsed: "780", leverage: { value: 5 } });
+  });
+
   it("raises the leverage without giving margin back", () => {
     const t = long(5, false); // 680 of margin
     const before = t.state(ALICE);

@@ -17,6 +17,7 @@ import type {
 } from "@nktkas/hyperliquid";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
 import { HlClient, RateBudget } from "../../src/exchange/index.ts";
+import { readMemoryEvents } from "../../src/review/memory.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { loadWolfState, statePath, wolfDir } from "../../src/wolf/state.ts";
 import { cleanEnv, freeUpPorts, getJson, HL, isAlive, sleep, until } from "./up-helpers.ts";
@@ -260,6 +261,15 @@ it(
     expect(await health()).toMatchObject({ paused: false, guardian: { active: false } });
 
     // (d) the service is killed with -9 while its trader is paused
+    await until(
+      "the resumed trader's state without ETH",
+      async () => {
+        const r = loadWolfState(dataDir);
+        return r.kind === "ok" && !r.state.slots.some((s) => s.coin === "ETH" && s.status !== "empty");
+      },
+      Date.now() + 10_000,
+      100,
+    );
     const avaxStop = () => {
       const r = loadWolfState(dataDir);
       const avax = r.kind === "ok" ? r.state.slots.find((s) => s.coin === "AVAX") : undefined;
@@ -299,6 +309,9 @@ it(
     expect(tradingLock()?.pid).toBe(orphan);
     expect(await stopsByCoin()).toEqual({ AVAX: 1, BTC: 1, SOL: 1 });
 
+    const sessionsStarted = () =>
+      readMemoryEvents(dataDir).filter((e) => e.event_type === "session_start").length;
+    const sessionsBefore = sessionsStarted();
     agent = startAgent();
     await until("the orphaned paused trader gone", async () => !isAlive(orphan!), Date.now() + 20_000, 100);
     const lock = await until(
@@ -311,23 +324,22 @@ it(
       100,
     );
     expect(output).toContain(`(pid ${orphan}) was left paused by a supervisor`);
-    // The slots as the new trader reconciled them (its first state write comes after it took the
-    // lock): each open one with its stop resting, AVAX's the same order as before (adopted, not new).
+    // The slots as the new trader reconciled them once its start (slots, then stops) is done: each
+    // open one with its stop resting, AVAX's the same order as before (adopted, not placed again).
     await until(
-      "the new trader's slots, each with its stop resting",
-      async () => {
-        if (statSync(statePath(dataDir)).mtimeMs <= Date.parse(lock.since)) return undefined;
-        const r = loadWolfState(dataDir);
-        const open = r.kind === "ok" ? r.state.slots.filter((s) => s.status === "active") : [];
-        return open.length === 3 &&
-          open.every((s) => s.backstop?.status === "resting") &&
-          avaxStop()?.cloid === avaxCloid
-          ? true
-          : undefined;
-      },
+      "the new trader's start",
+      async () => sessionsStarted() > sessionsBefore,
       Date.now() + 15_000,
       100,
     );
+    const reconciled = loadWolfState(dataDir);
+    const open = reconciled.kind === "ok" ? reconciled.state.slots.filter((s) => s.status !== "empty") : [];
+    expect(open.map((s) => [s.coin, s.status, s.backstop?.status]).sort()).toEqual([
+      ["AVAX", "active", "resting"],
+      ["BTC", "active", "resting"],
+      ["SOL", "active", "resting"],
+    ]);
+    expect(avaxStop()?.cloid).toBe(avaxCloid);
     expect(await stopsByCoin()).toEqual({ AVAX: 1, BTC: 1, SOL: 1 });
     expect(await health()).toMatchObject({
       pid: lock.pid,

@@ -96,6 +96,9 @@ export class Backstops {
   /** Exchange actions sent (place, modify, cancel): 1 weight each on Hyperliquid. */
   actions = 0;
   private readonly busy = new Map<string, Promise<BackstopState | undefined>>();
+  /** Each position's latest state this keeper produced, numbered in the order they came. */
+  private readonly produced = new Map<string, { state: BackstopState; seq: number }>();
+  private seq = 0;
   private readonly szDecimalsOf = new Map<string, number>();
 
   constructor(private readonly o: BackstopsOptions) {}
@@ -124,7 +127,12 @@ export class Backstops {
       const next = () => this.exclusive(key, work);
       return running.then(next, next);
     }
-    const run = work().finally(() => this.busy.delete(key));
+    const run = work()
+      .then((state) => {
+        if (state) this.produced.set(key, { state, seq: ++this.seq });
+        return state;
+      })
+      .finally(() => this.busy.delete(key));
     this.busy.set(key, run);
     return run;
   }
@@ -314,6 +322,8 @@ export class Backstops {
   ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
     const states = new Map<string, BackstopState>();
     if (!this.o.settings().enabled) return { states, orphans: 0 };
+    // What this keeper does from here on (a price may sync a stop meanwhile) is newer than the list.
+    const listedSeq = this.seq;
     const resting = (await this.o.port.restingStops()).filter(
       (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
     );
@@ -340,18 +350,23 @@ export class Backstops {
       const found = resting.find((r) => r.cloid?.toLowerCase() === cloid);
       await this.busy.get(g.key);
       const prev = known(g.key);
-      const base: BackstopState | undefined = found
-        ? {
-            status: "resting",
-            cloid,
-            oid: found.oid,
-            triggerPx: found.triggerPx,
-            size: wire(dec(found.size)),
-            updatedMs: prev?.status === "resting" ? prev.updatedMs : 0,
-          }
-        : prev?.status === "refused"
-          ? prev
-          : undefined;
+      const latest = this.produced.get(g.key);
+      const since = latest && latest.seq > listedSeq ? latest.state : undefined;
+      const base: BackstopState | undefined =
+        since?.status === "resting"
+          ? since
+          : found
+            ? {
+                status: "resting",
+                cloid,
+                oid: found.oid,
+                triggerPx: found.triggerPx,
+                size: wire(dec(found.size)),
+                updatedMs: prev?.status === "resting" ? prev.updatedMs : 0,
+              }
+            : prev?.status === "refused"
+              ? prev
+              : undefined;
       const next = await this.sync(g, base);
       const state = next ?? base;
       if (state) states.set(g.key, state);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import {
   type AddressInfo,
@@ -10,16 +10,26 @@ import {
 } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import type {
+  AllMidsResponse,
+  ClearinghouseStateResponse,
+  FrontendOpenOrdersResponse,
+} from "@nktkas/hyperliquid";
+import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
 import { HlClient, RateBudget } from "../../src/exchange/index.ts";
+import { readMemoryEvents } from "../../src/review/memory.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
-import { loadWolfState, statePath } from "../../src/wolf/state.ts";
-import { cleanEnv, freeUpPorts, getJson, HL, sleep, until } from "./up-helpers.ts";
+import { loadWolfState, statePath, wolfDir } from "../../src/wolf/state.ts";
+import { cleanEnv, freeUpPorts, getJson, HL, isAlive, sleep, until } from "./up-helpers.ts";
 
 /**
  * Protection that outlives the trading child, on the sim with real `hl` processes:
  * (a) the child is paused (SIGSTOP through /api/pause) while the sim moves a price through the stop:
  *     the guard path closes the position during the pause;
+ * (d) the child is paused and the agent service itself is killed with -9: every open slot's exchange
+ *     stop keeps resting while nothing of ours runs; the service started again on the same data dir
+ *     wakes the orphaned paused child (which stops itself), its new child takes the lock and the slots
+ *     with their stops (one each), and acts on the next stop;
  * (c) the network between the agent and the sim is cut (a loopback proxy drops every connection)
  *     while a price goes through the stop: the stream is reported degraded, and the stop order
  *     resting on the exchange (the backstop) closes the position during the cut itself;
@@ -70,6 +80,10 @@ const dir = mkdtempSync(join(tmpdir(), "protection-outlives-"));
 const dataDir = join(dir, "data");
 let sim: SimWorld;
 let agent: ChildProcess | undefined;
+/** What the agent services and their children wrote, for a failure's message. */
+let output = "";
+/** A paused trader orphaned on purpose: killed at the end if a failure left it stopped. */
+let orphan: number | undefined;
 let hook: Server;
 const alerts: string[] = [];
 
@@ -78,11 +92,15 @@ interface Health {
   alive: boolean;
   paused: boolean;
   supervisor: string;
+  last_crash: { reason: string; crashes: number } | null;
   guardian: { active: boolean; reason: string | null; pid: number | null };
 }
 
 beforeAll(async () => {
-  sim = await startSimWorld({ seed: 7, historyDays: 1 });
+  // Seven trader and guard processes start within ~25 s here, each spending ~170 of the per-IP weight
+  // they share on loopback: twice the exchange's 1200 a minute, so the steps are not held up by a
+  // budget that a minute of one IP would rarely meet. The limit itself: test/sim/server/ip-weight.test.ts.
+  sim = await startSimWorld({ seed: 7, historyDays: 1, ipWeightLimit: 2400 });
   hook = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -101,11 +119,31 @@ afterAll(async () => {
     agent.kill("SIGTERM");
     await exited;
   }
+  if (orphan !== undefined && isAlive(orphan)) process.kill(orphan, "SIGKILL");
   hook?.close();
   link?.close();
   await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** One-letter process state from /proc ("T": stopped), or undefined when it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The data dir's trading lock: who holds it, since when. */
+function tradingLock(): { pid: number; since: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(join(wolfDir(dataDir), "trading.lock"), "utf8"));
+  } catch {
+    return undefined;
+  }
+}
 
 async function setPrice(coin: string, px: string): Promise<void> {
   const res = await fetch(`${sim.url}/sim/price`, {
@@ -119,12 +157,14 @@ async function setPrice(coin: string, px: string): Promise<void> {
 it(
   "pause and a given-up supervisor leave the positions guarded",
   async () => {
+    onTestFailed(() => console.error(`the agent services' last output:\n${output.slice(-8000)}`));
     const { agent: port } = await freeUpPorts();
     const config = join(dir, "wolf-config.json");
-    // No entries of its own: it guards the two positions opened beside it.
+    // No entries of its own: it guards the positions opened beside it.
     writeFileSync(
       config,
       JSON.stringify({
+        max_slots: 4,
         movers_immediate_auto_entry: false,
         movers_min_volume_24h: 1e15,
         scanner_min_volume_24h: 1e15,
@@ -141,35 +181,53 @@ it(
       ["ETH-PERP", "0.5"],
       ["SOL-PERP", "0.5"],
       ["BTC-PERP", "0.01"],
+      ["AVAX-PERP", "5"],
     ] as const)
       expect((await client.marketOrder({ instrument, side: "buy", size })).status).toBe("filled");
+    // The test reads the sim's venue in this process: its reads spend none of the per-IP weight
+    // (1200 a minute) that every agent process shares on loopback, as they would share one IP live.
+    const user = client.address!;
     const size = async (coin: string) => {
-      const st = await client.clearinghouseState();
+      const st = sim.venue.info({ type: "clearinghouseState", user }) as ClearinghouseStateResponse;
       const p = st.assetPositions.find((a) => a.position.coin === coin);
       return p ? Number(p.position.szi) : 0;
     };
-    const mid = async (coin: string) => Number((await client.allMids())[coin]);
+    const mid = async (coin: string) =>
+      Number((sim.venue.info({ type: "allMids" }) as AllMidsResponse)[coin]);
+    /** Reduce-only trigger orders resting on the sim, counted per coin. */
+    const stopsByCoin = async () => {
+      const counts: Record<string, number> = {};
+      for (const o of sim.venue.info({ type: "frontendOpenOrders", user }) as FrontendOpenOrdersResponse)
+        if (o.isTrigger && o.reduceOnly) counts[o.coin] = (counts[o.coin] ?? 0) + 1;
+      return counts;
+    };
 
-    agent = spawn(process.execPath, [HL, "agent", "serve"], {
-      env: {
-        ...cleanEnv(),
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        RUN_MODE: "wolf",
-        HL_NETWORK: "paper",
-        // the agent reaches the sim through a link the test can cut
-        HL_API_URL: await link.listen(),
-        HL_PRIVATE_KEY: "",
-        DATA_DIR: dataDir,
-        HL_AGENT_HOME: join(dir, "home"),
-        WOLF_TICK: "300",
-        WOLF_CONFIG: config,
-        HL_ALERT_WEBHOOK: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`,
-        HL_SUPERVISOR_MAX_RESTARTS: "2",
-        HL_SUPERVISOR_BACKOFF_MS: "100",
-      },
-      stdio: "ignore",
-    });
+    const agentEnv = {
+      ...cleanEnv(),
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      RUN_MODE: "wolf",
+      HL_NETWORK: "paper",
+      // the agent reaches the sim through a link the test can cut
+      HL_API_URL: await link.listen(),
+      HL_PRIVATE_KEY: "",
+      DATA_DIR: dataDir,
+      HL_AGENT_HOME: join(dir, "home"),
+      WOLF_TICK: "300",
+      WOLF_CONFIG: config,
+      HL_ALERT_WEBHOOK: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`,
+      HL_SUPERVISOR_MAX_RESTARTS: "2",
+      HL_SUPERVISOR_BACKOFF_MS: "100",
+    };
+    const startAgent = () => {
+      const child = spawn(process.execPath, [HL, "agent", "serve"], {
+        env: agentEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      for (const stream of [child.stdout, child.stderr]) stream?.on("data", (b: Buffer) => (output += b));
+      return child;
+    };
+    agent = startAgent();
     const base = `http://127.0.0.1:${port}`;
     const health = () => getJson<Health>(`${base}/health`);
     const guarded = (coin: string) => () => {
@@ -179,8 +237,8 @@ it(
         : undefined;
     };
     await until(
-      "both positions adopted",
-      async () => guarded("ETH")() && guarded("SOL")(),
+      "the positions adopted",
+      async () => guarded("ETH")() && guarded("SOL")() && guarded("AVAX")(),
       Date.now() + 30_000,
     );
 
@@ -201,6 +259,112 @@ it(
     expect(await health()).toMatchObject({ paused: true, guardian: { active: true, pid: h?.guardian.pid } });
     expect((await fetch(`${base}/api/resume`, { method: "POST" })).status).toBe(200);
     expect(await health()).toMatchObject({ paused: false, guardian: { active: false } });
+
+    // (d) the service is killed with -9 while its trader is paused
+    await until(
+      "the resumed trader's state without ETH",
+      async () => {
+        const r = loadWolfState(dataDir);
+        return r.kind === "ok" && !r.state.slots.some((s) => s.coin === "ETH" && s.status !== "empty");
+      },
+      Date.now() + 10_000,
+      100,
+    );
+    const avaxStop = () => {
+      const r = loadWolfState(dataDir);
+      const avax = r.kind === "ok" ? r.state.slots.find((s) => s.coin === "AVAX") : undefined;
+      return avax?.status === "active" && avax.backstop?.status === "resting" ? avax.backstop : undefined;
+    };
+    const { cloid: avaxCloid } = await until(
+      "AVAX's backstop resting",
+      async () => avaxStop(),
+      Date.now() + 10_000,
+    );
+    const trader = (await health())?.pid;
+    expect(trader).toBeTypeOf("number");
+    orphan = trader!;
+    const guardJobsSoFar = output.split("beside the paused trader").length;
+    expect((await fetch(`${base}/api/pause`, { method: "POST" })).status).toBe(200);
+    const guardPid = await until(
+      "the guard job guarding beside the paused trader",
+      async () => {
+        const pid = (await health())?.guardian.pid;
+        return pid && output.split("beside the paused trader").length > guardJobsSoFar ? pid : undefined;
+      },
+      Date.now() + 15_000,
+      100,
+    );
+    const killedService = agent;
+    const serviceGone = new Promise((r) => killedService.once("exit", r));
+    killedService.kill("SIGKILL");
+    await serviceGone;
+    await until(
+      "the guard job stopped with its service",
+      async () => !isAlive(guardPid),
+      Date.now() + 15_000,
+      100,
+    );
+    // Nothing of ours runs but a stopped trader, which still holds the lock: the stops rest on the exchange.
+    expect(processState(orphan)).toBe("T");
+    expect(tradingLock()?.pid).toBe(orphan);
+    expect(await stopsByCoin()).toEqual({ AVAX: 1, BTC: 1, SOL: 1 });
+
+    const sessionsStarted = () =>
+      readMemoryEvents(dataDir).filter((e) => e.event_type === "session_start").length;
+    const sessionsBefore = sessionsStarted();
+    agent = startAgent();
+    await until("the orphaned paused trader gone", async () => !isAlive(orphan!), Date.now() + 20_000, 100);
+    const lock = await until(
+      "a new trader holding the lock",
+      async () => {
+        const [now, held] = [await health(), tradingLock()];
+        return now?.pid && now.pid !== orphan && held?.pid === now.pid ? held : undefined;
+      },
+      Date.now() + 15_000,
+      100,
+    );
+    expect(output).toContain(`(pid ${orphan}) was left paused by a supervisor`);
+    // The slots as the new trader reconciled them once its start (slots, then stops) is done: each
+    // open one with its stop resting, AVAX's the same order as before (adopted, not placed again).
+    await until(
+      "the new trader's start",
+      async () => sessionsStarted() > sessionsBefore,
+      Date.now() + 15_000,
+      100,
+    );
+    const reconciled = loadWolfState(dataDir);
+    const open = reconciled.kind === "ok" ? reconciled.state.slots.filter((s) => s.status !== "empty") : [];
+    expect(open.map((s) => [s.coin, s.status, s.backstop?.status]).sort()).toEqual([
+      ["AVAX", "active", "resting"],
+      ["BTC", "active", "resting"],
+      ["SOL", "active", "resting"],
+    ]);
+    expect(avaxStop()?.cloid).toBe(avaxCloid);
+    expect(await stopsByCoin()).toEqual({ AVAX: 1, BTC: 1, SOL: 1 });
+    expect(await health()).toMatchObject({
+      pid: lock.pid,
+      alive: true,
+      paused: false,
+      supervisor: "running",
+      last_crash: null,
+      guardian: { active: false },
+    });
+    await setPrice("AVAX", ((await mid("AVAX")) * 0.9).toFixed(3));
+    await until(
+      "AVAX closed under the new trader",
+      async () => ((await size("AVAX")) === 0 ? true : undefined),
+      Date.now() + 15_000,
+    );
+    await until(
+      "the AVAX slot booked closed, its stop gone",
+      async () => {
+        const r = loadWolfState(dataDir);
+        const open = r.kind === "ok" && r.state.slots.some((s) => s.coin === "AVAX" && s.status !== "empty");
+        return !open && !(await stopsByCoin()).AVAX;
+      },
+      Date.now() + 15_000,
+    );
+    expect(tradingLock()?.pid).toBe(lock.pid);
 
     // (c) the network is cut while BTC goes through its stop
     const streamOf = () => {
@@ -291,5 +455,5 @@ it(
     );
     await client.close();
   },
-  60_000 + (PAUSE_S + CUT_S) * 1000,
+  90_000 + (PAUSE_S + CUT_S) * 1000,
 );

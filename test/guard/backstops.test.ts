@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { backstopCloid, DEFAULT_BACKSTOP } from "../../src/guard/backstop.ts";
 import {
   type BackstopPort,
+  type BackstopState,
   Backstops,
   type Guarded,
   type RestingStop,
@@ -15,6 +16,8 @@ class MemoryStops implements BackstopPort {
   refuseModify = false;
   /** A refusal every place answers with, when set. */
   refusePlace: string | undefined;
+  /** When set, a place waits for this before it reaches the exchange. */
+  placeGate: Promise<void> | undefined;
   private oid = 1;
   async szDecimals() {
     return 2;
@@ -22,6 +25,9 @@ class MemoryStops implements BackstopPort {
   async placeStop(s: StopSpec) {
     this.asked.push("place");
     if (this.refusePlace) return { status: "refused" as const, message: this.refusePlace };
+    await this.placeGate;
+    // the venue's rule: a cloid of an open order is not taken twice
+    if (this.stops.has(s.cloid)) return { status: "refused" as const, message: "Duplicate cloid." };
     const oid = this.oid++;
     this.stops.set(s.cloid, { coin: s.coin, cloid: s.cloid, oid, size: s.size, triggerPx: s.triggerPx });
     return { status: "resting" as const, oid };
@@ -85,6 +91,39 @@ describe("the backstop keeper", () => {
     expect(states.get(eth.key)).toMatchObject({ status: "resting", oid: 92 });
     expect(states.get(sol.key)).toMatchObject({ status: "resting" });
     expect(port.asked.filter((a) => a === "place")).toHaveLength(1);
+  });
+
+  it("reconcile adopts a stop placed while it read the exchange's orders, instead of placing it twice", async () => {
+    // At a start, a price can sync a just-adopted slot's stop while reconcile reads the resting orders.
+    const port = new MemoryStops();
+    let release: () => void = () => undefined;
+    port.placeGate = new Promise<void>((r) => {
+      release = r;
+    });
+    const listing = port.restingStops.bind(port);
+    port.restingStops = async () => {
+      const list = await listing();
+      release(); // the place lands just after the list was read
+      return list;
+    };
+    const alerts: string[] = [];
+    const k = new Backstops({
+      port,
+      owner: "wolf",
+      settings: () => DEFAULT_BACKSTOP,
+      now: () => 1_000,
+      log: () => undefined,
+      alert: (t) => alerts.push(t),
+    });
+    let saved: BackstopState | undefined;
+    const placing = k.sync(eth, undefined).then((s) => {
+      saved = s;
+    });
+    const { states } = await k.reconcile([eth], () => saved);
+    await placing;
+    expect(port.stops.size).toBe(1);
+    expect(states.get(eth.key)).toMatchObject({ status: "resting", oid: 1 });
+    expect(alerts).toEqual([]);
   });
 
   it("a stop refused on a halted market is asked again once a minute, like a close; another refusal after 30 s", async () => {

@@ -150,11 +150,11 @@ export class RateBudget implements WeightBudget {
       // Background reads queue apart and leave the others a margin, so those never wait behind them.
       const turn = this.backgroundQueue.then(() => this.waitFor(need, true, opts.signal));
       this.backgroundQueue = turn.catch(() => undefined);
-      return turn;
+      return leftWhenAborted(turn, opts.signal);
     }
     const turn = this.queue.then(() => this.waitFor(need, false, opts.signal));
     this.queue = turn.catch(() => undefined);
-    return turn;
+    return leftWhenAborted(turn, opts.signal);
   }
 
   /** Spend weight learned only after the answer (e.g. per 20 fills returned); may take the window past the budget. */
@@ -216,7 +216,10 @@ export class RateBudget implements WeightBudget {
       }
       if (this.strikes > 0) {
         if (this.probing) {
-          await new Promise<void>((resolve) => this.probeWaiters.push(resolve));
+          await new Promise<void>((resolve) => {
+            this.probeWaiters.push(resolve);
+            signal?.addEventListener("abort", () => resolve(), { once: true });
+          });
           continue;
         }
       }
@@ -245,6 +248,29 @@ export class RateBudget implements WeightBudget {
       this.sleep(ms).then(done);
     });
   }
+}
+
+/**
+ * `turn`, or a rejection as soon as `signal` aborts: a waiter that went away leaves the queue at once
+ * instead of waiting behind the others; its turn, when it comes, spends nothing (waitFor checks).
+ */
+function leftWhenAborted(turn: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return turn;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const abandon = () => reject(signal.reason);
+    signal.addEventListener("abort", abandon, { once: true });
+    turn.then(
+      () => {
+        signal.removeEventListener("abort", abandon);
+        resolve();
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", abandon);
+        reject(err);
+      },
+    );
+  });
 }
 
 const shared = new Map<string, WeightBudget>();

@@ -4,7 +4,7 @@ import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { usd } from "../core/money.ts";
 import { HALTED_MS } from "../exchange/rejections.ts";
-import { readsStoppedBy } from "../exchange/stoppable-reads.ts";
+import { readsSeenThrough, readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
 import type { RunStopConfig } from "../guard/position-stop.ts";
@@ -401,7 +401,10 @@ export class Engine {
     if (!assessed) return;
     const { mid, mode } = assessed;
     const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
-    if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
+    // The position's protection (its exchange stop kept in step, a DSL close) is never cut by a stop.
+    const dsl = this.dsl;
+    if (dsl && (await readsSeenThrough(() => this.guardWithDsl(dsl, mid ?? dec(snap.mid), nowMs, filled))))
+      return;
     const open = this.ours(
       gateway.openOrdersNow ? gateway.openOrdersNow(instrument) : await gateway.openOrders(instrument),
     );

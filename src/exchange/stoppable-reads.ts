@@ -17,3 +17,8 @@ export function readsStoppedBy<T>(signal: AbortSignal, work: () => T): T {
 export function readStopSignal(): AbortSignal | undefined {
   return stopScope.getStore();
 }
+
+/** Runs `work` with its reads seen through whatever stop is asked (a position's protection). */
+export function readsSeenThrough<T>(work: () => T): T {
+  return stopScope.exit(work);
+}

@@ -19,7 +19,8 @@ export interface RateBudgetOptions {
   limitedMinMs?: number;
   limitedMaxMs?: number;
   now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms`; may end early once `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
 }
 
@@ -59,7 +60,18 @@ export interface TakeOptions {
   signal?: AbortSignal;
 }
 
-const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** A timer cleared when `signal` aborts: a waiter that went away must not keep the process up. */
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
 
 /**
  * Besides the window, the budget remembers the exchange's 429s: after one, nothing but a close or a
@@ -78,7 +90,7 @@ export class RateBudget implements WeightBudget {
   private queue: Promise<void> = Promise.resolve();
   private backgroundQueue: Promise<void> = Promise.resolve();
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
   private readonly limitedMinMs: number;
   private readonly limitedMaxMs: number;
@@ -245,7 +257,7 @@ export class RateBudget implements WeightBudget {
         resolve();
       };
       signal.addEventListener("abort", done, { once: true });
-      this.sleep(ms).then(done);
+      this.sleep(ms, signal).then(done);
     });
   }
 }

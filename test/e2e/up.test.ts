@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { readKvFile } from "../../src/engine/state-store.ts";
 import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
 import { upPortFlags } from "../../src/services/up/ports.ts";
 import { call, connectHttp, text as toolText } from "../services/mcp/helpers.ts";
@@ -279,9 +280,15 @@ describe("hl up", () => {
     expect(commands.filter((c) => c.startsWith("run "))).toEqual([]);
     for (const service of ["leaderboard", "feeds", "isfr", "points", "mcp"])
       expect(commands, service).not.toContain(`${service} serve`);
-    const code = await stopUp(running);
+    // A stop takes a second or two: 20 s (then SIGKILL, and no exit code 0) leaves a loaded machine room.
+    const code = await stopUp(running, 20_000);
     expect(code).toBe(0);
     expect(await survivors(tree)).toEqual([]);
+    // Every house agent stopped on its own and saved that it did (none was killed at its stop timeout).
+    for (let i = 1; i <= HOUSE_AGENTS.length; i++) {
+      const kv = readKvFile(join(running.dataDir, `house-${i}`, "cli", "state.db"));
+      expect((JSON.parse(kv.run ?? "{}") as { status?: string }).status, `house-${i}`).toBe("stopped");
+    }
     expect(running.output()).toContain("stopped.");
     expect(running.output()).toMatch(
       /agent\s+WOLF agent: dashboard \+ status API\s+http:\/\/127\.0\.0\.1:\d+\//,

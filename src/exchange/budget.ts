@@ -229,8 +229,12 @@ export class RateBudget implements WeightBudget {
       if (this.strikes > 0) {
         if (this.probing) {
           await new Promise<void>((resolve) => {
-            this.probeWaiters.push(resolve);
-            signal?.addEventListener("abort", () => resolve(), { once: true });
+            const done = () => {
+              signal?.removeEventListener("abort", done);
+              resolve();
+            };
+            this.probeWaiters.push(done);
+            signal?.addEventListener("abort", done, { once: true });
           });
           continue;
         }

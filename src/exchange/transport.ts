@@ -85,7 +85,7 @@ export class ResilientTransport implements IRequestTransport {
   async request<T>(endpoint: Endpoint, payload: unknown, signal?: AbortSignal): Promise<T> {
     const label = describe(endpoint, payload);
     const critical = endpoint === "exchange" && isProtective(payload);
-    const background = endpoint === "info" && (isBackground(endpoint, payload) || isInBackground());
+    const background = endpoint === "info" && isInBackground();
     // A read for a run that is stopping is given up, whether it waits for weight or for its answer.
     const stop = endpoint === "exchange" ? undefined : readStopSignal();
     if (stop) signal = signal ? AbortSignal.any([stop, signal]) : stop;
@@ -296,17 +296,4 @@ function errnoCode(cause: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
-}
-
-/**
- * Candle reads are bulk history (a scan reads a hundred series): they wait behind every other read,
- * so a scan that outruns the budget never holds up a tick's prices, account or orders.
- */
-function isBackground(endpoint: string, payload: unknown): boolean {
-  return (
-    endpoint === "info" &&
-    typeof payload === "object" &&
-    payload !== null &&
-    (payload as { type?: unknown }).type === "candleSnapshot"
-  );
 }

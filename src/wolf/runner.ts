@@ -1,4 +1,5 @@
 import type { Alerter } from "../alerts/webhook.ts";
+import { inBackground } from "../exchange/background.ts";
 import { readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import { CandleCache } from "../signals/candle-cache.ts";
 import type { MoverSignal } from "../signals/movers.ts";
@@ -166,9 +167,10 @@ export class WolfRunner {
         await idle();
         return port.markets();
       },
+      // The scan's candle series wait for the weight the ticks leave (exchange/background.ts).
       candles: async (coin, interval, startTime, endTime) => {
         await idle();
-        return port.candles(coin, interval, startTime, endTime);
+        return inBackground(() => port.candles(coin, interval, startTime, endTime));
       },
     };
     this.cache = new CandleCache(this.scanSource, opts.config.candle_refresh_s * 1000);

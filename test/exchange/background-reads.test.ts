@@ -48,3 +48,28 @@ it("a read inside inBackground queues as background; outside it, as a foreground
   expect(seen).toEqual([true, true, false]);
   await t.close();
 });
+
+it("a candle read is a foreground read unless made inside inBackground (a strategy's tick reads candles too)", async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.setHeader("content-type", "application/json");
+      res.end("[]");
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const budget = new RateBudget({ weightPerMinute: 1e9 });
+  const seen: boolean[] = [];
+  const take = budget.take.bind(budget);
+  budget.take = (weight, opts = {}) => {
+    seen.push(opts.background === true);
+    return take(weight, opts);
+  };
+  const t = new ResilientTransport({ apiUrl: url, isTestnet: true, budget });
+  const candles = () => t.request("info", { type: "candleSnapshot", req: { coin: "ETH", interval: "1m" } });
+  await candles();
+  await inBackground(candles);
+  expect(seen).toEqual([false, true]);
+  await t.close();
+});

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { FEED_NAMES } from "../services/feeds/profiles.ts";
 import { serveFeeds } from "../services/feeds/serve.ts";
 import { processContext } from "../services/host/types.ts";
-import { untilStopSignal } from "./signals.ts";
+import { serveUntilStopped } from "./signals.ts";
 
 /** `hl feeds serve`: the SWP price feeds (one origin per feed) and their same-origin proxy. */
 export function register(program: Command): void {
@@ -17,8 +17,6 @@ export function register(program: Command): void {
     .option("--proxy-only", "serve only the proxy and page, in front of FEEDS_UPSTREAM_<FEED> URLs")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .action(async (opts: { port?: string; feed?: string; proxyOnly?: boolean; network?: string }) => {
-      const running = await serveFeeds(opts, processContext("feeds"));
-      await untilStopSignal();
-      await running.close();
+      await serveUntilStopped(() => serveFeeds(opts, processContext("feeds")));
     });
 }

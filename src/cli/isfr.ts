@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { processContext } from "../services/host/types.ts";
 import { serveIsfr } from "../services/isfr/serve.ts";
-import { untilStopSignal } from "./signals.ts";
+import { serveUntilStopped } from "./signals.ts";
 
 /** `hl isfr serve`: the ISFR index API and page under /isfr. */
 export function register(program: Command): void {
@@ -17,8 +17,6 @@ export function register(program: Command): void {
       "exchange for the funding sources: mainnet | testnet | paper (default HL_NETWORK, else paper)",
     )
     .action(async (opts: { port?: string; network?: string }) => {
-      const running = await serveIsfr(opts, processContext("isfr"));
-      await untilStopSignal();
-      await running.close();
+      await serveUntilStopped(() => serveIsfr(opts, processContext("isfr")));
     });
 }

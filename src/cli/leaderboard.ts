@@ -19,7 +19,7 @@ import {
 } from "../services/leaderboard/registration.ts";
 import { serveLeaderboard } from "../services/leaderboard/serve.ts";
 import { startRefreshWorker } from "../services/leaderboard/worker-main.ts";
-import { untilStopSignal } from "./signals.ts";
+import { serveUntilStopped, untilStopSignal } from "./signals.ts";
 
 function networkOption(raw: string | undefined): LeaderboardNetwork {
   const n = raw ?? "testnet";
@@ -62,9 +62,7 @@ export function register(program: Command): void {
     .description("Serve the leaderboard API and page (LEADERBOARD_PORT, default 8090)")
     .option("--port <port>", "port to listen on (default LEADERBOARD_PORT, else 8090)")
     .action(async (opts: { port?: string }) => {
-      const running = await serveLeaderboard(opts, processContext("leaderboard"));
-      await untilStopSignal();
-      await running.close();
+      await serveUntilStopped(() => serveLeaderboard(opts, processContext("leaderboard")));
     });
 
   lb.command("worker")

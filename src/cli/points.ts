@@ -4,7 +4,7 @@ import { processContext } from "../services/host/types.ts";
 import { pointsConfig } from "../services/points/config.ts";
 import { scoreFillsInput } from "../services/points/score-input.ts";
 import { servePoints } from "../services/points/serve.ts";
-import { untilStopSignal } from "./signals.ts";
+import { serveUntilStopped } from "./signals.ts";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -22,9 +22,7 @@ export function register(program: Command): void {
     .option("--port <port>", "port (default POINTS_PORT, else 8300)")
     .option("--network <network>", "mainnet | testnet | paper (default: HL_NETWORK, else paper)")
     .action(async (opts: { port?: string; network?: string }) => {
-      const running = await servePoints(opts, processContext("points"));
-      await untilStopSignal();
-      await running.close();
+      await serveUntilStopped(() => servePoints(opts, processContext("points")));
     });
 
   points

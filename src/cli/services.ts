@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { HOSTED_SERVICES_ENV, hostServices, parseHostedSpecs } from "../services/host/run.ts";
 import { processContext } from "../services/host/types.ts";
-import { untilStopSignal } from "./signals.ts";
+import { serveUntilStopped } from "./signals.ts";
 
 /** `hl services serve`: several public services in one process (how `hl up` runs them unless --split). */
 export function register(program: Command): void {
@@ -12,8 +12,6 @@ export function register(program: Command): void {
     .description(`Serve the services listed in ${HOSTED_SERVICES_ENV} (JSON, written by \`hl up\`)`)
     .action(async () => {
       const ctx = processContext("services");
-      const running = await hostServices(parseHostedSpecs(ctx.env[HOSTED_SERVICES_ENV]), ctx);
-      await untilStopSignal();
-      await running.close();
+      await serveUntilStopped(() => hostServices(parseHostedSpecs(ctx.env[HOSTED_SERVICES_ENV]), ctx));
     });
 }

@@ -4,6 +4,7 @@ import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { usd } from "../core/money.ts";
 import { HALTED_MS } from "../exchange/rejections.ts";
+import { readsSeenThrough, readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import { isBackstopCloid } from "../guard/backstop.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
@@ -185,6 +186,8 @@ export class Engine {
   /** The book emptied and meta was asked whether the market is delisted (once until it trades again). */
   private emptyBookChecked = false;
   private wake: (() => void) | undefined;
+  /** Aborted by stop(): the tick under way gives up its reads (shutdown's own reads are not cut). */
+  private readonly stopAsked = new AbortController();
   private lastMode: RiskMode = "ok";
   /** The risk filter's refusal reasons of the last tick that planned (a notice is logged when they change). */
   private lastFilterReasons = "";
@@ -241,10 +244,14 @@ export class Engine {
         : undefined;
   }
 
-  /** Requests a graceful stop: the current tick finishes, the sleep is cut short. */
+  /**
+   * Requests a graceful stop: the sleep is cut short and the current tick ends at its next read (a
+   * read waiting for weight is given up; orders already sent are seen through), then shutdown.
+   */
   stop(): void {
     if (!this.stopRequested) this.stopReason = "signal";
     this.stopRequested = true;
+    this.stopAsked.abort();
     this.wake?.();
   }
 
@@ -252,9 +259,18 @@ export class Engine {
     let ticks = 0;
     try {
       if (this.o.resume) this.restore();
-      await this.reconcile();
+      let reconciled = true;
+      try {
+        await readsStoppedBy(this.stopAsked.signal, () => this.reconcile());
+      } catch (e) {
+        if (!this.stopAsked.signal.aborted) throw e;
+        // A stop while the start waits for weight ends the run there, before any order, as a failed
+        // read would: the exchange stop resting for the position, if any, is left as it is.
+        reconciled = false;
+        this.log(`start cut short by the stop: ${e instanceof Error ? e.message : String(e)}`);
+      }
       // Exactly one exchange stop for a guarded position, found again by its cloid after a restart.
-      await this.backstop?.start(wire(this.position.qty));
+      if (reconciled) await this.backstop?.start(wire(this.position.qty));
       // A fired switch cancels every open order, the stop too, and nothing would place it again.
       if (this.backstop && (this.o.deadManMs ?? 0) > 0 && this.o.gateway.scheduleCancelAll) {
         this.deadManUnavailable = true;
@@ -267,9 +283,16 @@ export class Engine {
       let failures = 0;
       while (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks)) {
         try {
-          await this.tick();
+          await readsStoppedBy(this.stopAsked.signal, () => this.tick());
           failures = 0;
         } catch (e) {
+          if (this.stopAsked.signal.aborted) {
+            // Cut short by the stop, like a failed read: shutdown reconciles orders and fills.
+            this.log(
+              `tick ${this.tickCount + 1} cut short by the stop: ${e instanceof Error ? e.message : String(e)}`,
+            );
+            break;
+          }
           // A bad tick (network blip, exchange hiccup) is logged and the next one tries again;
           // an error the user must fix, or a run of failures, stops the engine.
           failures += 1;
@@ -392,7 +415,10 @@ export class Engine {
     if (!assessed) return;
     const { mid, mode } = assessed;
     const nowMs = snap.timestampMs > 0 ? snap.timestampMs : this.now();
-    if (this.dsl && (await this.guardWithDsl(this.dsl, mid ?? dec(snap.mid), nowMs, filled))) return;
+    // The position's protection (its exchange stop kept in step, a DSL close) is never cut by a stop.
+    const dsl = this.dsl;
+    if (dsl && (await readsSeenThrough(() => this.guardWithDsl(dsl, mid ?? dec(snap.mid), nowMs, filled))))
+      return;
     const open = this.ours(
       gateway.openOrdersNow ? gateway.openOrdersNow(instrument) : await gateway.openOrders(instrument),
     );

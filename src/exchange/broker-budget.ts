@@ -86,9 +86,31 @@ export class BrokerBudget implements WeightBudget {
     if (!opts.background) return this.fallback.take(weight, opts).then(() => this.told(weight));
     const socket = this.connected();
     if (!socket) return this.fallback.take(weight, opts);
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
-      this.waiters.set(id, { weight, opts, resolve, reject });
+      // Given up while waiting: the broker is told, so the grant is not spent on a read never sent.
+      const giveUp = () => {
+        if (!this.waiters.delete(id)) return;
+        this.tell({ type: "cancel", id, api: this.opts.api });
+        if (this.waiters.size === 0) this.socket?.unref();
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", giveUp, { once: true });
+      const settled = () => signal?.removeEventListener("abort", giveUp);
+      this.waiters.set(id, {
+        weight,
+        opts,
+        resolve: () => {
+          settled();
+          resolve();
+        },
+        reject: (e: unknown) => {
+          settled();
+          reject(e);
+        },
+      });
       socket.ref(); // a read is waiting: the process must not exit under it
       this.tell({ type: "take", id, api: this.opts.api, weight, background: opts.background === true });
     });

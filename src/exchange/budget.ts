@@ -20,7 +20,8 @@ export interface RateBudgetOptions {
   limitedMinMs?: number;
   limitedMaxMs?: number;
   now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms`; may end early once `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
 }
 
@@ -60,7 +61,18 @@ export interface TakeOptions {
   signal?: AbortSignal;
 }
 
-const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** A timer cleared when `signal` aborts: a waiter that went away must not keep the process up. */
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
 
 /**
  * Besides the window, the budget remembers the exchange's 429s: after one, nothing but a close or a
@@ -78,7 +90,7 @@ export class RateBudget implements WeightBudget {
   private queue: Promise<void> = Promise.resolve();
   private backgroundQueue: Promise<void> = Promise.resolve();
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
   private readonly limitedMinMs: number;
   private readonly limitedMaxMs: number;
@@ -150,11 +162,11 @@ export class RateBudget implements WeightBudget {
       // Background reads queue apart and leave the others a margin, so those never wait behind them.
       const turn = this.backgroundQueue.then(() => this.waitFor(need, true, opts.signal));
       this.backgroundQueue = turn.catch(() => undefined);
-      return turn;
+      return leftWhenAborted(turn, opts.signal);
     }
     const turn = this.queue.then(() => this.waitFor(need, false, opts.signal));
     this.queue = turn.catch(() => undefined);
-    return turn;
+    return leftWhenAborted(turn, opts.signal);
   }
 
   /** Spend weight learned only after the answer (e.g. per 20 fills returned); may take the window past the budget. */
@@ -195,7 +207,14 @@ export class RateBudget implements WeightBudget {
       }
       if (this.strikes > 0) {
         if (this.probing) {
-          await new Promise<void>((resolve) => this.probeWaiters.push(resolve));
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              signal?.removeEventListener("abort", done);
+              resolve();
+            };
+            this.probeWaiters.push(done);
+            signal?.addEventListener("abort", done, { once: true });
+          });
           continue;
         }
       }
@@ -221,9 +240,32 @@ export class RateBudget implements WeightBudget {
         resolve();
       };
       signal.addEventListener("abort", done, { once: true });
-      this.sleep(ms).then(done);
+      this.sleep(ms, signal).then(done);
     });
   }
+}
+
+/**
+ * `turn`, or a rejection as soon as `signal` aborts: a waiter that went away leaves the queue at once
+ * instead of waiting behind the others; its turn, when it comes, spends nothing (waitFor checks).
+ */
+function leftWhenAborted(turn: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return turn;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const abandon = () => reject(signal.reason);
+    signal.addEventListener("abort", abandon, { once: true });
+    turn.then(
+      () => {
+        signal.removeEventListener("abort", abandon);
+        resolve();
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", abandon);
+        reject(err);
+      },
+    );
+  });
 }
 
 const shared = new Map<string, WeightBudget>();

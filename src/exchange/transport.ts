@@ -3,6 +3,7 @@ import { Agent } from "undici";
 import { isInBackground } from "./background.ts";
 import { requestWeight, responseWeight, type WeightBudget } from "./budget.ts";
 import { ExchangeError, NetworkError, RateLimitedError, RejectedError, TimeoutError } from "./errors.ts";
+import { readStopSignal } from "./stoppable-reads.ts";
 
 type Endpoint = "info" | "exchange" | "explorer";
 
@@ -85,6 +86,9 @@ export class ResilientTransport implements IRequestTransport {
     const label = describe(endpoint, payload);
     const critical = endpoint === "exchange" && isProtective(payload);
     const background = endpoint === "info" && (isBackground(endpoint, payload) || isInBackground());
+    // A read for a run that is stopping is given up, whether it waits for weight or for its answer.
+    const stop = endpoint === "exchange" ? undefined : readStopSignal();
+    if (stop) signal = signal ? AbortSignal.any([stop, signal]) : stop;
     for (let attempt = 1; ; attempt++) {
       if (endpoint === "exchange") {
         // An entry (or any action that adds risk) is held back while the exchange is refusing us:
@@ -97,7 +101,19 @@ export class ResilientTransport implements IRequestTransport {
         // Orders (a protective close above all) never queue behind reads waiting for weight: they
         // spend theirs at once, ahead of every waiter, out of the share reads leave (an action weighs 1).
         this.budget.charge(requestWeight(endpoint, payload));
-      } else await this.budget.take(requestWeight(endpoint, payload), { background });
+      } else {
+        try {
+          await this.budget.take(requestWeight(endpoint, payload), {
+            background,
+            ...(signal ? { signal } : {}),
+          });
+        } catch (err) {
+          if (!signal?.aborted) throw err;
+          throw new ExchangeError(`${label} given up: its caller stopped while it waited for weight`, {
+            cause: err,
+          });
+        }
+      }
       let body: unknown;
       try {
         body = await this.http.request<unknown>(endpoint, payload, signal);

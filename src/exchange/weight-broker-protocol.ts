@@ -1,7 +1,8 @@
 /**
  * The weight broker's protocol: newline-delimited JSON over a Unix domain socket. A client asks
- * `take` and is answered `{id}` once the weight is granted; `charge`, `limited`, `answered` and
- * `failed` are told and not answered. The broker tells every client `{type:"limited", api, ms}`
+ * `take` and is answered `{id}` once the weight is granted, unless it sends `cancel` with the same id
+ * first (the read was given up: the grant is not spent); `charge`, `limited`, `answered`, `failed`
+ * and `cancel` are told and not answered. The broker tells every client `{type:"limited", api, ms}`
  * when one of them met a 429 (the limit is per IP: all back off). A line it cannot read is
  * answered `{error}` (with the take's id when it has one).
  */
@@ -11,7 +12,8 @@ export type BrokerRequest =
   | { type: "charge"; api: string; weight: number; background: boolean }
   | { type: "limited"; api: string; retryAfterMs: number }
   | { type: "answered"; api: string }
-  | { type: "failed"; api: string };
+  | { type: "failed"; api: string }
+  | { type: "cancel"; id: number; api: string };
 
 export type BrokerReply =
   | { id: number }
@@ -59,7 +61,10 @@ export function parseRequest(line: string): BrokerRequest | { id?: number; error
     case "answered":
     case "failed":
       return { type: r.type, api };
+    case "cancel":
+      if (id === undefined) return { error: "cancel needs an integer id" };
+      return { type: "cancel", id, api };
     default:
-      return fail("type must be take, charge, limited, answered or failed");
+      return fail("type must be take, charge, limited, answered, failed or cancel");
   }
 }

@@ -62,7 +62,8 @@ export async function startWeightBroker(opts: WeightBrokerOptions): Promise<Weig
     socket.setEncoding("utf8");
     const gone = new AbortController();
     const touched = new Set<RateBudget>();
-    let waiting = 0;
+    /** This connection's takes still waiting, each cancellable by its id. */
+    const takes = new Map<number, AbortController>();
     let buffer = "";
 
     const handle = (line: string) => {
@@ -76,20 +77,26 @@ export async function startWeightBroker(opts: WeightBrokerOptions): Promise<Weig
       touched.add(budget);
       switch (request.type) {
         case "take": {
-          if (waiting >= maxWaiting)
+          if (takes.size >= maxWaiting)
             return send(socket, { id: request.id, error: "too many takes waiting on this connection" });
-          waiting += 1;
+          if (takes.has(request.id))
+            return send(socket, { id: request.id, error: "a take with this id is already waiting" });
+          const cancel = new AbortController();
+          takes.set(request.id, cancel);
           budget
-            .take(request.weight, { background: request.background, signal: gone.signal })
+            .take(request.weight, {
+              background: request.background,
+              signal: AbortSignal.any([gone.signal, cancel.signal]),
+            })
             .then(
               () => send(socket, { id: request.id }),
-              () => undefined, // the client went away: its turn spent nothing
+              () => undefined, // the client went away or gave the read up: its turn spent nothing
             )
-            .finally(() => {
-              waiting -= 1;
-            });
+            .finally(() => takes.delete(request.id));
           return;
         }
+        case "cancel":
+          return takes.get(request.id)?.abort();
         case "charge":
           return budget.charge(request.weight, { background: request.background });
         case "limited": {

@@ -1,4 +1,5 @@
 import type { Alerter } from "../alerts/webhook.ts";
+import { readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import { CandleCache } from "../signals/candle-cache.ts";
 import type { MoverSignal } from "../signals/movers.ts";
 import { type MoversConfig, moversConfig } from "../signals/movers-config.ts";
@@ -91,6 +92,8 @@ export class WolfRunner {
   /** Scans in flight (they may outlast the tick that started them). */
   private moversRun: Promise<void> | undefined;
   private scanRun: Promise<void> | undefined;
+  /** The run's stop (see run()): a tick waiting for its scans stops waiting, and the scans' reads are given up. */
+  private stopSignal: AbortSignal | undefined;
   private smartState: SmartMoneyState = {};
   private smartSeeded = false;
   /** The start-up poll that seeds what the whales already hold; the first tick waits for it. */
@@ -342,12 +345,13 @@ export class WolfRunner {
     // tick waits for it at most SCAN_WAIT_MS, then goes on with the last results; the scan's own
     // results arrive with a later tick. A scan still running is never started twice.
     const scans: Promise<void>[] = [];
-    this.moversRun ??= moversOnce(
-      this.scanSource,
-      this.cache,
-      this.moversCfg,
-      this.opts.dataDir,
-      (read, total) => this.scanProgress("movers", read, total),
+    // The scans only read: a stop gives their reads up (a read may wait a minute for its weight).
+    const stoppable = <T>(scan: () => T): T =>
+      this.stopSignal ? readsStoppedBy(this.stopSignal, scan) : scan();
+    this.moversRun ??= stoppable(() =>
+      moversOnce(this.scanSource, this.cache, this.moversCfg, this.opts.dataDir, (read, total) =>
+        this.scanProgress("movers", read, total),
+      ),
     )
       .then((m) => {
         this.lastMovers = m.signals;
@@ -364,12 +368,10 @@ export class WolfRunner {
     // The queue lives in memory: a (re)started run scans on its first tick rather than waiting.
     if (!this.scanRun && (!this.scanned || (st.tick_count - 1) % cfg.scanner_interval_ticks === 0)) {
       this.scanned = true;
-      this.scanRun = scanOnce(
-        this.scanSource,
-        this.cache,
-        this.scannerCfg,
-        this.opts.dataDir,
-        (read, total) => this.scanProgress("scanner", read, total),
+      this.scanRun = stoppable(() =>
+        scanOnce(this.scanSource, this.cache, this.scannerCfg, this.opts.dataDir, (read, total) =>
+          this.scanProgress("scanner", read, total),
+        ),
       )
         .then((r) => {
           // Opportunities stay valid until the next scan (the predecessor saw them on one tick only).
@@ -389,7 +391,9 @@ export class WolfRunner {
         });
     }
     if (this.scanRun) scans.push(this.scanRun);
-    await waitAtMost(Promise.all(scans), SCAN_WAIT_MS);
+    await waitAtMost(Promise.all(scans), SCAN_WAIT_MS, this.stopSignal);
+    // Stopped while it waited: no decision is taken on the way out (exits keep their protective path).
+    if (this.stopSignal?.aborted) return;
     const scanner = st.tick_count < this.scannerQueue.untilTick ? this.scannerQueue.opportunities : [];
     await this.smartSeed;
     const smartMoney = await this.pollSmartMoney(prices);
@@ -555,6 +559,7 @@ export class WolfRunner {
     onTick?: (s: WolfState) => void;
   }): Promise<void> {
     let done = 0;
+    this.stopSignal = opts.signal;
     while (!opts.signal?.aborted && (opts.maxTicks === 0 || done < opts.maxTicks)) {
       const started = Date.now();
       try {
@@ -604,12 +609,21 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** How long a tick waits for its scans before going on with the last results. */
 const SCAN_WAIT_MS = 10_000;
 
-/** Resolves when `p` settles or after `ms`, whichever is first (the timer never keeps the process up). */
-function waitAtMost(p: Promise<unknown>, ms: number): Promise<void> {
+/**
+ * Resolves when `p` settles, after `ms`, or once `signal` aborts, whichever is first (the timer never
+ * keeps the process up).
+ */
+function waitAtMost(p: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
     timer.unref();
+    onAbort = resolve;
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([p.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([p.then(() => undefined), timeout]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  });
 }

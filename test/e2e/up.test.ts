@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { readKvFile } from "../../src/engine/state-store.ts";
 import { HOUSE_AGENTS } from "../../src/services/up/plan.ts";
 import { upPortFlags } from "../../src/services/up/ports.ts";
 import { call, connectHttp, text as toolText } from "../services/mcp/helpers.ts";
@@ -279,9 +280,18 @@ describe("hl up", () => {
     expect(commands.filter((c) => c.startsWith("run "))).toEqual([]);
     for (const service of ["leaderboard", "feeds", "isfr", "points", "mcp"])
       expect(commands, service).not.toContain(`${service} serve`);
-    const code = await stopUp(running);
+    // A stop takes a second or two: 20 s (then SIGKILL, and no exit code 0) leaves a loaded machine room.
+    const code = await stopUp(running, 20_000);
     expect(code).toBe(0);
     expect(await survivors(tree)).toEqual([]);
+    // Every house agent that had started its engine stopped on its own and saved that it did (one
+    // killed at its stop timeout would still say running).
+    for (let i = 1; i <= HOUSE_AGENTS.length; i++) {
+      const path = join(running.dataDir, `house-${i}`, "cli", "state.db");
+      const run = existsSync(path) ? readKvFile(path).run : undefined;
+      if (run === undefined) continue;
+      expect((JSON.parse(run) as { status?: string }).status, `house-${i}`).toBe("stopped");
+    }
     expect(running.output()).toContain("stopped.");
     expect(running.output()).toMatch(
       /agent\s+WOLF agent: dashboard \+ status API\s+http:\/\/127\.0\.0\.1:\d+\//,

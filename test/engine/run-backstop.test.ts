@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
+import { readStopSignal } from "../../src/exchange/stoppable-reads.ts";
 import { isBackstopCloid } from "../../src/guard/backstop.ts";
 import type { BackstopPort, RestingStop, StopSpec } from "../../src/guard/backstops.ts";
 import { runStopConfig } from "../../src/guard/position-stop.ts";
@@ -87,6 +88,37 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     expect(stops.stops.size).toBe(0);
     expect([...stops.asked].every((a) => !a.startsWith("modify"))).toBe(true);
     expect(isBackstopCloid("run", engine.backstop?.current?.cloid)).toBe(true);
+  });
+
+  it("a stop asked while the position's exchange stop is being placed does not cut it: the stop stays resting", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-"));
+    // Ctrl-C lands as the stop order goes out; a read the placing makes would see the run's stop.
+    class StoppedWhilePlacing extends MemoryStops {
+      stopRun: () => void = () => undefined;
+      override async placeStop(spec: StopSpec) {
+        this.stopRun();
+        if (readStopSignal()?.aborted) throw new Error("read given up: the run is stopping");
+        return super.placeStop(spec);
+      }
+    }
+    const stops = new StoppedWhilePlacing();
+    const engine = dslDryRunEngine(
+      {
+        strategy: buyOnce(),
+        paper: new PaperGateway(),
+        market: new FakeMarket({ script: () => 2500 }),
+        dir,
+        maxTicks: 30,
+        dsl: runStopConfig("moderate", { breach_interval_ms: 0 }),
+      },
+      { backstops: stops },
+    );
+    stops.stopRun = () => engine.stop();
+    const r = await engine.run();
+    expect(r.stopReason).toBe("signal");
+    expect(r.position.net_qty).toBe("1");
+    // The position is left as it is, its stop resting on the exchange.
+    expect([...stops.stops.values()]).toEqual([expect.objectContaining({ side: "long", size: "1" })]);
   });
 
   it("the dead man's switch is never armed while the run keeps exchange stops, and that is said once at start", async () => {

@@ -169,6 +169,26 @@ describe("RateBudget", () => {
     expect(clock.now()).toBe(91_000);
   });
 
+  it("a waiter given up (a run stopping) leaves at once, spends nothing and leaves no timer to keep the process up", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const budget = new RateBudget({ weightPerMinute: 100 });
+    budget.charge(100);
+    const before = timers();
+    const stop = new AbortController();
+    const waiting = budget.take(20, { signal: stop.signal });
+    const outcome = waiting.then(
+      () => "granted",
+      () => "given up",
+    );
+    await new Promise((r) => setImmediate(r));
+    stop.abort();
+    expect(await outcome).toBe("given up");
+    await new Promise((r) => setImmediate(r));
+    // Its minute-long sleep is cleared: a stopped process exits instead of waiting it out.
+    expect(timers()).toBe(before);
+    expect(budget.available()).toBe(0);
+  });
+
   it("clamps a request heavier than the whole bucket instead of waiting forever", async () => {
     const clock = fakeClock();
     const budget = new RateBudget({ weightPerMinute: 10, now: clock.now, sleep: clock.sleep });

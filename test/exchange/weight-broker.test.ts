@@ -183,7 +183,7 @@ describe("weight broker", () => {
     expect(lines).toEqual([
       { error: "not JSON" },
       { id: 3, error: "weight must be a non-negative number" },
-      { error: "type must be take, charge, limited, answered or failed" },
+      { error: "type must be take, charge, limited, answered, failed or cancel" },
       { id: 4 },
     ]);
     socket.destroy();
@@ -204,6 +204,44 @@ describe("weight broker", () => {
     // Had the gone client's turn been spent (20 in the window), this read would wait a minute.
     const a = client(b.socketPath);
     expect(await grantedWithin([a.take(6)], 300)).toBe(1);
+  });
+
+  it("drops a take its process gave up (a run stopping): the read's promise rejects at once and the grant is never spent", async () => {
+    // The broker's clock moves only when the test says: a minute passes between two lines.
+    let now = 0;
+    const sleepers: (() => void)[] = [];
+    const b = await broker({
+      weightPerMinute: 20,
+      budget: (w) =>
+        new RateBudget({
+          weightPerMinute: w,
+          reserveShare: CRITICAL_RESERVE_SHARE,
+          now: () => now,
+          sleep: () => new Promise<void>((r) => sleepers.push(r)),
+        }),
+    });
+    const a = client(b.socketPath);
+    // Scans may spend 14 of the 20 (a reserve of 4, a margin of 2): a second read of 10 must wait.
+    await a.take(10, { background: true });
+    const stop = new AbortController();
+    const waiting = a.take(10, { background: true, signal: stop.signal });
+    const outcome = waiting.then(
+      () => "granted",
+      () => "given up",
+    );
+    await until(() => sleepers.length > 0);
+    stop.abort();
+    const first = await Promise.race([
+      outcome,
+      new Promise((r) => setTimeout(() => r("still waiting"), 300)),
+    ]);
+    expect(first).toBe("given up");
+    await new Promise((r) => setTimeout(r, 50)); // the cancel line reaches the broker
+    // A minute on, the first read has aged out; had the given-up take been granted then, 10 would be
+    // spent again and this read of 14 would wait another minute.
+    now = 61_000;
+    for (const wake of sleepers.splice(0)) wake();
+    expect(await grantedWithin([a.take(14, { background: true })], 300)).toBe(1);
   });
 
   it("keeps its socket to its user (mode 0600) and replaces a stale socket file", async () => {

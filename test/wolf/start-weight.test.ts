@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backstopCloid } from "../../src/guard/backstop.ts";
+import { HlBackstopPort } from "../../src/guard/hl-backstops.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
+import { simPaperClient } from "../support/sim-wolf.ts";
 import { START_WEIGHT_SLOTS, StartWeightBench } from "../support/start-weight.ts";
 
 /**
@@ -37,4 +40,38 @@ describe("a trading process's start weight (slots on the main dex and on xyz)", 
     expect(spent.adopted.sort()).toEqual(resting.sort());
     expect(spent.total, JSON.stringify(spent.byKind)).toBeLessThanOrEqual(START_WEIGHT_MAX);
   });
+});
+
+// What lets a start leave dexes unread, with no stop that matters missed.
+it("the resting stops are read on the main dex, the asked coins' dexes and every dex with a position", async () => {
+  const client = await simPaperClient(world);
+  const port = new HlBackstopPort(client);
+  const coin = "xyz:XYZ100";
+  const mid = Number((await client.allMidsMerged())[coin]);
+  const open = await client.marketOrder({ instrument: coin, side: "buy", size: "0.1" });
+  expect(open.status).toBe("filled");
+  const cloid = backstopCloid("wolf", "dexes-test");
+  const placed = await port.placeStop({
+    coin,
+    side: "long",
+    size: "0.1",
+    triggerPx: String(Math.round(mid * 0.9)),
+    cloid,
+  });
+  expect(placed.status).toBe("resting");
+  const listed = async (coins?: string[]) => (await port.restingStops(coins)).map((r) => r.cloid);
+
+  // A position on xyz: its stops are read with no coin asked (an orphan there could close it).
+  expect(await listed()).toEqual([cloid]);
+
+  // The position closed by hand, the reduce-only stop rests on a dex with no position: left unread…
+  const close = await client.marketOrder({ instrument: coin, side: "sell", size: "0.1", reduceOnly: true });
+  expect(close.status).toBe("filled");
+  expect(await listed()).toEqual([]);
+  // …unless its coin is one the caller guards,
+  expect(await listed([coin])).toEqual([cloid]);
+  // …and read again once the dex holds a position.
+  expect((await client.marketOrder({ instrument: coin, side: "buy", size: "0.1" })).status).toBe("filled");
+  expect(await listed()).toEqual([cloid]);
+  await client.close();
 });

@@ -326,12 +326,14 @@ export class Backstops {
     othersKeys: readonly string[] = [],
     /** Only stops this says are in scope are looked at (e.g. one `hl run`'s coin); default all. */
     scope: (r: RestingStop) => boolean = () => true,
+    /** Coins whose dex is read even with no position guarded there (`hl run`'s coin: an orphan there goes before it trades). */
+    watched: readonly string[] = [],
   ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
     const states = new Map<string, BackstopState>();
     if (!this.o.settings().enabled) return { states, orphans: 0 };
     // What this keeper does from here on (a price may sync a stop meanwhile) is newer than the list.
     const listedSeq = this.seq;
-    const resting = (await this.o.port.restingStops(guarded.map((g) => g.coin))).filter(
+    const resting = (await this.o.port.restingStops([...guarded.map((g) => g.coin), ...watched])).filter(
       (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
     );
     const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));

@@ -348,8 +348,12 @@ export class HlClient extends HlInfo {
 
   /** Open orders of every dex with their trigger fields (`isTrigger`, `triggerPx`, `cloid`). */
   async frontendOpenOrdersAllDexes(): Promise<FrontendOpenOrdersResponse> {
+    return this.frontendOpenOrdersOf(["", ...(await this.hip3Dexes())]);
+  }
+
+  /** Open orders of the named dexes ("" the main one) with their trigger fields; one read (weight 20) each. */
+  async frontendOpenOrdersOf(dexes: readonly string[]): Promise<FrontendOpenOrdersResponse> {
     const user = this.userOr(undefined);
-    const dexes = ["", ...(await this.hip3Dexes())];
     const lists = await Promise.all(
       dexes.map((dex) => this.infoClient.frontendOpenOrders(dex ? { user, dex } : { user })),
     );

@@ -186,22 +186,31 @@ export class HlInfo {
     return (await this.symbols()).resolve(instrument);
   }
 
-  /** The market list, shared with the other clients of this process (`fresh`: read it again now). */
+  /**
+   * The market list, shared with the other clients of this process (`fresh`: read it again now):
+   * `perpDexs` and one `allPerpMetas` (every dex's meta in perpDexs order, weight 20) instead of a
+   * `meta` per dex (20 each); should the answer not line up with the dexes, a `meta` per dex.
+   */
   private async loadSymbols(fresh = false): Promise<SymbolTable> {
-    const dexes = await this.sharedPerpDexs(fresh);
-    const names = ["", ...dexes.slice(1).flatMap((d) => (d ? [d.name] : []))];
+    const [dexes, all] = await Promise.all([
+      this.sharedPerpDexs(fresh),
+      this.shared("allPerpMetas", SYMBOLS_MAX_AGE_MS, () => this.infoClient.allPerpMetas(), fresh),
+    ]);
+    const names = ["", ...dexes.slice(1).map((d) => d?.name ?? "")];
+    if (Array.isArray(all) && all.length === dexes.length)
+      return SymbolTable.fromMeta(
+        dexes,
+        new Map<string, MetaUniverse>(
+          names.flatMap((dex, i) => (all[i] && (i === 0 || dex) ? [[dex, all[i]]] : [])),
+        ),
+      );
     const metas = await Promise.all(
-      names.map(async (dex) => {
-        const meta = sharedRead(
-          `${this.transport.apiUrl}|meta|${dex}`,
-          SYMBOLS_MAX_AGE_MS,
-          () => this.meta(dex),
-          {
-            fresh,
-          },
-        );
-        return [dex, await meta] as const;
-      }),
+      names
+        .filter((dex, i) => i === 0 || dex)
+        .map(
+          async (dex) =>
+            [dex, await this.shared(`meta|${dex}`, SYMBOLS_MAX_AGE_MS, () => this.meta(dex), fresh)] as const,
+        ),
     );
     return SymbolTable.fromMeta(dexes, new Map<string, MetaUniverse>(metas));
   }

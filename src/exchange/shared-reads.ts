@@ -48,3 +48,8 @@ export const SYMBOLS_MAX_AGE_MS = 600_000;
  * changes only when the user signs an approval, after which the approving code reads it fresh.
  */
 export const BUILDER_FEE_MAX_AGE_MS = 600_000;
+
+/** Forget every shared read: the next read of each goes to the server, as in a new process. */
+export function forgetSharedReads(): void {
+  entries.clear();
+}

@@ -46,8 +46,13 @@ export interface BackstopPort {
   modifyStop(spec: StopSpec): Promise<StopAnswer>;
   /** Cancel by cloid; an order already gone is not an error. */
   cancelStop(coin: string, cloid: `0x${string}`): Promise<void>;
-  /** Every resting trigger order of the account (all dexes). */
-  restingStops(): Promise<RestingStop[]>;
+  /**
+   * The account's resting trigger orders: on every dex where one can matter — the main dex, the
+   * dexes of `coins` (the positions the caller guards) and every dex where the account holds a
+   * position. A reduce-only stop on a dex with no position does nothing if it fires (the exchange
+   * cancels it, `reduceOnlyCanceled`), so a port may leave such dexes unread to spare request weight.
+   */
+  restingStops(coins?: readonly string[]): Promise<RestingStop[]>;
 }
 
 /**
@@ -236,7 +241,9 @@ export class Backstops {
       return this.state("resting", spec, ans.oid);
     }
     // A refused modify may have left the old stop, or nothing: ask, and re-place if it is gone.
-    const still = (await this.o.port.restingStops()).find((r) => r.cloid?.toLowerCase() === spec.cloid);
+    const still = (await this.o.port.restingStops([g.coin])).find(
+      (r) => r.cloid?.toLowerCase() === spec.cloid,
+    );
     if (still) {
       this.o.log(`backstop ${g.coin}: modify refused (${ans.message}); the stop at ${still.triggerPx} stays`);
       return {
@@ -319,12 +326,14 @@ export class Backstops {
     othersKeys: readonly string[] = [],
     /** Only stops this says are in scope are looked at (e.g. one `hl run`'s coin); default all. */
     scope: (r: RestingStop) => boolean = () => true,
+    /** Coins whose dex is read even with no position guarded there (`hl run`'s coin: an orphan there goes before it trades). */
+    watched: readonly string[] = [],
   ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
     const states = new Map<string, BackstopState>();
     if (!this.o.settings().enabled) return { states, orphans: 0 };
     // What this keeper does from here on (a price may sync a stop meanwhile) is newer than the list.
     const listedSeq = this.seq;
-    const resting = (await this.o.port.restingStops()).filter(
+    const resting = (await this.o.port.restingStops([...guarded.map((g) => g.coin), ...watched])).filter(
       (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
     );
     const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));

@@ -1,6 +1,7 @@
 import { dec, wire } from "../core/decimal.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { coinToInstrument } from "../exchange/index.ts";
+import { dexOfCoin } from "../exchange/symbols.ts";
 import type { BackstopPort, RestingStop, StopAnswer, StopSpec } from "./backstops.ts";
 
 /** A cancel's refusal that says the stop already triggered, filled or was cancelled: nothing rests under that cloid. */
@@ -41,8 +42,11 @@ export class HlBackstopPort implements BackstopPort {
     if (refusal !== undefined && !stopAlreadyGone(refusal)) throw new Error(refusal);
   }
 
-  async restingStops(): Promise<RestingStop[]> {
-    const orders = await this.client.frontendOpenOrdersAllDexes();
+  /** Read on the main dex, the dexes of `coins` and those with a position (see BackstopPort). */
+  async restingStops(coins: readonly string[] = []): Promise<RestingStop[]> {
+    const { positions } = await this.client.accountSummary();
+    const dexes = new Set(["", ...coins.map(dexOfCoin), ...positions.map((p) => p.dex)]);
+    const orders = await this.client.frontendOpenOrdersOf([...dexes]);
     return orders
       .filter((o) => o.isTrigger)
       .map((o) => ({

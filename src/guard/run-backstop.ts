@@ -71,6 +71,7 @@ export class RunBackstop {
         () => undefined,
         [],
         (r) => r.coin === this.o.coin,
+        [this.o.coin],
       );
       if (g) {
         this.key = g.key;

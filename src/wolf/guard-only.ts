@@ -1,4 +1,5 @@
 import type { Alerter } from "../alerts/webhook.ts";
+import { readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import type { WolfConfig } from "./config.ts";
 import type { WolfPort } from "./port.ts";
 import type { PriceFeedOptions } from "./price-feed.ts";
@@ -63,7 +64,11 @@ export class GuardOnly {
     return g;
   }
 
-  /** Poll prices (the stream also feeds the protector) and reconcile now and then, until stopped. */
+  /**
+   * Poll prices (the stream also feeds the protector) and reconcile now and then, until stopped. The
+   * loop's reads are given up at the stop (a read waiting for request weight would hold SIGTERM up
+   * until the minute frees); a close the prices start is outside that scope and is seen through.
+   */
   private async run(): Promise<void> {
     const signal = this.abort.signal;
     const pollMs = this.o.pollMs ?? 2_000;
@@ -72,14 +77,18 @@ export class GuardOnly {
     let lastReconcile = Date.now();
     while (!signal.aborted) {
       try {
-        this.runner.onMids(await this.o.port.mids());
+        const mids = await readsStoppedBy(signal, () => this.o.port.mids());
+        this.runner.onMids(mids);
       } catch (err) {
+        if (signal.aborted) break;
         log(`guard only: prices unavailable (${(err as Error).message}); the exchange stops stay resting`);
       }
       if (Date.now() - lastReconcile >= reconcileMs) {
         lastReconcile = Date.now();
-        await this.runner.reconcile().catch((err: unknown) => log(`guard only: ${(err as Error).message}`));
-        await this.runner.backstops?.reconcile();
+        await readsStoppedBy(signal, async () => {
+          await this.runner.reconcile().catch((err: unknown) => log(`guard only: ${(err as Error).message}`));
+          if (!signal.aborted) await this.runner.backstops?.reconcile();
+        });
       }
       await sleep(pollMs, signal);
     }

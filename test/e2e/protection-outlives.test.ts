@@ -97,10 +97,9 @@ interface Health {
 }
 
 beforeAll(async () => {
-  // Seven trader and guard processes start within ~25 s here, each spending ~170 of the per-IP weight
-  // they share on loopback: twice the exchange's 1200 a minute, so the steps are not held up by a
-  // budget that a minute of one IP would rarely meet. The limit itself: test/sim/server/ip-weight.test.ts.
-  sim = await startSimWorld({ seed: 7, historyDays: 1, ipWeightLimit: 2400 });
+  // The exchange's per-IP limit (1200 a minute) applies: the seven trader and guard starts packed into
+  // ~25 s here (~100 weight each, test/wolf/start-weight.test.ts) fit within it beside their ticks.
+  sim = await startSimWorld({ seed: 7, historyDays: 1 });
   hook = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));

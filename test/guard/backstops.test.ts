@@ -1,4 +1,8 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { dexOfCoin } from "../../src/exchange/symbols.ts";
 import { backstopCloid, DEFAULT_BACKSTOP } from "../../src/guard/backstop.ts";
 import {
   type BackstopPort,
@@ -8,6 +12,7 @@ import {
   type RestingStop,
   type StopSpec,
 } from "../../src/guard/backstops.ts";
+import { RunBackstop } from "../../src/guard/run-backstop.ts";
 
 /** Stops in memory; `refuseModify` makes a modify fail after removing the order (as a cancel-then-place venue may). */
 class MemoryStops implements BackstopPort {
@@ -149,5 +154,29 @@ describe("the backstop keeper", () => {
     at.now += 30_000;
     await k.sync({ ...eth, key: "wolf-1-1" }, other);
     expect(places()).toBe(4);
+  });
+
+  it("hl run's start reads its coin's dex when flat: its own orphan stop there is cancelled before it trades", async () => {
+    // A port that reads what BackstopPort promises and no more: the main dex and the asked coins' dexes (no position here).
+    class DexStops extends MemoryStops {
+      override async restingStops(coins: readonly string[] = []) {
+        const dexes = new Set(["", ...coins.map(dexOfCoin)]);
+        return [...this.stops.values()].filter((r) => dexes.has(dexOfCoin(r.coin)));
+      }
+    }
+    const port = new DexStops();
+    const orphan = backstopCloid("run", "an-earlier-position:1");
+    port.stops.set(orphan, { coin: "yex:VXX", cloid: orphan, oid: 7, size: "3", triggerPx: "20" });
+    const run = new RunBackstop({
+      port,
+      coin: "yex:VXX",
+      guardDir: mkdtempSync(join(tmpdir(), "run-backstop-")),
+      positionId: "run-1",
+      now: () => 1_000,
+      log: () => undefined,
+    });
+    await run.start("0");
+    expect(port.asked).toEqual(["cancel"]);
+    expect(port.stops.size).toBe(0);
   });
 });

@@ -1,0 +1,34 @@
+import { startSimWorld } from "../src/sim/world.ts";
+import { StartWeightBench } from "../test/support/start-weight.ts";
+import type { BenchReporter } from "./harness.ts";
+
+/**
+ * Request weight one trading process's start spends (of the IP's 1200 a minute), on an account with
+ * WOLF slots open on the main dex and on xyz (the sim's three dexes): `hl agent guard` (the guard-only
+ * job, up to its first price poll) and `hl wolf run` up to its first tick. A restart loop of seven
+ * such starts must leave most of the minute to protection.
+ */
+export default async function (r: BenchReporter): Promise<void> {
+  const world = await startSimWorld({ ipWeightLimit: false, seed: 31 });
+  const bench = new StartWeightBench(world);
+  try {
+    await bench.openSlots();
+    const guard = await bench.guardStart();
+    r.figure({
+      name: "start weight: hl agent guard",
+      value: guard.total,
+      unit: "weight",
+      target: { op: "<=", value: 100 },
+    });
+    const wolf = await bench.wolfStart();
+    r.figure({
+      name: "start weight: hl wolf run (before its first tick)",
+      value: wolf.total,
+      unit: "weight",
+      target: { op: "<=", value: 100 },
+    });
+  } finally {
+    await bench.close();
+    await world.close();
+  }
+}

@@ -41,7 +41,8 @@ class TimedPort extends HlWolfPort {
       },
       modifyStop: (spec) => inner.modifyStop(spec),
       cancelStop: (coin, cloid) => inner.cancelStop(coin, cloid),
-      restingStops: () => inner.restingStops(),
+      restingStops: (coins, opts) => inner.restingStops(coins, opts),
+      hasPosition: (coin) => inner.hasPosition(coin),
     };
   }
 
@@ -128,6 +129,9 @@ class MemoryStops implements BackstopPort {
   }
   async restingStops() {
     return [...this.stops.values()];
+  }
+  async hasPosition() {
+    return true;
   }
 }
 

@@ -1,3 +1,4 @@
+import { dec } from "../core/decimal.ts";
 import { buildStopOrder } from "../exchange/actions.ts";
 import { coinToInstrument, instrumentToCoin } from "../exchange/symbols.ts";
 import type { BackstopPort, RestingStop, StopAnswer, StopSpec } from "../guard/backstops.ts";
@@ -54,6 +55,10 @@ export class PaperBackstopPort implements BackstopPort {
   async cancelStop(coin: string, cloid: `0x${string}`): Promise<void> {
     const refusal = this.book.cancelTrigger(coinToInstrument(coin), cloid);
     if (refusal !== null && !stopAlreadyGone(refusal)) throw new Error(refusal);
+  }
+
+  async hasPosition(coin: string): Promise<boolean> {
+    return !dec((await this.book.position(coinToInstrument(coin))).qty).isZero();
   }
 
   async restingStops(): Promise<RestingStop[]> {

@@ -1,5 +1,6 @@
 import { dec, wire } from "../core/decimal.ts";
 import { classifyRejection } from "../exchange/rejections.ts";
+import { dexOfCoin } from "../exchange/symbols.ts";
 import {
   type BackstopOwner,
   type BackstopSettings,
@@ -52,7 +53,14 @@ export interface BackstopPort {
    * position. A reduce-only stop on a dex with no position does nothing if it fires (the exchange
    * cancels it, `reduceOnlyCanceled`), so a port may leave such dexes unread to spare request weight.
    */
-  restingStops(coins?: readonly string[]): Promise<RestingStop[]>;
+  restingStops(coins?: readonly string[], opts?: ListingOptions): Promise<RestingStop[]>;
+  /** Whether the account holds a position on `coin` now (one account read of its dex). */
+  hasPosition(coin: string): Promise<boolean>;
+}
+
+export interface ListingOptions {
+  /** Read the dexes of the coins asked and no other (no account read): one read per dex. */
+  only?: boolean;
 }
 
 /**
@@ -92,6 +100,13 @@ export interface BackstopsOptions {
   log: (line: string) => void;
   /** Operator alert: a refused backstop (the position is unprotected on the exchange). */
   alert?: (text: string) => void;
+  /**
+   * The keys of every position the owner guards now. Given, the first stop placed on a dex that no
+   * listing since the keeper was made has read is followed by one read of that dex, and every stop of
+   * this owner there that guards none of these is cancelled: a stale reduce-only stop left on a dex
+   * where the account held nothing at start would otherwise act on the new position.
+   */
+  live?: () => readonly string[];
 }
 
 /** A stop that failed on an error (network) is asked again after this; a refused one later (retry.ts). */
@@ -105,6 +120,11 @@ export class Backstops {
   private readonly produced = new Map<string, { state: BackstopState; seq: number }>();
   private seq = 0;
   private readonly szDecimalsOf = new Map<string, number>();
+  /** Dexes whose stops a listing of this keeper has read (none until its first reconcile). */
+  private readonly listedDexes = new Set<string>();
+  private listedOnce = false;
+  /** Reads of a dex no listing covered, one at a time per dex. */
+  private readonly sweeps = new Map<string, Promise<void>>();
 
   constructor(private readonly o: BackstopsOptions) {}
 
@@ -217,13 +237,64 @@ export class Backstops {
       this.o.log(`backstop ${g.coin}: placing failed (${(err as Error).message}); trying again shortly`);
       return this.state("none", spec, null, (err as Error).message);
     }
+    // Right after the placement (protection first): a stale stop of ours on a dex never read goes.
+    await this.sweepUnread(g);
     if (ans.status === "resting") {
       this.o.log(
         `backstop ${g.coin}: ${g.side} ${spec.size} protected by a stop at ${spec.triggerPx} (oid ${ans.oid})`,
       );
       return this.state("resting", spec, ans.oid);
     }
+    // A stop that fired meanwhile closed the position (the new one is refused, its trigger passed).
+    if (!(await this.holds(g.coin))) {
+      this.o.log(`backstop ${g.coin}: no position on the exchange any more (${ans.message}); no stop needed`);
+      return this.state("none", spec, null, `no position on the exchange (${ans.message})`);
+    }
     return this.refused(g, spec, current, ans.message);
+  }
+
+  /** Whether the account still holds `coin`; when it cannot tell, it does (a refusal is alerted). */
+  private async holds(coin: string): Promise<boolean> {
+    try {
+      return await this.o.port.hasPosition(coin);
+    } catch (err) {
+      this.o.log(`backstop ${coin}: position unknown (${(err as Error).message})`);
+      return true;
+    }
+  }
+
+  /**
+   * After the first placement on a dex no listing has read (see `live`): one read of that dex, and
+   * this owner's stops there that guard nothing live are cancelled. Before the start's listing there
+   * is nothing to do (it reads the dex of every guarded position). Never rejects.
+   */
+  private sweepUnread(g: Guarded): Promise<void> {
+    const live = this.o.live;
+    const dex = dexOfCoin(g.coin);
+    if (!live || !this.listedOnce || this.listedDexes.has(dex)) return Promise.resolve();
+    const running = this.sweeps.get(dex);
+    if (running) return running;
+    const sweep = (async () => {
+      const resting = await this.o.port.restingStops([g.coin], { only: true });
+      const keep = new Set([g.key, ...live()].map((k) => this.cloidOf(k)));
+      for (const r of resting) {
+        if (dexOfCoin(r.coin) !== dex || !isBackstopCloid(this.o.owner, r.cloid)) continue;
+        const cloid = r.cloid!.toLowerCase() as `0x${string}`;
+        if (keep.has(cloid)) continue;
+        this.actions++;
+        await this.o.port.cancelStop(r.coin, cloid);
+        this.o.log(`backstop: cancelled a stale stop on ${r.coin} at ${r.triggerPx} (no guarded position)`);
+      }
+      this.listedDexes.add(dex);
+    })()
+      .catch((err: unknown) =>
+        this.o.log(
+          `backstop: stops on dex ${dex || "main"} not read (${(err as Error).message}); the next reconciliation reads them`,
+        ),
+      )
+      .finally(() => this.sweeps.delete(dex));
+    this.sweeps.set(dex, sweep);
+    return sweep;
   }
 
   private async modify(
@@ -333,9 +404,13 @@ export class Backstops {
     if (!this.o.settings().enabled) return { states, orphans: 0 };
     // What this keeper does from here on (a price may sync a stop meanwhile) is newer than the list.
     const listedSeq = this.seq;
-    const resting = (await this.o.port.restingStops([...guarded.map((g) => g.coin), ...watched])).filter(
+    const coins = [...guarded.map((g) => g.coin), ...watched];
+    const resting = (await this.o.port.restingStops(coins)).filter(
       (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
     );
+    // What this listing read for sure (the port may read more: dexes with a position).
+    for (const dex of ["", ...coins.map(dexOfCoin)]) this.listedDexes.add(dex);
+    this.listedOnce = true;
     const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));
     const others = new Set(othersKeys.map((k) => this.cloidOf(k)));
     let orphans = 0;

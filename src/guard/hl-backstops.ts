@@ -2,7 +2,7 @@ import { dec, wire } from "../core/decimal.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { coinToInstrument } from "../exchange/index.ts";
 import { dexOfCoin } from "../exchange/symbols.ts";
-import type { BackstopPort, RestingStop, StopAnswer, StopSpec } from "./backstops.ts";
+import type { BackstopPort, ListingOptions, RestingStop, StopAnswer, StopSpec } from "./backstops.ts";
 
 /** A cancel's refusal that says the stop already triggered, filled or was cancelled: nothing rests under that cloid. */
 export function stopAlreadyGone(refusal: string): boolean {
@@ -42,10 +42,16 @@ export class HlBackstopPort implements BackstopPort {
     if (refusal !== undefined && !stopAlreadyGone(refusal)) throw new Error(refusal);
   }
 
-  /** Read on the main dex, the dexes of `coins` and those with a position (see BackstopPort). */
-  async restingStops(coins: readonly string[] = []): Promise<RestingStop[]> {
-    const { positions } = await this.client.accountSummary();
-    const dexes = new Set(["", ...coins.map(dexOfCoin), ...positions.map((p) => p.dex)]);
+  /**
+   * Read on the main dex, the dexes of `coins` and those with a position (see BackstopPort); with
+   * `only`, on the dexes of `coins` alone.
+   */
+  async restingStops(coins: readonly string[] = [], opts: ListingOptions = {}): Promise<RestingStop[]> {
+    const dexes = new Set(coins.map(dexOfCoin));
+    if (!opts.only) {
+      const { positions } = await this.client.accountSummary();
+      for (const dex of ["", ...positions.map((p) => p.dex)]) dexes.add(dex);
+    }
     const orders = await this.client.frontendOpenOrdersOf([...dexes]);
     return orders
       .filter((o) => o.isTrigger)
@@ -56,5 +62,13 @@ export class HlBackstopPort implements BackstopPort {
         size: wire(dec(o.sz)),
         triggerPx: wire(dec(o.triggerPx)),
       }));
+  }
+
+  async hasPosition(coin: string): Promise<boolean> {
+    const dex = dexOfCoin(coin);
+    const state = await this.client.clearinghouseState(dex ? { dex } : {});
+    // A HIP-3 dex's state may name its coins with or without the dex prefix.
+    const named = (c: string) => (dex && !c.includes(":") ? `${dex}:${c}` : c);
+    return state.assetPositions.some((p) => named(p.position.coin) === coin && !dec(p.position.szi).isZero());
   }
 }

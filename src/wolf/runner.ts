@@ -99,7 +99,7 @@ export class WolfRunner {
   private smartSeeded = false;
   /** The start-up poll that seeds what the whales already hold; the first tick waits for it. */
   private smartSeed: Promise<void> = Promise.resolve();
-  /** Set once the first state (reconciled, every open slot guarded) is written. */
+  /** Set once the start's reconciliation is done; the stream's status and the scans save from then on. */
   private started = false;
   private feed: PriceFeed | undefined;
   /** Entries and the resolution of pending ones. */
@@ -233,7 +233,9 @@ export class WolfRunner {
       throw err;
     }
     for (const s of state.slots) if (s.status === "pending") void runner.entries.resolvePending(s.slot_id);
-    // The first state written is the reconciled one, with every open slot guarded.
+    // The reconciled state, every open slot guarded, is written now. It is not always this run's first
+    // write: a slot's stop placed or a close settled during the start saves the state as it stood then,
+    // perhaps half reconciled (a crash before here leaves that, and the next start reconciles it again).
     runner.started = true;
     runner.save();
     rememberWolfSession(opts.dataDir, "session_start", runner.state, now, runner.log);

@@ -46,6 +46,7 @@ export class SlotBackstops {
       settings: () => backstopSettings(o.config),
       now: o.now,
       log: o.log,
+      live: () => o.book.state.slots.filter(isOpen).map((s) => s.dsl_position_id),
       ...(alerter ? { alert: (text: string) => alerter.send("backstop", `WOLF ${text}`) } : {}),
     });
   }

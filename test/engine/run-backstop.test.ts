@@ -51,6 +51,9 @@ class MemoryStops implements BackstopPort {
   async restingStops() {
     return [...this.stops.values()];
   }
+  async hasPosition() {
+    return true;
+  }
 }
 
 /** Buys 1 once, then holds. */

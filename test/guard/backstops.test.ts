@@ -9,6 +9,7 @@ import {
   type BackstopState,
   Backstops,
   type Guarded,
+  type ListingOptions,
   type RestingStop,
   type StopSpec,
 } from "../../src/guard/backstops.ts";
@@ -51,6 +52,24 @@ class MemoryStops implements BackstopPort {
   }
   async restingStops() {
     return [...this.stops.values()];
+  }
+  /** Coins the account no longer holds (a stop fired, a close by hand). */
+  flat = new Set<string>();
+  async hasPosition(coin: string) {
+    return !this.flat.has(coin);
+  }
+}
+
+/**
+ * A port that reads what BackstopPort promises and no more, with no position anywhere: the main dex
+ * and the asked coins' dexes, or only the latter when told. Each listing's dexes are kept in `reads`.
+ */
+class DexStops extends MemoryStops {
+  reads: string[][] = [];
+  override async restingStops(coins: readonly string[] = [], opts: ListingOptions = {}) {
+    const dexes = new Set([...(opts.only ? [] : [""]), ...coins.map(dexOfCoin)]);
+    this.reads.push([...dexes]);
+    return [...this.stops.values()].filter((r) => dexes.has(dexOfCoin(r.coin)));
   }
 }
 
@@ -157,13 +176,6 @@ describe("the backstop keeper", () => {
   });
 
   it("hl run's start reads its coin's dex when flat: its own orphan stop there is cancelled before it trades", async () => {
-    // A port that reads what BackstopPort promises and no more: the main dex and the asked coins' dexes (no position here).
-    class DexStops extends MemoryStops {
-      override async restingStops(coins: readonly string[] = []) {
-        const dexes = new Set(["", ...coins.map(dexOfCoin)]);
-        return [...this.stops.values()].filter((r) => dexes.has(dexOfCoin(r.coin)));
-      }
-    }
     const port = new DexStops();
     const orphan = backstopCloid("run", "an-earlier-position:1");
     port.stops.set(orphan, { coin: "yex:VXX", cloid: orphan, oid: 7, size: "3", triggerPx: "20" });
@@ -178,5 +190,61 @@ describe("the backstop keeper", () => {
     await run.start("0");
     expect(port.asked).toEqual(["cancel"]);
     expect(port.stops.size).toBe(0);
+  });
+
+  it("a refused stop for a position the exchange no longer holds (its stop fired) is no alert: no stop is needed", async () => {
+    const port = new MemoryStops();
+    const alerts: string[] = [];
+    const k = new Backstops({
+      port,
+      owner: "wolf",
+      settings: () => DEFAULT_BACKSTOP,
+      now: () => 1_000,
+      log: () => undefined,
+      alert: (t) => alerts.push(t),
+    });
+    port.refusePlace = "Invalid TP/SL price. asset=1";
+    port.flat.add("ETH");
+    expect(await k.sync(eth, undefined)).toMatchObject({ status: "none", oid: null });
+    expect(alerts).toEqual([]);
+    // Still held: the refusal is the alert it always was.
+    port.flat.clear();
+    expect(await k.sync({ ...eth, key: "wolf-0-2" }, undefined)).toMatchObject({ status: "refused" });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatch(/NOT protected on the exchange/);
+  });
+
+  it("the first stop placed on a dex the start did not read is followed by one read of it: a stale stop of ours there goes, live ones stay", async () => {
+    const port = new DexStops();
+    const stale = backstopCloid("wolf", "wolf-0-1");
+    port.stops.set(stale, { coin: "yex:VXX", cloid: stale, oid: 7, size: "3", triggerPx: "20" });
+    const theirs = backstopCloid("dsl", "elsewhere");
+    port.stops.set(theirs, { coin: "yex:VXX", cloid: theirs, oid: 8, size: "1", triggerPx: "19" });
+    const live = new Set<string>();
+    const k = new Backstops({
+      port,
+      owner: "wolf",
+      settings: () => DEFAULT_BACKSTOP,
+      now: () => 1_000,
+      log: () => undefined,
+      live: () => [...live],
+    });
+    await k.reconcile([], () => undefined); // the start: nothing guarded, only the main dex read
+    expect(port.reads).toEqual([[""]]);
+    const vxx: Guarded = { key: "wolf-0-2", coin: "yex:VXX", side: "long", size: "2", stops: [21] };
+    const other: Guarded = { key: "wolf-1-2", coin: "yex:ABC", side: "long", size: "2", stops: [9] };
+    live.add(other.key);
+    live.add(vxx.key);
+    const [a, b] = await Promise.all([k.sync(vxx, undefined), k.sync(other, undefined)]);
+    expect([a?.status, b?.status]).toEqual(["resting", "resting"]);
+    // One read of yex for both placements there; ours guarding nothing live is cancelled, the others stay.
+    expect(port.reads).toEqual([[""], ["yex"]]);
+    expect([...port.stops.keys()].sort()).toEqual(
+      [theirs, backstopCloid("wolf", vxx.key), backstopCloid("wolf", other.key)].sort(),
+    );
+    // Read once: later placements there read nothing more.
+    live.add("wolf-2-2");
+    await k.sync({ ...vxx, key: "wolf-2-2", coin: "yex:DEF" }, undefined);
+    expect(port.reads).toHaveLength(2);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertEvent, Alerter } from "../../src/alerts/webhook.ts";
 import type { HlClient } from "../../src/exchange/index.ts";
 import { backstopCloid } from "../../src/guard/backstop.ts";
-import type { BackstopPort, StopSpec } from "../../src/guard/backstops.ts";
+import type { BackstopPort, ListingOptions, StopSpec } from "../../src/guard/backstops.ts";
 import { HlBackstopPort } from "../../src/guard/hl-backstops.ts";
 import { checkTradeStop, placeTradeStop } from "../../src/guard/trade-stop.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
@@ -64,8 +64,11 @@ class CountingPort implements BackstopPort {
     this.calls.cancel++;
     return this.inner.cancelStop(coin, cloid);
   }
-  restingStops() {
-    return this.inner.restingStops();
+  restingStops(coins?: readonly string[], opts?: ListingOptions) {
+    return this.inner.restingStops(coins, opts);
+  }
+  hasPosition(coin: string) {
+    return this.inner.hasPosition(coin);
   }
 }
 

@@ -111,6 +111,13 @@ export interface BackstopsOptions {
 
 /** A stop that failed on an error (network) is asked again after this; a refused one later (retry.ts). */
 const ERROR_RETRY_MS = 5_000;
+/**
+ * A stop refused for a position the exchange no longer holds is asked again only after this: the
+ * owner's next reconciliation closes the position's book meanwhile (each ask costs an action and an
+ * account read).
+ */
+const FLAT_RETRY_MS = 30_000;
+const NO_POSITION = "no position on the exchange";
 
 export class Backstops {
   /** Exchange actions sent (place, modify, cancel): 1 weight each on Hyperliquid. */
@@ -139,7 +146,8 @@ export class Backstops {
 
   /** Wait for every backstop action in flight. */
   async settled(): Promise<void> {
-    while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
+    while (this.busy.size > 0 || this.sweeps.size > 0)
+      await Promise.allSettled([...this.busy.values(), ...this.sweeps.values()]);
   }
 
   private exclusive(
@@ -218,7 +226,9 @@ export class Backstops {
       const wait =
         current.status === "refused"
           ? backstopRetryDelayMs(classifyRejection(current.message ?? ""))
-          : ERROR_RETRY_MS;
+          : current.message?.startsWith(NO_POSITION)
+            ? FLAT_RETRY_MS
+            : ERROR_RETRY_MS;
       if (current.updatedMs > 0 && now - current.updatedMs < wait) return undefined;
     }
     return this.place(g, spec, current);
@@ -238,7 +248,7 @@ export class Backstops {
       return this.state("none", spec, null, (err as Error).message);
     }
     // Right after the placement (protection first): a stale stop of ours on a dex never read goes.
-    await this.sweepUnread(g);
+    void this.sweepUnread(g);
     if (ans.status === "resting") {
       this.o.log(
         `backstop ${g.coin}: ${g.side} ${spec.size} protected by a stop at ${spec.triggerPx} (oid ${ans.oid})`,
@@ -248,9 +258,17 @@ export class Backstops {
     // A stop that fired meanwhile closed the position (the new one is refused, its trigger passed).
     if (!(await this.holds(g.coin))) {
       this.o.log(`backstop ${g.coin}: no position on the exchange any more (${ans.message}); no stop needed`);
-      return this.state("none", spec, null, `no position on the exchange (${ans.message})`);
+      return this.state("none", spec, null, `${NO_POSITION} (${ans.message})`);
     }
     return this.refused(g, spec, current, ans.message);
+  }
+
+  /**
+   * A stop of ours may still rest on `coin`'s dex (a cancel failed): the next placement there reads
+   * the dex again, as listings leave a dex with no position unread.
+   */
+  private unlisted(coin: string): void {
+    this.listedDexes.delete(dexOfCoin(coin));
   }
 
   /** Whether the account still holds `coin`; when it cannot tell, it does (a refusal is alerted). */
@@ -266,7 +284,8 @@ export class Backstops {
   /**
    * After the first placement on a dex no listing has read (see `live`): one read of that dex, and
    * this owner's stops there that guard nothing live are cancelled. Before the start's listing there
-   * is nothing to do (it reads the dex of every guarded position). Never rejects.
+   * is nothing to do (it reads the dex of every guarded position). In the background (`settled()`
+   * waits for it); never rejects.
    */
   private sweepUnread(g: Guarded): Promise<void> {
     const live = this.o.live;
@@ -289,7 +308,7 @@ export class Backstops {
     })()
       .catch((err: unknown) =>
         this.o.log(
-          `backstop: stops on dex ${dex || "main"} not read (${(err as Error).message}); the next reconciliation reads them`,
+          `backstop: stale stops on dex ${dex || "main"} not swept (${(err as Error).message}); tried again with its next stop`,
         ),
       )
       .finally(() => this.sweeps.delete(dex));
@@ -375,8 +394,9 @@ export class Backstops {
     }).then(
       (s) => s ?? none,
       (err: unknown) => {
+        this.unlisted(coin);
         this.o.log(
-          `backstop ${coin}: cancel failed (${(err as Error).message}); the next reconciliation removes it`,
+          `backstop ${coin}: cancel failed (${(err as Error).message}); a later reconciliation, or the next stop placed on its dex, removes it`,
         );
         return { ...none, message: (err as Error).message };
       },
@@ -425,8 +445,10 @@ export class Backstops {
             `backstop: cancelled an orphan stop on ${r.coin} at ${r.triggerPx} (no guarded position)`,
           );
         },
-        (err: unknown) =>
-          this.o.log(`backstop: orphan on ${r.coin} not cancelled (${(err as Error).message})`),
+        (err: unknown) => {
+          this.unlisted(r.coin);
+          this.o.log(`backstop: orphan on ${r.coin} not cancelled (${(err as Error).message})`);
+        },
       );
     }
     for (const g of guarded) {

@@ -46,8 +46,13 @@ class MemoryStops implements BackstopPort {
     }
     return this.placeStop(s);
   }
+  /** When set, the next cancel fails with this (a network error), leaving the stop resting. */
+  cancelError: string | undefined;
   async cancelStop(_coin: string, cloid: `0x${string}`) {
     this.asked.push("cancel");
+    const error = this.cancelError;
+    this.cancelError = undefined;
+    if (error) throw new Error(error);
     this.stops.delete(cloid);
   }
   async restingStops() {
@@ -195,17 +200,26 @@ describe("the backstop keeper", () => {
   it("a refused stop for a position the exchange no longer holds (its stop fired) is no alert: no stop is needed", async () => {
     const port = new MemoryStops();
     const alerts: string[] = [];
+    const at = { now: 1_000 };
     const k = new Backstops({
       port,
       owner: "wolf",
       settings: () => DEFAULT_BACKSTOP,
-      now: () => 1_000,
+      now: () => at.now,
       log: () => undefined,
       alert: (t) => alerts.push(t),
     });
     port.refusePlace = "Invalid TP/SL price. asset=1";
     port.flat.add("ETH");
-    expect(await k.sync(eth, undefined)).toMatchObject({ status: "none", oid: null });
+    const none = await k.sync(eth, undefined);
+    expect(none).toMatchObject({ status: "none", oid: null });
+    expect(alerts).toEqual([]);
+    // Not asked again on every price until the owner books the close: after 30 s.
+    at.now += 29_000;
+    expect(await k.sync(eth, none)).toBeUndefined();
+    at.now += 1_000;
+    expect(await k.sync(eth, none)).toMatchObject({ status: "none" });
+    expect(port.asked).toEqual(["place", "place"]);
     expect(alerts).toEqual([]);
     // Still held: the refusal is the alert it always was.
     port.flat.clear();
@@ -246,5 +260,31 @@ describe("the backstop keeper", () => {
     live.add("wolf-2-2");
     await k.sync({ ...vxx, key: "wolf-2-2", coin: "yex:DEF" }, undefined);
     expect(port.reads).toHaveLength(2);
+  });
+
+  it("a stop whose cancel failed on a dex left with no position goes with the next stop placed there", async () => {
+    const port = new DexStops();
+    const live = new Set<string>();
+    const k = new Backstops({
+      port,
+      owner: "wolf",
+      settings: () => DEFAULT_BACKSTOP,
+      now: () => 1_000,
+      log: () => undefined,
+      live: () => [...live],
+    });
+    const first: Guarded = { key: "wolf-0-1", coin: "yex:VXX", side: "long", size: "2", stops: [21] };
+    live.add(first.key);
+    await k.reconcile([first], () => undefined); // reads yex (a slot there) and places its stop
+    expect(port.stops.size).toBe(1);
+    live.delete(first.key);
+    port.cancelError = "fetch failed";
+    await k.cancel(first.key, first.coin);
+    expect(port.stops.size).toBe(1); // left resting; listings no longer read yex (nothing there)
+    const next: Guarded = { ...first, key: "wolf-0-2" };
+    live.add(next.key);
+    await k.sync(next, undefined);
+    await k.settled();
+    expect([...port.stops.keys()]).toEqual([backstopCloid("wolf", next.key)]);
   });
 });

@@ -73,6 +73,9 @@ it("a stale stop of WOLF's own on a HIP-3 dex it holds no position on is cancell
     await runner.settled();
     expect((await triggers(client, coin)).map((o) => o.cloid)).toEqual([stale]);
 
+    const listed = () =>
+      world.weight().addresses.reduce((w, a) => w + (a.byKind["info:frontendOpenOrders"]?.weight ?? 0), 0);
+    const listedBefore = listed();
     await runner.enter({
       slot_id: 0,
       coin,
@@ -83,6 +86,8 @@ it("a stale stop of WOLF's own on a HIP-3 dex it holds no position on is cancell
       reason: "test entry",
     });
     await runner.settled();
+    // One read of yex's orders (weight 20), none of the other dexes.
+    expect(listed() - listedBefore).toBe(20);
     const slot = runner.state.slots[0]!;
     expect(slot.status).toBe("active");
     // The stale stop (just under the market, sized for the old position) would have closed the new

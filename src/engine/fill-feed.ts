@@ -47,6 +47,8 @@ export class FillFeed {
   private readsSinceAttempt = 0;
   /** Reads waiting for the subscription's snapshot. */
   private readonly awaitingSnapshot = new Set<() => void>();
+  /** The snapshot was waited for since the last (re)subscription or drop: not again until the next. */
+  private snapshotWaited = false;
 
   constructor(private readonly o: FillFeedOptions) {}
 
@@ -84,7 +86,8 @@ export class FillFeed {
     const sub = this.subscription;
     if (!sub || sub.failureSignal.aborted) return;
     const waitMs = this.o.snapshotWaitMs ?? DEFAULT_SNAPSHOT_WAIT_MS;
-    if (waitMs <= 0) return;
+    if (waitMs <= 0 || this.snapshotWaited) return;
+    this.snapshotWaited = true;
     let done: () => void = () => undefined;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => done(), waitMs);
@@ -126,6 +129,7 @@ export class FillFeed {
     this.readsSinceAttempt = 0;
     this.live = false;
     this.stale = true;
+    this.snapshotWaited = false;
     this.epoch++;
     this.detach?.();
     this.subscription = undefined;
@@ -149,6 +153,7 @@ export class FillFeed {
       this.detach = this.o.source.onDisconnect(() => {
         this.live = false;
         this.stale = true;
+        this.snapshotWaited = false;
         this.epoch++;
       });
     } catch {

@@ -52,6 +52,11 @@ export class OpenOrdersFeed {
   private closed = false;
   /** Reads waiting for the next push. */
   private readonly awaitingPush = new Set<() => void>();
+  /**
+   * A wait for the push needed now ran out: reads go to REST at once until a push, an action of ours
+   * or a new subscription (a stream that does not push is waited for once, not on every read).
+   */
+  private waitSpent = false;
 
   constructor(private readonly o: OpenOrdersFeedOptions) {}
 
@@ -84,7 +89,8 @@ export class OpenOrdersFeed {
   private async awaitPush(): Promise<void> {
     const sub = this.subscription;
     const waitMs = this.o.pushWaitMs ?? DEFAULT_PUSH_WAIT_MS;
-    if (!sub || sub.failureSignal.aborted || waitMs <= 0) return;
+    if (!sub || sub.failureSignal.aborted || waitMs <= 0 || this.waitSpent) return;
+    const pushesBefore = this.pushes;
     let done: () => void = () => undefined;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => done(), waitMs);
@@ -97,6 +103,7 @@ export class OpenOrdersFeed {
       this.awaitingPush.add(done);
       sub.failureSignal.addEventListener("abort", done);
     });
+    if (this.pushes === pushesBefore) this.waitSpent = true;
   }
 
   restDone(): void {
@@ -106,6 +113,7 @@ export class OpenOrdersFeed {
   /** An order, cancel or modify of ours was answered: the stream must push again before it is trusted. */
   acted(): void {
     this.pushesAtAction = this.pushes;
+    this.waitSpent = false;
   }
 
   close(): void {
@@ -128,6 +136,7 @@ export class OpenOrdersFeed {
     this.attempted = true;
     this.readsSinceAttempt = 0;
     this.latest = undefined;
+    this.waitSpent = false;
     this.detach?.();
     this.subscription = undefined;
     this.subscribing = this.subscribe().finally(() => {
@@ -144,6 +153,7 @@ export class OpenOrdersFeed {
           if ((event.dex ?? "") !== this.o.dex) return;
           this.latest = event.orders;
           this.pushes++;
+          this.waitSpent = false;
           for (const done of [...this.awaitingPush]) done();
         },
         this.o.dex ? { dex: this.o.dex } : {},

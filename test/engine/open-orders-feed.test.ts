@@ -72,5 +72,9 @@ describe("open orders from the openOrders stream", () => {
     const t0 = Date.now();
     expect(await feed.read()).toEqual({ rest: true });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+    // …and not again for the same action: a stream that does not push costs one wait, not one a read.
+    const t1 = Date.now();
+    expect(await feed.read()).toEqual({ rest: true });
+    expect(Date.now() - t1).toBeLessThan(150);
   });
 });

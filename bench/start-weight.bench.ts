@@ -1,12 +1,15 @@
 import { startSimWorld } from "../src/sim/world.ts";
+import { RunStartWeightBench } from "../test/support/run-start-weight.ts";
 import { StartWeightBench } from "../test/support/start-weight.ts";
 import type { BenchReporter } from "./harness.ts";
 
 /**
  * Request weight one trading process's start spends (of the IP's 1200 a minute), on an account with
  * WOLF slots open on the main dex and on xyz (the sim's three dexes): `hl agent guard` (the guard-only
- * job, up to its first price poll) and `hl wolf run` up to its first tick. A restart loop of seven
- * such starts must leave most of the minute to protection.
+ * job, up to its first price poll) and `hl wolf run` up to its first tick; and `hl run --dsl`
+ * restarted on its own account (a fill to reconcile, an order to adopt, its exchange stop resting),
+ * from its start to its first tick's end and its stop. A restart loop of seven such starts must
+ * leave most of the minute to protection.
  */
 export default async function (r: BenchReporter): Promise<void> {
   const world = await startSimWorld({ ipWeightLimit: false, seed: 31 });
@@ -27,6 +30,19 @@ export default async function (r: BenchReporter): Promise<void> {
       unit: "weight",
       target: { op: "<=", value: 100 },
     });
+    const run = new RunStartWeightBench(world);
+    try {
+      await run.prepare();
+      const restart = await run.restart();
+      r.figure({
+        name: "start weight: hl run --dsl restarted (start, first tick, stop)",
+        value: restart.total,
+        unit: "weight",
+        target: { op: "<=", value: 140 },
+      });
+    } finally {
+      await run.close();
+    }
   } finally {
     await bench.close();
     await world.close();

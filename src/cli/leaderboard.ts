@@ -19,7 +19,7 @@ import {
 } from "../services/leaderboard/registration.ts";
 import { serveLeaderboard } from "../services/leaderboard/serve.ts";
 import { startRefreshWorker } from "../services/leaderboard/worker-main.ts";
-import { serveUntilStopped, untilStopSignal } from "./signals.ts";
+import { serveUntilStopped } from "./signals.ts";
 
 function networkOption(raw: string | undefined): LeaderboardNetwork {
   const n = raw ?? "testnet";
@@ -71,12 +71,14 @@ export function register(program: Command): void {
     )
     .option("--source-address <ip>", "local address to reach the exchange from (its own per-IP limit)")
     .action(async (opts: { sourceAddress?: string }) => {
-      const running = await startRefreshWorker(process.env, opts.sourceAddress);
-      process.stdout.write(
-        `leaderboard worker ${running.id} refreshing from the queue${opts.sourceAddress ? ` via ${opts.sourceAddress}` : ""}\n`,
-      );
-      await untilStopSignal();
-      await running.close();
+      // A refresh under way gives its reads up at the stop, so the worker closes without waiting for weight.
+      await serveUntilStopped(async () => {
+        const running = await startRefreshWorker(process.env, opts.sourceAddress);
+        process.stdout.write(
+          `leaderboard worker ${running.id} refreshing from the queue${opts.sourceAddress ? ` via ${opts.sourceAddress}` : ""}\n`,
+        );
+        return running;
+      });
     });
 
   lb.command("register <address>")

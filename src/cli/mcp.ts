@@ -6,16 +6,7 @@ import { TOOLS } from "../services/mcp/registry.ts";
 import { serveMcpHttp } from "../services/mcp/serve.ts";
 import { toolTable } from "../services/mcp/table.ts";
 import { serveStdio } from "../services/mcp/transports.ts";
-
-/** Stop once (a signal and the end of stdin may both arrive), give running jobs their grace, then exit. */
-function shutdownOnce(stop: () => Promise<void>): () => void {
-  let stopping = false;
-  return () => {
-    if (stopping) return;
-    stopping = true;
-    void stop().finally(() => process.exit(0));
-  };
-}
+import { serveUntilStopped, untilStopSignal } from "./signals.ts";
 
 export function register(program: Command): void {
   const mcp = program
@@ -36,23 +27,29 @@ export function register(program: Command): void {
     .option("--port <port>", `port for sse/http (default $MCP_PORT or ${DEFAULT_PORTS.mcp})`)
     .option("--host <host>", "address for sse/http (default $MCP_HOST or 127.0.0.1)")
     .action(async (opts: { transport: string; port?: string; host?: string }) => {
-      const transport = opts.transport;
-      if (transport === "stdio") {
-        // stdout is the JSON-RPC channel: nothing else may be printed there.
-        const close = await serveStdio();
-        const stop = shutdownOnce(async () => {
-          await close();
-          await stopAllJobs("stopped: the MCP server is shutting down");
-        });
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
+      // Reads of the tools under way are given up at the stop (they may wait for request weight); a
+      // trading tool's orders go out from its own `hl` job, which is stopped gracefully (SIGTERM) and
+      // waited for, so no order of theirs is cut.
+      if (opts.transport === "stdio") {
         // The client went away: stop its trading loops gracefully rather than leave them orphaned.
-        process.stdin.once("end", stop);
-        return;
+        const clientGone = new Promise<void>((resolve) => process.stdin.once("end", () => resolve()));
+        await serveUntilStopped(
+          async () => {
+            // stdout is the JSON-RPC channel: nothing else may be printed there.
+            const close = await serveStdio();
+            return {
+              async close() {
+                await close();
+                await stopAllJobs("stopped: the MCP server is shutting down");
+              },
+            };
+          },
+          Promise.race([untilStopSignal(), clientGone]),
+        );
+      } else {
+        await serveUntilStopped(() => serveMcpHttp(opts, processContext("mcp")));
       }
-      const running = await serveMcpHttp(opts, processContext("mcp"));
-      const stop = shutdownOnce(() => running.close());
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      // stdin may still hold the event loop open.
+      process.exit(0);
     });
 }

@@ -13,9 +13,15 @@ export interface FillFeedOptions {
   user: Address;
   /** Read fills over REST at least once per this many reads, even when the stream looks healthy. */
   restEvery?: number;
+  /**
+   * How long a read waits for a new subscription's snapshot before it reads REST (default 1000 ms):
+   * a REST read made once the stream is confirmed is the only one needed, one made before it is not.
+   */
+  snapshotWaitMs?: number;
 }
 
 const DEFAULT_REST_EVERY = 20;
+const DEFAULT_SNAPSHOT_WAIT_MS = 1_000;
 
 /**
  * The account's fills as the `userFills` stream pushes them, with REST as the backstop: `read` says
@@ -39,12 +45,17 @@ export class FillFeed {
   /** Bumped on every disconnect and every new subscription: a REST read spanning one proves nothing. */
   private epoch = 0;
   private readsSinceAttempt = 0;
+  /** Reads waiting for the subscription's snapshot. */
+  private readonly awaitingSnapshot = new Set<() => void>();
+  /** The snapshot was waited for since the last (re)subscription or drop: not again until the next. */
+  private snapshotWaited = false;
 
   constructor(private readonly o: FillFeedOptions) {}
 
   /** `rest`: read over REST now (then call `restDone`); else the fills pushed since the last read. */
   async read(): Promise<{ rest: true } | { rest: false; fills: Fill[] }> {
     await this.ensureSubscribed();
+    if (this.stale && !this.isLive()) await this.awaitSnapshot();
     this.readsSinceRest++;
     const due = this.readsSinceRest >= (this.o.restEvery ?? DEFAULT_REST_EVERY);
     if (!this.isLive() || this.stale || due) return { rest: true };
@@ -65,6 +76,30 @@ export class FillFeed {
   /** Taken before a REST read, for `restDone`: the stream's epoch when it is confirmed, else undefined. */
   liveEpoch(): number | undefined {
     return this.isLive() ? this.epoch : undefined;
+  }
+
+  /**
+   * A subscription up but not confirmed yet: wait (bounded) for its snapshot, so the REST read the
+   * caller makes next starts with the stream live and is the last one needed.
+   */
+  private async awaitSnapshot(): Promise<void> {
+    const sub = this.subscription;
+    if (!sub || sub.failureSignal.aborted) return;
+    const waitMs = this.o.snapshotWaitMs ?? DEFAULT_SNAPSHOT_WAIT_MS;
+    if (waitMs <= 0 || this.snapshotWaited) return;
+    this.snapshotWaited = true;
+    let done: () => void = () => undefined;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), waitMs);
+      done = () => {
+        clearTimeout(timer);
+        this.awaitingSnapshot.delete(done);
+        sub.failureSignal.removeEventListener("abort", done);
+        resolve();
+      };
+      this.awaitingSnapshot.add(done);
+      sub.failureSignal.addEventListener("abort", done);
+    });
   }
 
   private isLive(): boolean {
@@ -94,6 +129,7 @@ export class FillFeed {
     this.readsSinceAttempt = 0;
     this.live = false;
     this.stale = true;
+    this.snapshotWaited = false;
     this.epoch++;
     this.detach?.();
     this.subscription = undefined;
@@ -109,6 +145,7 @@ export class FillFeed {
         if (event.isSnapshot) {
           // Our REST read covers everything before this; from here on the stream carries every fill.
           this.live = true;
+          for (const done of [...this.awaitingSnapshot]) done();
           return;
         }
         this.pushed.push(...(event.fills as Fill[]));
@@ -116,6 +153,7 @@ export class FillFeed {
       this.detach = this.o.source.onDisconnect(() => {
         this.live = false;
         this.stale = true;
+        this.snapshotWaited = false;
         this.epoch++;
       });
     } catch {

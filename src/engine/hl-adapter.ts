@@ -278,16 +278,27 @@ export class HlGateway implements OrderGateway {
     return feed;
   }
 
+  /**
+   * A dex's resting orders (stops included) from the open-orders stream this gateway already follows
+   * there, when it can be trusted; undefined otherwise (no stream on that dex, or not current).
+   */
+  streamedOrders(dex: string): Promise<StreamedOrder[] | undefined> {
+    return this.orderFeeds.get(dex)?.trusted() ?? Promise.resolve(undefined);
+  }
+
   /** Our orders changed (or may have): the open-orders streams must push again before they are trusted. */
   private acted(): void {
     for (const f of this.orderFeeds.values()) f.acted();
   }
 
   async place(orders: readonly PlaceRequest[]): Promise<PlaceOutcome[]> {
+    let outcomes: PlaceOutcome[] | undefined;
     try {
-      return await this.placeNow(orders);
+      outcomes = await this.placeNow(orders);
+      return outcomes;
     } finally {
-      this.acted();
+      // Orders all refused changed no list: the stream pushes nothing for them, so none is awaited.
+      if (!outcomes?.every((o) => o.status === "rejected")) this.acted();
     }
   }
 

@@ -236,7 +236,10 @@ async function runWithLock(
             },
             // Live and on the sim, the guarded position's stop also rests on the exchange; in a
             // dry run it rests in the paper book, which fires it as the exchange would.
-            ...(hlGateway ? { backstops: new HlBackstopPort(client) } : {}),
+            // Its first listing of stops takes its market's dex from the gateway's open-orders stream.
+            ...(hlGateway
+              ? { backstops: new HlBackstopPort(client, (dex) => hlGateway.streamedOrders(dex)) }
+              : {}),
             ...(paperBackstops ? { backstops: paperBackstops } : {}),
           }
         : {}),

@@ -34,7 +34,7 @@ function fakeSource() {
 describe("open orders from the openOrders stream", () => {
   it("reads REST until the stream pushed, after each action of ours until it pushes again, and every 12th read", async () => {
     const s = fakeSource();
-    const feed = new OpenOrdersFeed({ source: s.source, user: USER, dex: "" });
+    const feed = new OpenOrdersFeed({ source: s.source, user: USER, dex: "", pushWaitMs: 0 });
     expect(await feed.read()).toEqual({ rest: true }); // nothing pushed yet
     feed.restDone();
     s.push([1]);
@@ -56,5 +56,25 @@ describe("open orders from the openOrders stream", () => {
     expect(rest).toBe(2); // the backstop: one REST read in 12
     s.drop(); // a dropped connection: nothing is trusted until the next push
     expect((await feed.read()).rest).toBe(true);
+  });
+
+  it("waits for the push it needs (the first, the one after our action) instead of reading REST, within pushWaitMs", async () => {
+    const s = fakeSource();
+    const feed = new OpenOrdersFeed({ source: s.source, user: USER, dex: "", pushWaitMs: 200 });
+    setTimeout(() => s.push([1]), 20); // the subscription's first push
+    const first = await feed.read();
+    expect(!first.rest && first.orders.map((o) => o.oid)).toEqual([1]);
+    feed.acted();
+    setTimeout(() => s.push([1, 2]), 20); // the list after our order
+    const after = await feed.read();
+    expect(!after.rest && after.orders.map((o) => o.oid)).toEqual([1, 2]);
+    feed.acted(); // no push comes: REST once the wait is over
+    const t0 = Date.now();
+    expect(await feed.read()).toEqual({ rest: true });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+    // …and not again for the same action: a stream that does not push costs one wait, not one a read.
+    const t1 = Date.now();
+    expect(await feed.read()).toEqual({ rest: true });
+    expect(Date.now() - t1).toBeLessThan(150);
   });
 });

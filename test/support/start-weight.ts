@@ -116,27 +116,31 @@ export class StartWeightBench {
     return client;
   }
 
-  /** Weight the sim charged (every address) while `work` ran. */
-  private async weightOf(work: () => Promise<void>): Promise<StartWeight> {
-    const snap = () => {
-      const out: Record<string, number> = {};
-      for (const a of this.world.weight().addresses)
-        for (const [kind, v] of Object.entries(a.byKind)) out[kind] = (out[kind] ?? 0) + v.weight;
-      return out;
-    };
-    const before = snap();
-    await work();
-    const byKind: Record<string, number> = {};
-    let total = 0;
-    for (const [kind, w] of Object.entries(snap())) {
-      const d = w - (before[kind] ?? 0);
-      if (d > 0) {
-        byKind[kind] = d;
-        total += d;
-      }
-    }
-    return { total, byKind };
+  private weightOf(work: () => Promise<void>): Promise<StartWeight> {
+    return weightOf(this.world, work);
   }
+}
+
+/** Weight the sim charged (every address) while `work` ran. */
+export async function weightOf(world: SimWorld, work: () => Promise<void>): Promise<StartWeight> {
+  const snap = () => {
+    const out: Record<string, number> = {};
+    for (const a of world.weight().addresses)
+      for (const [kind, v] of Object.entries(a.byKind)) out[kind] = (out[kind] ?? 0) + v.weight;
+    return out;
+  };
+  const before = snap();
+  await work();
+  const byKind: Record<string, number> = {};
+  let total = 0;
+  for (const [kind, w] of Object.entries(snap())) {
+    const d = w - (before[kind] ?? 0);
+    if (d > 0) {
+      byKind[kind] = d;
+      total += d;
+    }
+  }
+  return { total, byKind };
 }
 
 function openBackstops<B>(slots: readonly { status: string; backstop?: B }[]): (B | undefined)[] {

@@ -320,6 +320,8 @@ export class Refresher {
         this.opts.agentTimeoutMs,
       );
     } catch (err) {
+      // Stopping, its reads are given up: that says nothing of the agent, left as it was.
+      if (this.stopped) return true;
       await writes.recordFailure(network, agent.address, message(err));
       return false;
     }

@@ -117,6 +117,9 @@ export class RefreshWorker {
       written = await queue.complete(lease, values, intervalMs);
       if (written) this.stats.refreshed++;
     } catch (err) {
+      // Stopping, its reads are given up: that says nothing of the agent, whose lease goes back as it
+      // was at the stop (releaseAll), due at once for another worker.
+      if (this.stopped) return;
       this.stats.failed++;
       written = await queue
         .fail(lease, err instanceof Error ? err.message : String(err), intervalMs)

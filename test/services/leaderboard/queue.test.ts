@@ -178,6 +178,36 @@ describe("leaderboard refresh queue on Postgres", () => {
     expect(w.stats.lost).toBe(0);
   });
 
+  it("a refresh cut short by the worker's stop (its reads given up) leaves its agents unmarked and back in the queue", async () => {
+    let giveUp: () => void = () => undefined;
+    const stopping = new Promise<void>((r) => {
+      giveUp = r;
+    });
+    let reading = 0;
+    // Reads waiting for request weight, given up when the worker stops (as serveUntilStopped does).
+    const waiting: NetworkAccounts = {
+      hip3Dexes: async () => [],
+      account: async () => {
+        reading++;
+        await stopping;
+        throw new Error("info given up: its caller stopped while it waited for weight");
+      },
+      ledger: async () => [],
+      close: async () => undefined,
+    };
+    const w = worker("stopping", waiting);
+    workers.splice(workers.indexOf(w), 1);
+    w.start();
+    await until(async () => reading >= 4, 5_000);
+    const stopped = w.stop();
+    giveUp();
+    await stopped;
+    const marked = await pool.query<{ n: string }>(
+      "SELECT COUNT(*) AS n FROM leaderboard_agents WHERE stale OR last_error IS NOT NULL OR leased_by IS NOT NULL",
+    );
+    expect(Number(marked.rows[0]!.n)).toBe(0);
+  });
+
   it("the service's replicas show a worker's results by its announcements, not a refresh period later", async () => {
     const url = pool.options.connectionString!;
     const svc = createLeaderboardService(

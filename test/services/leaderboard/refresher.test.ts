@@ -124,6 +124,28 @@ describe("leaderboard refresher", () => {
     expect(board.entries.filter((e) => e.stale)).toHaveLength(1);
   });
 
+  it("a cycle cut short by the stop (its reads given up) leaves the agents in hand unmarked", async () => {
+    const { ex, refresher } = setup(3);
+    let giveUp: () => void = () => undefined;
+    const stopping = new Promise<void>((r) => {
+      giveUp = r;
+    });
+    let reading = 0;
+    // Reads waiting for request weight, given up when the service stops (as serveUntilStopped does).
+    ex.account = async () => {
+      reading++;
+      await stopping;
+      throw new Error("info given up: its caller stopped while it waited for weight");
+    };
+    const cycle = refresher.cycle();
+    while (reading < 3) await new Promise((r) => setTimeout(r, 5));
+    const stopped = refresher.stop();
+    giveUp();
+    await stopped;
+    await cycle;
+    expect((await refresher.board("testnet")).entries.filter((e) => e.stale)).toEqual([]);
+  });
+
   it("with refresh workers it reads nothing from the exchange: a cycle republishes what the workers stored", async () => {
     const { ex, refresher } = setup(3, false);
     await store.recordSuccess("testnet", addr(1), {

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
+import { RunStartWeightBench } from "../support/run-start-weight.ts";
+
+/**
+ * What `hl run --dsl` spends of the IP's 1200 a minute from its start to its first tick's end and its
+ * stop, restarted with a fill to reconcile, an order to adopt and its exchange stop resting. Measured:
+ * 118; 198 while its open orders were read three times over REST (start, backstop, stop) and its
+ * fills twice. The bound leaves room for one REST read more when a push is slow on a busy machine.
+ */
+const RUN_START_WEIGHT_MAX = 140;
+
+let world: SimWorld;
+let bench: RunStartWeightBench;
+
+beforeAll(async () => {
+  world = await startSimWorld({ ipWeightLimit: false, seed: 37 });
+  bench = new RunStartWeightBench(world);
+}, 20_000);
+afterAll(async () => {
+  await bench.close();
+  await world.close();
+});
+
+it(`hl run's restart (start, first tick, stop) spends at most ${RUN_START_WEIGHT_MAX} and misses nothing`, async () => {
+  const { stops: before } = await bench.prepare();
+  expect(before).toHaveLength(1);
+  const spent = await bench.restart();
+  const { result, lines } = spent;
+  // The fill made while down is reconciled, once, and the cursor moves past it.
+  expect(lines).toContain("reconciled 1 fill(s) made while the engine was down");
+  expect(result.position.net_qty).toBe(spent.positionQty);
+  expect(result.stats.fill_cursor.time_ms).toBeGreaterThanOrEqual(spent.missedFillMs);
+  // The resting order of the earlier run is adopted (then requoted or cancelled at the stop).
+  expect(lines).toContain("adopted 1 resting order(s) from a previous run");
+  // The exchange stop is found again by its cloid: still exactly one, none placed beside it.
+  expect(spent.stops.map((s) => s.cloid)).toEqual(before.map((s) => s.cloid));
+  expect(lines.filter((l) => /fail|could not/i.test(l))).toEqual([]);
+  expect(spent.total, JSON.stringify(spent.byKind)).toBeLessThanOrEqual(RUN_START_WEIGHT_MAX);
+}, 20_000);

@@ -8,11 +8,10 @@ import { PaperGateway } from "../../src/engine/paper-gateway.ts";
 import { isBackstopCloid } from "../../src/guard/backstop.ts";
 import { runStopConfig } from "../../src/guard/position-stop.ts";
 import { DEFAULT_MARKETS } from "../../src/sim/venue/index.ts";
-import type { MarketSnapshot } from "../../src/strategies/sdk.ts";
 import { ALICE, BOB, BTC, CAROL, type TestVenue, testVenue } from "../sim/venue/helpers.ts";
-import { snap } from "../strategies/helpers.ts";
 import { dslDryRunEngine, ordersStrategy } from "../support/dsl-engine.ts";
 import { FakeMarket } from "./fake-market.ts";
+import { btcSnapshot } from "./venue-book.ts";
 
 /** Buys 1 ETH once (never again: a re-entry after the stop would hide the close). */
 function buyOnce() {
@@ -205,20 +204,6 @@ describe("hl run --dry-run --dsl: the backstop rests in the paper book and fires
 });
 
 const BTC_SPEC = DEFAULT_MARKETS[BTC]!;
-
-/** The sim's BTC book as the paper book reads it, with `mid` as its mark. */
-function btcSnapshot(t: TestVenue, mid: number): MarketSnapshot {
-  const book = t.venue.info({ type: "l2Book", coin: "BTC" }) as { levels: { px: string; sz: string }[][] };
-  const side = (i: 0 | 1) => book.levels[i]!.map((l) => ({ px: Number(l.px), sz: Number(l.sz) }));
-  return snap({
-    instrument: "BTC-PERP",
-    mid,
-    bid: side(0)[0]?.px ?? 0,
-    ask: side(1)[0]?.px ?? 0,
-    timestampMs: t.clock.now,
-    book: { bids: side(0), asks: side(1) },
-  });
-}
 
 function simMark(t: TestVenue): number {
   const [, ctxs] = t.venue.info({ type: "metaAndAssetCtxs" }) as [unknown, { markPx: string }[]];

@@ -10,26 +10,12 @@ import type { MarketDataPort } from "../../src/engine/ports.ts";
 import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
 import { readKvFile } from "../../src/engine/state-store.ts";
 import { DEFAULT_MARKETS } from "../../src/sim/venue/index.ts";
-import { type AnyStrategy, defineStrategy, type MarketSnapshot } from "../../src/strategies/sdk.ts";
+import { type AnyStrategy, defineStrategy } from "../../src/strategies/sdk.ts";
 import { ALICE, BOB, BTC, CAROL, T0, type TestVenue, testVenue } from "../sim/venue/helpers.ts";
-import { snap } from "../strategies/helpers.ts";
 import { FakeMarket } from "./fake-market.ts";
+import { btcSnapshot } from "./venue-book.ts";
 
 const BTC_SPEC = DEFAULT_MARKETS[BTC]!;
-
-/** The sim's BTC book as the paper book reads it, at `mid` (the paper book's mark). */
-function btcSnapshot(t: TestVenue, mid: number): MarketSnapshot {
-  const book = t.venue.info({ type: "l2Book", coin: "BTC" }) as { levels: { px: string; sz: string }[][] };
-  const side = (i: 0 | 1) => book.levels[i]!.map((l) => ({ px: Number(l.px), sz: Number(l.sz) }));
-  return snap({
-    instrument: "BTC-PERP",
-    mid,
-    bid: side(0)[0]?.px ?? 0,
-    ask: side(1)[0]?.px ?? 0,
-    timestampMs: t.clock.now,
-    book: { bids: side(0), asks: side(1) },
-  });
-}
 
 /**
  * The sim's own partial-liquidation scenario (test/sim/venue/liquidation.test.ts), on both sides:

@@ -16,12 +16,13 @@ afterEach(async () => {
   await new Promise((r) => server?.close(r));
 });
 
-it("a read inside inBackground queues as background; outside it, as a foreground read", async () => {
+/** A transport to a loopback server answering `body`, and whether each read it weighed was background. */
+async function recordingTransport(body: string): Promise<{ t: ResilientTransport; seen: boolean[] }> {
   server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       res.setHeader("content-type", "application/json");
-      res.end("{}");
+      res.end(body);
     });
   });
   await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
@@ -33,7 +34,11 @@ it("a read inside inBackground queues as background; outside it, as a foreground
     seen.push(opts.background === true);
     return take(weight, opts);
   };
-  const t = new ResilientTransport({ apiUrl: url, isTestnet: true, budget });
+  return { t: new ResilientTransport({ apiUrl: url, isTestnet: true, budget }), seen };
+}
+
+it("a read inside inBackground queues as background; outside it, as a foreground read", async () => {
+  const { t, seen } = await recordingTransport("{}");
   const read = async () => {
     await Promise.resolve();
     return t.request("info", { type: "clearinghouseState", user: "0x0" });
@@ -50,23 +55,7 @@ it("a read inside inBackground queues as background; outside it, as a foreground
 });
 
 it("a candle read is a foreground read unless made inside inBackground (a strategy's tick reads candles too)", async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.setHeader("content-type", "application/json");
-      res.end("[]");
-    });
-  });
-  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const budget = new RateBudget({ weightPerMinute: 1e9 });
-  const seen: boolean[] = [];
-  const take = budget.take.bind(budget);
-  budget.take = (weight, opts = {}) => {
-    seen.push(opts.background === true);
-    return take(weight, opts);
-  };
-  const t = new ResilientTransport({ apiUrl: url, isTestnet: true, budget });
+  const { t, seen } = await recordingTransport("[]");
   const candles = () => t.request("info", { type: "candleSnapshot", req: { coin: "ETH", interval: "1m" } });
   await candles();
   await inBackground(candles);

@@ -118,6 +118,8 @@ const ERROR_RETRY_MS = 5_000;
  */
 const FLAT_RETRY_MS = 30_000;
 const NO_POSITION = "no position on the exchange";
+/** The exchange's answer to a cloid already resting (`Duplicate cloid.`). */
+const DUPLICATE_CLOID = /duplicate cloid/i;
 
 export class Backstops {
   /** Exchange actions sent (place, modify, cancel): 1 weight each on Hyperliquid. */
@@ -254,6 +256,24 @@ export class Backstops {
         `backstop ${g.coin}: ${g.side} ${spec.size} protected by a stop at ${spec.triggerPx} (oid ${ans.oid})`,
       );
       return this.state("resting", spec, ans.oid);
+    }
+    // Another process of this owner placed it first (a guard beside a paused trader): it rests; adopt it.
+    if (DUPLICATE_CLOID.test(ans.message)) {
+      const there = (await this.o.port.restingStops([g.coin])).find(
+        (r) => r.cloid?.toLowerCase() === spec.cloid,
+      );
+      if (there) {
+        this.o.log(
+          `backstop ${g.coin}: ${g.side} ${there.size} already protected by a stop at ${there.triggerPx} (oid ${there.oid}, placed by another process); adopted`,
+        );
+        // updatedMs 0: the next sync resizes or ratchets it at once if it needs to.
+        return {
+          ...this.state("resting", spec, there.oid),
+          triggerPx: there.triggerPx,
+          size: wire(dec(there.size)),
+          updatedMs: 0,
+        };
+      }
     }
     // A stop that fired meanwhile closed the position (the new one is refused, its trigger passed).
     if (!(await this.holds(g.coin))) {

@@ -155,6 +155,27 @@ describe("the backstop keeper", () => {
     expect(alerts).toEqual([]);
   });
 
+  it("a stop another process of the same owner placed first (a guard beside a paused trader) is adopted, not refused", async () => {
+    // The trader listed the orders, was paused before placing; the guard beside it placed the same
+    // cloid; resumed, the trader's placement is answered "Duplicate cloid.": the stop is there.
+    const port = new MemoryStops();
+    const alerts: string[] = [];
+    const k = new Backstops({
+      port,
+      owner: "wolf",
+      settings: () => DEFAULT_BACKSTOP,
+      now: () => 1_000,
+      log: () => undefined,
+      alert: (t) => alerts.push(t),
+    });
+    const cloid = backstopCloid("wolf", eth.key);
+    port.stops.set(cloid, { coin: "ETH", cloid, oid: 77, size: eth.size, triggerPx: "1970.0" });
+    const next = await k.sync(eth, undefined);
+    expect(next).toMatchObject({ status: "resting", oid: 77, triggerPx: "1970.0" });
+    expect(port.stops.size).toBe(1);
+    expect(alerts).toEqual([]);
+  });
+
   it("a stop refused on a halted market is asked again once a minute, like a close; another refusal after 30 s", async () => {
     const port = new MemoryStops();
     const at = { now: 1_000 };

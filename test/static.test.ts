@@ -51,6 +51,14 @@ describe.concurrent("static checks", () => {
     expect(r.code).toBe(0);
   });
 
+  it("no tracked file keeps a merge conflict's markers (biome reads no Markdown)", async () => {
+    const found = await run("git", ["grep", "-nE", "^(<{7} |>{7} |={7}$)"], { cwd: root }).then(
+      (r) => r.stdout,
+      (err: { code?: number; stdout?: string }) => (err.code === 1 ? "" : `git grep failed: ${String(err)}`),
+    );
+    expect(found).toBe("");
+  });
+
   it("biome finds nothing to fix", { timeout: 60_000 }, async () => {
     const r = await check("biome", ["check", "--error-on-warnings", "src", "test", "bench", "scripts"]);
     expect(r.code, r.output).toBe(0);

@@ -419,6 +419,7 @@ export class Engine {
     const dsl = this.dsl;
     if (dsl && (await readsSeenThrough(() => this.guardWithDsl(dsl, mid ?? dec(snap.mid), nowMs, filled))))
       return;
+    const qtyBefore = this.position.qty;
     const open = this.ours(
       gateway.openOrdersNow ? gateway.openOrdersNow(instrument) : await gateway.openOrders(instrument),
     );
@@ -432,6 +433,11 @@ export class Engine {
         : { sent: 0, refused: rejected, resting: open.length };
     // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
     const iocFilled = hasIoc(plan.place) ? await this.syncFills() : 0;
+    // The exchange stop covers what those fills made of the position now, not a tick later.
+    if (dsl && iocFilled > 0 && !this.position.qty.eq(qtyBefore)) {
+      dsl.follow({ qty: wire(this.position.qty), entry: this.position.avg.toNumber() }, nowMs);
+      await readsSeenThrough(() => this.backstop?.onTick(wire(this.position.qty)) ?? Promise.resolve());
+    }
     if ((this.o.deadManMs ?? 0) > 0)
       await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), sent.resting);
     this.tickCount += 1;

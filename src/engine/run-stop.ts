@@ -1,5 +1,10 @@
 import { markDslClosed } from "../guard/dsl.ts";
-import { type RunStopConfig, type RunStopPosition, stepRunStop } from "../guard/position-stop.ts";
+import {
+  followRunStop,
+  type RunStopConfig,
+  type RunStopPosition,
+  stepRunStop,
+} from "../guard/position-stop.ts";
 import { type DslGuardFile, loadGuard, saveGuard } from "../guard/store.ts";
 
 /**
@@ -37,6 +42,24 @@ export class RunStop {
       this.closed(price, "position closed", nowMs);
     }
     return step.close;
+  }
+
+  /**
+   * The position changed with no new price (the tick's own fills): the guard follows it (a new one
+   * if it opened or flipped; entry and size otherwise) without judging a price, so the exchange stop
+   * can cover it before the next tick. Flat: left for the next price, which retires it.
+   */
+  follow(position: RunStopPosition, nowMs: number): void {
+    const guard = followRunStop(
+      this.config,
+      { positionId: this.positionId, instrument: this.instrument },
+      this.guard,
+      position,
+      nowMs,
+    );
+    if (!guard) return;
+    this.guard = guard;
+    saveGuard(this.dir, guard);
   }
 
   closed(price: number, reason: string, nowMs: number): void {

@@ -32,6 +32,37 @@ export function runStopConfig(preset: string, overrides: Partial<DslConfigInput>
   return (direction) => dslConfigFromPreset(preset, { ...rest, direction, leverage });
 }
 
+/**
+ * The guard of the position as it now stands, with no price judged: a new one when it opened or
+ * flipped side, entry and size brought up to date otherwise, null while flat. What a fill changes
+ * between two prices (the exchange stop follows it at once).
+ */
+export function followRunStop(
+  configFor: RunStopConfig,
+  ids: { positionId: string; instrument: string },
+  prev: DslGuardFile | null,
+  position: RunStopPosition,
+  nowMs: number,
+): DslGuardFile | null {
+  const qty = Number(position.qty);
+  if (qty === 0 || !(position.entry > 0)) return null;
+  const direction = qty > 0 ? "long" : "short";
+  const size = position.qty.replace(/^-/, "");
+  const config = configFor(direction);
+  if (prev && !prev.state.closed && prev.config.direction === direction)
+    return { config, state: { ...prev.state, entry_price: position.entry, position_size: size } };
+  return {
+    config,
+    state: newDslState({
+      position_id: ids.positionId,
+      instrument: ids.instrument,
+      entry_price: position.entry,
+      position_size: size,
+      nowMs,
+    }),
+  };
+}
+
 export function stepRunStop(
   configFor: RunStopConfig,
   ids: { positionId: string; instrument: string },
@@ -40,21 +71,11 @@ export function stepRunStop(
   price: number,
   nowMs: number,
 ): RunStopStep {
-  const qty = Number(position.qty);
-  if (qty === 0 || !(position.entry > 0)) return { guard: null, close: null };
-  const direction = qty > 0 ? "long" : "short";
-  const config = configFor(direction);
-  const size = position.qty.replace(/^-/, "");
-  const state =
-    prev && !prev.state.closed && prev.config.direction === direction
-      ? { ...prev.state, entry_price: position.entry, position_size: size }
-      : newDslState({
-          position_id: ids.positionId,
-          instrument: ids.instrument,
-          entry_price: position.entry,
-          position_size: size,
-          nowMs,
-        });
-  const r = evaluateDsl(config, state, price, nowMs);
-  return { guard: { state: r.state, config }, close: r.action === "close" ? { reason: r.reason } : null };
+  const guard = followRunStop(configFor, ids, prev, position, nowMs);
+  if (!guard) return { guard: null, close: null };
+  const r = evaluateDsl(guard.config, guard.state, price, nowMs);
+  return {
+    guard: { state: r.state, config: guard.config },
+    close: r.action === "close" ? { reason: r.reason } : null,
+  };
 }

@@ -93,6 +93,32 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     expect(isBackstopCloid("run", engine.backstop?.current?.cloid)).toBe(true);
   });
 
+  it("follows the tick's own fills at once: a position grown by the strategy's IOC is covered in full before the next tick", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-"));
+    const market = new FakeMarket({ script: () => 2500 });
+    const stops = new MemoryStops();
+    // Buys 1, then 1 more: long 1 after tick 1, long 2 after tick 2.
+    const buyTwice = ordersStrategy("buyer", (c) =>
+      c.positionQty < 2 ? [{ side: "buy", price: c.snapshot.ask, size: 1, tif: "Ioc", tag: "e" }] : [],
+    );
+    const engine = dslDryRunEngine(
+      {
+        strategy: buyTwice,
+        paper: new PaperGateway(),
+        market,
+        dir,
+        maxTicks: 2,
+        dsl: runStopConfig("moderate"),
+      },
+      { backstops: stops },
+    );
+    const r = await engine.run();
+    expect(r.position.net_qty).toBe("2");
+    expect([...stops.stops.values()].map((s) => [s.side, s.size])).toEqual([["long", "2"]]);
+    // placed in the tick that opened the position, resized in the tick that grew it
+    expect(stops.asked.map((a) => a.split(" @")[0])).toEqual(["place long 1", "modify 2"]);
+  });
+
   it("a stop asked while the position's exchange stop is being placed does not cut it: the stop stays resting", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-"));
     // Ctrl-C lands as the stop order goes out; a read the placing makes would see the run's stop.

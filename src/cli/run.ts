@@ -6,7 +6,7 @@ import { dataDir, resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import { keepRunningOnStrayErrors } from "../core/process-guard.ts";
 import { readRunConfig, withDslPreset } from "../engine/run-config.ts";
-import { runStrategy } from "../engine/runner.ts";
+import { runStrategy, StoppedWhileStartingError } from "../engine/runner.ts";
 import { requireMainnetConsent, YES_HELP } from "./mainnet.ts";
 import { modeLabel } from "./mode-label.ts";
 
@@ -172,7 +172,14 @@ export function register(program: Command): void {
             out(`Tick interval: ${tickSeconds}s${maxTicks > 0 ? ` | Max ticks: ${maxTicks}` : ""}`);
             out(`State: ${join(dir, "state.db")}`);
           },
+        }).catch((err: unknown) => {
+          if (!(err instanceof StoppedWhileStartingError)) throw err;
+          return undefined;
         });
+        if (!r) {
+          out("Stopped while starting, before the first tick.");
+          return;
+        }
         const p = r.position;
         out("=== Summary ===");
         out(`Ticks: ${r.ticks} this run, ${r.tickCount} in total (stopped: ${r.stopReason})`);

@@ -7,6 +7,7 @@ import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
+import { readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
 import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { runStopConfig } from "../guard/position-stop.ts";
@@ -71,6 +72,29 @@ export interface RunStrategyOptions {
     params: Record<string, number>;
     notes: string[];
   }) => void;
+}
+
+/** The run was asked to stop while it was starting: it ends before its first tick. */
+export class StoppedWhileStartingError extends Error {
+  override name = "StoppedWhileStartingError";
+  constructor(cause: unknown) {
+    super("stopped while starting, before the first tick", { cause });
+  }
+}
+
+/**
+ * A read of the run's setup (connecting, the market's spec, a dry run's account) is given up when the
+ * run is asked to stop (it may wait for request weight): the run ends before its first tick.
+ */
+async function whileStarting<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  if (!signal) return work();
+  if (signal.aborted) throw new StoppedWhileStartingError(signal.reason);
+  try {
+    return await readsStoppedBy(signal, work);
+  } catch (err) {
+    if (signal.aborted) throw new StoppedWhileStartingError(err);
+    throw err;
+  }
 }
 
 /** The dead man's switch window: as asked, else on for live trading only. */
@@ -170,12 +194,14 @@ async function runWithLock(
   const { env, strategy, params, limits, network, mode, advisor } = r;
   const session: ClientSession = o.client
     ? { client: o.client, notes: [], close: async () => undefined }
-    : await openClientSession({
-        network,
-        env,
-        tradingBuilder: !o.dryRun,
-        ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}),
-      });
+    : await whileStarting(o.signal, () =>
+        openClientSession({
+          network,
+          env,
+          tradingBuilder: !o.dryRun,
+          ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}),
+        }),
+      );
   // One connection to state.db for the run: the engine's state and the gateway's pending orders.
   const state = StateStore.inDir(o.dataDir);
   try {
@@ -188,7 +214,11 @@ async function runWithLock(
       // Only a dry run loads the exchange's order rules (shared with the sim world's venue).
       const { PaperGateway } = await import("./paper-gateway.ts");
       const { dryRunPaperOptions } = await import("./dry-run-account.ts");
-      const book = new PaperGateway(await dryRunPaperOptions(client, await client.market(o.instrument)));
+      const book = new PaperGateway(
+        await whileStarting(o.signal, async () =>
+          dryRunPaperOptions(client, await client.market(o.instrument)),
+        ),
+      );
       market = book.watch(live);
       paper = book;
       if (o.dsl) {
@@ -198,7 +228,7 @@ async function runWithLock(
     }
     const user = client.address;
     if (!paper && !user) throw new UserError(`no wallet configured for ${network}: set HL_PRIVATE_KEY`);
-    const spec = await market.spec(o.instrument);
+    const spec = await whileStarting(o.signal, () => market.spec(o.instrument));
     // One alerter for the engine and the gateway (dead man's switch): each alert names this agent.
     const alerter = alerterFromEnv(
       agentAlertSource(`hl run ${strategy.id} ${spec.instrument} (${network})`, dirname(o.dataDir), env),

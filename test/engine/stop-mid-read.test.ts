@@ -6,9 +6,11 @@ import { Engine } from "../../src/engine/engine.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
 import type { MarketDataPort } from "../../src/engine/ports.ts";
 import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
+import { runStrategy, StoppedWhileStartingError } from "../../src/engine/runner.ts";
 import { readKvFile } from "../../src/engine/state-store.ts";
 import { BrokerBudget } from "../../src/exchange/broker-budget.ts";
 import { CRITICAL_RESERVE_SHARE, RateBudget, type WeightBudget } from "../../src/exchange/budget.ts";
+import { HlClient } from "../../src/exchange/client.ts";
 import { ResilientTransport } from "../../src/exchange/transport.ts";
 import { startWeightBroker } from "../../src/exchange/weight-broker.ts";
 import { defaultParams, findStrategy } from "../../src/strategies/catalog.ts";
@@ -143,5 +145,44 @@ describe("stopping a run whose tick waits for request weight", () => {
     expect(outcome).not.toBe("still running");
     expect(stopMs).toBeLessThan(2_000);
     expect(savedRunStatus(join(dir, "run", "state.db"))).toBe("stopped");
+  });
+});
+
+describe("stopping hl run while it starts", () => {
+  it("a read of the setup (the market's spec) waiting for weight is given up: the run ends at once, before any tick", async () => {
+    const dir = tmp();
+    const client = await HlClient.create({
+      network: "paper",
+      apiUrl: API,
+      env: { DATA_DIR: dir },
+      budget: spentBudget(),
+    });
+    const stop = new AbortController();
+    const run = runStrategy({
+      strategy: "simple_mm",
+      instrument: "ETH-PERP",
+      tickSeconds: 1,
+      maxTicks: 1,
+      mock: true,
+      dryRun: false,
+      resume: true,
+      dataDir: join(dir, "cli"),
+      client,
+      signal: stop.signal,
+      log: () => undefined,
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const asked = Date.now();
+    stop.abort();
+    const slow = new Promise<"still running">((r) => setTimeout(() => r("still running"), 3_000).unref());
+    const outcome = await Promise.race([
+      run.then(
+        () => "ran",
+        (err: unknown) => err,
+      ),
+      slow,
+    ]);
+    expect(outcome).toBeInstanceOf(StoppedWhileStartingError);
+    expect(Date.now() - asked).toBeLessThan(2_000);
   });
 });

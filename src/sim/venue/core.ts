@@ -48,6 +48,7 @@ import {
   unrealizedPnl,
   validPx,
 } from "./order-rules.ts";
+import { feeWithReferral } from "./referral-fees.ts";
 import { renderCandle, renderFill, renderOpenOrder } from "./render.ts";
 import {
   triggeredMarketLimit,
@@ -1075,9 +1076,15 @@ export class VenueCore {
       }
     }
     const ntl = px * q;
+    const volumeBefore = a.volume;
     // A settlement is no trade: it counts toward no volume (fee tiers, rate limits).
     if (!this.settling) a.volume += ntl;
-    const exFee = mulDiv(ntl, feeRate, 100_000, "round");
+    const referral = feeWithReferral(ntl, feeRate, a.referredBy !== null, volumeBefore, builder !== null);
+    const exFee = referral.fee;
+    if (referral.rewarded) {
+      a.referredBy!.rewardedFees += exFee;
+      a.referredBy!.feesToReferrer += referral.reward;
+    }
     const builderFee = builder ? mulDiv(ntl, builder.f, 100_000, "round") : 0;
     a.cash -= exFee + builderFee;
     this.feesCollected += exFee;

@@ -218,17 +218,19 @@ const handlers: Record<string, Handler> = {
     const a = account(c, r.user);
     const vlm = fmtScaled(a.volume, 6);
     const rewards = fmtScaled(a.builderRewards, 6);
-    const { referredBy, referrerState } = referralSides(c.core, a);
+    const { referredBy, referrerState, unclaimedRewards } = referralSides(c.core, a);
+    // Referral rewards accrue unclaimed: claimRewards is not modelled.
+    const unclaimed = fmtScaled(unclaimedRewards, 6);
     return {
       referredBy,
       cumVlm: vlm,
-      unclaimedRewards: "0",
+      unclaimedRewards: unclaimed,
       claimedRewards: "0",
       builderRewards: rewards,
       referrerState,
       rewardHistory: [],
       tokenToState: [
-        [0, { cumVlm: vlm, unclaimedRewards: "0", claimedRewards: "0", builderRewards: rewards }],
+        [0, { cumVlm: vlm, unclaimedRewards: unclaimed, claimedRewards: "0", builderRewards: rewards }],
       ],
     };
   },

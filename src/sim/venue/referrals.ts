@@ -4,7 +4,9 @@
  * once it has traded $10,000; another account names that code once (`setReferrer`) and the code's
  * owner becomes its referrer. The `referral` info type reports both sides. Where the exchange's
  * rule is not on record the sim reads it strictly: codes are unique ignoring case, and an account
- * that has traded can no longer name a referrer. Fee discounts and referral rewards are not modelled.
+ * that has traded can no longer name a referrer. What a referral does to fees (the referred
+ * account's discount, the referrer's reward) is in referral-fees.ts; the rewards accrue unclaimed
+ * (`claimRewards` is not modelled).
  */
 import type { ExchangeResponse } from "../venue.ts";
 import type { VenueCore } from "./core.ts";
@@ -41,29 +43,39 @@ export function setReferrer(core: VenueCore, a: Account, code: unknown, now: num
   if (referrer === a) return err("Cannot self-refer");
   if (a.referredBy !== null) return err("Referrer already set");
   if (a.volume > 0) return err("Cannot set referrer after trading.");
-  a.referredBy = { referrer: referrer.addr, code, time: now };
+  a.referredBy = { referrer: referrer.addr, code, time: now, rewardedFees: 0, feesToReferrer: 0 };
   return ok;
 }
 
-/** `referredBy` and `referrerState` of the `referral` info answer. */
+/**
+ * `referredBy`, `referrerState` and the referrer's `unclaimedRewards` (micro-USDC) of the `referral`
+ * info answer.
+ */
 export function referralSides(core: VenueCore, a: Account) {
   const referredBy = a.referredBy ? { referrer: a.referredBy.referrer, code: a.referredBy.code } : null;
-  return { referredBy, referrerState: referrerState(core, a) };
+  const referred = referralsOf(core, a);
+  const unclaimedRewards = referred.reduce((sum, r) => sum + r.referredBy!.feesToReferrer, 0);
+  return { referredBy, referrerState: referrerState(a, referred), unclaimedRewards };
 }
 
-function referrerState(core: VenueCore, a: Account) {
+/** The accounts that named `a`'s code, first joined first. */
+function referralsOf(core: VenueCore, a: Account): Account[] {
+  if (a.referralCode === null) return [];
+  return [...core.accounts.values()]
+    .filter((r) => r.referredBy?.referrer === a.addr)
+    .sort((x, y) => x.referredBy!.time - y.referredBy!.time);
+}
+
+function referrerState(a: Account, referred: Account[]) {
   if (a.referralCode === null)
     return a.volume < REFERRER_MIN_VOLUME_USD * 1_000_000
       ? { stage: "needToTrade" as const, data: { required: String(REFERRER_MIN_VOLUME_USD) } }
       : { stage: "needToCreateCode" as const };
-  const referred = [...core.accounts.values()]
-    .filter((r) => r.referredBy?.referrer === a.addr)
-    .sort((x, y) => x.referredBy!.time - y.referredBy!.time);
-  // Rewards are not modelled: the volume is the referred account's own, the fee figures 0.
+  // The volume is the referred account's own (it named no code before trading).
   const rewards = (r: Account) => ({
     cumVlm: fmtScaled(r.volume, 6),
-    cumRewardedFeesSinceReferred: "0",
-    cumFeesRewardedToReferrer: "0",
+    cumRewardedFeesSinceReferred: fmtScaled(r.referredBy!.rewardedFees, 6),
+    cumFeesRewardedToReferrer: fmtScaled(r.referredBy!.feesToReferrer, 6),
   });
   return {
     stage: "ready" as const,

@@ -43,7 +43,8 @@ interface AccountJson {
   spotUsdc?: number;
   /** Absent in snapshots written before referrals were kept. */
   referralCode?: string | null;
-  referredBy?: ReferredBy | null;
+  /** Its reward figures are absent in snapshots written before rewards were modelled. */
+  referredBy?: (Omit<ReferredBy, "rewardedFees" | "feesToReferrer"> & Partial<ReferredBy>) | null;
 }
 
 export interface VenueSnapshot {
@@ -112,7 +113,8 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
     a.cash = s.cash;
     a.spotUsdc = s.spotUsdc ?? 0;
     a.referralCode = s.referralCode ?? null;
-    a.referredBy = s.referredBy ?? null;
+    // Rewards were not kept before they were modelled: such a referral starts from none.
+    a.referredBy = s.referredBy ? { rewardedFees: 0, feesToReferrer: 0, ...s.referredBy } : null;
     if (a.referralCode !== null) core.referralCodes.set(a.referralCode.toUpperCase(), a.addr);
     for (const [c, p] of s.positions) {
       const m = market(c);

@@ -188,6 +188,10 @@ export interface ReferredBy {
   referrer: Address;
   code: string;
   time: number;
+  /** Fees paid since (micro-USDC) that earned the referrer a reward: `cumRewardedFeesSinceReferred`. */
+  rewardedFees: number;
+  /** The referrer's rewards from them, micro-USDC: `cumFeesRewardedToReferrer`. */
+  feesToReferrer: number;
 }
 
 export interface RecentTrade {

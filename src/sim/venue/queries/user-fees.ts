@@ -1,5 +1,6 @@
 import { D } from "../../../core/decimal.ts";
 import { fmtScaled } from "../fixed.ts";
+import { REFERRAL_DISCOUNT_PCT, referralDiscountActive } from "../referral-fees.ts";
 import type { InfoHandler } from "./context.ts";
 import { userAccount } from "./context.ts";
 
@@ -43,6 +44,8 @@ export function utcDate(t: number): string {
 /**
  * userFees {user}: the schedule, the user's rates, and its daily taker (`userCross`) and maker
  * (`userAdd`) volume next to the whole exchange's, oldest day first. The sim charges the base tier.
+ * The user's rates are before the referral discount (`activeReferralDiscount`), as the docs' fee
+ * formula reads them: fee = rate × (1 − activeReferralDiscount).
  */
 export const userFees: InfoHandler = (c, r) => {
   const a = userAccount(c, r.user);
@@ -75,14 +78,16 @@ export const userFees: InfoHandler = (c, r) => {
       spotCross: "0.0007",
       spotAdd: "0.0004",
       tiers: { vip: VIP_TIERS, mm: MM_TIERS },
-      referralDiscount: "0.04",
+      referralDiscount: new D(REFERRAL_DISCOUNT_PCT).div(100).toFixed(),
       stakingDiscountTiers: STAKING_DISCOUNT_TIERS,
     },
     userCrossRate: rate(main.takerFee),
     userAddRate: rate(main.makerFee),
     userSpotCrossRate: "0.0007",
     userSpotAddRate: "0.0004",
-    activeReferralDiscount: "0",
+    activeReferralDiscount: referralDiscountActive(a.referredBy !== null, a.volume)
+      ? new D(REFERRAL_DISCOUNT_PCT).div(100).toFixed()
+      : "0",
     trial: null,
     feeTrialEscrow: "0",
     nextTrialAvailableTimestamp: null,

@@ -1,9 +1,11 @@
 /**
  * Exchange actions of the `@nktkas/hyperliquid` SDK (0.32.2) that the sim world does not model: TWAP
- * orders, spot tokens and transfers, sub-accounts, vaults, staking, borrow/lend, multi-sig, account
- * abstraction modes, EVM links and deployments. Each is refused as not modelled rather than
- * accepted without effect or answered as if the account lacked something: a rehearsal that sends
- * one learns at once that paper cannot stand in for live there (docs/paper-parity.md lists them).
+ * orders, spot tokens and transfers, sub-accounts, vaults, staking, claiming referral rewards,
+ * borrow/lend, multi-sig, account abstraction modes, EVM links, deployments, and the leverage-targeted
+ * top-up (`topUpIsolatedOnlyMargin`: how the exchange turns the target into an amount is not on
+ * record). Each is refused as not modelled rather than accepted without effect or answered as if the
+ * account lacked something: a rehearsal that sends one learns at once that paper cannot stand in for
+ * live there (docs/paper-parity.md lists them, with why).
  */
 const UNMODELLED: ReadonlySet<string> = new Set([
   "agentEnableDexAbstraction",

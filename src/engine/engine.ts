@@ -32,6 +32,7 @@ import type {
   PlaceRequest,
 } from "./ports.ts";
 import { Position, type PositionJson } from "./position.ts";
+import { PushedFillsWait } from "./pushed-fills-wait.ts";
 import { RejectionPolicy } from "./rejection-policy.ts";
 import {
   drawdownPct,
@@ -214,6 +215,10 @@ export class Engine {
   private reduceOnlyAlertedAt: number | undefined;
   private realizedNum = { fills: -1, value: 0 };
   private drawdownOf: { state: RiskState | undefined; pct: number } = { state: undefined, pct: 0 };
+  /** With a DSL stop and a venue that pushes fills: the wait between ticks takes them in at once. */
+  private readonly pushedFills: PushedFillsWait | undefined;
+  /** Fills taken in between ticks, counted in the next tick's report. */
+  private filledBetweenTicks = 0;
 
   constructor(private readonly o: EngineOptions) {
     this.store = o.persistence?.store ?? StateStore.inDir(o.dataDir);
@@ -241,6 +246,11 @@ export class Engine {
             log: this.log,
             ...(alerter ? { alert: (t: string) => alerter.send("backstop", `hl run: ${t}`) } : {}),
           })
+        : undefined;
+    const gateway = o.gateway;
+    this.pushedFills =
+      this.dsl && gateway.onFillPushed
+        ? new PushedFillsWait((listener) => gateway.onFillPushed!(o.instrument, listener))
         : undefined;
   }
 
@@ -301,9 +311,10 @@ export class Engine {
         }
         ticks += 1;
         if (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks))
-          await (this.o.sleep ? this.o.sleep(this.o.tickMs) : this.sleep(this.o.tickMs));
+          await this.betweenTicks(this.o.tickMs);
       }
     } finally {
+      this.pushedFills?.close();
       await this.shutdown();
       this.o.records?.session("session_end", this.sessionSnapshot(), this.now());
       await this.o.alerter?.flush();
@@ -383,12 +394,15 @@ export class Engine {
     const { market, gateway, instrument } = this.o;
     const snap = market.snapshotNow ? market.snapshotNow(instrument) : await market.snapshot(instrument);
     const cursor = this.stats.fill_cursor;
-    const filled = this.applyFills(
-      cursor,
-      gateway.fillsNow
-        ? gateway.fillsNow(instrument, cursor.time_ms)
-        : await gateway.fills(instrument, cursor.time_ms),
-    );
+    const filled =
+      this.filledBetweenTicks +
+      this.applyFills(
+        cursor,
+        gateway.fillsNow
+          ? gateway.fillsNow(instrument, cursor.time_ms)
+          : await gateway.fills(instrument, cursor.time_ms),
+      );
+    this.filledBetweenTicks = 0;
     // A book that empties may be a delisting: meta is asked once each time it empties.
     if (snap.mid > 0) this.emptyBookChecked = false;
     else if (!this.emptyBookChecked && this.settlementWait === undefined && this.lastMid > 0) {
@@ -431,13 +445,10 @@ export class Engine {
       plan.cancel.length > 0 || plan.place.length > 0
         ? await this.send(plan, open.length, rejected)
         : { sent: 0, refused: rejected, resting: open.length };
-    // Fills of resting orders arrive with the next tick's sync; IOC fills are applied now.
+    // IOC fills are applied now; fills of resting orders when pushed (betweenTicks), else next tick.
     const iocFilled = hasIoc(plan.place) ? await this.syncFills() : 0;
     // The exchange stop covers what those fills made of the position now, not a tick later.
-    if (dsl && iocFilled > 0 && !this.position.qty.eq(qtyBefore)) {
-      dsl.follow({ qty: wire(this.position.qty), entry: this.position.avg.toNumber() }, nowMs);
-      await readsSeenThrough(() => this.backstop?.onTick(wire(this.position.qty)) ?? Promise.resolve());
-    }
+    if (dsl && iocFilled > 0 && !this.position.qty.eq(qtyBefore)) await this.followPosition(dsl, nowMs);
     if ((this.o.deadManMs ?? 0) > 0)
       await this.keepDeadMan(snap.timestampMs > 0 ? snap.timestampMs : this.now(), sent.resting);
     this.tickCount += 1;
@@ -452,6 +463,52 @@ export class Engine {
         rejected: sent.refused,
         risk: mode,
       });
+  }
+
+  /**
+   * The position changed with no price to judge (fills of our own): the DSL guard follows it and the
+   * exchange stop covers it now. The stop's change is seen through a stop of the run.
+   */
+  private async followPosition(dsl: RunStop, nowMs: number): Promise<void> {
+    dsl.follow({ qty: wire(this.position.qty), entry: this.position.avg.toNumber() }, nowMs);
+    await readsSeenThrough(() => this.backstop?.onTick(wire(this.position.qty)) ?? Promise.resolve());
+  }
+
+  /** The wait for the next tick; with pushed fills, those that come meanwhile are taken in at once. */
+  private betweenTicks(ms: number): Promise<void> {
+    const sleep = this.o.sleep ? this.o.sleep(ms) : this.sleep(ms);
+    return this.pushedFills ? this.pushedFills.wait(sleep, () => this.takeInPushedFills()) : sleep;
+  }
+
+  /**
+   * Between ticks, the venue pushed a fill (a resting quote filled): it is applied now and the DSL
+   * guard and the exchange stop follow the position (no strategy step, no price judged), so a run
+   * killed before the next tick leaves the size it added covered. The read takes what the stream
+   * pushed (no request while the stream is trusted); the stop of the run gives it up.
+   */
+  private async takeInPushedFills(): Promise<void> {
+    const dsl = this.dsl;
+    if (!dsl || this.stopRequested) return;
+    const before = this.position.qty;
+    try {
+      const cursor = this.stats.fill_cursor;
+      const fetched = await readsStoppedBy(this.stopAsked.signal, () =>
+        this.o.gateway.fills(this.o.instrument, cursor.time_ms, { prompted: true }),
+      );
+      const applied = this.applyFills(cursor, fetched);
+      if (applied === 0) return;
+      this.filledBetweenTicks += applied;
+      // Exchange time, as a tick's snapshot gives it: the newest fill's.
+      if (!this.position.qty.eq(before)) await this.followPosition(dsl, this.stats.fill_cursor.time_ms);
+      this.persist("running");
+      // A fill that ends the run (a delisting's settlement) need not wait out the tick interval.
+      if (this.stopRequested) this.wake?.();
+    } catch (e) {
+      if (!this.stopAsked.signal.aborted)
+        this.log(
+          `fills pushed between ticks not taken in: ${e instanceof Error ? e.message : String(e)}; the next tick reads them`,
+        );
+    }
   }
 
   /**
@@ -1031,7 +1088,11 @@ export class Engine {
         await this.o.gateway.scheduleCancelAll(null);
         this.deadManAt = null;
       }
+      // A quote filled before its cancel: the exchange stop left resting covers what is held now.
+      const before = this.position.qty;
       await this.syncFills();
+      if (this.dsl && !this.position.qty.eq(before))
+        await this.followPosition(this.dsl, this.stats.fill_cursor.time_ms);
     } catch (e) {
       this.log(`shutdown: could not cancel resting orders: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

@@ -49,14 +49,18 @@ export class FillFeed {
   private readonly awaitingSnapshot = new Set<() => void>();
   /** The snapshot was waited for since the last (re)subscription or drop: not again until the next. */
   private snapshotWaited = false;
+  private readonly pushListeners = new Set<(fills: readonly Fill[]) => void>();
 
   constructor(private readonly o: FillFeedOptions) {}
 
-  /** `rest`: read over REST now (then call `restDone`); else the fills pushed since the last read. */
-  async read(): Promise<{ rest: true } | { rest: false; fills: Fill[] }> {
+  /**
+   * `rest`: read over REST now (then call `restDone`); else the fills pushed since the last read.
+   * `prompted`: the read answers a push (`onPush`), so it does not count towards the periodic REST read.
+   */
+  async read(opts: { prompted?: boolean } = {}): Promise<{ rest: true } | { rest: false; fills: Fill[] }> {
     await this.ensureSubscribed();
     if (this.stale && !this.isLive()) await this.awaitSnapshot();
-    this.readsSinceRest++;
+    if (!opts.prompted) this.readsSinceRest++;
     const due = this.readsSinceRest >= (this.o.restEvery ?? DEFAULT_REST_EVERY);
     if (!this.isLive() || this.stale || due) return { rest: true };
     return { rest: false, fills: this.take() };
@@ -100,6 +104,12 @@ export class FillFeed {
       this.awaitingSnapshot.add(done);
       sub.failureSignal.addEventListener("abort", done);
     });
+  }
+
+  /** Calls `listener` with each batch of fills the stream pushes (the next `read` hands them over); returns the detach. */
+  onPush(listener: (fills: readonly Fill[]) => void): () => void {
+    this.pushListeners.add(listener);
+    return () => this.pushListeners.delete(listener);
   }
 
   private isLive(): boolean {
@@ -148,7 +158,9 @@ export class FillFeed {
           for (const done of [...this.awaitingSnapshot]) done();
           return;
         }
-        this.pushed.push(...(event.fills as Fill[]));
+        const fills = event.fills as Fill[];
+        this.pushed.push(...fills);
+        for (const listener of this.pushListeners) listener(fills);
       });
       this.detach = this.o.source.onDisconnect(() => {
         this.live = false;

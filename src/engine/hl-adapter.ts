@@ -443,9 +443,13 @@ export class HlGateway implements OrderGateway {
    * With a fills stream, the fills it pushed since the last call (no request); over REST (the whole
    * account's fills since `sinceMs`) on the first call, after the stream dropped, and every few calls.
    */
-  async fills(instrument: string, sinceMs: number, opts: { fresh?: boolean } = {}): Promise<GatewayFill[]> {
+  async fills(
+    instrument: string,
+    sinceMs: number,
+    opts: { fresh?: boolean; prompted?: boolean } = {},
+  ): Promise<GatewayFill[]> {
     const m = await this.market.market(instrument);
-    const streamed = opts.fresh ? undefined : await this.feed?.read();
+    const streamed = opts.fresh ? undefined : await this.feed?.read({ prompted: opts.prompted === true });
     const pushedEarlier = streamed && !streamed.rest ? streamed.fills : [];
     // An order the exchange answered "filled" must show in this read: the stream may not have
     // delivered its fills yet, so REST is asked then (the strategy and the DSL stop act on them now).
@@ -478,6 +482,22 @@ export class HlGateway implements OrderGateway {
           ? { liquidation: { method: f.liquidation.method, markPx: f.liquidation.markPx } }
           : {}),
       }));
+  }
+
+  /** A fill on the instrument pushed by the fills stream calls `listener` (the next `fills` read has it). */
+  onFillPushed(instrument: string, listener: () => void): () => void {
+    if (!this.feed) return () => undefined;
+    let coin: string | undefined;
+    this.market.market(instrument).then(
+      (m) => {
+        coin = m.coin;
+      },
+      () => undefined,
+    );
+    // Until the market is known, every push is taken for one of ours: a read too many costs nothing.
+    return this.feed.onPush((fills) => {
+      if (coin === undefined || fills.some((f) => f.coin === coin)) listener();
+    });
   }
 
   accountFillsThroughMs(): number | undefined {

@@ -98,9 +98,19 @@ export interface OrderGateway {
   openOrders(instrument: string): Promise<GatewayOrder[]>;
   /**
    * Fills on the instrument with time ≥ sinceMs, oldest first. `fresh`: read them from the venue now
-   * (not from a stream that may not have delivered the latest yet).
+   * (not from a stream that may not have delivered the latest yet). `prompted`: the read answers a
+   * pushed fill (`onFillPushed`), so a stream's periodic REST check does not count it.
    */
-  fills(instrument: string, sinceMs: number, opts?: { fresh?: boolean }): Promise<GatewayFill[]>;
+  fills(
+    instrument: string,
+    sinceMs: number,
+    opts?: { fresh?: boolean; prompted?: boolean },
+  ): Promise<GatewayFill[]>;
+  /**
+   * Where the venue pushes the account's fills (a stream): `listener` is called when one on the
+   * instrument arrives, so the engine can take it in between ticks. Returns the detach.
+   */
+  onFillPushed?(instrument: string, listener: () => void): () => void;
   /** `openOrders` and `fills` answered at once, where the venue can (see MarketDataPort.snapshotNow). */
   openOrdersNow?(instrument: string): GatewayOrder[];
   fillsNow?(instrument: string, sinceMs: number): GatewayFill[];

@@ -127,6 +127,26 @@ describe("hl run gateway: fills from the userFills stream", () => {
     expect(handedOver.sort()).toEqual(onExchange.sort());
   }, 20_000);
 
+  it("tells a listener of the pushed fills on its instrument, not of another coin's", async () => {
+    await readUntilStreaming([]);
+    let heard = 0;
+    const detach = gateway.onFillPushed("ETH-PERP", () => heard++);
+    try {
+      await take("BTC-PERP", "buy");
+      await take("ETH-PERP", "buy");
+      for (let i = 0; i < 40 && heard === 0; i++) await sleep(25);
+      expect(heard).toBe(1);
+      // What the push announced is in the next read, from the stream.
+      const before = restReads.mock.calls.length;
+      const got = await gateway.fills("ETH-PERP", cursor.timeMs, { prompted: true });
+      expect(restReads.mock.calls.length).toBe(before);
+      expect(got.some((f) => f.side === "buy" && f.timeMs >= cursor.timeMs)).toBe(true);
+      await read();
+    } finally {
+      detach();
+    }
+  });
+
   it("an order the exchange answered filled is in the very next read, even before the stream delivers it", async () => {
     await readUntilStreaming([]);
     const mid = Number((await client.allMidsMerged()).ETH);

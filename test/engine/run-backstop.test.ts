@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
+import type { CancelResult, GatewayOrder } from "../../src/engine/ports.ts";
 import { readStopSignal } from "../../src/exchange/stoppable-reads.ts";
 import { isBackstopCloid } from "../../src/guard/backstop.ts";
 import type { BackstopPort, RestingStop, StopSpec } from "../../src/guard/backstops.ts";
@@ -117,6 +118,41 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     expect([...stops.stops.values()].map((s) => [s.side, s.size])).toEqual([["long", "2"]]);
     // placed in the tick that opened the position, resized in the tick that grew it
     expect(stops.asked.map((a) => a.split(" @")[0])).toEqual(["place long 1", "modify 2"]);
+  });
+
+  it("a quote that fills just before the shutdown cancels it: the stop left resting covers the whole position", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-"));
+    /** A book whose resting bids are hit by a print as the run cancels them at its stop. */
+    class HitOnCancel extends PaperGateway {
+      override async cancel(instrument: string, orders: readonly GatewayOrder[]): Promise<CancelResult> {
+        const print = { id: "hit", side: "sell" as const, sz: 1_000, timeMs: 2_000_000_000_000 };
+        this.observeTrades(instrument, []);
+        for (const o of orders) this.observeTrades(instrument, [{ ...print, px: Number(o.price) }]);
+        return super.cancel(instrument, orders);
+      }
+    }
+    const stops = new MemoryStops();
+    // Buys 1, and keeps a bid of 1 resting under the book.
+    const buyAndBid = ordersStrategy("buyer_bid", (c) => [
+      ...(c.positionQty === 0
+        ? [{ side: "buy" as const, price: c.snapshot.ask, size: 1, tif: "Ioc" as const, tag: "e" }]
+        : []),
+      { side: "buy", price: c.snapshot.bid - 5, size: 1, tif: "Gtc", tag: "bid" },
+    ]);
+    const engine = dslDryRunEngine(
+      {
+        strategy: buyAndBid,
+        paper: new HitOnCancel(),
+        market: new FakeMarket({ script: () => 2500 }),
+        dir,
+        maxTicks: 2,
+        dsl: runStopConfig("moderate"),
+      },
+      { backstops: stops },
+    );
+    const r = await engine.run();
+    expect(r.position.net_qty).toBe("2");
+    expect([...stops.stops.values()].map((s) => [s.side, s.size])).toEqual([["long", "2"]]);
   });
 
   it("a stop asked while the position's exchange stop is being placed does not cut it: the stop stays resting", async () => {

@@ -1,0 +1,112 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generatePrivateKey } from "viem/accounts";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import type { RunResult } from "../../src/engine/engine.ts";
+import { runStrategy } from "../../src/engine/runner.ts";
+import { HlClient } from "../../src/exchange/index.ts";
+import { isBackstopCloid } from "../../src/guard/backstop.ts";
+import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let world: SimWorld;
+const clients: HlClient[] = [];
+
+beforeAll(async () => {
+  world = await startSimWorld({ ipWeightLimit: false, historyDays: 0, liveCoins: ["ETH"], seed: 23 });
+});
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await world.close();
+});
+
+async function account(key: `0x${string}`): Promise<HlClient> {
+  const c = await HlClient.create({
+    network: "paper",
+    apiUrl: world.url,
+    wsUrl: world.wsUrl,
+    privateKey: key,
+    env: { DATA_DIR: mkdtempSync(join(tmpdir(), "hl-pushed-key-")) },
+  });
+  clients.push(c);
+  await c.clearinghouseState(); // the sim opens (and funds) the account at its first read
+  return c;
+}
+
+/** Polls `probe` every 25 ms until it answers, for at most `ms`. */
+async function within<T>(ms: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined || Date.now() > until) return v;
+    await sleep(25);
+  }
+}
+
+it("hl run --dsl: a resting quote filled between two ticks gets its exchange stop at once, not a tick later", async () => {
+  const key = generatePrivateKey();
+  const dir = mkdtempSync(join(tmpdir(), "hl-pushed-"));
+  const stop = new AbortController();
+  const lines: string[] = [];
+  const runner = await account(key);
+  const restFillReads = vi.spyOn(runner, "userFillsSince");
+  // Minute-long ticks: the run's first tick quotes, the next one is a minute away.
+  const run: Promise<RunResult> = runStrategy({
+    strategy: "simple_mm",
+    instrument: "ETH-PERP",
+    tickSeconds: 60,
+    maxTicks: 0,
+    mock: true,
+    dryRun: false,
+    resume: false,
+    dataDir: join(dir, "cli"),
+    client: runner,
+    env: { DATA_DIR: dir },
+    params: { spread_bps: 2, base_size: 0.1 },
+    dsl: { preset: "moderate", overrides: {} },
+    signal: stop.signal,
+    log: (l) => lines.push(l),
+  });
+  const taker = await account(generatePrivateKey());
+  const tick1 = await within(5_000, async () => lines.find((l) => /^\[.*\] T1 /.test(l)));
+  expect(tick1, lines.join("\n")).toContain("2 sent");
+  const bid = await within(0, async () =>
+    (await runner.frontendOpenOrdersAllDexes()).find(
+      (o) => o.coin === "ETH" && o.side === "B" && !o.isTrigger,
+    ),
+  );
+  expect(bid, lines.join("\n")).toBeDefined();
+  // Another account sells down to the run's bid: the quote fills between the run's ticks.
+  const book = await taker.l2Book("ETH");
+  const ahead = (book?.levels[0] ?? []).filter((l) => Number(l.px) >= Number(bid!.limitPx));
+  const restBefore = restFillReads.mock.calls.length;
+  const size = ahead.reduce((s, l) => s + Number(l.sz), 0).toFixed(4);
+  const sold = await taker.order({
+    instrument: "ETH-PERP",
+    side: "sell",
+    size,
+    price: bid!.limitPx,
+    tif: "Ioc",
+  });
+  expect(sold.status).toBe("filled");
+  const held = async () =>
+    (await runner.clearinghouseState()).assetPositions.find((a) => a.position.coin === "ETH")?.position.szi;
+  expect(Number(await held())).toBeGreaterThan(0);
+  // The run's exchange stop covers the whole position long before the next tick (a minute away).
+  const stopOrder = await within(2_000, async () =>
+    (await runner.frontendOpenOrdersAllDexes()).find((o) => o.isTrigger && isBackstopCloid("run", o.cloid)),
+  );
+  expect(stopOrder, lines.join("\n")).toBeDefined();
+  expect(stopOrder).toMatchObject({ side: "A", reduceOnly: true, sz: await held() });
+  // The fill came from the account's stream: no REST read of fills for it.
+  expect(restFillReads.mock.calls.length).toBe(restBefore);
+  // No strategy tick ran for it, and a stop still ends the run at once (not at the next tick, past
+  // this test's time limit).
+  stop.abort();
+  const result = await run;
+  expect(result.tickCount).toBe(1);
+  expect(result.position.net_qty).toBe(await held());
+  expect(lines.filter((l) => /fail|could not/i.test(l))).toEqual([]);
+}, 15_000);

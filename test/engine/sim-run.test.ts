@@ -290,10 +290,16 @@ describe("paper runs on the sim world", () => {
   it("--dry-run on a HIP-3 market margins with the balance the exchange margins it with", async () => {
     const c = await client(dirs.make("hl-sim-dry-hip3-"));
     const main = await c.clearinghouseState();
-    // The sim's accounts margin every dex from one USDC balance (userDexAbstraction is true).
-    const options = await dryRunPaperOptions(c, await c.market("VXX-USDYP"));
+    const vxx = await c.market("VXX-USDYP");
+    // A new account (dex abstraction never set, nothing on yex): a live run turns dex abstraction on
+    // before its first order, so the rehearsal margins yex from the main balance.
+    expect(await c.userDexAbstraction()).toBeNull();
+    const options = await dryRunPaperOptions(c, vxx);
     expect(options.balanceUsd).toBe(main.marginSummary.accountValue);
     expect(Number(options.balanceUsd)).toBeGreaterThan(0);
+    // Standard mode set by the user: yex margins with its own USDC, none here.
+    await c.exchangeClient!.userSetAbstraction({ user: c.address!, abstraction: "disabled" });
+    expect((await dryRunPaperOptions(c, vxx)).balanceUsd).toBe("0");
     // yex's markets allow only isolated margin: the paper book margins them so.
     expect(options.isolated).toBe(true);
   });

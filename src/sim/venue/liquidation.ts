@@ -42,13 +42,30 @@ export function liquidateAccounts(core: VenueCore, now: number): void {
       }
     }
     if (cross === 0) continue;
-    const s = core.crossSummary(a);
-    if (belowMaintenance(a.cash + s.upnl, s.maint)) {
+    // Each clearinghouse's cross account on its own: the main one (with every HIP-3 dex under dex
+    // abstraction), and in standard mode each HIP-3 dex with its own balance.
+    for (const k of crossPools(core, a)) {
+      const s = core.crossSummary(a, k);
+      if (!belowMaintenance(core.pool(a, k).cash + s.upnl, s.maint)) continue;
       const positions: [Market, Position][] = [];
-      for (const [idx, p] of a.positions) if (!p.isolated) positions.push([core.markets[idx]!, p]);
+      for (const [idx, p] of a.positions) {
+        const m = core.markets[idx]!;
+        if (!p.isolated && core.poolIndex(a, m.dexIndex) === k) positions.push([m, p]);
+      }
       liquidate(core, a, positions, "Cross", now);
     }
   }
+}
+
+/** The pools (see `VenueCore.poolIndex`) that margin at least one cross position of the account. */
+function crossPools(core: VenueCore, a: Account): number[] {
+  const out: number[] = [];
+  for (const [idx, p] of a.positions) {
+    if (p.isolated) continue;
+    const k = core.poolIndex(a, core.markets[idx]!.dexIndex);
+    if (!out.includes(k)) out.push(k);
+  }
+  return out;
 }
 
 /** An isolated position's equity (margin + uPnL) against its maintenance margin, by `rule`. */
@@ -70,14 +87,17 @@ function liquidate(
   kind: "Cross" | "Isolated",
   now: number,
 ): void {
-  const cashBefore = a.cash;
+  const di = positions[0]![0].dexIndex;
+  const pool = core.pool(a, di);
+  const cashBefore = pool.cash;
   const sizesBefore = positions.map(([, p]) => p.szi);
   const accountValue =
     kind === "Cross"
-      ? a.cash + core.crossSummary(a).upnl
+      ? pool.cash + core.crossSummary(a, di).upnl
       : positions[0]![1].isoMargin + core.positionUpnl(positions[0]![1], core.markPx(positions[0]![0]));
   for (const o of [...a.open.values()])
-    if (kind === "Cross" || o.m === positions[0]![0]) core.finish(o, "liquidatedCanceled", now);
+    if (kind === "Cross" ? core.poolIndex(a, o.m.dexIndex) === core.poolIndex(a, di) : o.m === positions[0]![0])
+      core.finish(o, "liquidatedCanceled", now);
   const cooling = (core.liquidationCooldown.get(a.addr) ?? 0) > now;
   let partial = false;
   let ntl = 0;
@@ -97,16 +117,16 @@ function liquidate(
   if (belowBackstop(core, a, positions, kind)) backstop(core, a, positions, now);
   // Nothing traded (an empty book) and no backstop yet: the next check tries again, quietly.
   if (positions.every(([m], i) => a.positions.get(m.idx)?.szi === sizesBefore[i])) return;
-  if (kind === "Isolated" && a.cash < cashBefore && !a.positions.has(positions[0]![0].idx)) {
+  if (kind === "Isolated" && pool.cash < cashBefore && !a.positions.has(positions[0]![0].idx)) {
     // An isolated loss is capped at its margin: the backstop absorbs the rest.
-    const liq = core.account(LIQUIDATOR);
-    liq.cash -= cashBefore - a.cash;
-    a.cash = cashBefore;
+    const liq = core.pool(core.account(LIQUIDATOR), di);
+    liq.cash -= cashBefore - pool.cash;
+    pool.cash = cashBefore;
   }
-  if (kind === "Cross" && a.cash < 0 && !positions.some(([m]) => a.positions.has(m.idx))) {
-    const liq = core.account(LIQUIDATOR);
-    liq.cash += a.cash;
-    a.cash = 0;
+  if (kind === "Cross" && pool.cash < 0 && !positions.some(([m]) => a.positions.has(m.idx))) {
+    const liq = core.pool(core.account(LIQUIDATOR), di);
+    liq.cash += pool.cash;
+    pool.cash = 0;
   }
   core.ledger(a, now, {
     type: "liquidation",
@@ -130,8 +150,9 @@ function belowBackstop(
     return p !== undefined && isolatedBelow(core, m, p, equityBelowBackstop);
   }
   if (!positions.some(([m]) => a.positions.get(m.idx)?.isolated === false)) return false;
-  const s = core.crossSummary(a);
-  return equityBelowBackstop(a.cash + s.upnl, s.maint);
+  const di = positions[0]![0].dexIndex;
+  const s = core.crossSummary(a, di);
+  return equityBelowBackstop(core.pool(a, di).cash + s.upnl, s.maint);
 }
 
 /** The backstop liquidator takes over what is left of the positions at the mark price. */

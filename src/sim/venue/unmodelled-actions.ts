@@ -1,13 +1,11 @@
 /**
  * Exchange actions of the `@nktkas/hyperliquid` SDK (0.32.2) that the sim world does not model: TWAP
- * orders, spot tokens and transfers, sub-accounts, vaults, staking, borrow/lend, multi-sig, account
- * abstraction modes, EVM links and deployments. Each is refused as not modelled rather than
+ * orders, spot tokens and transfers, sub-accounts, vaults, staking, borrow/lend, multi-sig, unified
+ * accounts and portfolio margin, EVM links and deployments. Each is refused as not modelled rather than
  * accepted without effect or answered as if the account lacked something: a rehearsal that sends
  * one learns at once that paper cannot stand in for live there (docs/paper-parity.md lists them).
  */
 const UNMODELLED: ReadonlySet<string> = new Set([
-  "agentEnableDexAbstraction",
-  "agentSetAbstraction",
   "borrowLend",
   "cDeposit",
   "CSignerAction",
@@ -33,9 +31,7 @@ const UNMODELLED: ReadonlySet<string> = new Set([
   "topUpIsolatedOnlyMargin",
   "twapCancel",
   "twapOrder",
-  "userDexAbstraction",
   "userPortfolioMargin",
-  "userSetAbstraction",
   "validatorL1Stream",
   "vaultDistribute",
   "vaultModify",

@@ -46,6 +46,8 @@ it("a stale stop of WOLF's own on a HIP-3 dex it holds no position on is cancell
   const coin = "yex:VXX";
   // An earlier run's slot on yex:VXX: its position and its stop; the slot closed, then a crash before
   // the stop's cancel. The reduce-only stop rests on a dex where the account holds nothing.
+  // Margined from the main balance, as the account's own runs would have set it up (dex-margin.ts).
+  await client.enableDexAbstraction();
   expect((await client.marketOrder({ instrument: coin, side: "buy", size: "20" })).status).toBe("filled");
   const mid = Number((await client.allMidsMerged())[coin]);
   const stale = backstopCloid("wolf", "wolf-0-1");

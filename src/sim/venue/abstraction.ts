@@ -23,7 +23,11 @@ const err = (message: string): ExchangeResponse => ({ status: "err", response: m
 
 const AGENT_CODES: Record<string, string> = { i: "disabled", u: "unifiedAccount", p: "portfolioMargin" };
 
-export function userDexAbstraction(core: VenueCore, a: Account, act: Record<string, unknown>): ExchangeResponse {
+export function userDexAbstraction(
+  core: VenueCore,
+  a: Account,
+  act: Record<string, unknown>,
+): ExchangeResponse {
   if (typeof act.enabled !== "boolean") return err("Invalid userDexAbstraction action.");
   const user = userRefusal(a, act.user);
   if (user) return err(user);
@@ -31,11 +35,16 @@ export function userDexAbstraction(core: VenueCore, a: Account, act: Record<stri
 }
 
 export function agentEnableDexAbstraction(core: VenueCore, a: Account): ExchangeResponse {
-  if (a.abstraction !== "default") return err("Dex abstraction can only be enabled by an agent when it was never set.");
+  if (a.abstraction !== "default")
+    return err("Dex abstraction can only be enabled by an agent when it was never set.");
   return setMode(core, a, "dexAbstraction");
 }
 
-export function userSetAbstraction(core: VenueCore, a: Account, act: Record<string, unknown>): ExchangeResponse {
+export function userSetAbstraction(
+  core: VenueCore,
+  a: Account,
+  act: Record<string, unknown>,
+): ExchangeResponse {
   const user = userRefusal(a, act.user);
   if (user) return err(user);
   return setNamedMode(core, a, "userSetAbstraction", act.abstraction, [
@@ -46,7 +55,11 @@ export function userSetAbstraction(core: VenueCore, a: Account, act: Record<stri
   ]);
 }
 
-export function agentSetAbstraction(core: VenueCore, a: Account, act: Record<string, unknown>): ExchangeResponse {
+export function agentSetAbstraction(
+  core: VenueCore,
+  a: Account,
+  act: Record<string, unknown>,
+): ExchangeResponse {
   const code = typeof act.abstraction === "string" ? act.abstraction : "";
   const mode = AGENT_CODES[code];
   if (!mode) return err("Invalid agentSetAbstraction action.");
@@ -62,7 +75,8 @@ function setNamedMode(
   known: readonly string[],
 ): ExchangeResponse {
   if (typeof mode !== "string" || !known.includes(mode)) return err(`Invalid ${type} action.`);
-  if (mode !== "disabled" && mode !== "dexAbstraction") return err(`${type} ${mode} is not modelled by the sim world.`);
+  if (mode !== "disabled" && mode !== "dexAbstraction")
+    return err(`${type} ${mode} is not modelled by the sim world.`);
   return setMode(core, a, mode);
 }
 
@@ -74,7 +88,9 @@ function userRefusal(a: Account, user: unknown): string | null {
 
 function setMode(core: VenueCore, a: Account, mode: Abstraction): ExchangeResponse {
   if (sharesMain(mode) !== sharesMain(a.abstraction) && holdsOnHip3(core, a))
-    return err("Cannot change abstraction while a HIP-3 dex holds positions, open orders or USDC of the account.");
+    return err(
+      "Cannot change abstraction while a HIP-3 dex holds positions, open orders or USDC of the account.",
+    );
   a.abstraction = mode;
   // A HIP-3 dex drawing on the main balance keeps no balance of its own.
   if (mode === "dexAbstraction") a.dexPools.clear();

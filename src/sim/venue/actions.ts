@@ -220,6 +220,7 @@ function sendAsset(
     fee: "0",
     nativeTokenFee: "0",
     nonce,
+    feeToken: "USDC",
   });
   return ok("default");
 }

@@ -62,8 +62,8 @@ import type {
   Fill,
   LedgerUpdate,
   LevSetting,
-  Market,
   MarginPool,
+  Market,
   Order,
   OrderStatus,
   Position,
@@ -421,7 +421,8 @@ export class VenueCore {
     const cross: { position: Position; mark: number }[] = [];
     for (const [idx, p] of a.positions) {
       const m = this.markets[idx]!;
-      if (!p.isolated && this.poolIndex(a, m.dexIndex) === k) cross.push({ position: p, mark: this.markPx(m) });
+      if (!p.isolated && this.poolIndex(a, m.dexIndex) === k)
+        cross.push({ position: p, mark: this.markPx(m) });
     }
     const pool = this.pool(a, di);
     return freeCollateral(pool.cash, cross, pool.reserved);
@@ -513,7 +514,11 @@ export class VenueCore {
       if (empty) return { error: empty };
     }
     if (!w.r && !trigger) {
-      const short = marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a, m.dexIndex), asset);
+      const short = marginRefusal(
+        this.orderMargin(a, m, isBuy, px, sz),
+        this.available(a, m.dexIndex),
+        asset,
+      );
       if (short) return { error: short };
     }
     if (!w.r && !trigger) {
@@ -654,7 +659,9 @@ export class VenueCore {
 
   /** Whether the part of an order that would increase the position fits the free collateral. */
   private affordable(a: Account, m: Market, isBuy: boolean, px: number, sz: number): boolean {
-    return marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a, m.dexIndex), m.asset) === null;
+    return (
+      marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a, m.dexIndex), m.asset) === null
+    );
   }
 
   /** Match an accepted order, then rest (Gtc/Alo) or cancel (Ioc) what is left. */

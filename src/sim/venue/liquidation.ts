@@ -96,7 +96,9 @@ function liquidate(
       ? pool.cash + core.crossSummary(a, di).upnl
       : positions[0]![1].isoMargin + core.positionUpnl(positions[0]![1], core.markPx(positions[0]![0]));
   for (const o of [...a.open.values()])
-    if (kind === "Cross" ? core.poolIndex(a, o.m.dexIndex) === core.poolIndex(a, di) : o.m === positions[0]![0])
+    if (
+      kind === "Cross" ? core.poolIndex(a, o.m.dexIndex) === core.poolIndex(a, di) : o.m === positions[0]![0]
+    )
       core.finish(o, "liquidatedCanceled", now);
   const cooling = (core.liquidationCooldown.get(a.addr) ?? 0) > now;
   let partial = false;

@@ -66,5 +66,7 @@ function positionRefusal(core: VenueCore, a: Account, m: Market, pos: Position, 
   const s = core.crossSummary(a, m.dexIndex);
   pos.lev = prev;
   const pool = core.pool(a, m.dexIndex);
-  return holdsTransferMargin(pool.cash + s.upnl - pool.reserved, s.marginUsed, s.ntl) ? null : CROSS_DECREASE_SHORT;
+  return holdsTransferMargin(pool.cash + s.upnl - pool.reserved, s.marginUsed, s.ntl)
+    ? null
+    : CROSS_DECREASE_SHORT;
 }

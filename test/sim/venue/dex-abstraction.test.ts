@@ -7,7 +7,15 @@ const USDC = "USDC:0x6d1e7cde53ba9467b783cb7c530ce054";
 
 /** USDC from one of the account's own perp dexes to another ("" is the main dex). */
 function sendAsset(sourceDex: string, destinationDex: string, amount: string, destination: string = ALICE) {
-  return { type: "sendAsset", destination, sourceDex, destinationDex, token: USDC, amount, fromSubAccount: "" };
+  return {
+    type: "sendAsset",
+    destination,
+    sourceDex,
+    destinationDex,
+    token: USDC,
+    amount,
+    fromSubAccount: "",
+  };
 }
 
 function enableDexAbstraction(t: ReturnType<typeof testVenue>, user: typeof ALICE) {
@@ -45,7 +53,9 @@ describe("account abstraction modes", () => {
       marginSummary: { accountValue: "100" },
       withdrawable: "100",
     });
-    expect(t.ex(ALICE, { type: "updateLeverage", asset: TSLA, isCross: true, leverage: 10 }).status).toBe("ok");
+    expect(t.ex(ALICE, { type: "updateLeverage", asset: TSLA, isCross: true, leverage: 10 }).status).toBe(
+      "ok",
+    );
     // $370 at 10× needs $37: fits the $100 on xyz; $3,700 (needs $370) does not, whatever the main dex holds.
     expect(t.order(ALICE, { a: TSLA, b: true, p: "370", s: "1" })).toMatchObject({ resting: {} });
     expect(t.order(ALICE, { a: TSLA, b: true, p: "370", s: "10" })).toEqual({
@@ -71,7 +81,9 @@ describe("account abstraction modes", () => {
 
   it("agentEnableDexAbstraction only turns a never-set account on; userSetAbstraction sets disabled", () => {
     const t = testVenue({ balance: "10000" });
-    expect(t.ex(ALICE, { type: "userSetAbstraction", user: ALICE, abstraction: "disabled" }).status).toBe("ok");
+    expect(t.ex(ALICE, { type: "userSetAbstraction", user: ALICE, abstraction: "disabled" }).status).toBe(
+      "ok",
+    );
     expect(t.venue.info({ type: "userAbstraction", user: ALICE })).toBe("disabled");
     expect(t.venue.info({ type: "userDexAbstraction", user: ALICE })).toBe(false);
     expect(t.ex(ALICE, { type: "agentEnableDexAbstraction" }).status).toBe("err");

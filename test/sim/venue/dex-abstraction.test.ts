@@ -102,6 +102,26 @@ describe("account abstraction modes", () => {
     });
   });
 
+  it("refuses a change of mode while a HIP-3 dex holds something of the account (the sim's strict reading)", () => {
+    const t = testVenue({ balance: "10000" });
+    expect(t.ex(ALICE, sendAsset("", "xyz", "100")).status).toBe("ok");
+    const refused = {
+      status: "err",
+      response:
+        "Cannot change abstraction while a HIP-3 dex holds positions, open orders or USDC of the account.",
+    };
+    expect(t.ex(ALICE, { type: "userDexAbstraction", user: ALICE, enabled: true })).toEqual(refused);
+    expect(t.ex(ALICE, { type: "agentEnableDexAbstraction" })).toEqual(refused);
+    // Standard to standard moves nothing and is accepted; back on the main dex, the change goes through.
+    expect(t.ex(ALICE, { type: "agentSetAbstraction", abstraction: "i" }).status).toBe("ok");
+    expect(t.ex(ALICE, sendAsset("xyz", "", "100")).status).toBe("ok");
+    enableDexAbstraction(t, ALICE);
+    expect(t.ex(ALICE, { type: "userDexAbstraction", user: BOB, enabled: true })).toEqual({
+      status: "err",
+      response: "The user of the action must be the signer's own account.",
+    });
+  });
+
   it("keeps the mode and each dex's balance across a snapshot", () => {
     const t = testVenue({ balance: "10000" });
     t.clock.now = T0 + 1;

@@ -10,7 +10,11 @@ import { HlWolfPort } from "../../src/wolf/hl-port.ts";
 import type { ExchangePosition } from "../../src/wolf/port.ts";
 import { openWolfRunner, simPaperClient, until } from "../support/sim-wolf.ts";
 
-/** WOLF's exchange stops around a start: what the start leaves unread, and a stop that fires meanwhile. */
+/**
+ * WOLF on the sim world: its exchange stops around a start (what the start leaves unread, and a stop
+ * that fires meanwhile), and its entries on HIP-3 dexes, where a new account keeps each dex's USDC
+ * apart, so the port first does what a live user must (dex-margin.ts).
+ */
 
 let world: SimWorld;
 const clients: HlClient[] = [];
@@ -163,4 +167,30 @@ it("a slot's stop that fires while a trader starts: no 'NOT protected' alert for
   } finally {
     await runner.close();
   }
+});
+
+it("an entry on a HIP-3 dex turns dex abstraction on for a new account, and its IOC fills from the main balance", async () => {
+  const client = await newClient();
+  const port = new HlWolfPort(client);
+  expect(await client.userDexAbstraction()).toBeNull();
+  await port.setLeverage("xyz:XYZ100", 5);
+  expect(await client.userDexAbstraction()).toBe(true);
+  const r = await port.ioc({
+    coin: "xyz:XYZ100",
+    side: "buy",
+    size: "0.01",
+    slippage: 0.05,
+    reduceOnly: false,
+    cloid: "0x000000000000000000000000000000a1",
+  });
+  expect(r.status).toBe("filled");
+});
+
+it("an entry on a HIP-3 dex the user keeps apart and left empty fails with one readable line", async () => {
+  const client = await newClient();
+  await client.clearinghouseState(); // the paper account's deposit
+  await client.exchangeClient!.userSetAbstraction({ user: client.address!, abstraction: "disabled" });
+  await expect(new HlWolfPort(client).setLeverage("yex:VXX", 2)).rejects.toThrow(
+    "the account keeps each dex's USDC apart (dex abstraction off) and holds none on the yex dex: move USDC there (sendAsset) or turn dex abstraction on",
+  );
 });

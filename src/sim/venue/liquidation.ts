@@ -43,29 +43,23 @@ export function liquidateAccounts(core: VenueCore, now: number): void {
     }
     if (cross === 0) continue;
     // Each clearinghouse's cross account on its own: the main one (with every HIP-3 dex under dex
-    // abstraction), and in standard mode each HIP-3 dex with its own balance.
-    for (const k of crossPools(core, a)) {
-      const s = core.crossSummary(a, k);
-      if (!belowMaintenance(core.pool(a, k).cash + s.upnl, s.maint)) continue;
-      const positions: [Market, Position][] = [];
-      for (const [idx, p] of a.positions) {
-        const m = core.markets[idx]!;
-        if (!p.isolated && core.poolIndex(a, m.dexIndex) === k) positions.push([m, p]);
-      }
-      liquidate(core, a, positions, "Cross", now);
-    }
+    // abstraction), and in standard mode each HIP-3 dex with its own balance (a position there made
+    // its pool).
+    liquidateCrossBelow(core, a, 0, now);
+    for (const k of a.dexPools.keys()) if (core.poolIndex(a, k) === k) liquidateCrossBelow(core, a, k, now);
   }
 }
 
-/** The pools (see `VenueCore.poolIndex`) that margin at least one cross position of the account. */
-function crossPools(core: VenueCore, a: Account): number[] {
-  const out: number[] = [];
+/** The cross positions margined with pool `k` (see `VenueCore.poolIndex`), if its equity is below maintenance. */
+function liquidateCrossBelow(core: VenueCore, a: Account, k: number, now: number): void {
+  const s = core.crossSummary(a, k);
+  if (s.ntl === 0 || !belowMaintenance(core.pool(a, k).cash + s.upnl, s.maint)) return;
+  const positions: [Market, Position][] = [];
   for (const [idx, p] of a.positions) {
-    if (p.isolated) continue;
-    const k = core.poolIndex(a, core.markets[idx]!.dexIndex);
-    if (!out.includes(k)) out.push(k);
+    const m = core.markets[idx]!;
+    if (!p.isolated && core.poolIndex(a, m.dexIndex) === k) positions.push([m, p]);
   }
-  return out;
+  if (positions.length > 0) liquidate(core, a, positions, "Cross", now);
 }
 
 /** An isolated position's equity (margin + uPnL) against its maintenance margin, by `rule`. */

@@ -71,6 +71,30 @@ describe("account abstraction modes", () => {
     expect(t.state(ALICE).withdrawable).toBe("9963");
   });
 
+  it("a cross position on a HIP-3 dex is liquidated against that dex's USDC alone", () => {
+    const t = testVenue({ balance: "10000" });
+    enableDexAbstraction(t, BOB);
+    expect(t.ex(ALICE, sendAsset("", "xyz", "100")).status).toBe("ok");
+    expect(t.ex(ALICE, { type: "updateLeverage", asset: TSLA, isCross: true, leverage: 10 }).status).toBe(
+      "ok",
+    );
+    t.order(BOB, { a: TSLA, b: false, p: "370", s: "2" });
+    expect(t.order(ALICE, { a: TSLA, b: true, p: "370", s: "2" })).toMatchObject({
+      filled: { totalSz: "2" },
+    });
+    // $740 long with $100 behind it on xyz: a fall to $300 costs $140, more than xyz holds, while the
+    // main dex still holds $9,900 that does not margin it.
+    t.venue.setOraclePrice("xyz:TSLA", "300");
+    t.clock.now = T0 + 1000;
+    t.venue.advance(t.clock.now);
+    expect(t.state(ALICE, "xyz").assetPositions).toEqual([]);
+    expect(t.state(ALICE).marginSummary.accountValue).toBe("9900");
+    const ledger = t.venue.info({ type: "userNonFundingLedgerUpdates", user: ALICE }) as {
+      delta: Record<string, unknown>;
+    }[];
+    expect(ledger.at(-1)!.delta).toMatchObject({ type: "liquidation", leverageType: "Cross" });
+  });
+
   it("dex abstraction margins HIP-3 orders from the main perp balance", () => {
     const t = testVenue({ balance: "10000" });
     enableDexAbstraction(t, ALICE);

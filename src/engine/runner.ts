@@ -6,6 +6,7 @@ import type { Network } from "../config/defaults.ts";
 import { resolveNetwork } from "../config/env.ts";
 import { UserError } from "../core/errors.ts";
 import type { HlClient } from "../exchange/client.ts";
+import { prepareDexMargin } from "../exchange/dex-margin.ts";
 import { type ClientSession, openClientSession } from "../exchange/session.ts";
 import { readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
@@ -248,6 +249,12 @@ async function runWithLock(
               openOrdersStream: { source: client.stream, user },
             },
           );
+    // A HIP-3 market needs USDC the account can margin it with there: as a live user would, the run
+    // turns dex abstraction on for an account that never set its mode and holds nothing on the dex.
+    if (hlGateway) {
+      const dex = (await whileStarting(o.signal, () => client.market(o.instrument))).dex;
+      await whileStarting(o.signal, () => prepareDexMargin(client, dex));
+    }
     const gateway: OrderGateway = (paper ?? hlGateway)!;
     o.onStart?.({ mode, network, instrument: spec.instrument, params, notes: session.notes });
     const engine = new Engine({

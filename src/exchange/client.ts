@@ -455,6 +455,15 @@ export class HlClient extends HlInfo {
     });
   }
 
+  /**
+   * Turn HIP-3 dex abstraction on for this account (`agentEnableDexAbstraction`, an L1 action: the
+   * account's key or its API wallet may send it). The exchange accepts it only while the account's
+   * mode was never set; see `dex-margin.ts`.
+   */
+  async enableDexAbstraction(): Promise<void> {
+    await this.exchange().agentEnableDexAbstraction();
+  }
+
   /** Send USDC to another account on Hyperliquid (user-signed). */
   async usdSend(req: { destination: Address; amount: DecLike }): Promise<void> {
     await this.exchange().usdSend({ destination: req.destination, amount: dec(req.amount).toFixed() });

@@ -1,10 +1,12 @@
 import { dec } from "../core/decimal.ts";
 import type { OrderResult, SentOrder } from "../exchange/actions.ts";
 import type { Hex } from "../exchange/config.ts";
+import { prepareDexMargin } from "../exchange/dex-margin.ts";
 import type { Address } from "../exchange/index.ts";
 import { coinToInstrument, type HlClient, slippagePrice } from "../exchange/index.ts";
 import { OrderOutcomeUnknownError, type PendingOrder } from "../exchange/order-outcome.ts";
 import { classifyRejection, rejectionOf } from "../exchange/rejections.ts";
+import { dexOfCoin } from "../exchange/symbols.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
 import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { parseCandles } from "../signals/candles.ts";
@@ -87,7 +89,14 @@ export class HlWolfPort implements WolfPort {
     return coinToInstrument(coin);
   }
 
+  /** HIP-3 dexes already margined from the main balance (dex abstraction, once on, stays on). */
+  private readonly onMainBalance = new Set<string>([""]);
+
+  /** Before each entry: the market's leverage, and on a HIP-3 dex USDC to margin it (dex-margin.ts). */
   async setLeverage(coin: string, leverage: number): Promise<void> {
+    const dex = dexOfCoin(coin);
+    if (!this.onMainBalance.has(dex) && (await prepareDexMargin(this.client, dex)) !== "dex")
+      this.onMainBalance.add(dex);
     await this.client.updateLeverage({ instrument: coinToInstrument(coin), leverage });
   }
 

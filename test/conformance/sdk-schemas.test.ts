@@ -200,6 +200,14 @@ beforeAll(async () => {
     grouping: "na",
     builder: { b: BUILDER, f: 10 },
   });
+  // A new account margins yex with yex's own USDC (standard mode): some moves there first.
+  await ex.sendAsset({
+    destination: wallet.address,
+    sourceDex: "",
+    destinationDex: "yex",
+    token: "USDC:0x6d1e7cde53ba9467b783cb7c530ce054",
+    amount: "100",
+  });
   top = await bookTop("yex:VXX");
   await ex.order({
     orders: [

@@ -239,6 +239,8 @@ describe("leaderboard and points processes on one Postgres", () => {
     trader = await HlClient.create({ network: "paper", apiUrl: sim.url, privateKey: generatePrivateKey() });
     traderAddress = trader.address!.toLowerCase();
     await deposit(traderAddress, "10000");
+    // yex is margined from the main balance only under dex abstraction (a new account keeps it apart).
+    await trader.enableDexAbstraction();
   });
   afterAll(async () => {
     await trader?.close();

@@ -287,13 +287,49 @@ describe("paper runs on the sim world", () => {
     expect(dry).toMatch(/MATIC/);
   });
 
+  it("hl run on a HIP-3 market turns dex abstraction on for a new account, as it must live; a user's standard mode with nothing on the dex stops it at start", async () => {
+    const dir = dirs.make("hl-sim-run-hip3-");
+    const c = await client(dir);
+    const lines: string[] = [];
+    const run = (dataDir: string, runClient: HlClient) =>
+      runStrategy({
+        strategy: "simple_mm",
+        instrument: "VXX-USDYP",
+        tickSeconds: 0,
+        maxTicks: 5,
+        mock: true,
+        dryRun: false,
+        resume: false,
+        dataDir,
+        params: { spread_bps: 20 },
+        client: runClient,
+        log: (l) => lines.push(l),
+      });
+    const r = await run(join(dir, "cli"), c);
+    expect(await c.userDexAbstraction()).toBe(true);
+    expect(lines.filter((l) => l.includes("Insufficient margin"))).toEqual([]);
+    expect(r.stats.total_placed).toBeGreaterThan(0);
+    const other = dirs.make("hl-sim-run-hip3-std-");
+    const std = await client(other);
+    await std.clearinghouseState(); // the paper account's deposit
+    await std.exchangeClient!.userSetAbstraction({ user: std.address!, abstraction: "disabled" });
+    await expect(run(join(other, "cli"), std)).rejects.toThrow(/holds none on the yex dex/);
+  });
+
   it("--dry-run on a HIP-3 market margins with the balance the exchange margins it with", async () => {
     const c = await client(dirs.make("hl-sim-dry-hip3-"));
     const main = await c.clearinghouseState();
-    // The sim's accounts margin every dex from one USDC balance (userDexAbstraction is true).
-    const options = await dryRunPaperOptions(c, await c.market("VXX-USDYP"));
+    const vxx = await c.market("VXX-USDYP");
+    // A new account (dex abstraction never set, nothing on yex): a live run turns dex abstraction on
+    // before its first order, so the rehearsal margins yex from the main balance.
+    expect(await c.userDexAbstraction()).toBeNull();
+    const options = await dryRunPaperOptions(c, vxx);
     expect(options.balanceUsd).toBe(main.marginSummary.accountValue);
     expect(Number(options.balanceUsd)).toBeGreaterThan(0);
+    // Standard mode set by the user and nothing on yex: a live run could margin no order there and
+    // stops at its start; so does the rehearsal.
+    await c.exchangeClient!.userSetAbstraction({ user: c.address!, abstraction: "disabled" });
+    await expect(dryRunPaperOptions(c, vxx)).rejects.toThrow(/holds none on the yex dex/);
     // yex's markets allow only isolated margin: the paper book margins them so.
     expect(options.isolated).toBe(true);
   });

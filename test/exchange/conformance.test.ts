@@ -218,6 +218,13 @@ describe("actions", () => {
     await client.updateLeverage({ instrument: "VXX-USDYP", leverage: 2 });
     const { bid } = await bestBidAsk("VXX-USDYP");
     const size = new D(20).div(bid).toDecimalPlaces(2, D.ROUND_UP);
+    // A new account keeps yex's USDC apart and holds none there, until dex abstraction is on.
+    const refused = expectStatus(
+      await client.order({ instrument: "VXX-USDYP", side: "buy", size, price: new D(bid).times("0.95") }),
+      "error",
+    );
+    expect(refused.message).toBe("Insufficient margin to place order. asset=120000");
+    await client.enableDexAbstraction();
     const r = expectStatus(
       await client.order({ instrument: "VXX-USDYP", side: "buy", size, price: new D(bid).times("0.95") }),
       "resting",

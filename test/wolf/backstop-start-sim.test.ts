@@ -10,7 +10,11 @@ import { HlWolfPort } from "../../src/wolf/hl-port.ts";
 import type { ExchangePosition } from "../../src/wolf/port.ts";
 import { openWolfRunner, simPaperClient, until } from "../support/sim-wolf.ts";
 
-/** WOLF's exchange stops around a start: what the start leaves unread, and a stop that fires meanwhile. */
+/**
+ * WOLF on the sim world: its exchange stops around a start (what the start leaves unread, and a stop
+ * that fires meanwhile), and its entries on HIP-3 dexes, where a new account keeps each dex's USDC
+ * apart, so the port first does what a live user must (dex-margin.ts).
+ */
 
 let world: SimWorld;
 const clients: HlClient[] = [];
@@ -46,6 +50,8 @@ it("a stale stop of WOLF's own on a HIP-3 dex it holds no position on is cancell
   const coin = "yex:VXX";
   // An earlier run's slot on yex:VXX: its position and its stop; the slot closed, then a crash before
   // the stop's cancel. The reduce-only stop rests on a dex where the account holds nothing.
+  // Margined from the main balance, as the account's own runs would have set it up (dex-margin.ts).
+  await client.enableDexAbstraction();
   expect((await client.marketOrder({ instrument: coin, side: "buy", size: "20" })).status).toBe("filled");
   const mid = Number((await client.allMidsMerged())[coin]);
   const stale = backstopCloid("wolf", "wolf-0-1");
@@ -161,4 +167,30 @@ it("a slot's stop that fires while a trader starts: no 'NOT protected' alert for
   } finally {
     await runner.close();
   }
+});
+
+it("an entry on a HIP-3 dex turns dex abstraction on for a new account, and its IOC fills from the main balance", async () => {
+  const client = await newClient();
+  const port = new HlWolfPort(client);
+  expect(await client.userDexAbstraction()).toBeNull();
+  await port.setLeverage("xyz:XYZ100", 5);
+  expect(await client.userDexAbstraction()).toBe(true);
+  const r = await port.ioc({
+    coin: "xyz:XYZ100",
+    side: "buy",
+    size: "0.01",
+    slippage: 0.05,
+    reduceOnly: false,
+    cloid: "0x000000000000000000000000000000a1",
+  });
+  expect(r.status).toBe("filled");
+});
+
+it("an entry on a HIP-3 dex the user keeps apart and left empty fails with one readable line", async () => {
+  const client = await newClient();
+  await client.clearinghouseState(); // the paper account's deposit
+  await client.exchangeClient!.userSetAbstraction({ user: client.address!, abstraction: "disabled" });
+  await expect(new HlWolfPort(client).setLeverage("yex:VXX", 2)).rejects.toThrow(
+    "the account keeps each dex's USDC apart (dex abstraction off) and holds none on the yex dex: move USDC there (sendAsset) or turn dex abstraction on",
+  );
 });

@@ -48,6 +48,8 @@ it("the resting stops are read on the main dex, the asked coins' dexes and every
   const port = new HlBackstopPort(client);
   const coin = "xyz:XYZ100";
   const mid = Number((await client.allMidsMerged())[coin]);
+  // Margined from the main balance, as the account's own runs would have set it up (dex-margin.ts).
+  await client.enableDexAbstraction();
   const open = await client.marketOrder({ instrument: coin, side: "buy", size: "0.1" });
   expect(open.status).toBe("filled");
   const cloid = backstopCloid("wolf", "dexes-test");

@@ -137,6 +137,10 @@ export class HouseDriver {
   start(): void {
     if (this.quoting) {
       if (!this.funded) for (const user of HOUSE_ADDRESSES) this.venue.deposit(user, HOUSE_BALANCE);
+      // The accounts that trade HIP-3 dexes margin them from their main balance, as a live account
+      // does once it turns dex abstraction on (a new account keeps each dex's USDC apart).
+      for (const user of [HOUSE_MAKER_HIP3, HOUSE_TAKER])
+        this.send(user, { type: "userDexAbstraction", user, enabled: true });
       for (const m of this.markets) {
         for (const user of [this.makerFor(m), HOUSE_TAKER]) {
           this.send(user, {

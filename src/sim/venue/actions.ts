@@ -1,5 +1,11 @@
 /** POST /exchange: one authenticated action applied to the venue, answered in the exchange's shapes. */
 import type { Address, ExchangeAction, ExchangeResponse, WireOrder } from "../venue.ts";
+import {
+  agentEnableDexAbstraction,
+  agentSetAbstraction,
+  userDexAbstraction,
+  userSetAbstraction,
+} from "./abstraction.ts";
 import { MAX_PERP_BUILDER_FEE, type OrderResult, utcDayNumber, VenueCore } from "./core.ts";
 import { fmtScaled, parseScaled, tradedUsd } from "./fixed.ts";
 import { updateIsolatedMargin } from "./isolated-margin.ts";
@@ -137,12 +143,16 @@ export function applyAction(
       return setReferrer(core, a, act.code, now);
     case "noop":
       return ok("default");
-    // One collateral pool serves every perp dex in the sim, so moving USDC between one's own dexes
-    // changes nothing; accept it so clients written for Hyperliquid run unchanged.
     case "sendAsset":
-      if (typeof act.destination === "string" && act.destination.toLowerCase() === a.addr)
-        return ok("default");
-      return err("sendAsset to another address is not supported by the simulator; use usdSend.");
+      return sendAsset(core, a, act, nonce, now);
+    case "userDexAbstraction":
+      return userDexAbstraction(core, a, act);
+    case "agentEnableDexAbstraction":
+      return agentEnableDexAbstraction(core, a);
+    case "userSetAbstraction":
+      return userSetAbstraction(core, a, act);
+    case "agentSetAbstraction":
+      return agentSetAbstraction(core, a, act);
     default:
       return err(unmodelledRefusal(action.type) ?? `Unsupported action type: ${action.type}`);
   }
@@ -166,6 +176,61 @@ function usdClassTransfer(
   a.spotUsdc += act.toPerp ? -amt.scaled : amt.scaled;
   core.ledger(a, now, { type: "accountClassTransfer", usdc: fmtScaled(amt.scaled, 6), toPerp: act.toPerp });
   return ok("default");
+}
+
+/**
+ * sendAsset {destination, sourceDex, destinationDex, token, amount}: USDC between the account's own
+ * perp dexes ("" the main one, or a HIP-3 dex's name) and spot. The source must hold it free of
+ * margin (its `withdrawable`). Two ends the same clearinghouse margins (a HIP-3 dex under dex
+ * abstraction and the main dex) move nothing. Recorded as the exchange's `send` ledger update.
+ */
+function sendAsset(
+  core: VenueCore,
+  a: Account,
+  act: Record<string, unknown>,
+  nonce: number,
+  now: number,
+): ExchangeResponse {
+  if (typeof act.destination !== "string" || act.destination.toLowerCase() !== a.addr)
+    return err("sendAsset to another address is not supported by the simulator; use usdSend.");
+  if (typeof act.token !== "string" || act.token.split(":")[0] !== "USDC")
+    return err("sendAsset of a token other than USDC is not modelled by the sim world.");
+  const amt = parseScaled(act.amount, 6);
+  if (!amt || amt.scaled === 0) return err("Invalid amount.");
+  const source = sendEnd(core, a, act.sourceDex);
+  const dest = sendEnd(core, a, act.destinationDex);
+  if (source === undefined || dest === undefined) return err("Invalid dex.");
+  const free = source === "spot" ? a.spotUsdc : core.withdrawable(a, source);
+  if (amt.scaled > free) return err("Insufficient balance for transfer.");
+  const pool = (end: number) => core.pool(a, end);
+  if (source === "spot") a.spotUsdc -= amt.scaled;
+  else pool(source).cash -= amt.scaled;
+  if (dest === "spot") a.spotUsdc += amt.scaled;
+  else pool(dest).cash += amt.scaled;
+  const usdc = fmtScaled(amt.scaled, 6);
+  core.ledger(a, now, {
+    type: "send",
+    user: a.addr,
+    destination: a.addr,
+    sourceDex: act.sourceDex,
+    destinationDex: act.destinationDex,
+    token: "USDC",
+    amount: usdc,
+    usdcValue: usdc,
+    fee: "0",
+    nativeTokenFee: "0",
+    nonce,
+    feeToken: "USDC",
+  });
+  return ok("default");
+}
+
+/** A sendAsset end: "spot", or the index of a perp dex ("" the main one); undefined if unknown. */
+function sendEnd(core: VenueCore, a: Account, dex: unknown): "spot" | number | undefined {
+  if (dex === "spot") return "spot";
+  if (typeof dex !== "string") return undefined;
+  const di = core.dexes.findIndex((d) => d.name === dex);
+  return di < 0 ? undefined : core.poolIndex(a, di);
 }
 
 function order(core: VenueCore, a: Account, act: Record<string, unknown>, now: number): ExchangeResponse {

@@ -151,7 +151,7 @@ export class Clockwork {
         if (!p || p.szi === 0) continue;
         const usdc = -new D(p.szi).mul(m.oracle).mul(rate).toDecimalPlaces(0).toNumber();
         if (p.isolated) p.isoMargin += usdc;
-        else a.cash += usdc;
+        else core.pool(a, m.dexIndex).cash += usdc;
         p.fundOpen -= usdc;
         p.fundChange -= usdc;
         a.fundAllTime.set(m.idx, (a.fundAllTime.get(m.idx) ?? 0) - usdc);

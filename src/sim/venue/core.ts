@@ -63,6 +63,7 @@ import type {
   Fill,
   LedgerUpdate,
   LevSetting,
+  MarginPool,
   Market,
   Order,
   OrderStatus,
@@ -286,6 +287,8 @@ export class VenueCore {
       a = {
         addr: key as Address,
         cash: 0,
+        abstraction: "default",
+        dexPools: new Map(),
         positions: new Map(),
         leverage: new Map(),
         fundAllTime: new Map(),
@@ -360,8 +363,32 @@ export class VenueCore {
     return median3(o + Math.round(m.markEma), local, o);
   }
 
-  /** Sums over the account's cross positions at mark, micro-USDC. */
-  crossSummary(a: Account): {
+  /**
+   * Which clearinghouse margins dex `di` for this account: 0 (the main perp balance) for the main dex
+   * and, under dex abstraction, every HIP-3 dex (all of the sim's are USDC-collateralised); else the
+   * dex's own.
+   */
+  poolIndex(a: Account, di: number): number {
+    return di === 0 || a.abstraction === "dexAbstraction" ? 0 : di;
+  }
+
+  /** The USDC that margins dex `di` for this account (see `poolIndex`). */
+  pool(a: Account, di: number): MarginPool {
+    const k = this.poolIndex(a, di);
+    if (k === 0) return a;
+    let p = a.dexPools.get(k);
+    if (!p) {
+      p = { cash: 0, reserved: 0 };
+      a.dexPools.set(k, p);
+    }
+    return p;
+  }
+
+  /** Sums over the cross positions margined with dex `di`'s pool, at mark, micro-USDC. */
+  crossSummary(
+    a: Account,
+    di = 0,
+  ): {
     upnl: number;
     ntl: number;
     signedNtl: number;
@@ -373,9 +400,11 @@ export class VenueCore {
     let signedNtl = 0;
     let marginUsed = 0;
     let maint = 0;
+    const k = this.poolIndex(a, di);
     for (const [idx, p] of a.positions) {
       if (p.isolated) continue;
       const m = this.markets[idx]!;
+      if (this.poolIndex(a, m.dexIndex) !== k) continue;
       const mark = this.markPx(m);
       const value = Math.abs(p.szi) * mark;
       ntl += value;
@@ -388,20 +417,26 @@ export class VenueCore {
   }
 
   /** Collateral free for new orders (order-rules.ts `freeCollateral`, which the dry-run book shares). */
-  available(a: Account): number {
+  available(a: Account, di = 0): number {
+    const k = this.poolIndex(a, di);
     const cross: { position: Position; mark: number }[] = [];
-    for (const [idx, p] of a.positions)
-      if (!p.isolated) cross.push({ position: p, mark: this.markPx(this.markets[idx]!) });
-    return freeCollateral(a.cash, cross, a.reserved);
+    for (const [idx, p] of a.positions) {
+      const m = this.markets[idx]!;
+      if (!p.isolated && this.poolIndex(a, m.dexIndex) === k)
+        cross.push({ position: p, mark: this.markPx(m) });
+    }
+    const pool = this.pool(a, di);
+    return freeCollateral(pool.cash, cross, pool.reserved);
   }
 
   /**
    * USDC that may leave the account now, micro: `withdrawable` in clearinghouseState and the ceiling
    * of every transfer out (order-rules.ts `crossWithdrawable`).
    */
-  withdrawable(a: Account): number {
-    const s = this.crossSummary(a);
-    return crossWithdrawable(a.cash + s.upnl, a.reserved, s.marginUsed, s.ntl);
+  withdrawable(a: Account, di = 0): number {
+    const s = this.crossSummary(a, di);
+    const pool = this.pool(a, di);
+    return crossWithdrawable(pool.cash + s.upnl, pool.reserved, s.marginUsed, s.ntl);
   }
 
   positionUpnl(p: Position, mark: number): number {
@@ -480,7 +515,11 @@ export class VenueCore {
       if (empty) return { error: empty };
     }
     if (!w.r && !trigger) {
-      const short = marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a), asset);
+      const short = marginRefusal(
+        this.orderMargin(a, m, isBuy, px, sz),
+        this.available(a, m.dexIndex),
+        asset,
+      );
       if (short) return { error: short };
     }
     if (!w.r && !trigger) {
@@ -621,7 +660,9 @@ export class VenueCore {
 
   /** Whether the part of an order that would increase the position fits the free collateral. */
   private affordable(a: Account, m: Market, isBuy: boolean, px: number, sz: number): boolean {
-    return marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a), m.asset) === null;
+    return (
+      marginRefusal(this.orderMargin(a, m, isBuy, px, sz), this.available(a, m.dexIndex), m.asset) === null
+    );
   }
 
   /** Match an accepted order, then rest (Gtc/Alo) or cancel (Ioc) what is left. */
@@ -754,7 +795,7 @@ export class VenueCore {
     const szi = pos ? pos.szi : 0;
     if (!o.reduceOnly) {
       o.reserved = orderMargin(szi, o.isBuy, o.px, o.sz, this.levSetting(a, o.m).lev);
-      a.reserved += o.reserved;
+      this.pool(a, o.m.dexIndex).reserved += o.reserved;
     }
     o.live = true;
     o.m.book.side(o.isBuy).add(o);
@@ -783,7 +824,7 @@ export class VenueCore {
       this.touchedBooks.add(o.m);
     }
     if (o.reserved) {
-      o.user.reserved -= o.reserved;
+      this.pool(o.user, o.m.dexIndex).reserved -= o.reserved;
       o.reserved = 0;
     }
     o.user.open.delete(o.oid);
@@ -847,7 +888,7 @@ export class VenueCore {
       if (maker.reserved) {
         const rel = restingMarginReleased(maker.reserved, q, maker.sz);
         maker.reserved -= rel;
-        maker.user.reserved -= rel;
+        this.pool(maker.user, m.dexIndex).reserved -= rel;
       }
       side.fill(lvl, maker, q);
       taker.sz -= q;
@@ -1026,6 +1067,7 @@ export class VenueCore {
     hashSeq: number,
   ): Fill {
     let pos = a.positions.get(m.idx);
+    const pool = this.pool(a, m.dexIndex);
     const start = pos ? pos.szi : 0;
     let closedPnl = 0;
     let openQ = q;
@@ -1038,11 +1080,11 @@ export class VenueCore {
       if (pos.isolated) {
         const rel = isolatedMarginReleased(pos.isoMargin, closeQ, absStart);
         pos.isoMargin -= rel;
-        a.cash += rel;
+        pool.cash += rel;
       }
       pos.szi += start > 0 ? -closeQ : closeQ;
       openQ = q - closeQ;
-      a.cash += closedPnl;
+      pool.cash += closedPnl;
       if (start > 0) m.openInterest -= closeQ;
     }
     if (openQ > 0) {
@@ -1064,7 +1106,7 @@ export class VenueCore {
       if (pos.isolated) {
         const margin = isolatedOpenMargin(px, openQ, pos.lev);
         pos.isoMargin += margin;
-        a.cash -= margin;
+        pool.cash -= margin;
       }
       if (isBuy) m.openInterest += openQ;
     }
@@ -1086,7 +1128,7 @@ export class VenueCore {
       a.referredBy!.feesToReferrer += referral.reward;
     }
     const builderFee = builder ? mulDiv(ntl, builder.f, 100_000, "round") : 0;
-    a.cash -= exFee + builderFee;
+    pool.cash -= exFee + builderFee;
     this.feesCollected += exFee;
     const f: Fill = {
       m,

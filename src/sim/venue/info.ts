@@ -192,7 +192,7 @@ const handlers: Record<string, Handler> = {
     const s = c.core.levSetting(a, m);
     const pos = a.positions.get(m.idx);
     const mark = c.core.markPx(m);
-    const free = Math.max(0, c.core.available(a));
+    const free = Math.max(0, c.core.available(a, m.dexIndex));
     // Largest size each side could open at the mark with the free collateral at this leverage.
     const maxLots = mark > 0 ? mulDiv(free, s.lev, mark, "floor") : 0;
     const reducibleLots = (isBuy: boolean) =>
@@ -445,8 +445,12 @@ function openOrders(c: Ctx, r: InfoRequest) {
 
 function clearinghouseState(c: Ctx, a: Account, di: number) {
   const core = c.core;
-  const cross = di === 0 ? core.crossSummary(a) : { upnl: 0, ntl: 0, signedNtl: 0, marginUsed: 0, maint: 0 };
-  const crossValue = di === 0 ? a.cash + cross.upnl : 0;
+  // The dex's own cross account: the main one (which also margins the HIP-3 dexes under dex
+  // abstraction), or in standard mode a HIP-3 dex's own balance. Under dex abstraction a HIP-3 dex
+  // shows only its isolated positions' margin.
+  const own = di === 0 || core.poolIndex(a, di) === di;
+  const cross = own ? core.crossSummary(a, di) : { upnl: 0, ntl: 0, signedNtl: 0, marginUsed: 0, maint: 0 };
+  const crossValue = own ? core.pool(a, di).cash + cross.upnl : 0;
   let accountValue = crossValue;
   let totalNtl = cross.ntl;
   let signedNtl = cross.signedNtl;
@@ -507,7 +511,7 @@ function clearinghouseState(c: Ctx, a: Account, di: number) {
     totalRawUsd: fmtScaled(av - sNtl, 6),
     totalMarginUsed: fmtScaled(used, 6),
   });
-  const withdrawable = di === 0 ? core.withdrawable(a) : 0;
+  const withdrawable = own ? core.withdrawable(a, di) : 0;
   return {
     marginSummary: summary(accountValue, totalNtl, signedNtl, marginUsed),
     crossMarginSummary: summary(crossValue, cross.ntl, cross.signedNtl, cross.marginUsed),

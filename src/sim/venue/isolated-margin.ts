@@ -3,7 +3,8 @@
  * position (Hyperliquid docs, *Exchange endpoint → Update isolated margin*). `ntli` is signed
  * micro-USDC: positive adds, negative removes. The position's side is the position's own: the
  * exchange does not read `isBuy` for it (Hyperliquid's Python SDK always sends `true`). Adding moves
- * USDC out of the cross account, so it is held, like every transfer out, to what may leave it
+ * USDC out of the cross account of the position's clearinghouse (the main one, or a HIP-3 dex's own in
+ * standard mode), so it is held, like every transfer out, to what may leave it
  * (`withdrawable`: the transfer margin requirement stays); removing is limited by
  * `removableIsolatedMargin` (order-rules.ts); a
  * strict-isolated market (`onlyIsolated` without `marginMode: "noCross"`) lets margin in, never out
@@ -36,7 +37,7 @@ export function updateIsolatedMargin(
   if (!pos || pos.szi === 0) return err(`No isolated position to update margin for. asset=${m.asset}`);
   if (!pos.isolated) return err("Position does not use isolated margin.");
   if (ntli > 0) {
-    if (ntli > core.withdrawable(a))
+    if (ntli > core.withdrawable(a, m.dexIndex))
       return err(`Insufficient margin to add to isolated position. asset=${m.asset}`);
   } else {
     if (isStrictIsolated(m))
@@ -52,6 +53,6 @@ export function updateIsolatedMargin(
       return err(`Insufficient margin to remove from isolated position. asset=${m.asset}`);
   }
   pos.isoMargin += ntli;
-  a.cash -= ntli;
+  core.pool(a, m.dexIndex).cash -= ntli;
   return { status: "ok", response: { type: "default" } };
 }

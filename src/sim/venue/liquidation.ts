@@ -42,13 +42,24 @@ export function liquidateAccounts(core: VenueCore, now: number): void {
       }
     }
     if (cross === 0) continue;
-    const s = core.crossSummary(a);
-    if (belowMaintenance(a.cash + s.upnl, s.maint)) {
-      const positions: [Market, Position][] = [];
-      for (const [idx, p] of a.positions) if (!p.isolated) positions.push([core.markets[idx]!, p]);
-      liquidate(core, a, positions, "Cross", now);
-    }
+    // Each clearinghouse's cross account on its own: the main one (with every HIP-3 dex under dex
+    // abstraction), and in standard mode each HIP-3 dex with its own balance (a position there made
+    // its pool).
+    liquidateCrossBelow(core, a, 0, now);
+    for (const k of a.dexPools.keys()) if (core.poolIndex(a, k) === k) liquidateCrossBelow(core, a, k, now);
   }
+}
+
+/** The cross positions margined with pool `k` (see `VenueCore.poolIndex`), if its equity is below maintenance. */
+function liquidateCrossBelow(core: VenueCore, a: Account, k: number, now: number): void {
+  const s = core.crossSummary(a, k);
+  if (s.ntl === 0 || !belowMaintenance(core.pool(a, k).cash + s.upnl, s.maint)) return;
+  const positions: [Market, Position][] = [];
+  for (const [idx, p] of a.positions) {
+    const m = core.markets[idx]!;
+    if (!p.isolated && core.poolIndex(a, m.dexIndex) === k) positions.push([m, p]);
+  }
+  if (positions.length > 0) liquidate(core, a, positions, "Cross", now);
 }
 
 /** An isolated position's equity (margin + uPnL) against its maintenance margin, by `rule`. */
@@ -70,14 +81,19 @@ function liquidate(
   kind: "Cross" | "Isolated",
   now: number,
 ): void {
-  const cashBefore = a.cash;
+  const di = positions[0]![0].dexIndex;
+  const pool = core.pool(a, di);
+  const cashBefore = pool.cash;
   const sizesBefore = positions.map(([, p]) => p.szi);
   const accountValue =
     kind === "Cross"
-      ? a.cash + core.crossSummary(a).upnl
+      ? pool.cash + core.crossSummary(a, di).upnl
       : positions[0]![1].isoMargin + core.positionUpnl(positions[0]![1], core.markPx(positions[0]![0]));
   for (const o of [...a.open.values()])
-    if (kind === "Cross" || o.m === positions[0]![0]) core.finish(o, "liquidatedCanceled", now);
+    if (
+      kind === "Cross" ? core.poolIndex(a, o.m.dexIndex) === core.poolIndex(a, di) : o.m === positions[0]![0]
+    )
+      core.finish(o, "liquidatedCanceled", now);
   const cooling = (core.liquidationCooldown.get(a.addr) ?? 0) > now;
   let partial = false;
   let ntl = 0;
@@ -97,16 +113,16 @@ function liquidate(
   if (belowBackstop(core, a, positions, kind)) backstop(core, a, positions, now);
   // Nothing traded (an empty book) and no backstop yet: the next check tries again, quietly.
   if (positions.every(([m], i) => a.positions.get(m.idx)?.szi === sizesBefore[i])) return;
-  if (kind === "Isolated" && a.cash < cashBefore && !a.positions.has(positions[0]![0].idx)) {
+  if (kind === "Isolated" && pool.cash < cashBefore && !a.positions.has(positions[0]![0].idx)) {
     // An isolated loss is capped at its margin: the backstop absorbs the rest.
-    const liq = core.account(LIQUIDATOR);
-    liq.cash -= cashBefore - a.cash;
-    a.cash = cashBefore;
+    const liq = core.pool(core.account(LIQUIDATOR), di);
+    liq.cash -= cashBefore - pool.cash;
+    pool.cash = cashBefore;
   }
-  if (kind === "Cross" && a.cash < 0 && !positions.some(([m]) => a.positions.has(m.idx))) {
-    const liq = core.account(LIQUIDATOR);
-    liq.cash += a.cash;
-    a.cash = 0;
+  if (kind === "Cross" && pool.cash < 0 && !positions.some(([m]) => a.positions.has(m.idx))) {
+    const liq = core.pool(core.account(LIQUIDATOR), di);
+    liq.cash += pool.cash;
+    pool.cash = 0;
   }
   core.ledger(a, now, {
     type: "liquidation",
@@ -130,8 +146,9 @@ function belowBackstop(
     return p !== undefined && isolatedBelow(core, m, p, equityBelowBackstop);
   }
   if (!positions.some(([m]) => a.positions.get(m.idx)?.isolated === false)) return false;
-  const s = core.crossSummary(a);
-  return equityBelowBackstop(a.cash + s.upnl, s.maint);
+  const di = positions[0]![0].dexIndex;
+  const s = core.crossSummary(a, di);
+  return equityBelowBackstop(core.pool(a, di).cash + s.upnl, s.maint);
 }
 
 /** The backstop liquidator takes over what is left of the positions at the mark price. */

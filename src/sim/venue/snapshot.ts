@@ -1,5 +1,6 @@
 /**
- * The venue's account state as plain JSON and back: accounts (cash, positions, leverage, open and
+ * The venue's account state as plain JSON and back: accounts (cash, abstraction mode and each HIP-3
+ * dex's own balance, positions, leverage, open and
  * past orders, fills, funding, ledger, builder approvals, referral code and referrer), agents,
  * scheduled cancels, builder fill rows, the id counters and the markets delisted while the world ran
  * (with their settlement price). Markets are named by coin, so a listing added later does not shift
@@ -12,6 +13,7 @@ import type { VenueCore } from "./core.ts";
 import { freezeAt } from "./delisting.ts";
 import { fmtScaled, parseScaled } from "./fixed.ts";
 import type {
+  Abstraction,
   Account,
   BuilderFillRow,
   Fill,
@@ -29,6 +31,13 @@ type FundingJson = Omit<FundingPayment, "m"> & { coin: string };
 interface AccountJson {
   addr: Address;
   cash: number;
+  /**
+   * Absent in snapshots written before abstraction modes were modelled: every dex then drew on the
+   * main balance, so those accounts come back with dex abstraction on.
+   */
+  abstraction?: Abstraction;
+  /** Each HIP-3 dex's own balance (standard mode), by dex name. */
+  dexCash?: [string, number][];
   positions: [string, Position][];
   leverage: [string, { lev: number; cross: boolean }][];
   fundAllTime: [string, number][];
@@ -71,6 +80,8 @@ export function snapshotVenue(core: VenueCore, skipOrdersOf: readonly string[]):
     accounts.push({
       addr: a.addr,
       cash: a.cash,
+      abstraction: a.abstraction,
+      dexCash: [...a.dexPools].map(([di, p]) => [core.dexes[di]!.name, p.cash]),
       positions: [...a.positions].map(([idx, p]) => [coin(idx), { ...p }]),
       leverage: [...a.leverage].map(([idx, s]) => [coin(idx), { ...s }]),
       fundAllTime: [...a.fundAllTime].map(([idx, v]) => [coin(idx), v]),
@@ -111,6 +122,11 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
   for (const s of snap.accounts) {
     const a: Account = core.account(s.addr);
     a.cash = s.cash;
+    a.abstraction = s.abstraction ?? "dexAbstraction";
+    for (const [name, cash] of s.dexCash ?? []) {
+      const di = core.dexes.findIndex((d) => d.name === name);
+      if (di > 0) a.dexPools.set(di, { cash, reserved: 0 });
+    }
     a.spotUsdc = s.spotUsdc ?? 0;
     a.referralCode = s.referralCode ?? null;
     // Rewards were not kept before they were modelled: such a referral starts from none.
@@ -147,7 +163,7 @@ export function restoreVenue(core: VenueCore, snap: VenueSnapshot): void {
       // A normalTpsl child still waiting for its parent is neither on the book nor a live trigger.
       if (order.tpsl?.waiting) continue;
       a.open.set(order.oid, order);
-      a.reserved += order.reserved;
+      core.pool(a, m.dexIndex).reserved += order.reserved;
       if (order.tpsl?.grouping === "positionTpsl") a.positionTpsl++;
       if (order.trigger && o.live === false) {
         m.triggers.push(order);

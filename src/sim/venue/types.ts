@@ -153,15 +153,30 @@ export interface LevSetting {
   cross: boolean;
 }
 
-export interface Account {
-  addr: Address;
+/**
+ * How an account's perp dexes share USDC (`userAbstraction`): "default" (never set) and "disabled" are
+ * standard mode, where each HIP-3 dex keeps its own balance; "dexAbstraction" margins the USDC HIP-3
+ * dexes from the main perp balance.
+ */
+export type Abstraction = "default" | "disabled" | "dexAbstraction";
+
+/** One perp clearinghouse's USDC: its free collateral and what its resting orders hold. */
+export interface MarginPool {
   /** Free collateral (cross account), micro-USDC. */
   cash: number;
+  /** Sum of `reserved` over the open orders margined here. */
+  reserved: number;
+}
+
+/** An account; as a MarginPool, its main perp dex (and every HIP-3 dex under dex abstraction). */
+export interface Account extends MarginPool {
+  addr: Address;
+  abstraction: Abstraction;
+  /** The own balance of each HIP-3 dex (by dex index) in standard mode. */
+  dexPools: Map<number, MarginPool>;
   positions: Map<number, Position>;
   leverage: Map<number, LevSetting>;
   fundAllTime: Map<number, number>;
-  /** Sum of `reserved` over open orders. */
-  reserved: number;
   open: Map<number, Order>;
   /** Every known order of this user (open first-come, capped), for orderStatus / historicalOrders. */
   orders: Map<number, Order>;

@@ -1,15 +1,13 @@
 /**
  * Exchange actions of the `@nktkas/hyperliquid` SDK (0.32.2) that the sim world does not model: TWAP
  * orders, spot tokens and transfers, sub-accounts, vaults, staking, claiming referral rewards,
- * borrow/lend, multi-sig, account abstraction modes, EVM links, deployments, and the leverage-targeted
- * top-up (`topUpIsolatedOnlyMargin`: how the exchange turns the target into an amount is not on
- * record). Each is refused as not modelled rather than accepted without effect or answered as if the
- * account lacked something: a rehearsal that sends one learns at once that paper cannot stand in for
- * live there (docs/paper-parity.md lists them, with why).
+ * borrow/lend, multi-sig, unified accounts and portfolio margin, EVM links, deployments, and the
+ * leverage-targeted top-up (`topUpIsolatedOnlyMargin`: how the exchange turns the target into an
+ * amount is not on record). Each is refused as not modelled rather than accepted without effect or
+ * answered as if the account lacked something: a rehearsal that sends one learns at once that paper
+ * cannot stand in for live there (docs/paper-parity.md lists them, with why).
  */
 const UNMODELLED: ReadonlySet<string> = new Set([
-  "agentEnableDexAbstraction",
-  "agentSetAbstraction",
   "borrowLend",
   "cDeposit",
   "CSignerAction",
@@ -35,9 +33,7 @@ const UNMODELLED: ReadonlySet<string> = new Set([
   "topUpIsolatedOnlyMargin",
   "twapCancel",
   "twapOrder",
-  "userDexAbstraction",
   "userPortfolioMargin",
-  "userSetAbstraction",
   "validatorL1Stream",
   "vaultDistribute",
   "vaultModify",

@@ -63,7 +63,10 @@ function positionRefusal(core: VenueCore, a: Account, m: Market, pos: Position, 
   }
   const prev = pos.lev;
   pos.lev = lev;
-  const s = core.crossSummary(a);
+  const s = core.crossSummary(a, m.dexIndex);
   pos.lev = prev;
-  return holdsTransferMargin(a.cash + s.upnl - a.reserved, s.marginUsed, s.ntl) ? null : CROSS_DECREASE_SHORT;
+  const pool = core.pool(a, m.dexIndex);
+  return holdsTransferMargin(pool.cash + s.upnl - pool.reserved, s.marginUsed, s.ntl)
+    ? null
+    : CROSS_DECREASE_SHORT;
 }

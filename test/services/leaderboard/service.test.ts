@@ -178,6 +178,15 @@ describe.each(deployments)("%s", (_name, chosen) => {
         privateKey: hip3.key,
         env: {},
       });
+      // A new account margins yex with yex's own USDC: it moves $100 there first (its own money
+      // between its own dexes: no deposit, no loss).
+      await hip3Client.exchangeClient!.sendAsset({
+        destination: hip3.address,
+        sourceDex: "",
+        destinationDex: "yex",
+        token: "USDC:0xeb62eee3685fc4c43992febcd9e75443",
+        amount: "100",
+      });
       const hip3Fill = await hip3Client.marketOrder({ instrument: "yex:VXX", side: "buy", size: "10" });
       const yex = await hip3Client.clearinghouseState({ user: hip3.address, dex: "yex" });
       await hip3Client.close();
@@ -212,6 +221,7 @@ describe.each(deployments)("%s", (_name, chosen) => {
       // Summed over the main dex and HIP-3 dexes: the margin parked on `yex` is not a loss.
       expect(h3.positions_count).toBe(1);
       expect(Math.abs(h3.pnl)).toBeLessThan(10);
+      expect(h3.net_deposits).toBe(0);
       for (const a of board.agents) {
         expect(a.address).toBe(a.address.toLowerCase());
         expect(a.network).toBe("testnet");

@@ -43,6 +43,8 @@ async function wallet(builder: boolean): Promise<HlClient> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ user: client.address, amount: "100000" }),
   });
+  // yex is margined from the main balance only under dex abstraction (a new account keeps it apart).
+  await client.enableDexAbstraction();
   if (builder) await approveBuilderFee(client, builderConfig({}));
   return client;
 }

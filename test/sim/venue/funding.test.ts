@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fundingRate } from "../../../src/sim/venue/clockwork.ts";
 import { LIQUIDATOR } from "../../../src/sim/venue/index.ts";
 import type { Market } from "../../../src/sim/venue/types.ts";
-import { ALICE, BOB, BTC, CAROL, T0, testVenue } from "./helpers.ts";
+import { ALICE, BOB, BTC, CAROL, dexAbstraction, T0, testVenue } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const VXX = 120000;
@@ -116,6 +116,7 @@ describe("funding", () => {
 
   it("uses the HIP-3 premium ½(impactBid + impactAsk)/oracle − 1 and charges isolated margin", () => {
     const t = testVenue();
+    dexAbstraction(t, ALICE, BOB, CAROL);
     t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: false, leverage: 5 });
     t.order(BOB, { a: VXX, b: false, p: "45", s: "10" });
     t.order(ALICE, { a: VXX, b: true, p: "45", s: "10" });
@@ -232,6 +233,7 @@ describe("liquidation", () => {
 
   it("liquidates an isolated position alone, returning its remaining margin", () => {
     const t = testVenue({ balance: "10000" });
+    dexAbstraction(t, ALICE, BOB, CAROL);
     t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: false, leverage: 5 });
     t.order(BOB, { a: VXX, b: false, p: "45", s: "100" });
     t.order(ALICE, { a: VXX, b: true, p: "45", s: "100" });
@@ -253,6 +255,7 @@ describe("liquidation", () => {
 
   it("caps an isolated loss at the position's margin", () => {
     const t = testVenue({ balance: "10000" });
+    dexAbstraction(t, ALICE, BOB, CAROL);
     t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: false, leverage: 5 });
     t.order(BOB, { a: VXX, b: false, p: "45", s: "100" });
     t.order(ALICE, { a: VXX, b: true, p: "45", s: "100" });

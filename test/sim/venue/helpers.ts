@@ -95,6 +95,17 @@ export function testVenue(
   };
 }
 
+/**
+ * Turn dex abstraction on for these accounts, as a live user does before trading HIP-3 dexes from the
+ * main perp balance (a new account keeps each dex's USDC apart).
+ */
+export function dexAbstraction(t: TestVenue, ...users: Address[]): void {
+  for (const user of users) {
+    const r = t.ex(user, { type: "userDexAbstraction", user, enabled: true });
+    if (r.status !== "ok") throw new Error(`userDexAbstraction for ${user}: ${r.response}`);
+  }
+}
+
 export const BTC = 0;
 export const ETH = 1;
 export const SOL = 5;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALICE, BOB, CAROL, T0, testVenue } from "./helpers.ts";
+import { ALICE, BOB, CAROL, dexAbstraction, T0, testVenue } from "./helpers.ts";
 
 const SPCX = 110003;
 const VXX = 120000;
@@ -79,6 +79,7 @@ describe("HIP-3 dexes", () => {
 
   it("holds a yex position to its margin tier: above 5× only under $500k, above 2× only under $5M", () => {
     const t = testVenue({ balance: "10000000" });
+    dexAbstraction(t, ALICE, BOB, CAROL);
     const TIER = "Order would cause position to exceed margin tier limit at current leverage asset=120000";
     const leverage = (user: typeof ALICE, lev: number) =>
       expect(t.ex(user, { type: "updateLeverage", asset: VXX, isCross: false, leverage: lev }).status).toBe(
@@ -135,6 +136,7 @@ describe("HIP-3 dexes", () => {
 
   it("trades isolated only, keeps state per dex, and refuses cross leverage", () => {
     const t = testVenue({ balance: "10000" });
+    dexAbstraction(t, ALICE, BOB, CAROL);
     expect(t.ex(ALICE, { type: "updateLeverage", asset: VXX, isCross: true, leverage: 3 })).toEqual({
       status: "err",
       response: "Cross margin is not allowed for this asset.",
@@ -169,6 +171,7 @@ describe("HIP-3 dexes", () => {
 
   it("keeps HIP-3 open orders out of the main dex's openOrders", () => {
     const t = testVenue();
+    dexAbstraction(t, ALICE, BOB, CAROL);
     t.clock.now = T0 + 5;
     t.order(ALICE, { a: SPCX, b: true, p: "200", s: "1" });
     expect(t.venue.info({ type: "openOrders", user: ALICE })).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALICE, BOB, BTC, T0, testVenue } from "./helpers.ts";
+import { ALICE, BOB, BTC, dexAbstraction, T0, testVenue } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const YEX_VXX = 120_000;
@@ -54,6 +54,7 @@ describe("info types the exchange serves beyond the basics", () => {
 
   it("perpDexStatus: the main dex holds the deposits, a HIP-3 dex the margin of its positions", () => {
     const t = testVenue({ balance: "10000" });
+    dexAbstraction(t, ALICE, BOB);
     t.order(BOB, { a: YEX_VXX, b: false, p: "45", s: "100" });
     t.order(ALICE, { a: YEX_VXX, b: true, p: "45", s: "100" });
     const yex = t.venue.info({ type: "perpDexStatus", dex: "yex" }) as { totalNetDeposit: string };
@@ -75,6 +76,7 @@ describe("info types the exchange serves beyond the basics", () => {
   it("perpsAtOpenInterestCap lists a coin once its open interest reaches the cap", () => {
     const limits = { "yex:US3M": { openInterestCapUsd: 10_000_000, maxPositionAtHighLeverageUsd: 1e9 } };
     const t = testVenue({ balance: "100000000", limits });
+    dexAbstraction(t, ALICE, BOB);
     const caps = t.venue.info({ type: "perpDexs" }) as ({
       assetToStreamingOiCap: [string, string][];
     } | null)[];
@@ -167,12 +169,6 @@ describe("info types the exchange serves beyond the basics", () => {
     expect(f.dailyUserVlm[0]!.date).toBe("2026-11-08");
     const bob = t.venue.info({ type: "userFees", user: BOB }) as typeof f;
     expect(bob.dailyUserVlm.at(-1)).toMatchObject({ userCross: "0", userAdd: "10000" });
-  });
-
-  it("userAbstraction: one USDC balance backs every dex, as under Hyperliquid's dex abstraction", () => {
-    const t = testVenue();
-    expect(t.venue.info({ type: "userAbstraction", user: ALICE })).toBe("dexAbstraction");
-    expect(t.venue.info({ type: "userDexAbstraction", user: ALICE })).toBe(true);
   });
 
   it("sub-accounts, vaults, TWAP fills, multi-sig and staking answer as for an account without any", () => {

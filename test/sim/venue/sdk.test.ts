@@ -51,6 +51,15 @@ describe("@nktkas/hyperliquid 0.32.2 against the venue", () => {
     await exchange.approveBuilderFee({ maxFeeRate: "0.01%", builder: BUILDER });
     expect(await info.maxBuilderFee({ user, builder: BUILDER })).toBe(10);
     await exchange.updateLeverage({ asset: 0, isCross: true, leverage: 10 });
+    // A new account margins yex with yex's own USDC: move some there first, as live.
+    await exchange.sendAsset({
+      destination: user,
+      sourceDex: "",
+      destinationDex: "yex",
+      token: "USDC:0x6d1e7cde53ba9467b783cb7c530ce054",
+      amount: "100",
+    });
+    expect((await info.clearinghouseState({ user, dex: "yex" })).withdrawable).toBe("100");
     const res = await exchange.order({
       orders: [
         { a: 0, b: true, p: "97500", s: "0.02", r: false, t: { limit: { tif: "Ioc" } } },
@@ -83,6 +92,21 @@ describe("@nktkas/hyperliquid 0.32.2 against the venue", () => {
       cancels: [{ asset: 120000, cloid: "0x0000000000000000000000000000beef" }],
     });
     expect(await info.openOrders({ user, dex: "yex" })).toEqual([]);
+  });
+
+  it("sets the account's abstraction mode with the SDK's actions and reads it back", async () => {
+    const { user, info, exchange } = sdkPair();
+    expect(await info.userAbstraction({ user })).toBe("default");
+    expect(await info.userDexAbstraction({ user })).toBeNull();
+    await exchange.userDexAbstraction({ user, enabled: true });
+    expect(await info.userAbstraction({ user })).toBe("dexAbstraction");
+    await exchange.userSetAbstraction({ user, abstraction: "disabled" });
+    expect(await info.userDexAbstraction({ user })).toBe(false);
+    await expect(exchange.agentEnableDexAbstraction()).rejects.toThrow(ApiRequestError);
+    await exchange.agentSetAbstraction({ abstraction: "i" });
+    await expect(exchange.userSetAbstraction({ user, abstraction: "unifiedAccount" })).rejects.toThrow(
+      /not modelled by the sim world/,
+    );
   });
 
   it("surfaces the venue's refusals as the SDK's ApiRequestError", async () => {

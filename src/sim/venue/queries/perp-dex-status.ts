@@ -3,8 +3,9 @@ import type { InfoHandler } from "./context.ts";
 import { dexIndexOf } from "./context.ts";
 
 /**
- * perpDexStatus {dex}: USDC held by the dex. The sim has one collateral pool: a HIP-3 dex holds the
- * isolated margin of its positions, the main dex everything else that was deposited and not withdrawn.
+ * perpDexStatus {dex}: USDC held by the dex. A HIP-3 dex holds the isolated margin of its positions and
+ * the balances accounts in standard mode moved there; the main dex everything else that was deposited
+ * and not withdrawn.
  */
 export const perpDexStatus: InfoHandler = (c, r) => {
   const di = dexIndexOf(c, r.dex);
@@ -16,6 +17,10 @@ export const perpDexStatus: InfoHandler = (c, r) => {
       const usdc = parseScaled(u.delta.usdc, 6)?.scaled ?? 0;
       if (u.delta.type === "deposit") net += usdc;
       else if (u.delta.type === "withdraw") net -= usdc;
+    }
+    for (const [k, pool] of a.dexPools) {
+      hip3 += pool.cash;
+      if (k === di) onDex += pool.cash;
     }
     for (const [idx, p] of a.positions) {
       const m = c.core.markets[idx]!;

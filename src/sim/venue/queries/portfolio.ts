@@ -58,6 +58,7 @@ function changesOf(a: Account): Change[] {
 /** The account's value now: free cash, isolated margins, and every position's unrealized PnL. */
 function equity(c: InfoCtx, a: Account): number {
   let v = a.cash;
+  for (const pool of a.dexPools.values()) v += pool.cash;
   for (const [idx, p] of a.positions) {
     if (p.isolated) v += p.isoMargin;
     v += c.core.positionUpnl(p, c.core.markPx(c.core.markets[idx]!));

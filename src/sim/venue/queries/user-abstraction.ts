@@ -2,16 +2,16 @@ import type { InfoHandler } from "./context.ts";
 import { userAccount } from "./context.ts";
 
 /**
- * userAbstraction {user}: the sim keeps one USDC balance that margins the main dex and every HIP-3
- * dex, which is what Hyperliquid calls dex abstraction.
+ * userAbstraction {user}: the account's mode — "default" for a new account (never set; standard:
+ * each perp dex keeps its own USDC), "disabled" (standard, set), or "dexAbstraction".
  */
-export const userAbstraction: InfoHandler = (c, r) => {
-  userAccount(c, r.user);
-  return "dexAbstraction";
-};
+export const userAbstraction: InfoHandler = (c, r) => userAccount(c, r.user).abstraction;
 
-/** userDexAbstraction {user}: whether HIP-3 dexes draw on the main balance; in the sim they always do. */
+/**
+ * userDexAbstraction {user}: whether HIP-3 dexes draw on the main perp balance; null while the mode
+ * was never set.
+ */
 export const userDexAbstraction: InfoHandler = (c, r) => {
-  userAccount(c, r.user);
-  return true;
+  const mode = userAccount(c, r.user).abstraction;
+  return mode === "default" ? null : mode === "dexAbstraction";
 };

@@ -253,7 +253,9 @@ async function runWithLock(
     // turns dex abstraction on for an account that never set its mode and holds nothing on the dex.
     if (hlGateway) {
       const dex = (await whileStarting(o.signal, () => client.market(o.instrument))).dex;
-      await whileStarting(o.signal, () => prepareDexMargin(client, dex));
+      await whileStarting(o.signal, () =>
+        prepareDexMargin(client, dex, o.log ?? ((line) => process.stderr.write(`${line}\n`))),
+      );
     }
     const gateway: OrderGateway = (paper ?? hlGateway)!;
     o.onStart?.({ mode, network, instrument: spec.instrument, params, notes: session.notes });

@@ -43,8 +43,18 @@ export async function readDexMarginPlan(client: HlClient, dex: string): Promise<
 }
 
 /** Before the first order on `dex`: turn dex abstraction on where the plan says so (never-set accounts). */
-export async function prepareDexMargin(client: HlClient, dex: string): Promise<DexMarginPlan> {
+export async function prepareDexMargin(
+  client: HlClient,
+  dex: string,
+  log: (line: string) => void,
+): Promise<DexMarginPlan> {
   const plan = await readDexMarginPlan(client, dex);
-  if (plan === "enable") await client.enableDexAbstraction();
+  if (plan === "enable") {
+    await client.enableDexAbstraction();
+    // An account setting changed on the user's behalf: said, never silent.
+    log(
+      `turned HIP-3 dex abstraction on for this account (agentEnableDexAbstraction): orders on the ${dex} dex now draw on the main perp USDC balance`,
+    );
+  }
   return plan;
 }

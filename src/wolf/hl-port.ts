@@ -26,7 +26,11 @@ import type {
 export class HlWolfPort implements WolfPort {
   readonly backstops: BackstopPort;
 
-  constructor(private readonly client: HlClient) {
+  constructor(
+    private readonly client: HlClient,
+    /** Where a change the port makes to the account (dex abstraction turned on) is said. */
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {
     this.backstops = new HlBackstopPort(client);
   }
 
@@ -95,7 +99,7 @@ export class HlWolfPort implements WolfPort {
   /** Before each entry: the market's leverage, and on a HIP-3 dex USDC to margin it (dex-margin.ts). */
   async setLeverage(coin: string, leverage: number): Promise<void> {
     const dex = dexOfCoin(coin);
-    if (!this.onMainBalance.has(dex) && (await prepareDexMargin(this.client, dex)) !== "dex")
+    if (!this.onMainBalance.has(dex) && (await prepareDexMargin(this.client, dex, this.log)) !== "dex")
       this.onMainBalance.add(dex);
     await this.client.updateLeverage({ instrument: coinToInstrument(coin), leverage });
   }

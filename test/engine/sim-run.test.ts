@@ -307,6 +307,8 @@ describe("paper runs on the sim world", () => {
       });
     const r = await run(join(dir, "cli"), c);
     expect(await c.userDexAbstraction()).toBe(true);
+    // an account setting changed on the user's behalf is said
+    expect(lines.filter((l) => l.includes("turned HIP-3 dex abstraction on"))).toHaveLength(1);
     expect(lines.filter((l) => l.includes("Insufficient margin"))).toEqual([]);
     expect(r.stats.total_placed).toBeGreaterThan(0);
     const other = dirs.make("hl-sim-run-hip3-std-");

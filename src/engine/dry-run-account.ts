@@ -1,5 +1,6 @@
 import type { HlClient } from "../exchange/client.ts";
 import type { Market } from "../exchange/symbols.ts";
+import { BASE_TIER, type FillFeeRates, fillFeeRates, type UserFeeRates } from "../sim/venue/fee-rates.ts";
 import { defaultLeverage } from "../sim/venue/order-rules.ts";
 import type { PaperOptions } from "./paper-gateway.ts";
 
@@ -11,14 +12,36 @@ import type { PaperOptions } from "./paper-gateway.ts";
  * leverage). Positions are margined isolated where the account's setting on the market is isolated
  * or the market allows nothing else, cross otherwise. A HIP-3 market is margined from the main perp balance when the account has dex
  * abstraction on (the sim's accounts always do), else from what was moved to that dex.
+ * Its fills cost what the account's would live (`userFees`, read once, beside the account's state:
+ * its tier, staking and referral discounts, on the market's dex); should that read fail, a new
+ * account's, said in one `log` line.
  */
-export async function dryRunPaperOptions(client: HlClient, market: Market): Promise<PaperOptions> {
+export async function dryRunPaperOptions(
+  client: HlClient,
+  market: Market,
+  log: (line: string) => void = () => undefined,
+): Promise<PaperOptions> {
   if (!client.address)
-    return { leverage: defaultLeverage(market.maxLeverage), isolated: market.onlyIsolated };
+    return {
+      leverage: defaultLeverage(market.maxLeverage),
+      isolated: market.onlyIsolated,
+      fees: marketFees(BASE_TIER, market),
+    };
   const onMainBalance = !market.dex || (await client.userDexAbstraction()) === true;
-  const [state, asset] = await Promise.all([
+  const [state, asset, fees] = await Promise.all([
     client.clearinghouseState(onMainBalance ? {} : { dex: market.dex }),
     client.activeAssetData({ instrument: market.instrument }),
+    // An answer that is not rates (a decimal that does not parse) falls back as a failed read does.
+    client
+      .userFees()
+      .then((answer) => marketFees(answer, market))
+      .catch((e: unknown) => {
+        const fallback = marketFees(BASE_TIER, market);
+        log(
+          `could not read the account's fees (userFees: ${e instanceof Error ? e.message : String(e)}); the dry run charges a new account's: taker ${fallback.taker}, maker ${fallback.maker} of notional`,
+        );
+        return fallback;
+      }),
   ]);
   return {
     balanceUsd: state.marginSummary.accountValue,
@@ -26,5 +49,14 @@ export async function dryRunPaperOptions(client: HlClient, market: Market): Prom
     leverage: asset.leverage.value,
     // Margined as the exchange margins the account's positions there (a market may allow only isolated).
     isolated: asset.leverage.type === "isolated" || market.onlyIsolated,
+    fees,
   };
+}
+
+/** The account's rates on this market (a HIP-3 dex's fee scale and growth mode applied). */
+function marketFees(account: UserFeeRates, market: Market): FillFeeRates {
+  return fillFeeRates(account, {
+    ...(market.deployerFeeScale !== undefined ? { deployerFeeScale: market.deployerFeeScale } : {}),
+    ...(market.growthMode ? { growthMode: true } : {}),
+  });
 }

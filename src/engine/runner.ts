@@ -216,7 +216,11 @@ async function runWithLock(
       const { dryRunPaperOptions } = await import("./dry-run-account.ts");
       const book = new PaperGateway(
         await whileStarting(o.signal, async () =>
-          dryRunPaperOptions(client, await client.market(o.instrument)),
+          dryRunPaperOptions(
+            client,
+            await client.market(o.instrument),
+            o.log ?? ((line) => process.stderr.write(`${line}\n`)),
+          ),
         ),
       );
       market = book.watch(live);

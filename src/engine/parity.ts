@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { D, type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { createRng, type Rng } from "../sim/model/prng.ts";
-import { fillFeeRates, type UserFeeRates } from "../sim/venue/fee-rates.ts";
+import { BASE_TIER, type FillFeeRates, fillFeeRates, type UserFeeRates } from "../sim/venue/fee-rates.ts";
 import { createVenue, type SimVenue } from "../sim/venue/index.ts";
 import type { Address, WireOrder } from "../sim/venue.ts";
 import { defaultParams, findStrategy } from "../strategies/catalog.ts";
@@ -334,6 +334,10 @@ export interface ParityReport {
   strategy: string;
   seed: number;
   ticks: number;
+  /** The trader was referred (the venue charged it 4 % less). */
+  referred: boolean;
+  /** The rates the paper book charged, fractions of notional: the trader's own, from `userFees`. */
+  paperFeeRates: FillFeeRates;
   sim: RunSummary;
   dryRun: RunSummary;
   /** dry-run − sim. */
@@ -360,9 +364,12 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
   const strategy = findStrategy(o.strategy);
   if (!strategy) throw new UserError(`unknown strategy "${o.strategy}"; list them with hl strategies`);
   const params = { ...defaultParams(strategy), ...(o.params ?? {}) };
+  let paperFeeRates = fillFeeRates(BASE_TIER);
   const run = async (mode: "mock" | "dry-run"): Promise<RunSummary> => {
     const market = new ReplayedMarket(o.seed, o.balanceUsd, o.volatility ?? DEFAULT_VOLATILITY, o.referred);
-    const paper = mode === "dry-run" ? new PaperGateway(market.paperAccount()) : undefined;
+    const account = market.paperAccount();
+    if (account.fees) paperFeeRates = account.fees;
+    const paper = mode === "dry-run" ? new PaperGateway(account) : undefined;
     const gateway: OrderGateway = paper ?? new VenueGateway(market);
     const dataDir = join(o.dataDir, mode);
     mkdirSync(dataDir, { recursive: true });
@@ -392,6 +399,8 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
     strategy: o.strategy,
     seed: o.seed,
     ticks: o.ticks,
+    referred: o.referred ?? false,
+    paperFeeRates,
     sim,
     dryRun,
     difference: {

@@ -24,7 +24,7 @@ describe("paper against the sim, measured", () => {
     const r = await runParity({
       strategy: "aggressive_taker",
       seed: 1,
-      ticks: 120,
+      ticks: 60,
       referred: true,
       dataDir: mkdtempSync(join(tmpdir(), "hl-parity-")),
     });
@@ -33,6 +33,7 @@ describe("paper against the sim, measured", () => {
     expect(r.dryRun.volume).toBe(r.sim.volume);
     // The sim charged 0.045 % × 0.96 of the volume, each fee rounded to the micro-USDC.
     expect(Math.abs(n(r.sim.fees) - n(r.sim.volume) * 0.000432)).toBeLessThan(r.sim.fills * 1e-6);
+    expect(r.paperFeeRates).toEqual({ taker: "0.000432", maker: "0.000144" });
     expect(r.dryRun.fees).toBe(r.sim.fees);
     expect(r.dryRun.pnl).toBe(r.sim.pnl);
   }, 60_000);

@@ -1,3 +1,4 @@
+import { D, wire } from "../core/decimal.ts";
 import type { HlClient } from "../exchange/client.ts";
 import type { Market } from "../exchange/symbols.ts";
 import { BASE_TIER, type FillFeeRates, fillFeeRates, type UserFeeRates } from "../sim/venue/fee-rates.ts";
@@ -14,7 +15,9 @@ import type { PaperOptions } from "./paper-gateway.ts";
  * abstraction on (the sim's accounts always do), else from what was moved to that dex.
  * Its fills cost what the account's would live (`userFees`, read once, beside the account's state:
  * its tier, staking and referral discounts, on the market's dex); should that read fail, a new
- * account's, said in one `log` line.
+ * account's, said in one `log` line. Where the client carries a builder code (the session attached
+ * the configured builder, as for a live run, because the account approved it), every fill also pays
+ * the builder's fee, and the referral discount is off: a builder code overrides it.
  */
 export async function dryRunPaperOptions(
   client: HlClient,
@@ -27,6 +30,7 @@ export async function dryRunPaperOptions(
       isolated: market.onlyIsolated,
       fees: marketFees(BASE_TIER, market),
     };
+  const builder = client.builder;
   const onMainBalance = !market.dex || (await client.userDexAbstraction()) === true;
   const [state, asset, fees] = await Promise.all([
     client.clearinghouseState(onMainBalance ? {} : { dex: market.dex }),
@@ -34,7 +38,7 @@ export async function dryRunPaperOptions(
     // An answer that is not rates (a decimal that does not parse) falls back as a failed read does.
     client
       .userFees()
-      .then((answer) => marketFees(answer, market))
+      .then((answer) => marketFees(builder ? { ...answer, activeReferralDiscount: "0" } : answer, market))
       .catch((e: unknown) => {
         const fallback = marketFees(BASE_TIER, market);
         log(
@@ -50,7 +54,13 @@ export async function dryRunPaperOptions(
     // Margined as the exchange margins the account's positions there (a market may allow only isolated).
     isolated: asset.leverage.type === "isolated" || market.onlyIsolated,
     fees,
+    ...(builder ? { builderFeeRate: builderRate(builder.feeTenthsBps) } : {}),
   };
+}
+
+/** A builder fee in tenths of a basis point as a fraction of notional (10 → 0.0001). */
+function builderRate(feeTenthsBps: number): string {
+  return wire(new D(feeTenthsBps).div(100_000));
 }
 
 /** The account's rates on this market (a HIP-3 dex's fee scale and growth mode applied). */

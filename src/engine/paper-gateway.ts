@@ -55,6 +55,12 @@ export interface PaperOptions {
    * market, as live); default a new account's on the main dex (taker 0.045 %, maker 0.015 %).
    */
   fees?: FillFeeRates;
+  /**
+   * The builder fee live orders carry (the configured builder, where the account approved it), a
+   * fraction of notional: charged on every fill but a liquidation's, beside the exchange fee and
+   * rounded apart as the venue does. Default none.
+   */
+  builderFeeRate?: string;
   /** The paper account's USDC (default: the sim world's starting balance, 10,000). */
   balanceUsd?: string;
   /**
@@ -185,6 +191,7 @@ export class PaperGateway implements OrderGateway {
   private seq = 0;
   private readonly taker: Dec;
   private readonly maker: Dec;
+  private readonly builder: Dec;
   private readonly leverage: number;
   private readonly isolated: boolean;
   /** USDC: deposits, realized PnL, fees and funding, less the margin isolated positions hold. */
@@ -195,6 +202,7 @@ export class PaperGateway implements OrderGateway {
     const fees = opts.fees ?? fillFeeRates(BASE_TIER);
     this.taker = dec(fees.taker);
     this.maker = dec(fees.maker);
+    this.builder = dec(opts.builderFeeRate ?? "0");
     this.leverage = opts.leverage ?? 20;
     this.isolated = opts.isolated ?? false;
     this.cash = dec(opts.balanceUsd ?? "10000");
@@ -975,7 +983,9 @@ export class PaperGateway implements OrderGateway {
     liquidation?: GatewayFill["liquidation"],
   ): void {
     this.seq += 1;
-    const fee = fillFee(px.times(sz), feeRate);
+    const ntl = px.times(sz);
+    // The exchange's liquidation orders carry no builder code.
+    const fee = fillFee(ntl, feeRate).plus(liquidation ? 0 : fillFee(ntl, this.builder));
     this.fillLog.push({
       instrument,
       id: `paper-fill-${this.seq}`,

@@ -198,7 +198,8 @@ async function runWithLock(
         openClientSession({
           network,
           env,
-          tradingBuilder: !o.dryRun,
+          // A dry run looks the builder up as live does: its paper fills then pay the builder's fee too.
+          tradingBuilder: true,
           ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}),
         }),
       );

@@ -63,6 +63,15 @@ describe("dry-run paper book", () => {
     expect(await g.openOrders("ETH-PERP")).toEqual([]);
   });
 
+  it("charges the builder's fee beside the exchange's, each rounded to the micro-USDC", async () => {
+    const g = new PaperGateway({ fees: { taker: "0.00045", maker: "0.00015" }, builderFeeRate: "0.001" });
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
+    g.observe(book(100));
+    await g.place([req("buy", "101", "0.1237", "Ioc")]);
+    // 101 × 0.1237 = 12.4937: 0.005622165 → 0.005622, and 0.0124937 → 0.012494.
+    expect((await g.fills("ETH-PERP", 0)).map((f) => f.fee)).toEqual(["0.018116"]);
+  });
+
   it("charges the account's rates: a maker rebate is paid to the balance", async () => {
     const g = new PaperGateway({ fees: { taker: "0.0004608", maker: "-0.00003" }, balanceUsd: "1000" });
     g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });

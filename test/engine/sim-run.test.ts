@@ -314,8 +314,11 @@ describe("paper runs on the sim world", () => {
    * `user` names a referral code on the world before it trades: the code's owner first takes $10k of
    * ETH from the house makers, as the exchange asks of a code's owner.
    */
+  let referrers = 0;
   function refer(user: Address): void {
-    const owner: Address = "0x7ef0000000000000000000000000000000000001";
+    referrers += 1;
+    const owner = `0x7ef00000000000000000000000000000000001${String(referrers).padStart(2, "0")}` as Address;
+    const code = `DRYFEES${referrers}`;
     const v = world.venue;
     let nonce = Date.now();
     v.info({ type: "clearinghouseState", user: owner });
@@ -323,10 +326,10 @@ describe("paper runs on the sim world", () => {
     const limit = String(Number((mid * 1.05).toPrecision(5)));
     const order = { a: 1, b: true, p: limit, s: "8", r: false, t: { limit: { tif: "Ioc" as const } } };
     expect(v.exchange({ type: "order", orders: [order], grouping: "na" }, owner, nonce++).status).toBe("ok");
-    expect(v.exchange({ type: "registerReferrer", code: "DRYFEES" }, owner, nonce++)).toMatchObject({
+    expect(v.exchange({ type: "registerReferrer", code }, owner, nonce++)).toMatchObject({
       status: "ok",
     });
-    expect(v.exchange({ type: "setReferrer", code: "DRYFEES" }, user, nonce++)).toMatchObject({
+    expect(v.exchange({ type: "setReferrer", code }, user, nonce++)).toMatchObject({
       status: "ok",
     });
   }
@@ -351,6 +354,27 @@ describe("paper runs on the sim world", () => {
       const rate = f.coin === "ETH" ? eth.fees!.taker : vxx.fees!.taker;
       expect(f.fee, f.coin).toBe(wire(fillFee(dec(f.px).times(f.sz), rate)));
     }
+  });
+
+  it("--dry-run with the builder code a live run would attach: its fee on every fill, and no referral discount", async () => {
+    const c = await client(dirs.make("hl-sim-dry-builder-"));
+    await c.clearinghouseState();
+    refer(c.address!);
+    const builder: Address = "0x7ef0000000000000000000000000000000000b01";
+    world.venue.info({ type: "clearinghouseState", user: builder });
+    await c.approveBuilderFee({ builder, maxFeeTenthsBps: 100 });
+    // What the session does for a live run once the account approved the builder.
+    c.useBuilder({ address: builder, feeTenthsBps: 100 });
+    const eth = await dryRunPaperOptions(c, await c.market("ETH-PERP"));
+    expect(eth.fees).toEqual({ taker: "0.00045", maker: "0.00015" });
+    expect(eth.builderFeeRate).toBe("0.001");
+    expect((await c.marketOrder({ instrument: "ETH-PERP", side: "buy", size: "0.01" })).status).toBe(
+      "filled",
+    );
+    const [f] = await c.userFills();
+    const ntl = dec(f!.px).times(f!.sz);
+    expect(f!.builderFee).toBe(wire(fillFee(ntl, "0.001")));
+    expect(f!.fee).toBe(wire(fillFee(ntl, eth.fees!.taker).plus(fillFee(ntl, eth.builderFeeRate!))));
   });
 
   it("--dry-run falls back to a new account's fees, with one line, when userFees cannot be read", async () => {

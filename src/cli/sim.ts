@@ -47,6 +47,7 @@ interface ExportCliOptions {
 interface ParityCliOptions {
   seed: string;
   ticks: string;
+  referred?: boolean;
 }
 
 /** `hl sim serve`: the simulated Hyperliquid (exchange API, WebSocket, admin, rates, builder fill files). */
@@ -162,12 +163,13 @@ export function register(program: Command): void {
     )
     .option("--seed <n>", "market seed", "1")
     .option("--ticks <n>", "engine ticks per run", "300")
+    .option("--referred", "the trader names a referral code first (its fees are 4 % less, on both sides)")
     .action(async (strategy: string, opts: ParityCliOptions) => {
       const seed = intOption("--seed", opts.seed, 0, 2 ** 32 - 1);
       const ticks = intOption("--ticks", opts.ticks, 1, 100_000);
       const dataDir = mkdtempSync(join(tmpdir(), "hl-parity-"));
       try {
-        const report = await runParity({ strategy, seed, ticks, dataDir });
+        const report = await runParity({ strategy, seed, ticks, dataDir, referred: opts.referred === true });
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       } finally {
         rmSync(dataDir, { recursive: true, force: true });

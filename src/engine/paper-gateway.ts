@@ -1,4 +1,5 @@
 import { D, type Dec, dec, num, wire } from "../core/decimal.ts";
+import { BASE_TIER, type FillFeeRates, fillFee, fillFeeRates } from "../sim/venue/fee-rates.ts";
 import { mulDiv, parseScaled } from "../sim/venue/fixed.ts";
 import {
   belowBackstop,
@@ -49,9 +50,17 @@ const MICRO = 1_000_000;
 const HOUR_MS = 3_600_000;
 
 export interface PaperOptions {
-  /** Fee rates in bps of notional (Hyperliquid base tier: taker 4.5, maker 1.5). */
-  takerFeeBps?: number;
-  makerFeeBps?: number;
+  /**
+   * What each fill costs, fractions of its notional (fee-rates.ts: the account's own rates on the
+   * market, as live); default a new account's on the main dex (taker 0.045 %, maker 0.015 %).
+   */
+  fees?: FillFeeRates;
+  /**
+   * The builder fee live orders carry (the configured builder, where the account approved it), a
+   * fraction of notional: charged on every fill but a liquidation's, beside the exchange fee and
+   * rounded apart as the venue does. Default none.
+   */
+  builderFeeRate?: string;
   /** The paper account's USDC (default: the sim world's starting balance, 10,000). */
   balanceUsd?: string;
   /**
@@ -180,8 +189,9 @@ export class PaperGateway implements OrderGateway {
   /** End of the cooldown after a partial liquidation (exchange time, ms). */
   private liquidationCooldownUntil = 0;
   private seq = 0;
-  private readonly taker: number;
-  private readonly maker: number;
+  private readonly taker: Dec;
+  private readonly maker: Dec;
+  private readonly builder: Dec;
   private readonly leverage: number;
   private readonly isolated: boolean;
   /** USDC: deposits, realized PnL, fees and funding, less the margin isolated positions hold. */
@@ -189,8 +199,10 @@ export class PaperGateway implements OrderGateway {
   private readonly reserved: Dec;
 
   constructor(opts: PaperOptions = {}) {
-    this.taker = opts.takerFeeBps ?? 4.5;
-    this.maker = opts.makerFeeBps ?? 1.5;
+    const fees = opts.fees ?? fillFeeRates(BASE_TIER);
+    this.taker = dec(fees.taker);
+    this.maker = dec(fees.maker);
+    this.builder = dec(opts.builderFeeRate ?? "0");
     this.leverage = opts.leverage ?? 20;
     this.isolated = opts.isolated ?? false;
     this.cash = dec(opts.balanceUsd ?? "10000");
@@ -417,7 +429,7 @@ export class PaperGateway implements OrderGateway {
     const markPx = new D(mark).div(10 ** pxDec);
     const liquidation = { method: "backstop" as const, markPx: wire(markPx) };
     const side: Side = p.szi < 0 ? "buy" : "sell";
-    this.fill(instrument, this.nextOid(), undefined, side, markPx, p.qty.abs(), 0, now, liquidation);
+    this.fill(instrument, this.nextOid(), undefined, side, markPx, p.qty.abs(), new D(0), now, liquidation);
   }
 
   /**
@@ -966,12 +978,14 @@ export class PaperGateway implements OrderGateway {
     side: Side,
     px: Dec,
     sz: Dec,
-    feeBps: number,
+    feeRate: Dec,
     timeMs: number,
     liquidation?: GatewayFill["liquidation"],
   ): void {
     this.seq += 1;
-    const fee = px.times(sz).times(feeBps).div(10_000).toDecimalPlaces(6);
+    const ntl = px.times(sz);
+    // The exchange's liquidation orders carry no builder code.
+    const fee = fillFee(ntl, feeRate).plus(liquidation ? 0 : fillFee(ntl, this.builder));
     this.fillLog.push({
       instrument,
       id: `paper-fill-${this.seq}`,

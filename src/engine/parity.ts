@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { D, type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { createRng, type Rng } from "../sim/model/prng.ts";
+import { BASE_TIER, type FillFeeRates, fillFeeRates, type UserFeeRates } from "../sim/venue/fee-rates.ts";
 import { createVenue, type SimVenue } from "../sim/venue/index.ts";
 import type { Address, WireOrder } from "../sim/venue.ts";
 import { defaultParams, findStrategy } from "../strategies/catalog.ts";
@@ -59,6 +60,7 @@ class ReplayedMarket implements MarketDataPort {
     seed: number,
     balanceUsd: string | undefined,
     private readonly volatility: number,
+    referred = false,
   ) {
     this.rng = createRng(seed);
     this.venue = createVenue({ seed, clock: () => this.now, startingBalance: STARTING_BALANCE });
@@ -67,7 +69,32 @@ class ReplayedMarket implements MarketDataPort {
       if (excess.gt(0)) this.venue.withdraw(TRADER, wire(excess));
       else if (excess.lt(0)) this.venue.deposit(TRADER, wire(excess.neg()));
     }
+    if (referred) this.referTrader();
     this.step();
+  }
+
+  /**
+   * The trader names a referral code before it trades, so the venue charges its fills 4 % less: the
+   * code's owner (the background taker) first trades the $10,000 a code needs, with the maker.
+   */
+  private referTrader(): void {
+    // Nonces just before the first step's, one per action.
+    let nonce = this.now - 10;
+    const order = (user: Address, isBuy: boolean, tif: "Gtc" | "Ioc") =>
+      this.venue.exchange(
+        { type: "order", orders: [limit(isBuy, "3400", "3", tif)], grouping: "na" },
+        user,
+        nonce++,
+      );
+    order(MAKER, false, "Gtc");
+    order(TAKER, true, "Ioc");
+    for (const [user, action] of [
+      [TAKER, { type: "registerReferrer", code: "PARITY" }],
+      [TRADER, { type: "setReferrer", code: "PARITY" }],
+    ] as const) {
+      const r = this.venue.exchange(action, user, nonce++);
+      if (r.status !== "ok") throw new Error(`${action.type}: ${JSON.stringify(r.response)}`);
+    }
   }
 
   /** One second of market: the oracle moves, the maker requotes, a taker may trade. */
@@ -124,7 +151,8 @@ class ReplayedMarket implements MarketDataPort {
 
   /**
    * The paper account, as a dry run takes it from the wallet's account (dry-run-account.ts): the
-   * trader's account value and margin in use on this venue, and its leverage and mode on the market.
+   * trader's account value and margin in use on this venue, its leverage and mode on the market, and
+   * its fee rates (`userFees`).
    */
   paperAccount(): PaperOptions {
     const state = this.venue.info({ type: "clearinghouseState", user: TRADER }) as {
@@ -133,11 +161,14 @@ class ReplayedMarket implements MarketDataPort {
     const asset = this.venue.info({ type: "activeAssetData", user: TRADER, coin: COIN }) as {
       leverage: { type: "cross" | "isolated"; value: number };
     };
+    const fees = this.venue.info({ type: "userFees", user: TRADER }) as UserFeeRates;
     return {
       balanceUsd: state.marginSummary.accountValue,
       reservedUsd: state.marginSummary.totalMarginUsed,
       leverage: asset.leverage.value,
       isolated: asset.leverage.type === "isolated",
+      // ETH is a main-dex market: no deployer fee scale.
+      fees: fillFeeRates(fees),
     };
   }
 
@@ -303,6 +334,10 @@ export interface ParityReport {
   strategy: string;
   seed: number;
   ticks: number;
+  /** The trader was referred (the venue charged it 4 % less). */
+  referred: boolean;
+  /** The rates the paper book charged, fractions of notional: the trader's own, from `userFees`. */
+  paperFeeRates: FillFeeRates;
   sim: RunSummary;
   dryRun: RunSummary;
   /** dry-run − sim. */
@@ -320,6 +355,8 @@ export interface ParityOptions {
   balanceUsd?: string;
   /** The oracle's standard deviation per second, a fraction of its price (default 0.0004: 4 bps). */
   volatility?: number;
+  /** The trader names a referral code before trading (the venue then charges it 4 % less). */
+  referred?: boolean;
 }
 
 /** Run the strategy on the replayed sim venue and as --dry-run beside an identical one. */
@@ -327,9 +364,12 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
   const strategy = findStrategy(o.strategy);
   if (!strategy) throw new UserError(`unknown strategy "${o.strategy}"; list them with hl strategies`);
   const params = { ...defaultParams(strategy), ...(o.params ?? {}) };
+  let paperFeeRates = fillFeeRates(BASE_TIER);
   const run = async (mode: "mock" | "dry-run"): Promise<RunSummary> => {
-    const market = new ReplayedMarket(o.seed, o.balanceUsd, o.volatility ?? DEFAULT_VOLATILITY);
-    const paper = mode === "dry-run" ? new PaperGateway(market.paperAccount()) : undefined;
+    const market = new ReplayedMarket(o.seed, o.balanceUsd, o.volatility ?? DEFAULT_VOLATILITY, o.referred);
+    const account = market.paperAccount();
+    if (account.fees) paperFeeRates = account.fees;
+    const paper = mode === "dry-run" ? new PaperGateway(account) : undefined;
     const gateway: OrderGateway = paper ?? new VenueGateway(market);
     const dataDir = join(o.dataDir, mode);
     mkdirSync(dataDir, { recursive: true });
@@ -359,6 +399,8 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
     strategy: o.strategy,
     seed: o.seed,
     ticks: o.ticks,
+    referred: o.referred ?? false,
+    paperFeeRates,
     sim,
     dryRun,
     difference: {

@@ -199,7 +199,8 @@ async function runWithLock(
         openClientSession({
           network,
           env,
-          tradingBuilder: !o.dryRun,
+          // A dry run looks the builder up as live does: its paper fills then pay the builder's fee too.
+          tradingBuilder: true,
           ...(o.apiUrl ? { apiUrl: o.apiUrl } : {}),
         }),
       );
@@ -217,7 +218,11 @@ async function runWithLock(
       const { dryRunPaperOptions } = await import("./dry-run-account.ts");
       const book = new PaperGateway(
         await whileStarting(o.signal, async () =>
-          dryRunPaperOptions(client, await client.market(o.instrument)),
+          dryRunPaperOptions(
+            client,
+            await client.market(o.instrument),
+            o.log ?? ((line) => process.stderr.write(`${line}\n`)),
+          ),
         ),
       );
       market = book.watch(live);

@@ -14,6 +14,7 @@ import type {
   PredictedFundingsResponse,
   RecentTradesResponse,
   SpotClearinghouseStateResponse,
+  UserFeesResponse,
   UserFillsResponse,
   UserFundingResponse,
   UserNonFundingLedgerUpdatesResponse,
@@ -292,6 +293,14 @@ export class HlInfo {
       user: this.userOr(opts.user),
       coin: instrumentToCoin(opts.instrument),
     });
+  }
+
+  /**
+   * The account's fee rates (its VIP tier and staking discount in them), its referral discount and
+   * its recent daily volume. Weight 20.
+   */
+  userFees(opts: { user?: Address } = {}): Promise<UserFeesResponse> {
+    return this.infoClient.userFees({ user: this.userOr(opts.user) });
   }
 
   /** Whether HIP-3 dexes draw on the account's main perp balance (`null`: never set). */

@@ -47,6 +47,10 @@ export interface Market {
   /** The margin table its maintenance tiers follow (meta.marginTableId), where meta gives one. */
   marginTableId?: number;
   onlyIsolated: boolean;
+  /** A HIP-3 market's dex's `deployerFeeScale` (perpDexs): its fills cost more than the main dex's. */
+  deployerFeeScale?: string;
+  /** The asset is in growth mode (meta `growthMode: "enabled"`): its fees are a tenth. */
+  growthMode?: boolean;
 }
 
 /** The dex of an exchange coin: "" for main-dex coins, the prefix for HIP-3 (`yex:VXX` → "yex"). */
@@ -102,9 +106,10 @@ export interface MetaUniverse {
     marginTableId?: number;
     onlyIsolated?: boolean;
     isDelisted?: boolean;
+    growthMode?: string;
   }[];
 }
-export type PerpDexList = readonly ({ name: string } | null)[];
+export type PerpDexList = readonly ({ name: string; deployerFeeScale?: string } | null)[];
 
 /** Every perp market of every dex, addressable by instrument, coin (any case) or asset id. */
 export class SymbolTable {
@@ -141,6 +146,10 @@ export class SymbolTable {
           maxLeverage: asset.maxLeverage,
           ...(asset.marginTableId !== undefined ? { marginTableId: asset.marginTableId } : {}),
           onlyIsolated: asset.onlyIsolated ?? false,
+          ...(dexIndex > 0 && entry?.deployerFeeScale !== undefined
+            ? { deployerFeeScale: entry.deployerFeeScale }
+            : {}),
+          ...(asset.growthMode === "enabled" ? { growthMode: true } : {}),
         });
       });
     });

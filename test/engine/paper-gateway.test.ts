@@ -33,7 +33,7 @@ const req = (side: "buy" | "sell", price: string, size: string, tif: "Ioc" | "Al
 
 describe("dry-run paper book", () => {
   it("IOC walks the real book up to its limit and cancels the rest", async () => {
-    const g = new PaperGateway({ takerFeeBps: 10 });
+    const g = new PaperGateway({ fees: { taker: "0.001", maker: "0.00015" } });
     g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100));
     expect(await g.place([req("buy", "102", "5", "Ioc")])).toEqual([
@@ -61,6 +61,32 @@ describe("dry-run paper book", () => {
     const [f] = await g.fills("ETH-PERP", 0);
     expect(f).toMatchObject({ side: "buy", price: "99.5", size: "1", timeMs: 3 });
     expect(await g.openOrders("ETH-PERP")).toEqual([]);
+  });
+
+  it("charges the builder's fee beside the exchange's, each rounded to the micro-USDC", async () => {
+    const g = new PaperGateway({ fees: { taker: "0.00045", maker: "0.00015" }, builderFeeRate: "0.001" });
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
+    g.observe(book(100));
+    await g.place([req("buy", "101", "0.1237", "Ioc")]);
+    // 101 × 0.1237 = 12.4937: 0.005622165 → 0.005622, and 0.0124937 → 0.012494.
+    expect((await g.fills("ETH-PERP", 0)).map((f) => f.fee)).toEqual(["0.018116"]);
+  });
+
+  it("charges the account's rates: a maker rebate is paid to the balance", async () => {
+    const g = new PaperGateway({ fees: { taker: "0.0004608", maker: "-0.00003" }, balanceUsd: "1000" });
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
+    g.observe(book(100));
+    await g.place([{ ...req("buy", "99.5", "1", "Alo"), cloid: "0x00000000000000000000000000000002" }]);
+    g.observe(book(98.4, 2));
+    await g.place([req("sell", "97", "0.5", "Ioc")]);
+    const fills = await g.fills("ETH-PERP", 0);
+    // 99.5 × 1 × −0.003 % = −0.002985; 97.4 × 0.5 × 0.04608 % = 0.02244096, to the micro-USDC.
+    expect(fills.map((f) => [f.price, f.size, f.fee])).toEqual([
+      ["99.5", "1", "-0.002985"],
+      ["97.4", "0.5", "0.022441"],
+    ]);
+    // 1000 + 0.002985 − 0.022441, and 0.5 × (97.4 − 99.5) realized.
+    expect(g.balance()).toBe("998.930544");
   });
 });
 
@@ -193,7 +219,7 @@ describe("the book a dry-run strategy reads", () => {
 
 describe("dry-run refusals as the exchange's", () => {
   it("an order worth less than $10 is refused with the exchange's text, unless it only reduces", async () => {
-    const g = new PaperGateway({ takerFeeBps: 10 });
+    const g = new PaperGateway({ fees: { taker: "0.001", maker: "0.00015" } });
     g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
     g.observe(book(100));
     const [small] = await g.place([req("buy", "99", "0.05", "Gtc")]);

@@ -20,6 +20,24 @@ describe("paper against the sim, measured", () => {
     expect(Math.abs(n(r.dryRun.pnl) - n(r.sim.pnl))).toBeLessThan(0.01);
   }, 60_000);
 
+  it("a referred taker pays on paper the fee the sim charges it (4 % off the base tier), to the micro-USDC", async () => {
+    const r = await runParity({
+      strategy: "aggressive_taker",
+      seed: 1,
+      ticks: 60,
+      referred: true,
+      dataDir: mkdtempSync(join(tmpdir(), "hl-parity-")),
+    });
+    expect(r.sim.fills).toBeGreaterThan(20);
+    expect(r.dryRun.fills).toBe(r.sim.fills);
+    expect(r.dryRun.volume).toBe(r.sim.volume);
+    // The sim charged 0.045 % × 0.96 of the volume, each fee rounded to the micro-USDC.
+    expect(Math.abs(n(r.sim.fees) - n(r.sim.volume) * 0.000432)).toBeLessThan(r.sim.fills * 1e-6);
+    expect(r.paperFeeRates).toEqual({ taker: "0.000432", maker: "0.000144" });
+    expect(r.dryRun.fees).toBe(r.sim.fees);
+    expect(r.dryRun.pnl).toBe(r.sim.pnl);
+  }, 60_000);
+
   it("market makers: volume and fees within 15 %, PnL within the fees paid, and paper not systematically better", async () => {
     const reports: ParityReport[] = [];
     for (const [strategy, seed] of [

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dec, wire } from "../../src/core/decimal.ts";
 import { dryRunPaperOptions } from "../../src/engine/dry-run-account.ts";
 import { HlMarketData } from "../../src/engine/hl-adapter.ts";
 import { runStrategy } from "../../src/engine/runner.ts";
@@ -8,6 +9,8 @@ import { readKvFile } from "../../src/engine/state-store.ts";
 import { statusFromKv } from "../../src/engine/status.ts";
 import { RateBudget } from "../../src/exchange/budget.ts";
 import { HlClient } from "../../src/exchange/client.ts";
+import { fillFee } from "../../src/sim/venue/fee-rates.ts";
+import type { Address } from "../../src/sim/venue.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { STRATEGY_IDS } from "../../src/strategies/catalog.ts";
 import { scratchDirs } from "../support/scratch-dirs.ts";
@@ -343,5 +346,84 @@ describe("paper runs on the sim world", () => {
     expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: false, leverage: 20 });
     await c.updateLeverage({ instrument: "ETH-PERP", leverage: 7, cross: false });
     expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: true, leverage: 7 });
+  });
+
+  /**
+   * `user` names a referral code on the world before it trades: the code's owner first takes $10k of
+   * ETH from the house makers, as the exchange asks of a code's owner.
+   */
+  let referrers = 0;
+  function refer(user: Address): void {
+    referrers += 1;
+    const owner = `0x7ef00000000000000000000000000000000001${String(referrers).padStart(2, "0")}` as Address;
+    const code = `DRYFEES${referrers}`;
+    const v = world.venue;
+    let nonce = Date.now();
+    v.info({ type: "clearinghouseState", user: owner });
+    const mid = Number((v.info({ type: "allMids" }) as Record<string, string>).ETH);
+    const limit = String(Number((mid * 1.05).toPrecision(5)));
+    const order = { a: 1, b: true, p: limit, s: "8", r: false, t: { limit: { tif: "Ioc" as const } } };
+    expect(v.exchange({ type: "order", orders: [order], grouping: "na" }, owner, nonce++).status).toBe("ok");
+    expect(v.exchange({ type: "registerReferrer", code }, owner, nonce++)).toMatchObject({
+      status: "ok",
+    });
+    expect(v.exchange({ type: "setReferrer", code }, user, nonce++)).toMatchObject({
+      status: "ok",
+    });
+  }
+
+  it("--dry-run charges the account's own fees: a referred account's, on the main dex and on a HIP-3 dex, as the sim charges it", async () => {
+    const c = await client(dirs.make("hl-sim-dry-fees-"));
+    await c.clearinghouseState();
+    refer(c.address!);
+    const eth = await dryRunPaperOptions(c, await c.market("ETH-PERP"));
+    const vxx = await dryRunPaperOptions(c, await c.market("VXX-USDYP"));
+    // The base tier less the 4 % referral discount; yex's deployer fee scale 1 doubles it.
+    expect(eth.fees).toEqual({ taker: "0.000432", maker: "0.000144" });
+    expect(vxx.fees).toEqual({ taker: "0.000864", maker: "0.000288" });
+    // The same fills, taken on the sim: each fee is what the paper book would charge for it.
+    for (const instrument of ["ETH-PERP", "VXX-USDYP"]) {
+      const size = instrument === "ETH-PERP" ? "0.01" : "1";
+      expect((await c.marketOrder({ instrument, side: "buy", size })).status).toBe("filled");
+    }
+    const fills = await c.userFills();
+    expect(fills.length).toBeGreaterThanOrEqual(2);
+    for (const f of fills) {
+      const rate = f.coin === "ETH" ? eth.fees!.taker : vxx.fees!.taker;
+      expect(f.fee, f.coin).toBe(wire(fillFee(dec(f.px).times(f.sz), rate)));
+    }
+  });
+
+  it("--dry-run with the builder code a live run would attach: its fee on every fill, and no referral discount", async () => {
+    const c = await client(dirs.make("hl-sim-dry-builder-"));
+    await c.clearinghouseState();
+    refer(c.address!);
+    const builder: Address = "0x7ef0000000000000000000000000000000000b01";
+    world.venue.info({ type: "clearinghouseState", user: builder });
+    await c.approveBuilderFee({ builder, maxFeeTenthsBps: 100 });
+    // What the session does for a live run once the account approved the builder.
+    c.useBuilder({ address: builder, feeTenthsBps: 100 });
+    const eth = await dryRunPaperOptions(c, await c.market("ETH-PERP"));
+    expect(eth.fees).toEqual({ taker: "0.00045", maker: "0.00015" });
+    expect(eth.builderFeeRate).toBe("0.001");
+    expect((await c.marketOrder({ instrument: "ETH-PERP", side: "buy", size: "0.01" })).status).toBe(
+      "filled",
+    );
+    const [f] = await c.userFills();
+    const ntl = dec(f!.px).times(f!.sz);
+    expect(f!.builderFee).toBe(wire(fillFee(ntl, "0.001")));
+    expect(f!.fee).toBe(wire(fillFee(ntl, eth.fees!.taker).plus(fillFee(ntl, eth.builderFeeRate!))));
+  });
+
+  it("--dry-run falls back to a new account's fees, with one line, when userFees cannot be read", async () => {
+    const c = await client(dirs.make("hl-sim-dry-fees-down-"));
+    await c.clearinghouseState();
+    c.userFees = () => Promise.reject(new Error("Failed to query Hyperliquid: 503"));
+    const lines: string[] = [];
+    const eth = await dryRunPaperOptions(c, await c.market("ETH-PERP"), (line) => lines.push(line));
+    expect(eth.fees).toEqual({ taker: "0.00045", maker: "0.00015" });
+    expect(eth.balanceUsd).toBe((await c.clearinghouseState()).marginSummary.accountValue);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/userFees: Failed to query Hyperliquid: 503.*taker 0\.00045, maker 0\.00015/);
   });
 });

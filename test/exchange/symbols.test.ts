@@ -97,6 +97,30 @@ describe("SymbolTable", () => {
     });
   });
 
+  it("carries what a market's fees follow: its HIP-3 dex's deployer fee scale and the asset's growth mode", () => {
+    const fees = SymbolTable.fromMeta(
+      [null, { name: "xyz", deployerFeeScale: "0.5" }],
+      new Map([
+        ["", { universe: [{ name: "ETH", szDecimals: 4, maxLeverage: 25 }] }],
+        [
+          "xyz",
+          {
+            universe: [
+              { name: "xyz:SPCX", szDecimals: 2, maxLeverage: 5 },
+              { name: "xyz:GOLD", szDecimals: 2, maxLeverage: 5, growthMode: "enabled" },
+            ],
+          },
+        ],
+      ]),
+    );
+    const eth = fees.resolve("ETH-PERP");
+    expect(eth.deployerFeeScale).toBeUndefined();
+    expect(eth.growthMode).toBeUndefined();
+    expect(fees.resolve("xyz:SPCX")).toMatchObject({ deployerFeeScale: "0.5" });
+    expect(fees.resolve("xyz:SPCX").growthMode).toBeUndefined();
+    expect(fees.resolve("xyz:GOLD")).toMatchObject({ deployerFeeScale: "0.5", growthMode: true });
+  });
+
   it("resolves YEX names for leverage and orders alike (predecessor sent VXX-USDYP raw to leverage)", () => {
     expect(table.resolve("VXX-USDYP").coin).toBe("yex:VXX");
     expect(table.byAssetId(120_003)?.instrument).toBe("US3M-USDYP");

@@ -74,6 +74,32 @@ export class RunStartWeightBench {
     return { ...spent, ...out!, stops: await this.runStops(), positionQty, missedFillMs };
   }
 
+  /**
+   * `hl run --dry-run` on the same account as a new process would run it, measured from its start to
+   * its first tick's end and its stop: its paper account (state, leverage, fees) read from the network.
+   */
+  async dryRun(): Promise<StartWeight & { lines: string[] }> {
+    await this.client();
+    const lines: string[] = [];
+    const spent = await weightOf(this.world, async () => {
+      forgetSharedReads();
+      await runStrategy({
+        strategy: STRATEGY,
+        instrument: INSTRUMENT,
+        tickSeconds: 1,
+        maxTicks: 1,
+        mock: true,
+        dryRun: true,
+        resume: false,
+        dataDir: join(this.dataDir, "dry-run"),
+        apiUrl: this.world.url,
+        env: { DATA_DIR: this.dataDir, HL_PRIVATE_KEY: this.key },
+        log: (l) => lines.push(l),
+      });
+    });
+    return { ...spent, lines };
+  }
+
   async close(): Promise<void> {
     await this.account?.close();
   }

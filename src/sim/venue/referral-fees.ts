@@ -26,6 +26,14 @@ export interface FeeWithReferral {
   rewarded: boolean;
 }
 
+/**
+ * Whether a referral discount cuts a fee charged at `rate` (any unit): a fee above zero is cut, a
+ * maker rebate is kept whole (the docs' formula applies the discount only `if (makerPercentage > 0)`).
+ */
+export function referralCutsFee(rate: number): boolean {
+  return rate > 0;
+}
+
 /** The discount in force for an account referred or not, having traded `volumeMicro` so far. */
 export function referralDiscountActive(referred: boolean, volumeMicro: number): boolean {
   return referred && volumeMicro < DISCOUNT_VOLUME_CAP_USD * 1_000_000;
@@ -44,7 +52,7 @@ export function feeWithReferral(
   withBuilder: boolean,
 ): FeeWithReferral {
   const applies = referred && !withBuilder;
-  const discounted = feeRate > 0 && applies && referralDiscountActive(true, volumeBefore);
+  const discounted = referralCutsFee(feeRate) && applies && referralDiscountActive(true, volumeBefore);
   const fee = discounted
     ? mulDiv(ntl, feeRate * (100 - REFERRAL_DISCOUNT_PCT), 100_000 * 100, "round")
     : mulDiv(ntl, feeRate, 100_000, "round");

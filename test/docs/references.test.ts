@@ -136,6 +136,43 @@ describe("the documentation's references", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("every bench a page runs (`npm run bench -- NAME`) is a bench file", () => {
+    const missing = pages.flatMap((page) =>
+      [...read(page).matchAll(/npm run bench -- ([a-z0-9-]+)/g)]
+        .map((m) => m[1]!)
+        .filter((name) => !existsSync(join(root, "bench", `${name}.bench.ts`)))
+        .map((name) => `${page}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("every test named in docs/exchange-rules.md's test column is a test file", () => {
+    const files = new Set(
+      readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".test.ts"))
+        .map((f) => f.replace(/^.*\//, "").replace(/\.test\.ts$/, "")),
+    );
+    const missing: string[] = [];
+    let columns = 0;
+    for (const line of read("docs/exchange-rules.md").split("\n")) {
+      const cells = line.startsWith("|")
+        ? line
+            .slice(1, -1)
+            .split("|")
+            .map((c) => c.trim())
+        : [];
+      if (cells.at(-1) === "test") columns = cells.length;
+      else if (cells.length === 0) columns = 0;
+      else if (columns > 0 && cells.length === columns && !cells[0]!.startsWith("---"))
+        for (const name of cells
+          .at(-1)!
+          .split(/[,;]\s*/)
+          .map((n) => n.trim().split(" ")[0]!))
+          if (name !== "" && name !== "—" && !files.has(name)) missing.push(name);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("every relative link leads to a file, and its #anchor to a heading there", () => {
     const broken: string[] = [];
     for (const page of pages)

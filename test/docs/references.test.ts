@@ -58,7 +58,8 @@ const normalise = (s: string) => s.replace(/\s+/g, " ").trim();
 
 /**
  * Each quoted title that follows a test file's citation in the same paragraph or table cell, up to the next
- * citation: `test/x.test.ts` ("a title…", "another…"). A title ending in "…" is the start of one.
+ * citation: `test/x.test.ts` ("a title…", "another…"), and past the parenthesis a title ending in "…" (the
+ * start of one).
  */
 function citedTitles(text: string): { file: string; title: string }[] {
   const found: { file: string; title: string }[] = [];
@@ -78,8 +79,9 @@ function citedTitles(text: string): { file: string; title: string }[] {
           break;
         }
       }
-      for (const q of after.slice(0, stop).matchAll(/"([^"]{6,})"/g))
-        found.push({ file: cite[1]!, title: q[1]! });
+      // Inside it any quoted text; past it, up to the next citation, a title cut short ("…").
+      for (const q of after.matchAll(/"([^"]{6,})"/g))
+        if (q.index < stop || q[1]!.endsWith("…")) found.push({ file: cite[1]!, title: q[1]! });
     });
   }
   return found;

@@ -175,6 +175,33 @@ describe("the documentation's references", () => {
     expect(missing).toEqual([]);
   });
 
+  it("every flag of an `hl` command a page shows is a flag the CLI defines", () => {
+    const cli = readdirSync(join(root, "src/cli"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => read(`src/cli/${f}`))
+      .join("\n");
+    const defined = new Set([
+      "--help",
+      "--version",
+      ...[...cli.matchAll(/["'`][^"'`\n]*?(--[a-z][a-z0-9-]*)/g)].map((m) => m[1]!),
+      ...[...cli.matchAll(/(--[a-z][a-z0-9-]*) </g)].map((m) => m[1]!),
+    ]);
+    const unknown: string[] = [];
+    for (const page of pages) {
+      const text = read(page);
+      const commands = [
+        ...[...text.matchAll(/`(hl [^`]+)`/g)].map((m) => m[1]!),
+        ...[...text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].flatMap((m) =>
+          m[1]!.split("\n").filter((l) => /^(\$ )?(npx )?hl /.test(l.trim())),
+        ),
+      ];
+      for (const command of commands)
+        for (const m of command.replace(/#.*$/, "").matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*)/g))
+          if (!defined.has(m[1]!)) unknown.push(`${page}: ${m[1]} in ${command.trim()}`);
+    }
+    expect(unknown).toEqual([]);
+  });
+
   it("every relative link leads to a file, and its #anchor to a heading there", () => {
     const broken: string[] = [];
     for (const page of pages)

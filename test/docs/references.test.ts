@@ -208,6 +208,25 @@ describe("the documentation's references", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("every variable docs/environment.md lists is read by the code", () => {
+    const code = ["src", "bin"]
+      .flatMap((dir) =>
+        readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+          .filter((f) => /\.(ts|mjs)$/.test(f))
+          .map((f) => read(`${dir}/${f}`)),
+      )
+      .join("\n");
+    const names = new Set(
+      [
+        ...read("docs/environment.md").matchAll(
+          /`([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]|PORT|HOST|STRATEGY|INSTRUMENT)`/g,
+        ),
+      ].map((m) => m[1]!),
+    );
+    expect(names.size).toBeGreaterThan(50);
+    expect([...names].filter((name) => !new RegExp(`\\b${name}\\b`).test(code))).toEqual([]);
+  });
+
   it("every relative link leads to a file, and its #anchor to a heading there", () => {
     const broken: string[] = [];
     for (const page of pages)

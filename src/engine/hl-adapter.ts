@@ -187,7 +187,7 @@ export class HlMarketData implements MarketDataPort {
 
 /** What an account under Hyperliquid's volume gate is told when it asks for the dead man's switch. */
 export function deadManVolumeGateLine(refusal: string): string {
-  return `dead man's switch unavailable: the exchange refuses scheduleCancel until this account has traded $1,000,000 ("${refusal}"); resting orders are not cancelled if this process dies, and no stop order rests on the exchange for this account (hl run --dsl keeps one for its position)`;
+  return `dead man's switch unavailable: the exchange refuses scheduleCancel until this account has traded $1,000,000 ("${refusal}"); resting orders are not cancelled if this process dies, and no stop order rests on the exchange for this account (an hl run with a DSL stop, --dsl-preset, keeps one for its position)`;
 }
 
 /** Where the orders sent without an answer yet are kept, so a restarted run resolves them first. */

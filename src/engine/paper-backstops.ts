@@ -6,7 +6,7 @@ import { stopAlreadyGone } from "../guard/hl-backstops.ts";
 import type { PaperGateway, TriggerOutcome, TriggerRequest } from "./paper-gateway.ts";
 
 /**
- * Backstops of a --dry-run (`hl run --dry-run --dsl`) in the paper book: the stop live would rest on
+ * Backstops of a --dry-run (`hl run --dry-run` with a DSL stop) in the paper book: the stop live would rest on
  * the exchange waits there instead, built by the exchange client's own `buildStopOrder` (so its
  * trigger, limit and size are rounded, and an under-lot size thrown, exactly as live) and checked,
  * held and fired by the sim venue's rules (src/sim/venue/trigger-rules.ts) on the mid.

@@ -30,7 +30,7 @@ describe("dead man's switch through the gateway", () => {
     const err = (await gw.scheduleCancelAll(Date.now() + 60_000).catch((e: unknown) => e)) as Error;
     // It is asked only when no stop order rests (see below): the line must not promise one.
     expect(err.message).toMatch(
-      /^dead man's switch unavailable: .*\$1,000,000.*; resting orders are not cancelled if this process dies, and no stop order rests on the exchange for this account \(hl run --dsl keeps one for its position\)$/,
+      /^dead man's switch unavailable: .*\$1,000,000.*; resting orders are not cancelled if this process dies, and no stop order rests on the exchange for this account \(an hl run with a DSL stop, --dsl-preset, keeps one for its position\)$/,
     );
     expect(alerts).toEqual([["dead_man", err.message]]);
   });

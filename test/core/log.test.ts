@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createLogger, type LogSink, setLogSink } from "../../src/core/log.ts";
-import { logElection, logRefreshCycle, logStoreError } from "../../src/core/log-events.ts";
+import { logStarted, logStoreError } from "../../src/core/log-events.ts";
 import { scrubSecrets } from "../../src/core/secrets.ts";
 import { createHttpApp } from "../../src/http/app.ts";
 import { processContext } from "../../src/services/host/types.ts";
@@ -49,33 +49,24 @@ describe("structured log", () => {
   it("writes one JSON object per event with time, level, service, event fields and message", async () => {
     const lines = await captured(() => {
       const log = createLogger("probe");
-      logElection(log, { lease: "leaderboard:schedule", role: "writer", term: 7, holder: "lb-2" });
-      logRefreshCycle(log, {
-        network: "testnet",
-        agents: 10,
-        refreshed: 9,
-        failed: 1,
-        weight_used: 40,
-        behind_ms: 0,
-        duration_ms: 120,
-      });
+      logStarted(log, { url: "http://127.0.0.1:8080", network: "testnet" }, "probe listening");
+      log.info({ event: "refresh_cycle", network: "testnet", refreshed: 9, failed: 1 }, "refreshed");
     });
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(logLineProblem(line)).toBeUndefined();
-    const [election, refresh] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(election).toMatchObject({
+    const [started, refresh] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(started).toMatchObject({
       level: "info",
       service: "probe",
-      event: "election",
-      lease: "leaderboard:schedule",
-      role: "writer",
-      term: 7,
-      holder: "lb-2",
-      msg: "lb-2 is the writer of leaderboard:schedule (term 7)",
+      event: "start",
+      url: "http://127.0.0.1:8080",
+      network: "testnet",
+      msg: "probe listening",
     });
-    expect(typeof election!.time).toBe("string");
-    expect(Number.isNaN(Date.parse(election!.time as string))).toBe(false);
-    expect(refresh).toMatchObject({ event: "refresh", refreshed: 9, failed: 1, weight_used: 40 });
+    expect(typeof started!.pid).toBe("number");
+    expect(typeof started!.time).toBe("string");
+    expect(Number.isNaN(Date.parse(started!.time as string))).toBe(false);
+    expect(refresh).toMatchObject({ event: "refresh_cycle", refreshed: 9, failed: 1 });
   });
 
   it("never writes a database password or a key: not by field name, not inside a message or an error", async () => {

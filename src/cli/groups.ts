@@ -16,6 +16,7 @@ interface Group {
 export const GROUPS: readonly Group[] = [
   { commands: ["up"], load: () => import("./up.ts") },
   { commands: ["account"], load: () => import("./account.ts") },
+  { commands: ["dex"], load: () => import("./dex.ts") },
   { commands: ["trade"], load: () => import("./trade.ts") },
   { commands: ["orders", "cancel", "close"], load: () => import("./orders.ts") },
   { commands: ["run"], load: () => import("./run.ts") },

@@ -5,10 +5,16 @@ export const YES_HELP = "confirm that real orders go to mainnet (required there)
 
 /**
  * Orders on mainnet spend real money, so a command that sends them there asks for `--yes` — a stray
- * HL_NETWORK=mainnet in a shell must not turn a trial run into a live one.
+ * HL_NETWORK=mainnet in a shell must not turn a trial run into a live one. `effect` says what the
+ * command does there for one that sends no orders (moves USDC, changes an account setting).
  */
-export function requireMainnetConsent(network: Network, yes: boolean | undefined, command: string): void {
+export function requireMainnetConsent(
+  network: Network,
+  yes: boolean | undefined,
+  command: string,
+  effect = "sends real orders",
+): void {
   if (network === "mainnet" && !yes) {
-    throw new UserError(`${command} on mainnet sends real orders: add --yes to confirm`);
+    throw new UserError(`${command} on mainnet ${effect}: add --yes to confirm`);
   }
 }

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { resolveNetwork } from "../config/env.ts";
 import { D } from "../core/decimal.ts";
@@ -8,6 +7,7 @@ import { canonicalInstrument, openClientSession, RoundingError } from "../exchan
 import { placeResolved } from "../exchange/order-outcome.ts";
 import { HlBackstopPort } from "../guard/hl-backstops.ts";
 import { checkTradeStop, placeTradeStop } from "../guard/trade-stop.ts";
+import { confirm } from "./confirm.ts";
 import { DATA_DIR_FLAG, DATA_DIR_HELP } from "./data-dir.ts";
 import { requireMainnetConsent } from "./mainnet.ts";
 
@@ -140,14 +140,4 @@ function parseTif(raw: string | undefined, hasPrice: boolean): TimeInForce {
   if (!hasPrice && tif !== "Ioc")
     throw new UserError(`--tif ${tif} needs --price (without a price the order is a marketable IOC)`);
   return tif;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = await rl.question(question);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
 }

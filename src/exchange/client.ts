@@ -464,6 +464,35 @@ export class HlClient extends HlInfo {
     await this.exchange().agentEnableDexAbstraction();
   }
 
+  /**
+   * Turn HIP-3 dex abstraction on or off for this account (`userDexAbstraction`, user-signed: the
+   * account's own key, never an API wallet). Accepted whatever the mode was before.
+   */
+  async setDexAbstraction(enabled: boolean): Promise<void> {
+    const user = this.userOr(undefined);
+    await this.exchange().userDexAbstraction({ user, enabled });
+  }
+
+  /**
+   * Move a token between this account's own balances (`sendAsset` to itself, user-signed): perp dexes
+   * by name ("" the main one) or "spot"; `token` as `NAME:0x<tokenId>` (see `collateralTokens`).
+   */
+  async sendAssetToSelf(req: {
+    sourceDex: string;
+    destinationDex: string;
+    token: string;
+    amount: DecLike;
+  }): Promise<void> {
+    const destination = this.userOr(undefined);
+    await this.exchange().sendAsset({
+      destination,
+      sourceDex: req.sourceDex,
+      destinationDex: req.destinationDex,
+      token: req.token,
+      amount: dec(req.amount).toFixed(),
+    });
+  }
+
   /** Send USDC to another account on Hyperliquid (user-signed). */
   async usdSend(req: { destination: Address; amount: DecLike }): Promise<void> {
     await this.exchange().usdSend({ destination: req.destination, amount: dec(req.amount).toFixed() });

@@ -14,6 +14,7 @@ import type {
   PredictedFundingsResponse,
   RecentTradesResponse,
   SpotClearinghouseStateResponse,
+  UserAbstractionResponse,
   UserFeesResponse,
   UserFillsResponse,
   UserFundingResponse,
@@ -29,14 +30,7 @@ import {
   SYMBOLS_MAX_AGE_MS,
   sharedRead,
 } from "./shared-reads.ts";
-import {
-  coinToInstrument,
-  dexOfCoin,
-  instrumentToCoin,
-  type Market,
-  type MetaUniverse,
-  SymbolTable,
-} from "./symbols.ts";
+import { coinToInstrument, dexOfCoin, instrumentToCoin, type Market, SymbolTable } from "./symbols.ts";
 import type { ResilientTransport } from "./transport.ts";
 
 /** Candle intervals Hyperliquid serves. */
@@ -81,6 +75,12 @@ export interface AccountSummary {
   /** Every open position, with the dex it lives on and our instrument name. */
   positions: (Position & { dex: string; instrument: string })[];
   perDex: DexState[];
+}
+
+/** A perp dex's collateral: its spot token name and the `NAME:0x<tokenId>` form `sendAsset` takes. */
+export interface CollateralToken {
+  name: string;
+  wire: string;
 }
 
 /** Fills per page of userFillsByTime (Hyperliquid's cap). */
@@ -193,18 +193,30 @@ export class HlInfo {
    * `meta` per dex (20 each); should the answer not line up with the dexes, a `meta` per dex.
    */
   private async loadSymbols(fresh = false): Promise<SymbolTable> {
+    const { dexes, metas } = await this.metasByDex(fresh);
+    return SymbolTable.fromMeta(dexes, metas);
+  }
+
+  /**
+   * Every dex's meta by name ("" the main one), shared with the market list: `perpDexs` and one
+   * `allPerpMetas` (every dex's meta in perpDexs order, weight 20) instead of a `meta` per dex (20
+   * each); should the answer not line up with the dexes, a `meta` per dex.
+   */
+  private async metasByDex(
+    fresh: boolean,
+  ): Promise<{ dexes: PerpDexsResponse; metas: Map<string, MetaResponse> }> {
     const [dexes, all] = await Promise.all([
       this.sharedPerpDexs(fresh),
       this.shared("allPerpMetas", SYMBOLS_MAX_AGE_MS, () => this.infoClient.allPerpMetas(), fresh),
     ]);
     const names = ["", ...dexes.slice(1).map((d) => d?.name ?? "")];
     if (Array.isArray(all) && all.length === dexes.length)
-      return SymbolTable.fromMeta(
+      return {
         dexes,
-        new Map<string, MetaUniverse>(
-          names.flatMap((dex, i) => (all[i] && (i === 0 || dex) ? [[dex, all[i]]] : [])),
+        metas: new Map(
+          names.flatMap((dex, i) => (all[i] && (i === 0 || dex) ? [[dex, all[i]] as const] : [])),
         ),
-      );
+      };
     const metas = await Promise.all(
       names
         .filter((dex, i) => i === 0 || dex)
@@ -213,7 +225,24 @@ export class HlInfo {
             [dex, await this.shared(`meta|${dex}`, SYMBOLS_MAX_AGE_MS, () => this.meta(dex), fresh)] as const,
         ),
     );
-    return SymbolTable.fromMeta(dexes, new Map<string, MetaUniverse>(metas));
+    return { dexes, metas: new Map(metas) };
+  }
+
+  /**
+   * The token each perp dex margins with ("" the main one), as `sendAsset` names it
+   * (`NAME:0x<tokenId>` from `spotMeta`): its meta's `collateralToken` is an index into spot tokens.
+   */
+  async collateralTokens(): Promise<Map<string, CollateralToken>> {
+    const [{ metas }, spot] = await Promise.all([
+      this.metasByDex(false),
+      this.shared("spotMeta", SYMBOLS_MAX_AGE_MS, () => this.infoClient.spotMeta()),
+    ]);
+    const out = new Map<string, CollateralToken>();
+    for (const [dex, meta] of metas) {
+      const token = spot.tokens.find((t) => t.index === meta.collateralToken);
+      if (token) out.set(dex, { name: token.name, wire: `${token.name}:${token.tokenId}` });
+    }
+    return out;
   }
 
   private sharedPerpDexs(fresh: boolean): Promise<PerpDexsResponse> {
@@ -306,6 +335,11 @@ export class HlInfo {
   /** Whether HIP-3 dexes draw on the account's main perp balance (`null`: never set). */
   userDexAbstraction(opts: { user?: Address } = {}): Promise<boolean | null> {
     return this.infoClient.userDexAbstraction({ user: this.userOr(opts.user) });
+  }
+
+  /** The account's abstraction mode: `"default"` for a new account (never set), `"disabled"`, `"dexAbstraction"`, … */
+  userAbstraction(opts: { user?: Address } = {}): Promise<UserAbstractionResponse> {
+    return this.infoClient.userAbstraction({ user: this.userOr(opts.user) });
   }
 
   spotClearinghouseState(opts: { user?: Address } = {}): Promise<SpotClearinghouseStateResponse> {

@@ -40,6 +40,9 @@ describe("the hl command tree", () => {
   it("accepts --data-dir on every command that reads or writes state", () => {
     const stateful = [
       "account",
+      "dex status",
+      "dex send",
+      "dex abstraction",
       "trade",
       "orders",
       "cancel",

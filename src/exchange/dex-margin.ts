@@ -1,8 +1,9 @@
 /**
  * What margins an account's orders on a perp dex, and what a run must do before its first order on a
  * HIP-3 dex. A new Hyperliquid account is in standard mode: each HIP-3 dex margins its positions with
- * its own USDC, so an order there is refused for margin until USDC is moved to the dex (sendAsset) or
- * dex abstraction is on (the dex then draws on the main perp balance). `agentEnableDexAbstraction`
+ * its own USDC, so an order there is refused for margin until USDC is moved to the dex (sendAsset,
+ * `hl dex send`) or dex abstraction is on (the dex then draws on the main perp balance; `hl dex
+ * abstraction on`). `agentEnableDexAbstraction`
  * turns it on only for an account whose mode was never set — the exchange's way for an API wallet to
  * prepare its account for HIP-3 — so a run does exactly that, and nothing else: it never changes a
  * mode the user set, and never moves the user's money.
@@ -29,7 +30,7 @@ export function dexMarginPlan(
   if (dec(dexAccountValue).gt(0)) return "dex";
   if (abstraction === null) return "enable";
   throw new UserError(
-    `the account keeps each dex's USDC apart (dex abstraction off) and holds none on the ${dex} dex: move USDC there (sendAsset) or turn dex abstraction on`,
+    `the account keeps each dex's USDC apart (dex abstraction off) and holds none on the ${dex} dex: move USDC there (hl dex send AMOUNT --to ${dex}) or turn dex abstraction on (hl dex abstraction on)`,
   );
 }
 

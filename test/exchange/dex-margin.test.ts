@@ -14,6 +14,9 @@ describe("dexMarginPlan: what margins an order on a perp dex, and what a run mus
 
   it("a never-set account with nothing on the dex turns dex abstraction on; a user's standard mode is kept and refused", () => {
     expect(dexMarginPlan("yex", null, "0")).toBe("enable");
-    expect(() => dexMarginPlan("yex", false, "0")).toThrow(/holds none on the yex dex/);
+    // The refusal names the commands that fix it.
+    expect(() => dexMarginPlan("yex", false, "0")).toThrow(
+      "the account keeps each dex's USDC apart (dex abstraction off) and holds none on the yex dex: move USDC there (hl dex send AMOUNT --to yex) or turn dex abstraction on (hl dex abstraction on)",
+    );
   });
 });

@@ -191,6 +191,6 @@ it("an entry on a HIP-3 dex the user keeps apart and left empty fails with one r
   await client.clearinghouseState(); // the paper account's deposit
   await client.exchangeClient!.userSetAbstraction({ user: client.address!, abstraction: "disabled" });
   await expect(new HlWolfPort(client).setLeverage("yex:VXX", 2)).rejects.toThrow(
-    "the account keeps each dex's USDC apart (dex abstraction off) and holds none on the yex dex: move USDC there (sendAsset) or turn dex abstraction on",
+    "the account keeps each dex's USDC apart (dex abstraction off) and holds none on the yex dex: move USDC there (hl dex send AMOUNT --to yex) or turn dex abstraction on (hl dex abstraction on)",
   );
 });

@@ -483,8 +483,9 @@ export class Engine {
   /**
    * Between ticks, the venue pushed a fill (a resting quote filled): it is applied now and the DSL
    * guard and the exchange stop follow the position (no strategy step, no price judged), so a run
-   * killed before the next tick leaves the size it added covered. The read takes what the stream
-   * pushed (no request while the stream is trusted); the stop of the run gives it up.
+   * killed before the next tick leaves the size it added covered. The exchange stop's fill that left
+   * the position flat stops the run now (stopAfterBackstop) and ends the wait. The read takes what the
+   * stream pushed (no request while the stream is trusted); the stop of the run gives it up.
    */
   private async takeInPushedFills(): Promise<void> {
     const dsl = this.dsl;
@@ -499,9 +500,14 @@ export class Engine {
       if (applied === 0) return;
       this.filledBetweenTicks += applied;
       // Exchange time, as a tick's snapshot gives it: the newest fill's.
-      if (!this.position.qty.eq(before)) await this.followPosition(dsl, this.stats.fill_cursor.time_ms);
+      const nowMs = this.stats.fill_cursor.time_ms;
+      // The exchange stop closed the position: the quotes still resting could re-open it unguarded
+      // until the next tick, so the run acts now as a tick would.
+      const closed = this.closedByBackstop;
+      if (closed) await this.stopAfterBackstop(closed.price, nowMs);
+      else if (!this.position.qty.eq(before)) await this.followPosition(dsl, nowMs);
       this.persist("running");
-      // A fill that ends the run (a delisting's settlement) need not wait out the tick interval.
+      // A fill that ends the run (the exchange stop's, a delisting's settlement) need not wait out the tick interval.
       if (this.stopRequested) this.wake?.();
     } catch (e) {
       if (!this.stopAsked.signal.aborted)
@@ -848,12 +854,17 @@ export class Engine {
     let settled: { qty: Dec; price: string } | undefined;
     const liquidations: GatewayFill[] = [];
     const stopFills: GatewayFill[] = [];
+    /** The price of the exchange stop's fill that left the position flat, if one did. */
+    let flatByStop: string | undefined;
     for (const f of fresh) {
       const before = { qty: this.position.qty, avg: this.position.avg };
       if (f.settlement) settled = { qty: before.qty, price: f.price };
       this.position.applyFill(f.side, f.price, f.size, f.fee);
       if (f.liquidation) liquidations.push(f);
-      else if (this.backstop && isBackstopCloid("run", f.cloid)) stopFills.push(f);
+      else if (this.backstop && isBackstopCloid("run", f.cloid)) {
+        stopFills.push(f);
+        if (this.position.qty.isZero()) flatByStop = f.price;
+      }
       const byDsl = this.dslClose !== null && f.cloid?.toLowerCase() === this.dslClose.cloid.toLowerCase();
       this.o.records?.onFill(f, before, this.position, {
         ours: this.cloids.owns(f.cloid),
@@ -889,8 +900,9 @@ export class Engine {
       this.log(
         `T${this.tickCount + 1} ${this.o.instrument}: the exchange stop filled: ${detail}; position now ${wire(this.position.qty)}`,
       );
-      if (this.position.qty.isZero())
-        this.closedByBackstop = { price: stopFills[stopFills.length - 1]!.price };
+      // Flat, or flat and then re-opened by a quote filled in the same instant: the stop did its work.
+      if (flatByStop !== undefined || this.position.qty.isZero())
+        this.closedByBackstop = { price: flatByStop ?? stopFills[stopFills.length - 1]!.price };
       else
         this.o.alerter?.send("backstop", `hl run ${this.o.instrument}: the exchange stop filled: ${detail}`);
     }
@@ -920,21 +932,39 @@ export class Engine {
   /**
    * The exchange stop closed the guarded position (the price gapped past the DSL's own close, or the
    * fill came while this process was down): the run stops as after its DSL close, so the strategy
-   * does not re-enter at once, and the strategy's resting orders are cancelled.
+   * does not re-enter at once, and the strategy's resting orders are cancelled. A fill pushed between
+   * ticks gets this at once, not at the next tick.
    */
-  private async stopAfterBackstop(price: string, nowMs: number): Promise<void> {
+  private stopAfterBackstop(price: string, nowMs: number): Promise<void> {
     this.closedByBackstop = undefined;
+    // The position's protection: never cut by a stop of the run.
+    return readsSeenThrough(() => this.cancelAfterBackstop(price, nowMs));
+  }
+
+  private async cancelAfterBackstop(price: string, nowMs: number): Promise<void> {
     const open = await this.ourOpenOrders();
     if (open.length > 0) {
-      await this.o.gateway.cancel(this.o.instrument, open);
-      this.stats.total_cancelled += open.length;
+      const { failed } = await this.o.gateway.cancel(this.o.instrument, open);
+      this.stats.total_cancelled += open.length - failed.length;
+      this.log(`cancelled ${open.length - failed.length} resting order(s)`);
+      // A quote that filled before its cancel (in the same instant as the stop, or since) may have
+      // re-opened a position: the fills are read from the venue now, not from a stream that may lag.
+      await this.freshFills();
+      // The stop's own fills in that read, if any, are this close's.
+      this.closedByBackstop = undefined;
     }
-    this.dsl?.closed(Number(price), EXCHANGE_STOP_REASON, nowMs);
-    await this.backstop?.onTick("0");
+    const dsl = this.dsl;
+    dsl?.closed(Number(price), EXCHANGE_STOP_REASON, nowMs);
+    // A re-opened position gets its own guard and exchange stop (the closed one's goes); else none.
+    if (dsl && !this.position.qty.isZero()) await this.followPosition(dsl, this.stats.fill_cursor.time_ms);
+    else await this.backstop?.onTick("0");
     this.dslReason = EXCHANGE_STOP_REASON;
+    const reopened = this.position.qty.isZero()
+      ? ""
+      : `; a quote filled before its cancel: position now ${wire(this.position.qty)}, left with its own exchange stop`;
     this.o.alerter?.send(
       "halt",
-      `the exchange stop closed ${this.o.instrument} at ${price}; strategy stopped`,
+      `the exchange stop closed ${this.o.instrument} at ${price}; strategy stopped${reopened}`,
     );
     this.log("the exchange stop closed the position; stopping the strategy (start again to resume trading)");
     this.stopReason = "dsl_stop";

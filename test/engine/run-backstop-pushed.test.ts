@@ -45,7 +45,11 @@ async function within<T>(ms: number, probe: () => Promise<T | undefined>): Promi
   }
 }
 
-it("hl run --dsl: a resting quote filled between two ticks gets its exchange stop at once, not a tick later", async () => {
+/**
+ * A `simple_mm` run with a DSL stop and minute-long ticks, its first tick's bid filled between ticks
+ * (the market dropped through it) and its exchange stop resting for the position.
+ */
+async function runWithFilledBid() {
   const key = generatePrivateKey();
   const dir = mkdtempSync(join(tmpdir(), "hl-pushed-"));
   const stop = new AbortController();
@@ -93,13 +97,45 @@ it("hl run --dsl: a resting quote filled between two ticks gets its exchange sto
   );
   expect(stopOrder, lines.join("\n")).toBeDefined();
   expect(stopOrder).toMatchObject({ side: "A", reduceOnly: true, sz: await held() });
+  return {
+    runner,
+    run,
+    stop,
+    lines,
+    held,
+    stopOrder: stopOrder!,
+    restFills: () => restFillReads.mock.calls.length - restBefore,
+  };
+}
+
+it("hl run --dsl: a resting quote filled between two ticks gets its exchange stop at once, not a tick later", async () => {
+  const { run, stop, lines, held, restFills } = await runWithFilledBid();
   // The fill came from the account's stream: no REST read of fills for it.
-  expect(restFillReads.mock.calls.length).toBe(restBefore);
+  expect(restFills()).toBe(0);
   // No strategy tick ran for it, and a stop still ends the run at once (not at the next tick, past
   // this test's time limit).
   stop.abort();
   const result = await run;
   expect(result.tickCount).toBe(1);
   expect(result.position.net_qty).toBe(await held());
+  expect(lines.filter((l) => /fail|could not/i.test(l))).toEqual([]);
+}, 15_000);
+
+it("hl run --dsl: the exchange stop filling between two ticks cancels the quotes and ends the run at once, not a tick later", async () => {
+  const { runner, run, stop, lines, held, stopOrder } = await runWithFilledBid();
+  // The market falls through the exchange stop: it fills on the exchange, the stream pushes its fill.
+  world.setPrice("ETH", (Number(stopOrder.triggerPx) * 0.99).toFixed(1));
+  const ended = await Promise.race([run, sleep(5_000).then(() => undefined)]);
+  const quotes = (await runner.frontendOpenOrdersAllDexes()).filter((o) => o.coin === "ETH");
+  if (!ended) stop.abort();
+  const result = ended ?? (await run);
+  expect(ended, lines.join("\n")).toBeDefined();
+  expect(await held()).toBeUndefined();
+  // The run's quotes went with it, and the stop's own order is gone (filled).
+  expect(quotes, lines.join("\n")).toEqual([]);
+  expect(result).toMatchObject({ stopReason: "dsl_stop", dslReason: "exchange stop", tickCount: 1 });
+  expect(result.position.net_qty).toBe("0");
+  expect(lines.join("\n")).toMatch(/the exchange stop filled: sell [\d.]+ at [\d.]+; position now 0/);
+  expect(lines.join("\n")).toContain("the exchange stop closed the position; stopping the strategy");
   expect(lines.filter((l) => /fail|could not/i.test(l))).toEqual([]);
 }, 15_000);

@@ -2,8 +2,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { Alerter } from "../../src/alerts/webhook.ts";
 import { PaperGateway } from "../../src/engine/paper-gateway.ts";
-import type { CancelResult, GatewayOrder } from "../../src/engine/ports.ts";
+import type {
+  CancelResult,
+  GatewayFill,
+  GatewayOrder,
+  OrderGateway,
+  PlaceRequest,
+} from "../../src/engine/ports.ts";
 import { readStopSignal } from "../../src/exchange/stoppable-reads.ts";
 import { isBackstopCloid } from "../../src/guard/backstop.ts";
 import type { BackstopPort, RestingStop, StopSpec } from "../../src/guard/backstops.ts";
@@ -218,5 +225,176 @@ describe("hl run: the DSL-guarded position keeps a stop on the exchange", () => 
     expect(paper.calls).toEqual([]);
     expect(lines.filter((l) => l.startsWith("dead man's switch off"))).toHaveLength(1);
     expect(engine.backstop?.current).toBeTruthy();
+  });
+});
+
+/**
+ * The paper book as a venue whose account stream pushes fills: `push` delivers them (and says so);
+ * `lagging` fills are on the exchange but not pushed yet, so only a read made fresh from the venue sees them.
+ */
+class PushingVenue implements OrderGateway {
+  private listener: (() => void) | undefined;
+  private readonly pushed: GatewayFill[] = [];
+  readonly lagging: GatewayFill[] = [];
+  freshReads = 0;
+  /** Called after each cancel (a quote that filled just before it). */
+  onCancel: (() => void) | undefined;
+  constructor(readonly paper: PaperGateway) {}
+  place(orders: readonly PlaceRequest[]) {
+    return this.paper.place(orders);
+  }
+  async cancel(instrument: string, orders: readonly GatewayOrder[]) {
+    const r = await this.paper.cancel(instrument, orders);
+    this.onCancel?.();
+    return r;
+  }
+  openOrders(instrument: string) {
+    return this.paper.openOrders(instrument);
+  }
+  position(instrument: string) {
+    return this.paper.position(instrument);
+  }
+  async fills(instrument: string, sinceMs: number, opts: { fresh?: boolean } = {}) {
+    if (opts.fresh) this.freshReads++;
+    const ours = opts.fresh ? [...this.pushed, ...this.lagging] : this.pushed;
+    return [
+      ...(await this.paper.fills(instrument, sinceMs)),
+      ...ours.filter((f) => f.timeMs >= sinceMs),
+    ].sort((a, b) => a.timeMs - b.timeMs);
+  }
+  onFillPushed(_instrument: string, listener: () => void) {
+    this.listener = listener;
+    return () => {
+      this.listener = undefined;
+    };
+  }
+  push(...fills: GatewayFill[]) {
+    this.pushed.push(...fills);
+    this.listener?.();
+  }
+}
+
+/**
+ * A run with minute-long ticks (the next one never comes within a test) whose first tick buys 1 and
+ * leaves a bid resting far below: long 1, its exchange stop resting, waiting for the next tick.
+ */
+async function longWaitingForTick2() {
+  const dir = mkdtempSync(join(tmpdir(), "hl-run-backstop-pushed-"));
+  const paper = new PaperGateway();
+  const venue = new PushingVenue(paper);
+  const stops = new MemoryStops();
+  const lines: string[] = [];
+  const alerts: string[] = [];
+  const alerter: Alerter = { send: (event, text) => alerts.push(`${event}: ${text}`), flush: async () => {} };
+  let quoted = false;
+  const strategy = ordersStrategy("quoter", (c) => {
+    if (quoted) return [];
+    quoted = true;
+    return [
+      { side: "buy", price: c.snapshot.ask, size: 1, tif: "Ioc", tag: "e" },
+      { side: "buy", price: Math.round(c.snapshot.mid * 0.97), size: 1, tif: "Gtc", tag: "q" },
+    ];
+  });
+  const engine = dslDryRunEngine(
+    {
+      strategy,
+      paper,
+      market: new FakeMarket({ script: () => 2500 }),
+      dir,
+      maxTicks: 0,
+      dsl: runStopConfig("moderate"),
+    },
+    { gateway: venue, backstops: stops, tickMs: 60_000, log: (l) => lines.push(l), alerter },
+  );
+  const run = engine.run();
+  const until = Date.now() + 5_000;
+  while (engine.backstop?.current?.status !== "resting" && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 10));
+  const stopCloid = engine.backstop?.current?.cloid as `0x${string}`;
+  expect(isBackstopCloid("run", stopCloid), lines.join("\n")).toBe(true);
+  const [bid] = await paper.openOrders("ETH-PERP");
+  expect(bid, lines.join("\n")).toBeDefined();
+  const t = Math.max(...(await paper.fills("ETH-PERP", 0)).map((f) => f.timeMs)) + 5_000;
+  const fill = (
+    f: Partial<GatewayFill> & Pick<GatewayFill, "id" | "side" | "size" | "price">,
+  ): GatewayFill => ({
+    oid: "0",
+    fee: "0",
+    timeMs: t,
+    ...f,
+  });
+  const stopFill = (size: string) =>
+    fill({ id: "stop", oid: "900", cloid: stopCloid, side: "sell", size, price: "2400" });
+  const bidFill = () =>
+    fill({
+      id: "bid",
+      oid: bid!.oid,
+      cloid: bid!.cloid,
+      side: "buy",
+      size: "1",
+      price: bid!.price,
+      timeMs: t + 1,
+    });
+  /** The run's result if it ended within `ms`; else stopped, and undefined. */
+  const endedWithin = async (ms: number) => {
+    const ended = await Promise.race([
+      run,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), ms)),
+    ]);
+    if (!ended) {
+      engine.stop();
+      await run;
+    }
+    return ended;
+  };
+  return { engine, run, paper, venue, stops, lines, alerts, stopCloid, stopFill, bidFill, endedWithin };
+}
+
+describe("hl run: the exchange stop's fill pushed between two ticks", () => {
+  it("stopped and re-opened by a quote in the same batch: the run stops at once, the new position with its own exchange stop", async () => {
+    const r = await longWaitingForTick2();
+    r.venue.push(r.stopFill("1"), r.bidFill());
+    const ended = await r.endedWithin(3_000);
+    expect(ended, r.lines.join("\n")).toMatchObject({
+      stopReason: "dsl_stop",
+      dslReason: "exchange stop",
+      tickCount: 1,
+      position: { net_qty: "1" },
+    });
+    // The filled stop's order is gone; one for the re-opened long rests under a new cloid.
+    expect([...r.stops.stops.values()].map((s) => [s.side, s.size])).toEqual([["long", "1"]]);
+    expect(r.stops.stops.has(r.stopCloid)).toBe(false);
+    expect(r.alerts.filter((a) => a.startsWith("halt"))).toEqual([
+      expect.stringContaining("a quote filled before its cancel: position now 1"),
+    ]);
+  });
+
+  it("a quote filled before its cancel but not pushed yet: the fresh read after the cancel finds it and covers it", async () => {
+    const r = await longWaitingForTick2();
+    r.venue.onCancel = () => {
+      if (r.venue.lagging.length === 0) r.venue.lagging.push(r.bidFill());
+    };
+    r.venue.push(r.stopFill("1"));
+    const ended = await r.endedWithin(3_000);
+    expect(ended, r.lines.join("\n")).toMatchObject({ stopReason: "dsl_stop", position: { net_qty: "1" } });
+    expect(r.venue.freshReads).toBeGreaterThan(0);
+    expect([...r.stops.stops.values()].map((s) => [s.side, s.size])).toEqual([["long", "1"]]);
+  });
+
+  it("a partial fill: alerted, the exchange stop resized to what is left at once, the quotes and the run go on", async () => {
+    const r = await longWaitingForTick2();
+    r.venue.push(r.stopFill("0.4"));
+    const until = Date.now() + 3_000;
+    while (r.stops.stops.get(r.stopCloid)?.size !== "0.6" && Date.now() < until)
+      await new Promise((res) => setTimeout(res, 10));
+    expect(r.stops.stops.get(r.stopCloid)?.size, r.lines.join("\n")).toBe("0.6");
+    expect(r.alerts).toEqual([
+      expect.stringMatching(/^backstop: .*the exchange stop filled: sell 0\.4 at 2400/),
+    ]);
+    expect(await r.paper.openOrders("ETH-PERP")).toHaveLength(1);
+    const ended = await r.endedWithin(200);
+    expect(ended).toBeUndefined();
+    const result = await r.run;
+    expect(result).toMatchObject({ stopReason: "signal", tickCount: 1, position: { net_qty: "0.6" } });
   });
 });

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { resolveNetwork } from "../config/env.ts";
 import { D } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
+import { prepareDexMargin } from "../exchange/dex-margin.ts";
 import type { OrderResult, Side, TimeInForce } from "../exchange/index.ts";
 import { canonicalInstrument, openClientSession, RoundingError } from "../exchange/index.ts";
 import { placeResolved } from "../exchange/order-outcome.ts";
@@ -69,6 +70,9 @@ export function register(program: Command): void {
           say("Cancelled.");
           return;
         }
+        // A HIP-3 dex margins with its own USDC unless dex abstraction is on: as a run does, this
+        // turns it on for an account whose mode was never set (said), or refuses with the fix.
+        await prepareDexMargin(client, market.dex, say);
         let result: OrderResult;
         try {
           // A lost answer is resolved by the order's cloid: the result is what really happened.

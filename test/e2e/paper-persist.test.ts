@@ -48,6 +48,8 @@ afterAll(() => {
 it("hl trade, then hl account in a new process, shows the position", async () => {
   const trade = await run("node", [HL, "trade", "VXX-USDYP", "buy", "1"], { env, timeout: 60_000 });
   expect(trade.stdout).toMatch(/Filled: BUY 1 VXX-USDYP/);
+  // a new account's first order on a HIP-3 dex turns dex abstraction on, and says so
+  expect(trade.stdout).toMatch(/turned HIP-3 dex abstraction on/);
   const account = await run("node", [HL, "account", "--json"], { env, timeout: 60_000 });
   const a = JSON.parse(account.stdout) as {
     positions: { coin?: string; instrument?: string; size?: string }[];

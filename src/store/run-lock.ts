@@ -79,14 +79,18 @@ function wakeOrphanedPausedHolder(r: LockRecord, path: string): boolean {
   } catch {
     process.kill(r.pid, "SIGCONT");
   }
+  // Until it is gone, not merely until it lets go of the lock: it releases the lock on its way out,
+  // and a new trader must not start beside one still finishing.
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const deadline = Date.now() + ORPHAN_STOP_WAIT_MS;
   while (Date.now() < deadline) {
+    if (!holderAlive(r)) return true;
     const current = readRecord(path);
-    if (!current || current.pid !== r.pid || !holderAlive(r)) return true;
+    if (current && current.pid !== r.pid) return true; // another starter has it: judged as usual
     Atomics.wait(pause, 0, 0, 50); // a start-up wait: nothing else runs yet
   }
-  return !holderAlive(r);
+  const current = readRecord(path);
+  return !holderAlive(r) || current?.pid !== r.pid;
 }
 
 /** How long a woken orphan gets to stop (its own grace before it kills itself is 10 s). */

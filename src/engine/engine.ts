@@ -4,7 +4,7 @@ import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { usd } from "../core/money.ts";
 import { HALTED_MS } from "../exchange/rejections.ts";
-import { readsSeenThrough, readsStoppedBy } from "../exchange/stoppable-reads.ts";
+import { readsForShutdown, readsSeenThrough, readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import { isBackstopCloid } from "../guard/backstop.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
@@ -304,7 +304,8 @@ export class Engine {
           await (this.o.sleep ? this.o.sleep(this.o.tickMs) : this.sleep(this.o.tickMs));
       }
     } finally {
-      await this.shutdown();
+      // Its reads (our open orders, the last fills) do not wait for the minute of a spent share.
+      await readsForShutdown(() => this.shutdown());
       this.o.records?.session("session_end", this.sessionSnapshot(), this.now());
       await this.o.alerter?.flush();
     }

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BrokerBudget } from "../src/exchange/broker-budget.ts";
 import { CRITICAL_RESERVE_SHARE, RateBudget } from "../src/exchange/budget.ts";
+import { startWeightBroker } from "../src/exchange/weight-broker.ts";
 import { UP_WEIGHT_SHARES } from "../src/services/up/plan.ts";
 import { startSimWorld } from "../src/sim/world.ts";
 import { HouseTradersRig, meanGapS, spentBetween } from "../test/support/house-traders.ts";
@@ -11,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * from hl up's plan, 5 s ticks) on a sim world, each agent's requests metered apart. First each with
  * a budget it never fills (what the agents ask for: weight per minute by request kind, per agent),
  * then all four on one budget the size of the traders' share (UP_WEIGHT_SHARES.houses, the
- * reserve kept, as in the process): the seconds between ticks it allows, and the Ctrl-C to every
+ * reserve kept, told to a weight broker, as in the process): the seconds between ticks it allows, and the Ctrl-C to every
  * agent stopped (cancels and last fills included). TRADERS_WEIGHT_BENCH_S sets each measured window
  * (default 60 s; on the share, from 65 s after every agent's first tick, once the starts' weight has left the window).
  */
@@ -60,7 +65,11 @@ export default async function (r: BenchReporter): Promise<void> {
       weightPerMinute: UP_WEIGHT_SHARES.houses,
       reserveShare: CRITICAL_RESERVE_SHARE,
     });
-    const bound = new HouseTradersRig(world, () => share);
+    // As under hl up: the share is the fallback of a budget told to (and, at a stop, granted by) the broker.
+    const brokerDir = mkdtempSync(join(tmpdir(), "traders-weight-broker-"));
+    const broker = await startWeightBroker({ socketPath: join(brokerDir, "broker.sock") });
+    const budget = new BrokerBudget({ socketPath: broker.socketPath, api: world.url, fallback: share });
+    const bound = new HouseTradersRig(world, () => budget);
     try {
       const perMinute = await measure(bound, windowS, 65);
       r.figure({
@@ -92,6 +101,8 @@ export default async function (r: BenchReporter): Promise<void> {
       });
     } finally {
       await bound.close();
+      await broker.close();
+      rmSync(brokerDir, { recursive: true, force: true });
     }
   } finally {
     await world.close();

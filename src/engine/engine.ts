@@ -282,9 +282,14 @@ export class Engine {
       if (this.risk.halted) this.halt(this.risk.halt_reason);
       let failures = 0;
       while (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks)) {
+        const began = performance.now();
+        let waitMs = this.o.tickMs;
         try {
           await readsStoppedBy(this.stopAsked.signal, () => this.tick());
           failures = 0;
+          // Ticks keep the interval's rhythm: the time a tick spent (its reads waiting for weight
+          // above all) counts toward it. After a failed tick the whole interval is waited.
+          waitMs = this.o.tickMs - (performance.now() - began);
         } catch (e) {
           if (this.stopAsked.signal.aborted) {
             // Cut short by the stop, like a failed read: shutdown reconciles orders and fills.
@@ -301,7 +306,8 @@ export class Engine {
         }
         ticks += 1;
         if (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks))
-          await (this.o.sleep ? this.o.sleep(this.o.tickMs) : this.sleep(this.o.tickMs));
+          // A virtual clock (backtest) advances the whole interval: its ticks take no market time.
+          await (this.o.sleep ? this.o.sleep(this.o.tickMs) : this.sleep(waitMs));
       }
     } finally {
       // Its reads (our open orders, the last fills) do not wait for the minute of a spent share.

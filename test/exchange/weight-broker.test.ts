@@ -213,11 +213,11 @@ describe("weight broker", () => {
     share.charge(100); // spent for the next minute
     const tick = a.take(20);
     const shutdown = a.take(20, { shutdown: true });
-    expect(await grantedWithin([shutdown], 300)).toBe(1);
+    expect(await grantedWithin([shutdown], 150)).toBe(1);
     expect(await grantedWithin([tick], 50)).toBe(0); // a tick's read keeps to the share
     expect(share.available()).toBe(0);
     // The broker spent it: 1000 less the reserve (200) and the 20 granted leave 780 for reads.
-    expect(await grantedWithin([a.take(780, { shutdown: true })], 300)).toBe(1);
+    expect(await grantedWithin([a.take(780, { shutdown: true })], 150)).toBe(1);
     expect(await grantedWithin([a.take(1, { shutdown: true })], 100)).toBe(0);
   });
 
@@ -227,7 +227,7 @@ describe("weight broker", () => {
     ip.charge(100); // the IP spent for the next minute (another process's burst)
     const share = new RateBudget({ weightPerMinute: 100, reserveShare: CRITICAL_RESERVE_SHARE });
     const a = new BrokerBudget({ socketPath: b.socketPath, api: API, fallback: share, log: () => undefined });
-    expect(await grantedWithin([a.take(20, { shutdown: true })], 300)).toBe(1);
+    expect(await grantedWithin([a.take(20, { shutdown: true })], 150)).toBe(1);
     expect(share.available()).toBe(80);
     await until(() => false, 50); // the cancel and the charge reach the broker
     // Told (20), and the take given up at the broker spent nothing more.

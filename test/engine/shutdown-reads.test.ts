@@ -8,9 +8,10 @@ import { HlGateway, HlMarketData } from "../../src/engine/hl-adapter.ts";
 import { DEFAULT_RISK_LIMITS } from "../../src/engine/risk.ts";
 import { readKvFile } from "../../src/engine/state-store.ts";
 import { BrokerBudget } from "../../src/exchange/broker-budget.ts";
-import { CRITICAL_RESERVE_SHARE, RateBudget } from "../../src/exchange/budget.ts";
+import { CRITICAL_RESERVE_SHARE, RateBudget, sharedRateBudget } from "../../src/exchange/budget.ts";
 import { HlClient } from "../../src/exchange/client.ts";
 import { startWeightBroker, type WeightBroker } from "../../src/exchange/weight-broker.ts";
+import { hostTraders } from "../../src/services/host/traders.ts";
 import { type SimWorld, startSimWorld } from "../../src/sim/world.ts";
 import { defaultParams, findStrategy } from "../../src/strategies/catalog.ts";
 
@@ -108,5 +109,38 @@ describe("a stopping run whose process's share is spent", () => {
     expect(await resting()).toBe(0);
     const saved = readKvFile(join(engineDir, "state.db")).run;
     expect((JSON.parse(saved!) as { status?: string }).status).toBe("stopped");
+  });
+  it("hl up's traders process: two house agents quoting, the share spent, Ctrl-C ends them within 2 s with no quote left", async () => {
+    const keys = [generatePrivateKey(), generatePrivateKey()];
+    const env = {
+      HL_NETWORK: "paper",
+      HL_API_URL: world.url,
+      HL_WEIGHT_BROKER: broker.socketPath,
+      HL_RATE_WEIGHT_PER_MIN: "300",
+    };
+    const specs = keys.map((key, i) => ({
+      name: `house-${i + 1}`,
+      args: ["run", "simple_mm", "-i", "ETH-PERP", "--tick", "1"],
+      env: { DATA_DIR: join(dir, `house-${i + 1}`), HL_PRIVATE_KEY: key },
+    }));
+    const host = await hostTraders(specs, { env, log: () => undefined, warn: () => undefined });
+    const observers = await Promise.all(keys.map((k) => client(k, new RateBudget({ weightPerMinute: 1e6 }))));
+    const resting = async () => {
+      const lists = await Promise.all(observers.map((o) => o.openOrders()));
+      return lists.map((l) => l.filter((o) => o.coin === "ETH").length);
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await resting()).some((n) => n === 0) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect((await resting()).every((n) => n > 0)).toBe(true);
+
+    // The process's share (and as much at the broker) spent for the minute, as after a busy tick.
+    sharedRateBudget(world.url, env).charge(300);
+    const asked = Date.now();
+    const closed = host.close().then(() => "closed");
+    const slow = new Promise<"still running">((r) => setTimeout(() => r("still running"), 3_000).unref());
+    expect(await Promise.race([closed, slow])).toBe("closed");
+    expect(Date.now() - asked).toBeLessThan(2_000);
+    expect(await resting()).toEqual([0, 0]);
   });
 });

@@ -73,8 +73,9 @@ export interface EngineOptions {
   /** Wall clock (only for heartbeats and timers; market time comes from snapshots). */
   now?: () => number;
   /**
-   * The wait between ticks (default: a timer that stop() cuts short). A backtest passes its virtual
-   * clock's advance, so no wall time passes.
+   * The wait between ticks, called with the whole interval (default: a timer for what is left of the
+   * interval once the tick's own time is counted, which stop() cuts short). A backtest passes its
+   * virtual clock's advance, so no wall time passes.
    */
   sleep?: (ms: number) => Promise<void>;
   /**

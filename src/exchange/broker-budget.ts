@@ -98,6 +98,9 @@ export class BrokerBudget implements WeightBudget {
   private shutdownTake(weight: number, opts: TakeOptions): Promise<void> {
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason);
+    // Room in the share now: no grant is asked (it would be spent at the broker as well).
+    if (this.fallback.available() - this.fallback.reserve >= weight)
+      return this.fallback.take(weight, opts).then(() => this.told(weight));
     const own = new AbortController();
     const ask = new AbortController();
     const grant = this.grant(weight, false, signal ? AbortSignal.any([signal, ask.signal]) : ask.signal);

@@ -221,16 +221,29 @@ describe("weight broker", () => {
     expect(await grantedWithin([a.take(1, { shutdown: true })], 100)).toBe(0);
   });
 
-  it("grants a stopping run's read from its share when the IP has no room, and the broker spends nothing for it", async () => {
+  it("grants a stopping run's read from its share when that frees first, and the broker spends nothing for it", async () => {
     const b = await broker({ weightPerMinute: 100 });
     const ip = b.budget(API)!;
     ip.charge(100); // the IP spent for the next minute (another process's burst)
-    const share = new RateBudget({ weightPerMinute: 100, reserveShare: CRITICAL_RESERVE_SHARE });
+    // The share's clock moves only when the test says.
+    let now = 0;
+    const sleepers: (() => void)[] = [];
+    const share = new RateBudget({
+      weightPerMinute: 100,
+      reserveShare: CRITICAL_RESERVE_SHARE,
+      now: () => now,
+      sleep: () => new Promise<void>((r) => sleepers.push(r)),
+    });
+    share.charge(100);
     const a = new BrokerBudget({ socketPath: b.socketPath, api: API, fallback: share, log: () => undefined });
-    expect(await grantedWithin([a.take(20, { shutdown: true })], 150)).toBe(1);
+    const read = a.take(20, { shutdown: true });
+    expect(await grantedWithin([read], 100)).toBe(0); // neither has room
+    now = 61_000; // the share's minute has passed; the IP's has not
+    for (const wake of sleepers.splice(0)) wake();
+    expect(await grantedWithin([read], 150)).toBe(1);
     expect(share.available()).toBe(80);
     await until(() => false, 50); // the cancel and the charge reach the broker
-    // Told (20), and the take given up at the broker spent nothing more.
+    // Told (20); the take given up at the broker spent nothing more.
     expect(ip.available()).toBe(-20);
   });
 

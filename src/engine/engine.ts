@@ -4,7 +4,7 @@ import { type Dec, dec, wire } from "../core/decimal.ts";
 import { UserError } from "../core/errors.ts";
 import { usd } from "../core/money.ts";
 import { HALTED_MS } from "../exchange/rejections.ts";
-import { readsSeenThrough, readsStoppedBy } from "../exchange/stoppable-reads.ts";
+import { readsForShutdown, readsSeenThrough, readsStoppedBy } from "../exchange/stoppable-reads.ts";
 import { instrumentToCoin } from "../exchange/symbols.ts";
 import { isBackstopCloid } from "../guard/backstop.ts";
 import type { BackstopPort } from "../guard/backstops.ts";
@@ -74,8 +74,9 @@ export interface EngineOptions {
   /** Wall clock (only for heartbeats and timers; market time comes from snapshots). */
   now?: () => number;
   /**
-   * The wait between ticks (default: a timer that stop() cuts short). A backtest passes its virtual
-   * clock's advance, so no wall time passes.
+   * The wait between ticks, called with the whole interval (default: a timer for what is left of the
+   * interval once the tick's own time is counted, which stop() cuts short). A backtest passes its
+   * virtual clock's advance, so no wall time passes.
    */
   sleep?: (ms: number) => Promise<void>;
   /**
@@ -292,9 +293,14 @@ export class Engine {
       if (this.risk.halted) this.halt(this.risk.halt_reason);
       let failures = 0;
       while (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks)) {
+        const began = performance.now();
+        let waitMs = this.o.tickMs;
         try {
           await readsStoppedBy(this.stopAsked.signal, () => this.tick());
           failures = 0;
+          // Ticks keep the interval's rhythm: the time a tick spent (its reads waiting for weight
+          // above all) counts toward it. After a failed tick the whole interval is waited.
+          waitMs = this.o.tickMs - (performance.now() - began);
         } catch (e) {
           if (this.stopAsked.signal.aborted) {
             // Cut short by the stop, like a failed read: shutdown reconciles orders and fills.
@@ -311,11 +317,12 @@ export class Engine {
         }
         ticks += 1;
         if (!this.stopRequested && (this.o.maxTicks <= 0 || ticks < this.o.maxTicks))
-          await this.betweenTicks(this.o.tickMs);
+          await this.betweenTicks(waitMs);
       }
     } finally {
       this.pushedFills?.close();
-      await this.shutdown();
+      // Its reads (our open orders, the last fills) do not wait for the minute of a spent share.
+      await readsForShutdown(() => this.shutdown());
       this.o.records?.session("session_end", this.sessionSnapshot(), this.now());
       await this.o.alerter?.flush();
     }
@@ -475,8 +482,9 @@ export class Engine {
   }
 
   /** The wait for the next tick; with pushed fills, those that come meanwhile are taken in at once. */
-  private betweenTicks(ms: number): Promise<void> {
-    const sleep = this.o.sleep ? this.o.sleep(ms) : this.sleep(ms);
+  private betweenTicks(wallMs: number): Promise<void> {
+    // A virtual clock (backtest) advances the whole interval: its ticks take no market time.
+    const sleep = this.o.sleep ? this.o.sleep(this.o.tickMs) : this.sleep(wallMs);
     return this.pushedFills ? this.pushedFills.wait(sleep, () => this.takeInPushedFills()) : sleep;
   }
 

@@ -32,12 +32,12 @@ const CANDLE_WINDOW_MS = 30 * MINUTE_MS;
 const OTHER_VENUES: Record<string, string> = { BinPerp: "binance", BybitPerp: "bybit" };
 
 /**
- * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick; the asset
- * context (hourly funding, open interest, 24 h notional volume) from the process-wide shared read,
- * refreshed every HL_ASSET_CTX_MAX_AGE_S (60 s) whatever the tick, so funding is the exchange's even
- * for strategies that do not ask for it (a dry run charges it); and, only for strategies that read
- * them, closed 1-minute candles (read again once a minute has closed) and other venues' predicted
- * funding (shared like the asset context).
+ * Market data over HlClient: the L2 book (mid, touch, depth, exchange time) every tick; and, only
+ * for strategies that read them, the asset context (hourly funding, open interest, 24 h notional
+ * volume) from the process-wide shared read refreshed every HL_ASSET_CTX_MAX_AGE_S (60 s) whatever
+ * the tick, closed 1-minute candles (read again once a minute has closed) and other venues'
+ * predicted funding (shared like the asset context). A dry run reads the asset context whatever the
+ * strategy (`funding`): its paper book charges funding, which the exchange charges a real account.
  */
 export class HlMarketData implements MarketDataPort {
   private readonly markets = new Map<string, Promise<Market>>();
@@ -47,6 +47,7 @@ export class HlMarketData implements MarketDataPort {
   constructor(
     private readonly client: HlClient,
     private readonly needs: MarketNeeds = {},
+    private readonly opts: { funding?: boolean } = {},
   ) {}
 
   market(instrument: string): Promise<Market> {
@@ -76,7 +77,7 @@ export class HlMarketData implements MarketDataPort {
     const bookRead = this.client.l2Book(m.coin);
     const [book, ctx, candles, reference] = await Promise.all([
       bookRead,
-      this.assetContext(m),
+      this.needs.assetContext || this.opts.funding ? this.assetContext(m) : Promise.resolve(undefined),
       this.needs.candles
         ? bookRead.then((b) => this.candles(m.coin, b?.time ?? Date.now()))
         : Promise.resolve([]),

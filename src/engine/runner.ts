@@ -208,7 +208,8 @@ async function runWithLock(
   const state = StateStore.inDir(o.dataDir);
   try {
     const { client } = session;
-    const live = new HlMarketData(client, strategy.needs ?? {});
+    // Funding is read for a dry run's paper book; a real account is charged it by the exchange.
+    const live = new HlMarketData(client, strategy.needs ?? {}, { funding: o.dryRun });
     let market: MarketDataPort = live;
     let paper: OrderGateway | undefined;
     let paperBackstops: BackstopPort | undefined;

@@ -5,7 +5,8 @@ import { type BrokerRequest, MAX_LINE_BYTES } from "./weight-broker-protocol.ts"
 /**
  * A weight budget shared with the machine's other processes through the weight broker (see
  * weight-broker.ts). Background reads (candle scans) wait for the broker's grant: they use what the
- * whole IP leaves. Every other read keeps to this process's own budget (`fallback`, its share) and is
+ * whole IP leaves. A stopping run's reads (see readsForShutdown) take the sooner of its share and the
+ * IP's room. Every other read keeps to this process's own budget (`fallback`, its share) and is
  * told to the broker, as are charges, 429s and answers: the broker sees all the IP spends. When the
  * broker cannot be reached, or its connection drops, the process goes on with its own budget for
  * good, so a trader never waits on a broker that is gone.
@@ -20,12 +21,8 @@ export interface BrokerBudgetOptions {
   now?: () => number;
 }
 
-interface Waiter {
-  weight: number;
-  opts: TakeOptions;
-  resolve: () => void;
-  reject: (e: unknown) => void;
-}
+/** A take waiting for the broker's answer: called with true once granted, false when refused or the broker is gone. */
+type Waiter = (granted: boolean) => void;
 
 const defaultLog = (event: Record<string, unknown>) =>
   process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), ...event })}\n`);
@@ -81,16 +78,76 @@ export class BrokerBudget implements WeightBudget {
   }
 
   take(weight: number, opts: TakeOptions = {}): Promise<void> {
+    if (opts.shutdown) return this.shutdownTake(weight, opts);
     // A tick's read keeps to this process's own share, so another process's burst never holds it up
     // for the minute the burst takes to age out; the broker is told, so background reads leave it room.
     if (!opts.background) return this.fallback.take(weight, opts).then(() => this.told(weight));
-    const socket = this.connected();
-    if (!socket) return this.fallback.take(weight, opts);
+    const grant = this.grant(weight, true, opts.signal);
+    // Refused (too many waiting), or the broker gone: the read waits on the process's own budget.
+    // Granted, it is not charged to this process's share: the scan borrows from the IP, not from its ticks.
+    if (!grant) return this.fallback.take(weight, opts);
+    return grant.then((granted) => (granted ? undefined : this.fallback.take(weight, opts)));
+  }
+
+  /**
+   * A stopping run's read (its open orders to cancel its quotes, its last fills): whichever comes
+   * first of its process's share and the broker's grant from the IP's room above the reserve (the
+   * broker's queue for reads other than scans), so a share spent for the minute does not hold a
+   * stop up while the IP has weight left. The other turn is given up.
+   */
+  private shutdownTake(weight: number, opts: TakeOptions): Promise<void> {
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const id = this.nextId++;
+    // Room in the share now: no grant is asked (it would be spent at the broker as well).
+    if (this.fallback.available() - this.fallback.reserve >= weight)
+      return this.fallback.take(weight, opts).then(() => this.told(weight));
+    const own = new AbortController();
+    const ask = new AbortController();
+    const grant = this.grant(weight, false, signal ? AbortSignal.any([signal, ask.signal]) : ask.signal);
+    if (!grant) return this.fallback.take(weight, opts).then(() => this.told(weight));
+    const mine = this.fallback.take(weight, {
+      signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal,
+    });
     return new Promise<void>((resolve, reject) => {
-      // Given up while waiting: the broker is told, so the grant is not spent on a read never sent.
+      let done = false;
+      const finish = (err?: { reason: unknown }) => {
+        if (done) return;
+        done = true;
+        own.abort();
+        ask.abort();
+        if (err) reject(err.reason);
+        else resolve();
+      };
+      // A turn given up because the other came first is no failure; the caller's own stop is.
+      const stopped = () => {
+        if (signal?.aborted) finish({ reason: signal.reason });
+      };
+      mine.then(() => {
+        if (done) return;
+        this.told(weight);
+        finish();
+      }, stopped);
+      grant.then((granted) => {
+        if (granted) finish();
+      }, stopped);
+    });
+  }
+
+  /**
+   * Asks the broker for `weight` (undefined when it cannot be reached): true once granted, false
+   * when it refused or went away meanwhile; rejects when `signal` aborts first (the broker is told,
+   * so the grant is not spent on a read never sent).
+   */
+  private grant(
+    weight: number,
+    background: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> | undefined {
+    const socket = this.connected();
+    if (!socket) return undefined;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.nextId++;
+    return new Promise<boolean>((resolve, reject) => {
       const giveUp = () => {
         if (!this.waiters.delete(id)) return;
         this.tell({ type: "cancel", id, api: this.opts.api });
@@ -98,21 +155,12 @@ export class BrokerBudget implements WeightBudget {
         reject(signal?.reason);
       };
       signal?.addEventListener("abort", giveUp, { once: true });
-      const settled = () => signal?.removeEventListener("abort", giveUp);
-      this.waiters.set(id, {
-        weight,
-        opts,
-        resolve: () => {
-          settled();
-          resolve();
-        },
-        reject: (e: unknown) => {
-          settled();
-          reject(e);
-        },
+      this.waiters.set(id, (granted) => {
+        signal?.removeEventListener("abort", giveUp);
+        resolve(granted);
       });
       socket.ref(); // a read is waiting: the process must not exit under it
-      this.tell({ type: "take", id, api: this.opts.api, weight, background: opts.background === true });
+      this.tell({ type: "take", id, api: this.opts.api, weight, background });
     });
   }
 
@@ -164,13 +212,7 @@ export class BrokerBudget implements WeightBudget {
     if (!waiter || id === undefined) return;
     this.waiters.delete(id);
     if (this.waiters.size === 0) this.socket?.unref();
-    if (reply.error !== undefined) {
-      // Refused (too many waiting): this read waits on the process's own budget instead.
-      this.fallback.take(waiter.weight, waiter.opts).then(waiter.resolve, waiter.reject);
-      return;
-    }
-    // Not charged to this process's own share: the scan borrows from the IP, not from its ticks.
-    waiter.resolve();
+    waiter(reply.error === undefined);
   }
 
   private fallBack(reason: string): void {
@@ -186,6 +228,6 @@ export class BrokerBudget implements WeightBudget {
     });
     const waiting = [...this.waiters.values()];
     this.waiters.clear();
-    for (const w of waiting) this.fallback.take(w.weight, w.opts).then(w.resolve, w.reject);
+    for (const answer of waiting) answer(false);
   }
 }

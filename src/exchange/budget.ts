@@ -57,6 +57,11 @@ export interface WeightBudget {
 
 export interface TakeOptions {
   background?: boolean;
+  /**
+   * A stopping run's read to cancel its quotes or book its last fills: on its own budget it is a read
+   * like another; through the broker it also asks the IP's room and takes the sooner grant.
+   */
+  shutdown?: boolean;
   /** Gives up the turn (rejects, spends nothing) once aborted: a waiter that went away. */
   signal?: AbortSignal;
 }

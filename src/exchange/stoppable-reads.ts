@@ -22,3 +22,21 @@ export function readStopSignal(): AbortSignal | undefined {
 export function readsSeenThrough<T>(work: () => T): T {
   return stopScope.exit(work);
 }
+
+/**
+ * The reads a stopping run makes to leave nothing behind (its open orders, to cancel its resting
+ * quotes; its last fills, to book them). They are never given up, and they do not wait for the
+ * minute their process's share takes to free up when the machine's weight broker has room on the IP
+ * (BrokerBudget takes the sooner of the two).
+ */
+const shutdownScope = new AsyncLocalStorage<true>();
+
+/** Runs `work`; every read it makes, however deep, is a shutdown read. */
+export function readsForShutdown<T>(work: () => T): T {
+  return stopScope.exit(() => shutdownScope.run(true, work));
+}
+
+/** Is the caller reading for a run's shutdown? */
+export function isShutdownRead(): boolean {
+  return shutdownScope.getStore() === true;
+}

@@ -3,7 +3,7 @@ import { Agent } from "undici";
 import { isInBackground } from "./background.ts";
 import { requestWeight, responseWeight, type WeightBudget } from "./budget.ts";
 import { ExchangeError, NetworkError, RateLimitedError, RejectedError, TimeoutError } from "./errors.ts";
-import { readStopSignal } from "./stoppable-reads.ts";
+import { isShutdownRead, readStopSignal } from "./stoppable-reads.ts";
 
 type Endpoint = "info" | "exchange" | "explorer";
 
@@ -85,7 +85,8 @@ export class ResilientTransport implements IRequestTransport {
   async request<T>(endpoint: Endpoint, payload: unknown, signal?: AbortSignal): Promise<T> {
     const label = describe(endpoint, payload);
     const critical = endpoint === "exchange" && isProtective(payload);
-    const background = endpoint === "info" && isInBackground();
+    const shutdown = endpoint !== "exchange" && isShutdownRead();
+    const background = endpoint === "info" && !shutdown && isInBackground();
     // A read for a run that is stopping is given up, whether it waits for weight or for its answer.
     const stop = endpoint === "exchange" ? undefined : readStopSignal();
     if (stop) signal = signal ? AbortSignal.any([stop, signal]) : stop;
@@ -105,6 +106,7 @@ export class ResilientTransport implements IRequestTransport {
         try {
           await this.budget.take(requestWeight(endpoint, payload), {
             background,
+            ...(shutdown ? { shutdown } : {}),
             ...(signal ? { signal } : {}),
           });
         } catch (err) {

@@ -206,6 +206,63 @@ describe("weight broker", () => {
     expect(await grantedWithin([a.take(6)], 300)).toBe(1);
   });
 
+  it("grants a stopping run's read from the IP's room when its process's share is spent, without charging the share", async () => {
+    const b = await broker({ weightPerMinute: 1000 });
+    const share = new RateBudget({ weightPerMinute: 100, reserveShare: CRITICAL_RESERVE_SHARE });
+    const a = new BrokerBudget({ socketPath: b.socketPath, api: API, fallback: share, log: () => undefined });
+    share.charge(100); // spent for the next minute
+    const tick = a.take(20);
+    const shutdown = a.take(20, { shutdown: true });
+    expect(await grantedWithin([shutdown], 150)).toBe(1);
+    expect(await grantedWithin([tick], 50)).toBe(0); // a tick's read keeps to the share
+    expect(share.available()).toBe(0);
+    // The broker spent it: 1000 less the reserve (200) and the 20 granted leave 780 for reads.
+    expect(await grantedWithin([a.take(780, { shutdown: true })], 150)).toBe(1);
+    expect(await grantedWithin([a.take(1, { shutdown: true })], 100)).toBe(0);
+  });
+
+  it("grants a stopping run's read from its share when that frees first, and the broker spends nothing for it", async () => {
+    const b = await broker({ weightPerMinute: 100 });
+    const ip = b.budget(API)!;
+    ip.charge(100); // the IP spent for the next minute (another process's burst)
+    // The share's clock moves only when the test says.
+    let now = 0;
+    const sleepers: (() => void)[] = [];
+    const share = new RateBudget({
+      weightPerMinute: 100,
+      reserveShare: CRITICAL_RESERVE_SHARE,
+      now: () => now,
+      sleep: () => new Promise<void>((r) => sleepers.push(r)),
+    });
+    share.charge(100);
+    const a = new BrokerBudget({ socketPath: b.socketPath, api: API, fallback: share, log: () => undefined });
+    const read = a.take(20, { shutdown: true });
+    expect(await grantedWithin([read], 100)).toBe(0); // neither has room
+    now = 61_000; // the share's minute has passed; the IP's has not
+    for (const wake of sleepers.splice(0)) wake();
+    expect(await grantedWithin([read], 150)).toBe(1);
+    expect(share.available()).toBe(80);
+    await until(() => false, 50); // the cancel and the charge reach the broker
+    // Told (20); the take given up at the broker spent nothing more.
+    expect(ip.available()).toBe(-20);
+  });
+
+  it("gives a stopping run's read up when its caller's signal aborts, at the broker and on its share", async () => {
+    const b = await broker({ weightPerMinute: 100 });
+    b.budget(API)!.charge(100);
+    const share = new RateBudget({ weightPerMinute: 100 });
+    share.charge(100);
+    const a = new BrokerBudget({ socketPath: b.socketPath, api: API, fallback: share, log: () => undefined });
+    const stop = new AbortController();
+    const read = a.take(10, { shutdown: true, signal: stop.signal }).then(
+      () => "granted",
+      () => "given up",
+    );
+    await until(() => false, 50);
+    stop.abort();
+    expect(await read).toBe("given up");
+  });
+
   it("drops a take its process gave up (a run stopping): the read's promise rejects at once and the grant is never spent", async () => {
     // The broker's clock moves only when the test says: a minute passes between two lines.
     let now = 0;

@@ -44,6 +44,9 @@ it(`hl run's restart (start, first tick, stop) spends at most ${RUN_START_WEIGHT
   // The exchange stop is found again by its cloid: still exactly one, none placed beside it.
   expect(spent.stops.map((s) => s.cloid)).toEqual(before.map((s) => s.cloid));
   expect(lines.filter((l) => /fail|could not/i.test(l))).toEqual([]);
+  // The account is read twice (the paper session's first read, the position): its stop's listing reads
+  // its market's dex alone, not the account on every dex for positions it would not look at.
+  expect(spent.byKind["info:clearinghouseState"], JSON.stringify(spent.byKind)).toBe(4);
   expect(spent.total, JSON.stringify(spent.byKind)).toBeLessThanOrEqual(RUN_START_WEIGHT_MAX);
 }, 20_000);
 

@@ -5,14 +5,16 @@ import { RunStartWeightBench } from "../support/run-start-weight.ts";
 /**
  * What `hl run --dsl` spends of the IP's 1200 a minute from its start to its first tick's end and its
  * stop, restarted with a fill to reconcile, an order to adopt and its exchange stop resting. Measured:
- * 118; 198 while its open orders were read three times over REST (start, backstop, stop) and its
- * fills twice. The bound leaves room for one REST read more when a push is slow on a busy machine.
+ * 112; 118 while its stop's listing read the account on every dex; 198 while its open orders were
+ * read three times over REST (start, backstop, stop) and its fills twice. The bound leaves room for
+ * one REST read more when a push is slow on a busy machine.
  */
 const RUN_START_WEIGHT_MAX = 140;
 /**
  * What `hl run --dry-run` spends from its start to its first tick's end and its stop on that account
  * (its paper account, leverage and fee rates read from the network, the builder looked up as live).
- * It was 178: the public tape read twice (25 each) before any paper order rested for it to fill, and
+ * Measured: 108 on an account holding the market (128 without: its leverage is then read on its
+ * own). It was 178: the public tape read twice (25 each) before any paper order rested for it to fill, and
  * the leverage read on its own (`activeAssetData`, 20) though the account's state carries it for a
  * market with a position.
  */

@@ -169,7 +169,8 @@ interface Taken {
  *   them when they were placed has traded (or left the book); and when the book moves through them,
  *   from the size then displayed at or through their price (never more).
  * Wrap the live market data with `watch()` so every snapshot the engine reads also advances the
- * paper book (and its trades, where the market data offers them).
+ * paper book (and, while one of its orders rests there, the market's trades, where the market data
+ * offers them).
  */
 export class PaperGateway implements OrderGateway {
   private readonly resting: Resting[] = [];

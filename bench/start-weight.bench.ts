@@ -41,14 +41,16 @@ export default async function (r: BenchReporter): Promise<void> {
         unit: "weight",
         target: { op: "<=", value: 140 },
       });
-      // Measured 178: 138 before it read userFees (20) and looked the builder up as live (20). A dry
-      // run sends no order, so no exit waits behind its start.
+      // On the account the restart left holding ETH. It was 178: the public tape read twice (25 each)
+      // before any paper order rested for it to fill, and the leverage read on its own (activeAssetData,
+      // 20) though the account's state carries it for a market with a position (without one it still
+      // is: 20 more). Held to the same 140 as the restart (test/engine/run-start-weight.test.ts).
       const dry = await run.dryRun();
       r.figure({
         name: "start weight: hl run --dry-run (start, first tick, stop)",
         value: dry.total,
         unit: "weight",
-        target: { op: "<=", value: 200 },
+        target: { op: "<=", value: 140 },
       });
     } finally {
       await run.close();

@@ -1,4 +1,4 @@
-import { D, wire } from "../core/decimal.ts";
+import { D, dec, wire } from "../core/decimal.ts";
 import type { HlClient } from "../exchange/client.ts";
 import { readDexMarginPlan } from "../exchange/dex-margin.ts";
 import type { Market } from "../exchange/symbols.ts";
@@ -9,7 +9,8 @@ import type { PaperOptions } from "./paper-gateway.ts";
 /**
  * The paper account a dry run margins its orders with, so that it refuses what the exchange would:
  * the wallet's real account on the network (the value of the balance that margins the market, the
- * margin its own positions and orders already hold there, and its leverage setting on the market);
+ * margin its own positions and orders already hold there, and its leverage setting on the market:
+ * from its position there when it holds one, else read on its own);
  * with no wallet, a new account's (the sim world's starting balance at the exchange's default
  * leverage). Positions are margined isolated where the account's setting on the market is isolated
  * or the market allows nothing else, cross otherwise. A HIP-3 market is margined as a live run
@@ -36,9 +37,8 @@ export async function dryRunPaperOptions(
   const builder = client.builder;
   const plan = await readDexMarginPlan(client, market.dex);
   const onMainBalance = plan !== "dex";
-  const [state, asset, fees] = await Promise.all([
+  const [state, fees] = await Promise.all([
     client.clearinghouseState(onMainBalance ? {} : { dex: market.dex }),
-    client.activeAssetData({ instrument: market.instrument }),
     // An answer that is not rates (a decimal that does not parse) falls back as a failed read does.
     client
       .userFees()
@@ -51,12 +51,19 @@ export async function dryRunPaperOptions(
         return fallback;
       }),
   ]);
+  // A position on the market carries the account's setting there (the exchange changes both at
+  // once); without one, it is read on its own (activeAssetData, weight 20).
+  const held = state.assetPositions.find(
+    (a) => a.position.coin === market.coin && !dec(a.position.szi).isZero(),
+  );
+  const leverage =
+    held?.position.leverage ?? (await client.activeAssetData({ instrument: market.instrument })).leverage;
   return {
     balanceUsd: state.marginSummary.accountValue,
     reservedUsd: state.marginSummary.totalMarginUsed,
-    leverage: asset.leverage.value,
+    leverage: leverage.value,
     // Margined as the exchange margins the account's positions there (a market may allow only isolated).
-    isolated: asset.leverage.type === "isolated" || market.onlyIsolated,
+    isolated: leverage.type === "isolated" || market.onlyIsolated,
     fees,
     ...(builder ? { builderFeeRate: builderRate(builder.feeTenthsBps) } : {}),
   };

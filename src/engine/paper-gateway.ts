@@ -169,7 +169,8 @@ interface Taken {
  *   them when they were placed has traded (or left the book); and when the book moves through them,
  *   from the size then displayed at or through their price (never more).
  * Wrap the live market data with `watch()` so every snapshot the engine reads also advances the
- * paper book (and its trades, where the market data offers them).
+ * paper book (and, while one of its orders rests there, the market's trades, where the market data
+ * offers them).
  */
 export class PaperGateway implements OrderGateway {
   private readonly resting: Resting[] = [];
@@ -178,8 +179,8 @@ export class PaperGateway implements OrderGateway {
   private readonly positions = new Map<string, PaperPosition>();
   private readonly last = new Map<string, MarketSnapshot>();
   private readonly taken = new Map<string, Map<string, Taken>>();
-  /** Trade ids already applied, per instrument (the latest tape window). */
-  private readonly seen = new Map<string, Set<string>>();
+  /** Per instrument, the latest tape window read (its trade ids) and the book time it was read with. */
+  private readonly tape = new Map<string, { ids: Set<string>; atMs: number }>();
   private readonly instruments = new Map<string, PaperInstrument>();
   /** What each instrument's maintenance margin follows, where its meta is known. */
   private readonly marginSpecs = new Map<string, MarginSpec>();
@@ -257,11 +258,13 @@ export class PaperGateway implements OrderGateway {
         return spec;
       },
       snapshot: async (instrument: string) => {
+        // The tape fills only an order of ours resting there: with none, it is not read (20 and more).
+        const tapeRead = trades && this.resting.some((o) => o.instrument === instrument);
         const [s, prints] = await Promise.all([
           market.snapshot(instrument),
-          trades ? trades(instrument) : Promise.resolve(undefined),
+          tapeRead ? trades(instrument) : Promise.resolve(undefined),
         ]);
-        if (prints) this.observeTrades(s.instrument, prints);
+        if (prints) this.observeTrades(s.instrument, prints, s.timestampMs);
         this.observe(s);
         return this.withOwnOrders(s);
       },
@@ -495,25 +498,38 @@ export class PaperGateway implements OrderGateway {
   }
 
   /**
-   * The market's recent trades (a window of the tape; ids already seen are skipped). A print at or
-   * through a resting order's price first uses up the size queued ahead of it, then fills it.
+   * The market's recent trades (a window of the tape; ids already seen are skipped), read with the
+   * book of time `atMs` (default: the last book seen). A print at or through a resting order's price
+   * first uses up the size queued ahead of it, then fills it.
    */
-  observeTrades(instrument: string, prints: readonly TradePrint[]): void {
-    const seen = this.seen.get(instrument);
-    this.seen.set(instrument, new Set(prints.map((p) => p.id)));
-    // The first window only marks where the tape starts: no order existed before it.
-    if (!seen) return;
-    const fresh = prints.filter((p) => !seen.has(p.id)).sort((a, b) => a.timeMs - b.timeMs);
-    for (const p of fresh) this.applyPrint(instrument, p);
+  observeTrades(
+    instrument: string,
+    prints: readonly TradePrint[],
+    atMs = this.last.get(instrument)?.timestampMs ?? 0,
+  ): void {
+    const before = this.tape.get(instrument);
+    this.tape.set(instrument, { ids: new Set(prints.map((p) => p.id)), atMs });
+    const fresh = prints.filter((p) => !before?.ids.has(p.id)).sort((a, b) => a.timeMs - b.timeMs);
+    for (const p of fresh) this.applyPrint(instrument, p, before?.atMs);
   }
 
-  private applyPrint(instrument: string, p: TradePrint): void {
+  /**
+   * Whether a print traded after the order was placed: after the book it was placed on, or in that
+   * book's millisecond where a tape read with (or after) that book had not shown it yet.
+   */
+  private tradedAfter(p: TradePrint, o: Resting, tapeAtMs: number | undefined): boolean {
+    return (
+      p.timeMs > o.sinceMs || (p.timeMs === o.sinceMs && tapeAtMs !== undefined && tapeAtMs >= o.sinceMs)
+    );
+  }
+
+  private applyPrint(instrument: string, p: TradePrint, tapeAtMs: number | undefined): void {
     // Our orders the print reaches, best price first, then oldest.
     const reached = this.resting
       .filter(
         (o) =>
           o.instrument === instrument &&
-          p.timeMs >= o.sinceMs &&
+          this.tradedAfter(p, o, tapeAtMs) &&
           (o.side === "buy"
             ? p.side === "sell" && p.px <= Number(o.price)
             : p.side === "buy" && p.px >= Number(o.price)),

@@ -435,21 +435,24 @@ export class Backstops {
     known: (key: string) => BackstopState | undefined,
     /** Stops of this owner guarded by someone else (another `hl dsl start`): not orphans. */
     othersKeys: readonly string[] = [],
-    /** Only stops this says are in scope are looked at (e.g. one `hl run`'s coin); default all. */
-    scope: (r: RestingStop) => boolean = () => true,
-    /** Coins whose dex is read even with no position guarded there (`hl run`'s coin: an orphan there goes before it trades). */
-    watched: readonly string[] = [],
+    /**
+     * A keeper of these coins' stops alone (`hl run`'s coin): only their dexes are read, even with no
+     * position guarded there (an orphan there goes before it trades), with no account read for other
+     * dexes, and only their stops are looked at. Default: every stop of this owner wherever one can matter.
+     */
+    only?: { coins: readonly string[] },
   ): Promise<{ states: Map<string, BackstopState>; orphans: number }> {
     const states = new Map<string, BackstopState>();
     if (!this.o.settings().enabled) return { states, orphans: 0 };
     // What this keeper does from here on (a price may sync a stop meanwhile) is newer than the list.
     const listedSeq = this.seq;
-    const coins = [...guarded.map((g) => g.coin), ...watched];
-    const resting = (await this.o.port.restingStops(coins)).filter(
-      (r) => isBackstopCloid(this.o.owner, r.cloid) && scope(r),
+    const scope = only ? new Set(only.coins) : undefined;
+    const coins = [...guarded.map((g) => g.coin), ...(only?.coins ?? [])];
+    const resting = (await this.o.port.restingStops(coins, only ? { only: true } : {})).filter(
+      (r) => isBackstopCloid(this.o.owner, r.cloid) && (!scope || scope.has(r.coin)),
     );
     // What this listing read for sure (the port may read more: dexes with a position).
-    for (const dex of ["", ...coins.map(dexOfCoin)]) this.listedDexes.add(dex);
+    for (const dex of [...(only ? [] : [""]), ...coins.map(dexOfCoin)]) this.listedDexes.add(dex);
     this.listedOnce = true;
     const wanted = new Map(guarded.map((g) => [this.cloidOf(g.key), g]));
     const others = new Set(othersKeys.map((k) => this.cloidOf(k)));

@@ -66,13 +66,9 @@ export class RunBackstop {
   async start(qty: string): Promise<void> {
     const g = this.guarded(qty);
     try {
-      const { states } = await this.keeper.reconcile(
-        g ? [g] : [],
-        () => undefined,
-        [],
-        (r) => r.coin === this.o.coin,
-        [this.o.coin],
-      );
+      const { states } = await this.keeper.reconcile(g ? [g] : [], () => undefined, [], {
+        coins: [this.o.coin],
+      });
       if (g) {
         this.key = g.key;
         this.state = states.get(g.key);

@@ -193,6 +193,41 @@ describe("dry-run fills no better than the market allows", () => {
     const fills = await g.fills("ETH-PERP", 0);
     expect(fills.map((f) => [f.side, f.price, f.size])).toEqual([["buy", "99", "1"]]);
   });
+
+  it("watch() reads the tape only while an order of ours rests there, and fills it from prints after its book", async () => {
+    const g = new PaperGateway();
+    g.describe("ETH-PERP", { szDecimals: 4, asset: 1 });
+    let reads = 0;
+    let prints = [print("sell", 99, 1, 19, "a"), print("sell", 98, 3, 20, "b")];
+    let t = 20;
+    const market = g.watch({
+      spec: async (instrument) => ({ instrument, szDecimals: 2 }),
+      snapshot: async () => book(100, t),
+      trades: async () => {
+        reads += 1;
+        return prints;
+      },
+    });
+    // Nothing of ours rests: the tape could fill nothing (a read weighs 20 and more).
+    await market.snapshot("ETH-PERP");
+    expect(reads).toBe(0);
+    // 1 lot is displayed at 99 ahead of us; the book we placed on is of t = 20.
+    expect((await g.place([req("buy", "99", "1", "Gtc")]))[0]!.status).toBe("resting");
+    prints = [...prints, print("sell", 99, 0.5, 21, "c"), print("sell", 98.5, 1, 22, "d")];
+    t = 23;
+    await market.snapshot("ETH-PERP");
+    expect(reads).toBe(1);
+    // "a" and "b" (in the millisecond of that book: no tape read shows whether before or after us)
+    // are left out; "c" and "d" take the 1 ahead, then fill 0.5 of ours.
+    const fills = await g.fills("ETH-PERP", 0);
+    expect(fills.map((f) => [f.side, f.price, f.size, f.timeMs])).toEqual([["buy", "99", "0.5", 22]]);
+    // The order still rests: the next book reads the tape again, and a print already applied is not again.
+    prints = [...prints, print("sell", 99, 0.25, 24, "e")];
+    t = 25;
+    await market.snapshot("ETH-PERP");
+    expect(reads).toBe(2);
+    expect((await g.fills("ETH-PERP", 0)).map((f) => f.size)).toEqual(["0.5", "0.25"]);
+  });
 });
 
 describe("the book a dry-run strategy reads", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dec, wire } from "../../src/core/decimal.ts";
 import { dryRunPaperOptions } from "../../src/engine/dry-run-account.ts";
 import { HlMarketData } from "../../src/engine/hl-adapter.ts";
@@ -346,6 +346,23 @@ describe("paper runs on the sim world", () => {
     expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: false, leverage: 20 });
     await c.updateLeverage({ instrument: "ETH-PERP", leverage: 7, cross: false });
     expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: true, leverage: 7 });
+  });
+
+  it("--dry-run takes the leverage of the account's position on the market from its state: activeAssetData only without one", async () => {
+    const c = await client(dirs.make("hl-sim-dry-held-"));
+    await c.clearinghouseState();
+    const eth = await c.market("ETH-PERP");
+    await c.updateLeverage({ instrument: "ETH-PERP", leverage: 5, cross: false });
+    const leverageReads = vi.spyOn(c, "activeAssetData");
+    expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: true, leverage: 5 });
+    expect(leverageReads).toHaveBeenCalledTimes(1);
+    expect(await c.marketOrder({ instrument: "ETH-PERP", side: "buy", size: "0.01" })).toMatchObject({
+      status: "filled",
+    });
+    // Changed with the position open: its state shows the new setting, as activeAssetData would.
+    await c.updateLeverage({ instrument: "ETH-PERP", leverage: 8, cross: false });
+    expect(await dryRunPaperOptions(c, eth)).toMatchObject({ isolated: true, leverage: 8 });
+    expect(leverageReads).toHaveBeenCalledTimes(1);
   });
 
   /**

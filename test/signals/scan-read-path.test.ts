@@ -143,14 +143,20 @@ describe("the scans decide the same through the cache as through full reads", ()
           const dirA = mkdtempSync(join(scratch, "mov-a-"));
           const dirB = mkdtempSync(join(scratch, "mov-b-"));
           try {
+            // Not vacuous: over the run, the passes with a baseline signal (a single pass 30 s after
+            // the last may see no asset move past even these thresholds).
+            let baselines = 0;
+            let signals = 0;
             for (const step of [0, ...steps]) {
               a.clock.now += step;
               b.clock.now += step;
               const cached = await moversOnce(a.source, cache, cfg, dirA);
               const full = await moversOnce(b.source, b.fullReads, cfg, dirB);
               expect(strip(cached)).toEqual(strip(full));
-              if (cached.stats.has_baseline) expect(cached.signals.length).toBeGreaterThan(0);
+              if (cached.stats.has_baseline) baselines += 1;
+              signals += cached.signals.length;
             }
+            if (baselines > 0) expect(signals).toBeGreaterThan(0);
           } finally {
             for (const d of [dirA, dirB]) rmSync(d, { recursive: true, force: true });
           }

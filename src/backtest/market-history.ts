@@ -31,11 +31,6 @@ export interface ReplayHistory {
   books?: readonly BookRow[];
 }
 
-/** How many candles a history holds, whichever form they are in. */
-export function candleCount(candles: ReplayHistory["candles"]): number {
-  return isCandleColumns(candles) ? candles.t.length : candles.length;
-}
-
 export function isCandleColumns(candles: ReplayHistory["candles"]): candles is CandleColumns {
   return !Array.isArray(candles);
 }

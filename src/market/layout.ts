@@ -68,14 +68,6 @@ export function dayStart(day: string): number {
   return ms;
 }
 
-/** The UTC days that [fromMs, toMs) touches, oldest first. */
-export function daysBetween(fromMs: number, toMs: number): string[] {
-  const days: string[] = [];
-  if (!(toMs > fromMs)) return days;
-  for (let d = dayStart(dayOf(fromMs)); d < toMs; d += DAY_MS) days.push(dayOf(d));
-  return days;
-}
-
 export function dayFile(dir: string, day: string): string {
   return join(dir, `${day}.parquet`);
 }

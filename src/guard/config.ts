@@ -10,7 +10,6 @@ export const tierSchema = z.object({
   retrace: z.number().positive().lt(1).optional(),
   max_breaches: z.number().int().min(1).optional(),
 });
-export type DslTier = z.infer<typeof tierSchema>;
 
 export const dslConfigSchema = z
   .object({

@@ -18,7 +18,6 @@ const playbookEntrySchema = z.object({
   avg_roe: z.number(),
   last_updated_ms: z.number().int(),
 });
-export type PlaybookEntry = z.infer<typeof playbookEntrySchema>;
 
 const playbookSchema = z.object({
   version: z.literal(1),

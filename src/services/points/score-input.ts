@@ -43,8 +43,6 @@ export const scoreInputSchema = z.array(
   }),
 );
 
-export type ScoreInput = z.input<typeof scoreInputSchema>;
-
 export function scoreFillsInput(rules: ScoringRules, eligibleBuilders: readonly string[], input: unknown) {
   const parsed = scoreInputSchema.safeParse(input);
   if (!parsed.success) {

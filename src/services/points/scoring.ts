@@ -122,11 +122,6 @@ function within(b: Band, px: bigint, mark: bigint): boolean {
   return diff * b.lhsScale <= mark * b.rhsScale;
 }
 
-/** Is `px` within ±bandBps of `mark` (edge inclusive)? */
-export function inBand(rules: ScoringRules, px: string, mark: string): boolean {
-  return within(band(rules), unitsOf(px, PRICE_DP), unitsOf(mark, PRICE_DP));
-}
-
 interface DayAccumulator {
   date: string;
   remaining: bigint;

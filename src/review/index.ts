@@ -21,5 +21,5 @@ export {
   readMemory,
   sessionMemoryEvent,
 } from "./memory.ts";
-export { createReviewHook, type ReviewHook, type ReviewRun, runReview } from "./review-hook.ts";
+export { type ReviewRun, runReview } from "./review-hook.ts";
 export { readVaultContext, type VaultContextResult } from "./vault.ts";

@@ -56,7 +56,6 @@ export {
   type CandleInterval,
   type DexState,
   type Fill,
-  type FundingRecord,
   HlInfo,
   type OpenOrder,
   type Position,

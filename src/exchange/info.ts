@@ -57,7 +57,6 @@ export type CandleInterval =
   | "1M";
 
 export type Fill = UserFillsResponse[number];
-export type FundingRecord = FundingHistoryResponse[number];
 export type Position = ClearinghouseStateResponse["assetPositions"][number]["position"];
 export type OpenOrder = OpenOrdersResponse[number];
 

@@ -86,7 +86,7 @@ export interface VenueOptions {
   scheduleCancelAnyVolume?: boolean;
 }
 
-export interface MarketInfo {
+interface MarketInfo {
   dex: string;
   coin: string;
   asset: number;
@@ -96,7 +96,7 @@ export interface MarketInfo {
 }
 
 /** What a delisting did: the settlement price (decimal string) and how much it closed. */
-export interface DelistingReport {
+interface DelistingReport {
   coin: string;
   settlementPx: string;
   positionsSettled: number;

@@ -12,7 +12,7 @@ import type {
 
 export type { BookRow, CandleColumns, CandleRow, FundingRow, TradeRow };
 
-export type BacktestInterval = CandleInterval;
+type BacktestInterval = CandleInterval;
 
 export const INTERVAL_MS: Readonly<Record<BacktestInterval, number>> = {
   "1m": 60_000,

@@ -32,7 +32,7 @@ export const REFUSAL = {
 const MIN_ORDER_VALUE_USD = 10;
 const DAY_MS = 86_400_000;
 
-export interface ReplayVenueOptions {
+interface ReplayVenueOptions {
   instrument: string;
   szDecimals: number;
   now: () => number;
@@ -590,7 +590,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
 }
 
 /** The price grid's step at this price: 5 significant figures, at most 6 − szDecimals decimals. */
-export function tickOf(px: number, szDecimals: number): number {
+function tickOf(px: number, szDecimals: number): number {
   const magnitude = Math.floor(Math.log10(px));
   const decimals = Math.max(0, Math.min(6 - szDecimals, 4 - magnitude));
   return 10 ** -decimals;

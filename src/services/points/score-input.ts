@@ -26,7 +26,7 @@ const timeField = z.union([z.number().int(), z.string()]).transform((v, ctx) => 
   return ms;
 });
 
-export const scoreInputSchema = z.array(
+const scoreInputSchema = z.array(
   z.object({
     /** Epoch ms or ISO 8601. */
     time: timeField,

@@ -57,10 +57,10 @@ export interface ScoringFill {
 }
 
 /** Volumes in units of 10^-USD_DP USD. */
-export const USD_DP = 36;
+const USD_DP = 36;
 const PRICE_DP = 18;
 
-export interface FillOutcome {
+interface FillOutcome {
   /** UTC day, YYYY-MM-DD. */
   day: string;
   volume: bigint;
@@ -73,7 +73,7 @@ export interface FillOutcome {
   provisional: boolean;
 }
 
-export interface DayScore {
+interface DayScore {
   date: string;
   points: Dec;
   eligibleVolumeUsd: Dec;

@@ -25,24 +25,9 @@ export {
   type Side,
   type TimeInForce,
 } from "./actions.ts";
-export {
-  RateBudget,
-  type RateBudgetOptions,
-  requestWeight,
-  responseWeight,
-  sharedRateBudget,
-  type WeightBudget,
-} from "./budget.ts";
-export { HlClient, type HlClientOptions, type MarketOrderRequest } from "./client.ts";
-export {
-  type Address,
-  type BuilderFee,
-  type Hex,
-  type ResolvedEndpoint,
-  resolveEndpoint,
-  signsAsTestnet,
-  wsUrlFor,
-} from "./config.ts";
+export { RateBudget, requestWeight, responseWeight, sharedRateBudget, type WeightBudget } from "./budget.ts";
+export { HlClient, type HlClientOptions } from "./client.ts";
+export { type Address, type BuilderFee, type Hex, resolveEndpoint } from "./config.ts";
 export {
   ExchangeError,
   NetworkError,
@@ -58,7 +43,6 @@ export {
   type Fill,
   HlInfo,
   type OpenOrder,
-  type Position,
   paginateByTime,
   summarizeAccount,
 } from "./info.ts";
@@ -81,7 +65,6 @@ export {
   type Market,
   SymbolTable,
   UnknownInstrumentError,
-  YEX_MARKETS,
 } from "./symbols.ts";
-export { DEFAULT_RETRY, ResilientTransport, type RetryPolicy } from "./transport.ts";
+export { ResilientTransport, type RetryPolicy } from "./transport.ts";
 export { HlStream, type Subscription } from "./ws.ts";

@@ -36,7 +36,7 @@ export interface Subscription {
   failureSignal: AbortSignal;
 }
 
-export interface StreamOptions {
+interface StreamOptions {
   url: string;
   isTestnet: boolean;
   /** Reconnect attempts before giving up (default 5). */

@@ -102,7 +102,7 @@ export class DatasetJournal<R extends { t: number }> {
 }
 
 /** Merges a day's journal into its Parquet file (atomically), then removes the journal. */
-export async function compactDay<R extends { t: number }>(
+async function compactDay<R extends { t: number }>(
   spec: DatasetSpec<R>,
   dir: string,
   day: string,

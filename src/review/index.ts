@@ -21,5 +21,5 @@ export {
   readMemory,
   sessionMemoryEvent,
 } from "./memory.ts";
-export { type ReviewRun, runReview } from "./review-hook.ts";
-export { readVaultContext, type VaultContextResult } from "./vault.ts";
+export { runReview } from "./review-hook.ts";
+export { readVaultContext } from "./vault.ts";

@@ -28,7 +28,7 @@ const playbookSchema = z.object({
 export type Playbook = z.infer<typeof playbookSchema>;
 
 /** One closed trade to learn from; `id` must be stable across reviews (e.g. the entry fill's uid). */
-export interface PlaybookTrade {
+interface PlaybookTrade {
   id: string;
   instrument: string;
   source: string;
@@ -41,7 +41,7 @@ export function playbookPath(dataDir: string): string {
   return join(dataDir, "memory", "playbook.json");
 }
 
-export function playbookKey(instrument: string, source: string): string {
+function playbookKey(instrument: string, source: string): string {
   return `${instrument}:${source}`;
 }
 
@@ -49,7 +49,7 @@ function emptyPlaybook(): Playbook {
   return { version: 1, entries: {}, counted_ids: [] };
 }
 
-export interface PlaybookRead {
+interface PlaybookRead {
   playbook: Playbook;
   /** Where a corrupt playbook was moved aside, if one was found. */
   quarantined: string | null;

@@ -5,7 +5,7 @@ import { type JudgeRunResult, runJudge } from "./judge.ts";
 import { appendMemoryEvent, lastEventMs } from "./memory.ts";
 import type { TradeLogMode } from "./trade-log.ts";
 
-export interface ReviewRun {
+interface ReviewRun {
   reason: "interval" | "daily";
   atMs: number;
   howl: HowlRunResult;
@@ -13,7 +13,7 @@ export interface ReviewRun {
   tune: TunePlan | null;
 }
 
-export interface ReviewOptions {
+interface ReviewOptions {
   dataDir: string;
   reason: ReviewRun["reason"];
   nowMs: number;

@@ -6,7 +6,7 @@ import type { ServiceMetrics } from "./metrics.ts";
 
 export { CORS_HEADERS, CORS_METHODS, HttpError };
 
-export type ServiceOptions = HttpAppOptions;
+type ServiceOptions = HttpAppOptions;
 
 export interface Service {
   app: HttpApp;

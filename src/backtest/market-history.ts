@@ -10,7 +10,7 @@ import type {
   TradeRow,
 } from "../market/types.ts";
 
-export type { BookRow, CandleColumns, CandleRow, FundingRow, TradeRow };
+export type { BookRow, CandleRow, FundingRow, TradeRow };
 
 type BacktestInterval = CandleInterval;
 

@@ -39,10 +39,6 @@ import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
 import type { Address } from "./venue.ts";
 
-export type { SimClock } from "./model/clock.ts";
-export type { SimReplay } from "./replay/load.ts";
-export type { SimVenue } from "./venue/index.ts";
-
 interface SimWorldOptions {
   /** 0 (default) picks a free port. */
   port?: number;

@@ -66,9 +66,7 @@ import type { MarketLimits } from "./order-rules.ts";
 import { restoreVenue, snapshotVenue, type VenueSnapshot } from "./snapshot.ts";
 import type { BuilderFillRow } from "./types.ts";
 
-export type { MarketPast } from "./history.ts";
 export { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
-export type { BuilderFillRow } from "./types.ts";
 export { LIQUIDATOR };
 
 export interface VenueOptions {

@@ -52,15 +52,6 @@ const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
  * children (`--split`) divide their group's share evenly.
  */
 const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
-/**
- * What each trading child of `hl up` holds of Hyperliquid's per-IP WebSocket limits: one connection
- * (its exchange client's stream: fills and open orders for a house agent, mids of every dex for
- * WOLF) naming at most its own account in user subscriptions. The services stream nothing. Measured
- * on the sim (GET /sim/ws-limits): 5 connections, 11 subscriptions, 4 users, with or without --split.
- */
-export const UP_WS_PER_TRADER = { connections: 1, users: 1 } as const;
-/** Connections `hl up` leaves free on the IP for the user's own `hl` commands and a reconnect. */
-export const UP_WS_SPARE_CONNECTIONS = 3;
 /** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
 const SERVICE_COUNT = 5;
 /**

@@ -133,11 +133,6 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     this.takerRate = dec(o.fees.taker);
   }
 
-  /** Candles replayed so far. */
-  get replayed(): number {
-    return this.next;
-  }
-
   /** The last closed candle's close as the exchange wrote it ("0" before the first). */
   lastClose(): string {
     return this.next > 0 ? this.candles.closeText(this.next - 1) : "0";

@@ -47,7 +47,7 @@ export interface Alerter {
   flush(timeoutMs?: number): Promise<void>;
 }
 
-export interface AlerterOptions {
+interface AlerterOptions {
   url: string;
   events: readonly AlertEvent[];
   /** Who speaks, e.g. "hl run simple_mm ETH-PERP (testnet)". */

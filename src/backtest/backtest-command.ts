@@ -30,7 +30,7 @@ export interface BacktestCommandOptions extends BacktestInputs {
   signal?: AbortSignal;
 }
 
-export interface BacktestCommandResult {
+interface BacktestCommandResult {
   summary: BacktestSummary;
   reportPath: string;
   breakdown?: BreakdownRow[];

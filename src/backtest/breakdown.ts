@@ -2,7 +2,7 @@ import { UserError } from "../core/errors.ts";
 import type { RoundTrip } from "./ledger.ts";
 import type { ReplayTape } from "./replay-venue.ts";
 
-export const BREAKDOWN_PERIODS = ["day", "week", "month"] as const;
+const BREAKDOWN_PERIODS = ["day", "week", "month"] as const;
 export type BreakdownPeriod = (typeof BREAKDOWN_PERIODS)[number];
 
 /** One period of the run: its equity change, and the trades closed in it. */

@@ -24,7 +24,7 @@ export interface CandleBar {
   l: number;
 }
 
-export type CandleFill = { px: number; liquidity: "maker" | "taker" } | null;
+type CandleFill = { px: number; liquidity: "maker" | "taker" } | null;
 
 /** Default participation cap: our fills in a candle are at most this share of its volume. */
 export const DEFAULT_PARTICIPATION = 0.1;

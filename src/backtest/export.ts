@@ -29,7 +29,7 @@ const EQUITY_COLUMNS = [
 const csvHeader = (columns: readonly { name: string }[]) => columns.map((c) => c.name).join(",");
 
 /** The fills as CSV: time (ISO), side, price, size, fee, liquidity, id. Money exactly as booked. */
-export function fillsCsv(fills: readonly LedgerFill[]): string {
+function fillsCsv(fills: readonly LedgerFill[]): string {
   const lines = [csvHeader(FILL_COLUMNS)];
   for (const f of fills)
     lines.push(
@@ -39,7 +39,7 @@ export function fillsCsv(fills: readonly LedgerFill[]): string {
 }
 
 /** Equity at each candle's close (the candle's open time, ISO): close, equity (USD, to the cent), position. */
-export function equityCsv(tape: ReplayTape, capitalUsd: number): string {
+function equityCsv(tape: ReplayTape, capitalUsd: number): string {
   const lines = [csvHeader(EQUITY_COLUMNS)];
   for (let i = 0; i < tape.t.length; i++)
     lines.push(

@@ -6,7 +6,7 @@ import { DEFAULT_MARKETS } from "../sim/venue/markets.ts";
 import { INTERVAL_MS, isCandleColumns, type ReplayHistory } from "./market-history.ts";
 
 /** Candles before `--from` read as warm-up, so the first snapshots already carry a candle window. */
-export const WARMUP_CANDLES = 30;
+const WARMUP_CANDLES = 30;
 
 /** A coin's candles (as number columns), funding, and any recorded trades and books from the market-data store (DATA_DIR/market/…). */
 export async function loadHistory(q: {

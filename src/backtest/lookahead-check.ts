@@ -3,12 +3,12 @@ import { isCandleColumns, type ReplayHistory } from "./market-history.ts";
 import { type BacktestOptions, runBacktest } from "./run-backtest.ts";
 
 /** Signals re-run by default: spread evenly over the run (each re-run replays from the start to the signal). */
-export const DEFAULT_LOOKAHEAD_SIGNALS = 20;
+const DEFAULT_LOOKAHEAD_SIGNALS = 20;
 
 /** One order as the check compares it. */
 type SentOrder = Pick<PlaceRequest, "side" | "price" | "size" | "tif" | "reduceOnly">;
 
-export interface LookaheadDifference {
+interface LookaheadDifference {
   at: string;
   /** The orders sent at that time in the full run, and in the run on data cut there. */
   full: SentOrder[];

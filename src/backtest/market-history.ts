@@ -10,9 +10,9 @@ import type {
   TradeRow,
 } from "../market/types.ts";
 
-export type { BookRow, CandleColumns, CandleRow, FundingRow, TradeRow };
+export type { BookRow, CandleRow, FundingRow, TradeRow };
 
-export type BacktestInterval = CandleInterval;
+type BacktestInterval = CandleInterval;
 
 export const INTERVAL_MS: Readonly<Record<BacktestInterval, number>> = {
   "1m": 60_000,
@@ -29,11 +29,6 @@ export interface ReplayHistory {
   /** Recorded trades and l2 book snapshots (oldest first), where there are any. */
   trades?: readonly TradeRow[];
   books?: readonly BookRow[];
-}
-
-/** How many candles a history holds, whichever form they are in. */
-export function candleCount(candles: ReplayHistory["candles"]): number {
-  return isCandleColumns(candles) ? candles.t.length : candles.length;
 }
 
 export function isCandleColumns(candles: ReplayHistory["candles"]): candles is CandleColumns {

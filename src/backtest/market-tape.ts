@@ -2,7 +2,7 @@ import type { BookRow, TradeRow } from "../market/types.ts";
 import type { BookLevels } from "./trade-fill-model.ts";
 
 /** Events further apart than this are a hole in the recording (the recorder was down). */
-export const RECORDING_GAP_MS = 60_000;
+const RECORDING_GAP_MS = 60_000;
 
 /**
  * Recorded trades and book snapshots of one coin as number arrays, oldest first, for the trade fill

@@ -22,10 +22,10 @@ import { D, type Dec, dec } from "../core/decimal.ts";
  * - buy and hold: the instrument's return from the first candle's open to the last close.
  */
 
-export const DAYS_PER_YEAR = 365;
+const DAYS_PER_YEAR = 365;
 const DAY_MS = 86_400_000;
 
-export function mean(xs: readonly number[]): number {
+function mean(xs: readonly number[]): number {
   if (xs.length === 0) return 0;
   let s = 0;
   for (const x of xs) s += x;
@@ -64,7 +64,7 @@ export function sortino(returns: readonly number[], periodsPerYear = DAYS_PER_YE
   return (mean(returns) / dd) * Math.sqrt(periodsPerYear);
 }
 
-export interface Drawdown {
+interface Drawdown {
   /** Largest peak-to-trough fall (≥ 0). */
   maxUsd: number;
   /** The same fall as a fraction of its peak (0–1 while equity stays positive). */
@@ -140,7 +140,7 @@ export function dailyReturns(start: number, equity: ArrayLike<number>, times: Ar
   return out;
 }
 
-export interface TradeStats {
+interface TradeStats {
   closed: number;
   wins: number;
   winRate: number | null;

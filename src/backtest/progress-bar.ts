@@ -1,11 +1,11 @@
 /** Where a progress bar draws: a terminal's stderr (or a test's fake). */
-export interface ProgressSink {
+interface ProgressSink {
   write(text: string): unknown;
   columns?: number;
 }
 
 /** Runs shorter than this finish before a bar would help: none is drawn. */
-export const PROGRESS_AFTER_MS = 1_000;
+const PROGRESS_AFTER_MS = 1_000;
 const REDRAW_MS = 100;
 
 /** One line of progress: a bar, the share done, the count and the elapsed time. */

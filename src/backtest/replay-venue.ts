@@ -32,7 +32,7 @@ export const REFUSAL = {
 const MIN_ORDER_VALUE_USD = 10;
 const DAY_MS = 86_400_000;
 
-export interface ReplayVenueOptions {
+interface ReplayVenueOptions {
   instrument: string;
   szDecimals: number;
   now: () => number;
@@ -131,11 +131,6 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
     this.dayCandles = Math.max(1, Math.round(DAY_MS / candles.intervalMs));
     this.makerRate = dec(o.fees.maker);
     this.takerRate = dec(o.fees.taker);
-  }
-
-  /** Candles replayed so far. */
-  get replayed(): number {
-    return this.next;
   }
 
   /** The last closed candle's close as the exchange wrote it ("0" before the first). */
@@ -590,7 +585,7 @@ export class ReplayVenue implements MarketDataPort, OrderGateway {
 }
 
 /** The price grid's step at this price: 5 significant figures, at most 6 − szDecimals decimals. */
-export function tickOf(px: number, szDecimals: number): number {
+function tickOf(px: number, szDecimals: number): number {
   const magnitude = Math.floor(Math.log10(px));
   const decimals = Math.max(0, Math.min(6 - szDecimals, 4 - magnitude));
   return 10 ** -decimals;

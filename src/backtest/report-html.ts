@@ -4,20 +4,20 @@ import type { ReplayTape } from "./replay-venue.ts";
 import { type BacktestSummary, ratioNotGiven } from "./summary.ts";
 
 /** Bars drawn at most: longer runs are drawn as coarser candles (the figures use every candle). */
-export const MAX_BARS = 2000;
+const MAX_BARS = 2000;
 /** Round trips drawn on the price chart and listed in the table, at most. */
-export const MAX_TRADES_SHOWN = 500;
+const MAX_TRADES_SHOWN = 500;
 /** Fills marked on the price chart, at most. */
 export const MAX_FILLS_SHOWN = 1000;
 
 /** What a single-instrument report adds: its fills on the chart and the period breakdown. */
-export interface ReportExtras {
+interface ReportExtras {
   fills?: readonly LedgerFill[];
   breakdown?: readonly BreakdownRow[];
 }
 
 /** A report over several coins (WOLF): whose price is drawn, and the report's title. */
-export interface ReportChart {
+interface ReportChart {
   /** Only this coin's trades are marked on the price chart (trades carrying a `coin`). */
   chartCoin: string;
   title: string;

@@ -47,7 +47,7 @@ export interface BacktestOptions {
   strict?: boolean;
 }
 
-export interface BacktestResult {
+interface BacktestResult {
   summary: BacktestSummary;
   venue: ReplayVenue;
   ledger: Ledger;
@@ -55,7 +55,7 @@ export interface BacktestResult {
 }
 
 /** Closed candles in every snapshot (the live adapter's 30-minute window of 1 m candles). */
-export const CANDLE_WINDOW = 30;
+const CANDLE_WINDOW = 30;
 export const DEFAULT_SLIPPAGE_BPS = 1;
 const HOUR_MS = 3_600_000;
 

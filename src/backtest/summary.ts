@@ -20,7 +20,7 @@ import type { ReplayTape } from "./replay-venue.ts";
 export const MIN_DAILY_RETURNS = 30;
 
 /** When the risk limits cut the run short: reduce-only (from which tick) and the hard stop. */
-export interface RiskRecord {
+interface RiskRecord {
   /** First tick (and its market time) the engine could only reduce; null when it never was. */
   reduce_only_tick: number | null;
   reduce_only_from: string | null;
@@ -32,7 +32,7 @@ export interface RiskRecord {
 }
 
 /** The position still open when the run ended (marked to the last close). */
-export interface OpenPosition {
+interface OpenPosition {
   qty: string;
   entry_px: string;
   mark_px: string;
@@ -109,7 +109,7 @@ export interface TickRecord {
   ticks: number;
 }
 
-export interface SummaryInput {
+interface SummaryInput {
   strategy: string;
   instrument: string;
   interval: string;
@@ -143,7 +143,7 @@ function roundOrNull(x: number | null, dp = 6): number | null {
 }
 
 /** The figures every backtest reports, from capital to funding, in the summary's order. */
-export type PerformanceFigures = Pick<
+type PerformanceFigures = Pick<
   BacktestSummary,
   | "capital_usd"
   | "pnl_usd"
@@ -166,7 +166,7 @@ export type PerformanceFigures = Pick<
   | "funding_usd"
 >;
 
-export interface PerformanceInput {
+interface PerformanceInput {
   capitalUsd: number;
   tape: ReplayTape;
   /** Net PnL at the end, marked at the last close. */
@@ -269,7 +269,7 @@ export function summarise(i: SummaryInput): BacktestSummary {
 }
 
 /** Closed round trips counted by exit reason, reasons in alphabetical order. */
-export function exitsByReason(trips: readonly RoundTrip[]): Record<string, number> {
+function exitsByReason(trips: readonly RoundTrip[]): Record<string, number> {
   const out: Record<string, number> = {};
   const reasons = trips.filter((t) => t.closed_ms !== null).map((t) => t.exit_reason ?? "untagged");
   for (const r of reasons.sort()) out[r] = (out[r] ?? 0) + 1;

@@ -34,7 +34,7 @@ export function register(program: Command): void {
     });
 }
 
-export function accountJson(network: string, s: AccountSummary) {
+function accountJson(network: string, s: AccountSummary) {
   return {
     network,
     user: s.user,
@@ -71,7 +71,7 @@ function money(v: string): string {
 }
 
 /** Plain-text columns, left-aligned, two spaces apart. */
-export function table(rows: string[][]): string {
+function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? "").length))) ?? [];
   return rows
     .map((r) =>
@@ -83,7 +83,7 @@ export function table(rows: string[][]): string {
     .join("\n");
 }
 
-export function renderAccount(network: string, url: string, s: AccountSummary): string {
+function renderAccount(network: string, url: string, s: AccountSummary): string {
   const lines = [
     `Account ${s.user} on ${network} (${url})`,
     table([

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 
 /** Each command group registers itself on the program. */
-export type RegisterCommands = (program: Command) => void;
+type RegisterCommands = (program: Command) => void;
 
 interface Group {
   /** Top-level command names the group registers. */

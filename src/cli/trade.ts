@@ -117,7 +117,7 @@ export function register(program: Command): void {
 }
 
 /** "Filled: BUY 0.5 ETH-PERP @ 2500.1 (oid 123)" / "Resting: …". */
-export function describeResult(result: Exclude<OrderResult, { status: "error" }>): string {
+function describeResult(result: Exclude<OrderResult, { status: "error" }>): string {
   const o = result.order;
   if (result.status === "filled") {
     return `Filled: ${o.side.toUpperCase()} ${result.totalSz} ${o.instrument} @ ${result.avgPx} (oid ${result.oid})`;

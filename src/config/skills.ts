@@ -2,7 +2,7 @@
  * The agent's skills, the predecessor's `skills/*` folders as this project runs them: each is a
  * command group of `hl`, listed by `hl skills list`.
  */
-export interface Skill {
+interface Skill {
   name: string;
   description: string;
   /** The commands that run it. */

@@ -14,11 +14,6 @@ export function logStarted(
   log.info({ event: "start", ...fields }, msg);
 }
 
-/** A store (SQLite or Postgres) failed an operation: the request or job is answered or retried. */
-export function logStoreError(log: Logger, operation: string, err: unknown): void {
-  log.error({ event: "store_error", operation, err: asError(err) }, `store ${operation} failed`);
-}
-
 /** A request failed on the server's side (a 5xx): the client got `{error}`, the cause goes here. */
 export function logRequestFailed(
   log: Logger,

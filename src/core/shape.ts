@@ -7,10 +7,10 @@
  * A shape returns the checked value (objects are copied with their declared keys only) or throws a
  * ShapeError naming the first field that does not fit.
  */
-export type Path = readonly (string | number)[];
+type Path = readonly (string | number)[];
 export type Shape<T> = (value: unknown, path: Path) => T;
 
-export class ShapeError extends Error {
+class ShapeError extends Error {
   constructor(
     readonly path: Path,
     readonly expected: string,

@@ -4,7 +4,7 @@ import { createPool, type Pool } from "./pool.ts";
 import { whenReachable } from "./reachable.ts";
 
 /** A pool whose schema is brought up to date before any store query runs on it. */
-export interface MigratedPool {
+interface MigratedPool {
   pool: Pool;
   /** Settles when the pending migrations are applied (rejects when they fail). */
   ready: Promise<void>;

@@ -21,7 +21,7 @@ export class FencedOutError extends Error {
   }
 }
 
-export interface LeaderElectionOptions {
+interface LeaderElectionOptions {
   /** Postgres URL; the election holds one dedicated connection (the advisory lock lives on it). */
   connectionString: string;
   /** The singleton job, e.g. "feeds:BTCSWP" (also the lease row's key). */
@@ -45,7 +45,7 @@ export interface LeaderElectionOptions {
 }
 
 /** What this replica is for one job, and since when (ms). */
-export type ElectionStatus = Omit<WriterInfo, "lease">;
+type ElectionStatus = Omit<WriterInfo, "lease">;
 
 /** The 64-bit advisory lock key of a job name (Postgres hashes it, so every replica agrees). */
 const LOCK_KEY = "hashtextextended($1, 0)";

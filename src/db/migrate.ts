@@ -10,7 +10,7 @@ export interface Migration {
   checksum: string;
 }
 
-export interface MigrationState {
+interface MigrationState {
   name: string;
   /** When it was applied (ms), or null while pending. */
   appliedAt: number | null;

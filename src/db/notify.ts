@@ -5,7 +5,7 @@ import type { StoreHealth } from "./store-health.ts";
 
 type Handler = (payload: string) => void;
 
-export interface PgListenerOptions {
+interface PgListenerOptions {
   connectionString: string;
   /** Delay before reconnecting a lost LISTEN connection (default 250 ms), doubling up to 5 s while it fails. */
   retryMs?: number;

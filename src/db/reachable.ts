@@ -29,7 +29,7 @@ export function unreachable(err: unknown): boolean {
 }
 
 /** `host:port/database` of a Postgres URL: what logs and errors name (never the credentials). */
-export function describeUrl(url: string): string {
+function describeUrl(url: string): string {
   try {
     const u = new URL(url);
     return `${u.hostname}:${u.port || "5432"}${u.pathname}`;
@@ -43,7 +43,7 @@ const MAX_DELAY_MS = 5_000;
 const DEFAULT_TIMEOUT_S = 60;
 
 /** DATABASE_CONNECT_TIMEOUT_S: how long a starting service keeps trying to reach Postgres (60 s). */
-export function connectTimeoutMs(env: NodeJS.ProcessEnv): number {
+function connectTimeoutMs(env: NodeJS.ProcessEnv): number {
   const raw = env.DATABASE_CONNECT_TIMEOUT_S?.trim();
   if (!raw) return DEFAULT_TIMEOUT_S * 1000;
   const s = Number(raw);

@@ -7,7 +7,6 @@ import { unreachable } from "./reachable.ts";
  * it names no server, address or port.
  */
 export class StoreUnavailableError extends Error {
-  readonly statusCode = 503;
   constructor() {
     super("store unavailable");
     this.name = "StoreUnavailableError";

@@ -187,18 +187,18 @@ export class HlMarketData implements MarketDataPort {
 }
 
 /** What an account under Hyperliquid's volume gate is told when it asks for the dead man's switch. */
-export function deadManVolumeGateLine(refusal: string): string {
+function deadManVolumeGateLine(refusal: string): string {
   return `dead man's switch unavailable: the exchange refuses scheduleCancel until this account has traded $1,000,000 ("${refusal}"); resting orders are not cancelled if this process dies, and no stop order rests on the exchange for this account (an hl run with a DSL stop, --dsl-preset, keeps one for its position)`;
 }
 
 /** Where the orders sent without an answer yet are kept, so a restarted run resolves them first. */
-export interface PendingOrderStore {
+interface PendingOrderStore {
   load(): PendingOrder[];
   save(pending: readonly PendingOrder[]): void;
 }
 
 /** The kv key of `cli/state.db` holding the orders in flight (cloid, what was sent, expiry). */
-export const PENDING_ORDERS_KEY = "pending_orders";
+const PENDING_ORDERS_KEY = "pending_orders";
 
 /**
  * Pending orders under the key `pending_orders` of the engine's own open state store (`state.db`),

@@ -13,10 +13,10 @@ import type { Advisor } from "./engine.ts";
  * google); the model from --model, else LLM_MODEL, else the provider's default. LLM_BASE_URL
  * overrides the endpoint (tests point it at a local fake). No retries: a slow or failed call holds.
  */
-export const LLM_PROVIDERS = ["anthropic", "openai", "google"] as const;
-export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+const LLM_PROVIDERS = ["anthropic", "openai", "google"] as const;
+type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
-export const DEFAULT_LLM_MODELS: Record<LlmProvider, string> = {
+const DEFAULT_LLM_MODELS: Record<LlmProvider, string> = {
   anthropic: "claude-haiku-4-5",
   openai: "gpt-4o-mini",
   google: "gemini-2.0-flash",
@@ -38,7 +38,7 @@ export function providerForModel(model: string): LlmProvider | undefined {
   return undefined;
 }
 
-export interface LlmConfig {
+interface LlmConfig {
   provider: LlmProvider;
   model: string;
   apiKey: string;

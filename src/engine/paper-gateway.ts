@@ -79,7 +79,7 @@ export interface PaperOptions {
 }
 
 /** What the exchange's order rules need to know of an instrument. */
-export interface PaperInstrument {
+interface PaperInstrument {
   szDecimals: number;
   /** The exchange's asset id (refusal texts end in ` asset=<id>`); unknown: the texts go without it. */
   asset?: number;
@@ -94,7 +94,7 @@ export interface PaperInstrument {
 }
 
 /** One hourly funding payment applied to the paper account. */
-export interface PaperFunding {
+interface PaperFunding {
   instrument: string;
   timeMs: number;
   /** Signed USDC received (negative: paid). */
@@ -130,7 +130,7 @@ export interface TriggerRequest {
 export type TriggerOutcome = { status: "resting"; oid: number } | { status: "rejected"; message: string };
 
 /** A trigger order waiting in the paper book for the mark (here the mid). */
-export interface PaperTrigger {
+interface PaperTrigger {
   instrument: string;
   oid: number;
   cloid: Cloid;

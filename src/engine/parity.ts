@@ -318,7 +318,7 @@ class VenueGateway implements OrderGateway {
   }
 }
 
-export interface RunSummary {
+interface RunSummary {
   fills: number;
   /** Fills of the exchange's liquidation of the position (market orders and the backstop). */
   liquidations: number;
@@ -344,7 +344,7 @@ export interface ParityReport {
   difference: { fills: number; volume: string; fees: string; pnl: string };
 }
 
-export interface ParityOptions {
+interface ParityOptions {
   strategy: string;
   params?: Record<string, number>;
   seed: number;
@@ -412,7 +412,7 @@ export async function runParity(o: ParityOptions): Promise<ParityReport> {
   };
 }
 
-export function summarize(fills: readonly GatewayFill[], finalMid: number): RunSummary {
+function summarize(fills: readonly GatewayFill[], finalMid: number): RunSummary {
   let cash: Dec = new D(0);
   let qty: Dec = new D(0);
   let volume: Dec = new D(0);

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 
 /** Where the predecessor's `cli/state.db` is kept once migrated. */
-export const PREDECESSOR_DB_FILE = "state.predecessor.db";
+const PREDECESSOR_DB_FILE = "state.predecessor.db";
 
 interface PredecessorPosition {
   avg_entry?: unknown;

@@ -91,11 +91,11 @@ export function initialRiskState(): RiskState {
   };
 }
 
-export function utcDay(ms: number): string {
+function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-export interface RiskInput {
+interface RiskInput {
   /** Net PnL (realized + unrealized − fees) at the current mark. */
   pnl: Dec;
   positionQty: Dec;
@@ -147,7 +147,7 @@ export function drawdownPct(limits: RiskLimits, s: RiskState): number {
   return (Number(s.drawdown) / limits.capital_usd) * 100;
 }
 
-export interface Rejection {
+interface Rejection {
   intent: OrderIntent;
   reason: string;
 }

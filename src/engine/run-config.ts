@@ -7,7 +7,7 @@ import { runStopConfig } from "../guard/position-stop.ts";
 
 /** `hl run --config FILE`: a run written down (YAML or JSON), as the predecessor allowed. */
 const numbers = z.record(z.string(), z.number());
-export const runConfigSchema = z.strictObject({
+const runConfigSchema = z.strictObject({
   strategy: z.string().min(1),
   instrument: z.string().min(1).optional(),
   tick: z.number().positive().optional(),
@@ -38,7 +38,7 @@ export interface RunDslConfig {
   preset: string;
   overrides: Partial<DslConfigInput>;
 }
-export type RunConfig = Omit<z.infer<typeof runConfigSchema>, "dsl"> & { dsl?: RunDslConfig };
+type RunConfig = Omit<z.infer<typeof runConfigSchema>, "dsl"> & { dsl?: RunDslConfig };
 
 /** Parse the text of a run config (pure); `path` only names it in errors. */
 export function parseRunConfig(text: string, path: string): RunConfig {

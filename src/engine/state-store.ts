@@ -25,7 +25,7 @@ import { type Db, openDb, openDbReadOnly } from "../store/sqlite.ts";
  *   run            {"status": "running"|"stopped"|"halted", "pid", "heartbeat_ms", "mode",
  *                  "network", "tick_interval_s", "params", "halt_reason"} — liveness for readers
  */
-export const KV_SCHEMA = ["CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT)"];
+const KV_SCHEMA = ["CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT)"];
 
 /** The engine's state: every key's JSON text (see above). */
 export interface KvStore {

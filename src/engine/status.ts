@@ -5,7 +5,7 @@ import { D, type Dec, dec, num } from "../core/decimal.ts";
  * The contract's single-strategy status object from the `kv` rows of `cli/state.db` (pure; the
  * agent service reads the file and decides liveness). Missing or unreadable state → stopped.
  */
-export type SingleStrategyStatus =
+type SingleStrategyStatus =
   | { status: "stopped" }
   | {
       status: "running";

@@ -40,7 +40,7 @@ export type OrderResult =
   | { status: "error"; message: string; order: SentOrder };
 
 /** Wire form of one order, as the SDK's `order` action takes it. */
-export interface WireOrder {
+interface WireOrder {
   a: number;
   b: boolean;
   p: string;
@@ -157,9 +157,9 @@ export interface StopOrderRequest {
 }
 
 /** How far past its trigger a market stop may fill (the exchange's own TP/SL orders allow 10 %). */
-export const TRIGGER_SLIPPAGE = "0.1";
+const TRIGGER_SLIPPAGE = "0.1";
 
-export interface WireStopOrder {
+interface WireStopOrder {
   a: number;
   b: boolean;
   p: string;

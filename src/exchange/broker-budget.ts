@@ -11,7 +11,7 @@ import { type BrokerRequest, MAX_LINE_BYTES } from "./weight-broker-protocol.ts"
  * broker cannot be reached, or its connection drops, the process goes on with its own budget for
  * good, so a trader never waits on a broker that is gone.
  */
-export interface BrokerBudgetOptions {
+interface BrokerBudgetOptions {
   socketPath: string;
   /** The API server the weight is spent on (one budget each at the broker). */
   api: string;

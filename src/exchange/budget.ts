@@ -1,5 +1,6 @@
 import { MinuteWindow } from "../core/minute-window.ts";
 import { BrokerBudget } from "./broker-budget.ts";
+
 /**
  * One request-weight budget per process and API server, shaped like Hyperliquid's per-IP limit (1200 weight per
  * minute): weight spent leaves the budget's 60 s window only as it ages out, so no minute ever spends
@@ -8,7 +9,7 @@ import { BrokerBudget } from "./broker-budget.ts";
  * weight is available instead of being refused with 429 by the exchange.
  */
 
-export interface RateBudgetOptions {
+interface RateBudgetOptions {
   /** Weight that may be spent in any minute. Default 1200 (Hyperliquid's per-IP limit). */
   weightPerMinute?: number;
   /**

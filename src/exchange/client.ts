@@ -80,7 +80,7 @@ export interface HlClientOptions {
 
 /** Marketable order: a limit IOC priced off the book or the mid, at most `slippage` away. */
 /** Options of a call that sends orders. */
-export interface SendOptions {
+interface SendOptions {
   /**
    * Called just before the signed request goes out, with each order as it will be sent and its
    * expiry: a caller that saves them first can resolve the orders after a crash mid-request.
@@ -88,7 +88,7 @@ export interface SendOptions {
   onSending?: (pending: readonly PendingOrder[]) => void;
 }
 
-export interface MarketOrderRequest {
+interface MarketOrderRequest {
   instrument: string;
   side: Side;
   size: DecLike;

@@ -13,13 +13,13 @@ export interface BuilderFee {
   feeTenthsBps: number;
 }
 
-export const builderFeeSchema = z.object({
+const builderFeeSchema = z.object({
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "builder address must be 0x + 40 hex digits"),
   feeTenthsBps: z.number().int().min(0).max(100),
 });
 
 /** Endpoints and signing flavour of one client, resolved from its options and the environment. */
-export interface ResolvedEndpoint {
+interface ResolvedEndpoint {
   network: Network;
   /** Base URL; the SDK POSTs to `<apiUrl>/info` and `<apiUrl>/exchange`. */
   apiUrl: string;
@@ -34,12 +34,12 @@ export interface ResolvedEndpoint {
 }
 
 /** Testnet and paper sign with the testnet flavour; only mainnet signs as mainnet. */
-export function signsAsTestnet(network: Network): boolean {
+function signsAsTestnet(network: Network): boolean {
   return network !== "mainnet";
 }
 
 /** The WebSocket endpoint that belongs to an HTTP API base URL (Hyperliquid serves it at `/ws`). */
-export function wsUrlFor(httpUrl: string): string {
+function wsUrlFor(httpUrl: string): string {
   const url = new URL(httpUrl);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/ws`;

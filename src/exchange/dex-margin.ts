@@ -14,7 +14,7 @@ import { UserError } from "../core/errors.ts";
 import type { HlClient } from "./client.ts";
 
 /** `main`: the main perp balance margins the dex; `dex`: the dex's own USDC; `enable`: turn dex abstraction on first. */
-export type DexMarginPlan = "main" | "dex" | "enable";
+type DexMarginPlan = "main" | "dex" | "enable";
 
 /**
  * The plan for dex `dex` from the account's `userDexAbstraction` answer (null: never set) and the

@@ -9,7 +9,7 @@ import { canonicalInstrument, coinToInstrument } from "./symbols.ts";
  * IOC orders — for when a trading job died, misbehaved or must simply stop holding risk now.
  */
 
-export interface RestingOrder {
+interface RestingOrder {
   instrument: string;
   coin: string;
   oid: number;
@@ -19,14 +19,14 @@ export interface RestingOrder {
   timestamp: number;
 }
 
-export interface CancelOutcome {
+interface CancelOutcome {
   instrument: string;
   oid: number;
   /** Absent when cancelled; the exchange's message when it refused (e.g. the order had just filled). */
   error?: string;
 }
 
-export interface CloseOutcome {
+interface CloseOutcome {
   instrument: string;
   /** Position size before the close (signed). */
   size: string;

@@ -17,72 +17,13 @@
  * hyperliquidChain "Testnet").
  */
 
-export {
-  feeRatePercent,
-  type OrderRequest,
-  type OrderResult,
-  type SentOrder,
-  type Side,
-  type TimeInForce,
-} from "./actions.ts";
-export {
-  RateBudget,
-  type RateBudgetOptions,
-  requestWeight,
-  responseWeight,
-  sharedRateBudget,
-  type WeightBudget,
-} from "./budget.ts";
-export { HlClient, type HlClientOptions, type MarketOrderRequest } from "./client.ts";
-export {
-  type Address,
-  type BuilderFee,
-  type Hex,
-  type ResolvedEndpoint,
-  resolveEndpoint,
-  signsAsTestnet,
-  wsUrlFor,
-} from "./config.ts";
-export {
-  ExchangeError,
-  NetworkError,
-  RateLimitedError,
-  RejectedError,
-  redactSecrets,
-  TimeoutError,
-} from "./errors.ts";
-export {
-  type AccountSummary,
-  type CandleInterval,
-  type DexState,
-  type Fill,
-  type FundingRecord,
-  HlInfo,
-  type OpenOrder,
-  type Position,
-  paginateByTime,
-  summarizeAccount,
-} from "./info.ts";
-export { ensurePaperWorld, type PaperWorld, probeInfo } from "./paper.ts";
-export { isValidPrice, RoundingError, roundPrice, roundSize, slippagePrice } from "./rounding.ts";
+export type { OrderResult, Side, TimeInForce } from "./actions.ts";
+export { RateBudget, type WeightBudget } from "./budget.ts";
+export { HlClient } from "./client.ts";
+export type { Address } from "./config.ts";
+export { RateLimitedError, RejectedError } from "./errors.ts";
+export { type AccountSummary, HlInfo, paginateByTime, summarizeAccount } from "./info.ts";
+export { RoundingError, roundPrice, slippagePrice } from "./rounding.ts";
 export { type ClientSession, openClientSession } from "./session.ts";
-export {
-  loadOrCreatePaperWallet,
-  type PaperWallet,
-  paperKeyPath,
-  type ResolvedSigner,
-  resolveSigner,
-  type Signer,
-} from "./signer.ts";
-export {
-  canonicalInstrument,
-  coinToInstrument,
-  dexOfCoin,
-  instrumentToCoin,
-  type Market,
-  SymbolTable,
-  UnknownInstrumentError,
-  YEX_MARKETS,
-} from "./symbols.ts";
-export { DEFAULT_RETRY, ResilientTransport, type RetryPolicy } from "./transport.ts";
-export { HlStream, type Subscription } from "./ws.ts";
+export { loadOrCreatePaperWallet } from "./signer.ts";
+export { canonicalInstrument, coinToInstrument, instrumentToCoin } from "./symbols.ts";

@@ -51,8 +51,7 @@ export type CandleInterval =
   | "1M";
 
 export type Fill = UserFillsResponse[number];
-export type FundingRecord = FundingHistoryResponse[number];
-export type Position = ClearinghouseStateResponse["assetPositions"][number]["position"];
+type Position = ClearinghouseStateResponse["assetPositions"][number]["position"];
 export type OpenOrder = OpenOrdersResponse[number];
 
 /** One dex's clearinghouse state, tagged with its dex ("" = main). */
@@ -84,9 +83,9 @@ export interface CollateralToken {
 }
 
 /** Fills per page of userFillsByTime (Hyperliquid's cap). */
-export const FILLS_PAGE = 2000;
+const FILLS_PAGE = 2000;
 /** Records per page of fundingHistory. */
-export const FUNDING_PAGE = 500;
+const FUNDING_PAGE = 500;
 /** Upper bound on pages of one auto-paginated read, so a misbehaving server cannot loop us forever. */
 const MAX_PAGES = 200;
 

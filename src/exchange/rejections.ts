@@ -7,7 +7,7 @@ import { RateLimitedError, RejectedError } from "./errors.ts";
  * address-based rate-limit refusal ("Too many cumulative requests sent …"), and "Trading is halted.",
  * its answer for a delisted or halted market (recorded mainnet answers; not in the error table).
  */
-export type RejectionReason =
+type RejectionReason =
   | "tick_size"
   | "min_value"
   | "insufficient_margin"
@@ -32,7 +32,7 @@ export type RejectionReason =
  * - `skip_coin`: the same order will keep failing for a while; leave this coin alone for `cooldownMs`.
  * - `stop`: nothing the loop can change fixes it (the wallet is not an account); stop and tell the operator.
  */
-export type RejectionReaction = "retry_next_tick" | "shrink" | "skip_coin" | "stop";
+type RejectionReaction = "retry_next_tick" | "shrink" | "skip_coin" | "stop";
 
 export interface Rejection {
   reason: RejectionReason;

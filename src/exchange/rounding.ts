@@ -8,7 +8,7 @@ import { D, type Dec, type DecLike, dec, wire } from "../core/decimal.ts";
  *   size:  at most szDecimals decimals.
  */
 
-export type RoundingMode = "down" | "up" | "nearest";
+type RoundingMode = "down" | "up" | "nearest";
 
 const MODES = { down: D.ROUND_DOWN, up: D.ROUND_UP, nearest: D.ROUND_HALF_EVEN } as const;
 

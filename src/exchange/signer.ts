@@ -22,7 +22,7 @@ export interface ResolvedSigner {
 const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 
 /** Build a viem account from a hex private key; the message of a bad key never contains the key. */
-export function accountFromPrivateKey(key: string, source: string): ResolvedSigner {
+function accountFromPrivateKey(key: string, source: string): ResolvedSigner {
   const trimmed = key.trim();
   if (!PRIVATE_KEY.test(trimmed)) {
     throw new UserError(`${source} is not a private key (expected 0x followed by 64 hex digits)`);

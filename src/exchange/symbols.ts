@@ -8,7 +8,7 @@ import { UserError } from "../core/errors.ts";
  * Input is accepted in any case (`eth-perp`, `yex:vxx`, `ETH`) and returned canonical.
  */
 
-export const YEX_MARKETS = {
+const YEX_MARKETS = {
   "VXX-USDYP": { coin: "yex:VXX", description: "Volatility index (VXX) yield perpetual" },
   "US3M-USDYP": { coin: "yex:US3M", description: "US 3-month Treasury rate yield perpetual" },
   "BTCSWP-USDYP": {
@@ -109,7 +109,7 @@ export interface MetaUniverse {
     growthMode?: string;
   }[];
 }
-export type PerpDexList = readonly ({ name: string; deployerFeeScale?: string } | null)[];
+type PerpDexList = readonly ({ name: string; deployerFeeScale?: string } | null)[];
 
 /** Every perp market of every dex, addressable by instrument, coin (any case) or asset id. */
 export class SymbolTable {

@@ -14,9 +14,9 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4_000 };
+const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4_000 };
 
-export interface ResilientTransportOptions {
+interface ResilientTransportOptions {
   apiUrl: string;
   isTestnet: boolean;
   budget: WeightBudget;
@@ -197,7 +197,7 @@ export class ResilientTransport implements IRequestTransport {
  * man's switch, and orders that are all reduce-only (a close, a stop). They keep going out while
  * the exchange rate-limits us; an order that may add risk does not.
  */
-export function isProtective(payload: unknown): boolean {
+function isProtective(payload: unknown): boolean {
   const action = (typeof payload === "object" && payload !== null ? payload : {}) as {
     action?: { type?: unknown; orders?: unknown };
   };

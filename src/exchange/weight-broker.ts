@@ -11,13 +11,13 @@ import { type BrokerReply, MAX_LINE_BYTES, parseRequest } from "./weight-broker-
  */
 
 /** Hyperliquid's 1200 a minute per IP, less 100 for the user's own `hl` commands on the address. */
-export const BROKER_WEIGHT_PER_MIN = 1100;
+const BROKER_WEIGHT_PER_MIN = 1100;
 /** Takes one connection may have waiting at once: a process has a handful of concurrent reads. */
 const MAX_WAITING_PER_CONNECTION = 256;
 /** API servers one broker keeps budgets for: `hl up` talks to one sim world. */
 const MAX_APIS = 16;
 
-export interface WeightBrokerOptions {
+interface WeightBrokerOptions {
   socketPath: string;
   weightPerMinute?: number;
   maxWaitingPerConnection?: number;

@@ -18,16 +18,7 @@ import { ExchangeError, NetworkError, RateLimitedError, TimeoutError } from "./e
 import type { CandleInterval } from "./info.ts";
 import { instrumentToCoin } from "./symbols.ts";
 
-export type {
-  ActiveAssetCtxWsEvent,
-  AllMidsWsEvent,
-  CandleWsEvent,
-  L2BookWsEvent,
-  OpenOrdersWsEvent,
-  OrderUpdatesWsEvent,
-  TradesWsEvent,
-  UserFillsWsEvent,
-};
+export type { OpenOrdersWsEvent, UserFillsWsEvent };
 
 /** A live subscription; `unsubscribe()` stops it (idempotent). */
 export interface Subscription {
@@ -36,7 +27,7 @@ export interface Subscription {
   failureSignal: AbortSignal;
 }
 
-export interface StreamOptions {
+interface StreamOptions {
   url: string;
   isTestnet: boolean;
   /** Reconnect attempts before giving up (default 5). */

@@ -71,14 +71,14 @@ export function priceTick(px: string, szDecimals: number): InstanceType<typeof D
   return new D(10).pow(-priceDecimals(dec(px), szDecimals));
 }
 
-export interface RestingBackstop {
+interface RestingBackstop {
   triggerPx: string;
   size: string;
   /** When it was last placed or modified (ms). */
   updatedMs: number;
 }
 
-export type BackstopChange =
+type BackstopChange =
   | { kind: "keep" }
   /** `why`: "size" (the position changed size: always), "ratchet" (the floor moved enough). */
   | { kind: "modify"; why: "size" | "ratchet" };

@@ -91,7 +91,7 @@ export interface Guarded {
   stops: readonly number[];
 }
 
-export interface BackstopsOptions {
+interface BackstopsOptions {
   port: BackstopPort;
   owner: BackstopOwner;
   /** Read on each call (a live config may change). */

@@ -4,13 +4,12 @@ import { UserError } from "../core/errors.ts";
 export type Direction = "long" | "short";
 
 /** One profit-locking tier: once ROE reaches `trigger_pct`, the floor never drops below `lock_pct` ROE. */
-export const tierSchema = z.object({
+const tierSchema = z.object({
   trigger_pct: z.number().positive(),
   lock_pct: z.number(),
   retrace: z.number().positive().lt(1).optional(),
   max_breaches: z.number().int().min(1).optional(),
 });
-export type DslTier = z.infer<typeof tierSchema>;
 
 export const dslConfigSchema = z
   .object({
@@ -98,7 +97,7 @@ export const DSL_PRESETS = {
   },
 } as const satisfies Record<string, DslConfigInput>;
 
-export type DslPresetName = keyof typeof DSL_PRESETS;
+type DslPresetName = keyof typeof DSL_PRESETS;
 export const DSL_PRESET_NAMES = Object.keys(DSL_PRESETS) as DslPresetName[];
 
 /** A preset's config with the position's direction and leverage (and any overrides) applied. */

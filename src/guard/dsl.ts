@@ -31,7 +31,7 @@ export interface DslState {
   close_ts: number;
 }
 
-export type DslAction = "hold" | "close" | "tier_changed";
+type DslAction = "hold" | "close" | "tier_changed";
 
 export interface DslResult {
   action: DslAction;
@@ -92,7 +92,7 @@ export function tierFloorPrice(
   return direction === "long" ? entry * (1 + delta) : entry * (1 - delta);
 }
 
-export function trailingFloorPrice(direction: Direction, highWater: number, retrace: number): number {
+function trailingFloorPrice(direction: Direction, highWater: number, retrace: number): number {
   return direction === "long" ? highWater * (1 - retrace) : highWater * (1 + retrace);
 }
 

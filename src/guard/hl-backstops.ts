@@ -11,7 +11,7 @@ export function stopAlreadyGone(refusal: string): boolean {
 }
 
 /** A dex's resting orders as an open-orders stream of the same process has them (undefined: not trusted now). */
-export type StreamedDexOrders = (dex: string) => Promise<FrontendOpenOrdersResponse | undefined>;
+type StreamedDexOrders = (dex: string) => Promise<FrontendOpenOrdersResponse | undefined>;
 
 /**
  * Backstops on Hyperliquid (paper, testnet or mainnet alike) through the shared client. With

@@ -14,7 +14,7 @@ export interface RunStopPosition {
   entry: number;
 }
 
-export interface RunStopStep {
+interface RunStopStep {
   /** The guard after this price (null while flat: nothing to guard). */
   guard: DslGuardFile | null;
   /** Set when the position must be closed now. */

@@ -10,7 +10,7 @@ import { loadGuard } from "./store.ts";
  * floor and the position's size; it goes when the position is flat. The guard file the engine's
  * RunStop writes on every tick is the source of the floor.
  */
-export interface RunBackstopOptions {
+interface RunBackstopOptions {
   port: BackstopPort;
   /** The exchange coin of the run's instrument. */
   coin: string;

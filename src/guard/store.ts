@@ -63,7 +63,7 @@ export function saveGuard(dir: string, guard: DslGuardFile): void {
   writeJsonAtomic(backupOf(file), guard);
 }
 
-export type GuardLoad =
+type GuardLoad =
   | { kind: "missing" }
   | { kind: "ok"; guard: DslGuardFile }
   | { kind: "corrupt"; error: string };

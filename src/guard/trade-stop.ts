@@ -8,7 +8,7 @@ import type { BackstopPort, StopAnswer } from "./backstops.ts";
  * exchange at PX, placed as soon as the order is answered (for its filled size, or its whole size
  * while it rests: a reduce-only stop never opens a position). Its cloid derives from the order's.
  */
-export interface TradeStopRequest {
+interface TradeStopRequest {
   coin: string;
   /** The order's side: a buy is protected by a sell stop below, a sell by a buy stop above. */
   orderSide: "buy" | "sell";

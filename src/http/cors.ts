@@ -1,5 +1,5 @@
-export const CORS_METHODS = "GET, POST, OPTIONS";
-export const CORS_HEADERS = "Content-Type, Authorization";
+const CORS_METHODS = "GET, POST, OPTIONS";
+const CORS_HEADERS = "Content-Type, Authorization";
 
 /** The CORS headers every service sends (lower-case names, as written on the wire). */
 export function corsHeaders(origin: string): Record<string, string> {

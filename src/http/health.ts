@@ -33,7 +33,7 @@ export interface HealthSource {
 /** How long a source may take before it counts as down (a hung store must not hang the probe). */
 const SOURCE_TIMEOUT_MS = 2_000;
 
-export interface ServiceHealthOptions {
+interface ServiceHealthOptions {
   /** A source slower than this counts as a store down (default 2 s). */
   sourceTimeoutMs?: number;
 }

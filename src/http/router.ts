@@ -26,7 +26,7 @@ export interface RouteOptions {
   guard?: (req: IncomingMessage) => void;
 }
 
-export interface Route extends RouteOptions {
+interface Route extends RouteOptions {
   method: Method;
   /** As registered: an exact path, or a prefix ending in `/*`. */
   pattern: string;

@@ -1,12 +1,11 @@
 import type { Registry } from "prom-client";
 import { createHttpApp, type HttpApp, type HttpAppOptions } from "./app.ts";
-import { CORS_HEADERS, CORS_METHODS } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
-export { CORS_HEADERS, CORS_METHODS, HttpError };
+export { HttpError };
 
-export type ServiceOptions = HttpAppOptions;
+type ServiceOptions = HttpAppOptions;
 
 export interface Service {
   app: HttpApp;

@@ -15,7 +15,7 @@ export interface OrderedEvent {
   frame: string;
 }
 
-export interface SseHubOptions {
+interface SseHubOptions {
   /** Comment keep-alive period (ms). */
   heartbeatMs?: number;
   /** A client whose socket buffer exceeds this many bytes is dropped rather than buffered without bound. */

@@ -5,7 +5,7 @@ import type { HttpApp } from "./app.ts";
 import { json, type Reply, send } from "./reply.ts";
 
 /** The repository's `web/` folder: dashboard pages, served as files with no build step. */
-export const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
+const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

@@ -18,7 +18,7 @@ export interface MarketHistorySource {
   }): Promise<readonly ExchangeFunding[]>;
 }
 
-export interface ExchangeCandle {
+interface ExchangeCandle {
   t: number;
   T: number;
   o: string;
@@ -29,13 +29,13 @@ export interface ExchangeCandle {
   n: number;
 }
 
-export interface ExchangeFunding {
+interface ExchangeFunding {
   time: number;
   fundingRate: string;
   premium: string;
 }
 
-export interface FetchOptions {
+interface FetchOptions {
   root: string;
   network: string;
   coins: readonly string[];
@@ -54,7 +54,7 @@ export interface FetchOptions {
   }) => void;
 }
 
-export interface FetchResult {
+interface FetchResult {
   coins: {
     coin: string;
     candles: { requests: number; stored: number };
@@ -63,9 +63,9 @@ export interface FetchResult {
 }
 
 /** Candles per candleSnapshot answer (Hyperliquid serves at most 5,000). */
-export const CANDLES_PER_REQUEST = 5_000;
+const CANDLES_PER_REQUEST = 5_000;
 /** Records per fundingHistory answer (Hyperliquid serves at most 500). */
-export const FUNDING_PER_REQUEST = 500;
+const FUNDING_PER_REQUEST = 500;
 const HOUR = 3_600_000;
 
 /**

@@ -2,7 +2,7 @@ import { type DatasetSpec, readRange, writeRows } from "./day-store.ts";
 import type { ColumnValues } from "./parquet-codec.ts";
 import type { FundingRow, MarketQuery, MarketTarget } from "./types.ts";
 
-export const FUNDING_SPEC: DatasetSpec<FundingRow> = {
+const FUNDING_SPEC: DatasetSpec<FundingRow> = {
   dataset: "funding",
   columns: [
     { name: "t", kind: "timestamp" },

@@ -7,7 +7,7 @@ import { ResilientTransport } from "../exchange/transport.ts";
 import type { MarketHistorySource } from "./fetch.ts";
 
 /** The history source of an exchange API (Hyperliquid or a sim world), on the shared weight budget. */
-export function hlHistorySource(info: HlInfo): MarketHistorySource {
+function hlHistorySource(info: HlInfo): MarketHistorySource {
   return {
     candleSnapshot: (req) => info.candleSnapshot(req),
     fundingHistory: (req) =>

@@ -1,8 +1,8 @@
-export { ASSET_CTX_SPEC, readAssetCtxs, writeAssetCtxs } from "./asset-ctx.ts";
-export { BOOKS_SPEC, readBooks, writeBooks } from "./books.ts";
+export { readAssetCtxs, writeAssetCtxs } from "./asset-ctx.ts";
+export { readBooks, writeBooks } from "./books.ts";
 export { candleSpecOf, readCandleColumns, readCandles, writeCandles } from "./candles.ts";
 export { canonicalDecimal, decimalToDouble, doubleToDecimal } from "./decimal-double.ts";
-export { FUNDING_SPEC, readFunding, writeFunding } from "./funding.ts";
+export { readFunding, writeFunding } from "./funding.ts";
 export * from "./layout.ts";
 export { readTrades, TRADES_SPEC, writeTrades } from "./trades.ts";
 export * from "./types.ts";

@@ -4,7 +4,7 @@ import { asyncBufferFromFile, parquetMetadataAsync } from "hyparquet";
 import { dayOfFileName, joinCoin, marketDir, unescapePartition } from "./layout.ts";
 
 /** One coin's holding of one dataset on one network. */
-export interface Holding {
+interface Holding {
   network: string;
   dataset: string;
   coin: string;

@@ -35,12 +35,6 @@ export class DatasetJournal<R extends { t: number }> {
     else this.pending.set(day, [line]);
   }
 
-  get pendingRows(): number {
-    let n = 0;
-    for (const lines of this.pending.values()) n += lines.length;
-    return n;
-  }
-
   /** Appends the queued rows to their days' journals and waits until they are on disk; returns those days. */
   async flush(): Promise<string[]> {
     if (this.pending.size === 0) return [];
@@ -102,7 +96,7 @@ export class DatasetJournal<R extends { t: number }> {
 }
 
 /** Merges a day's journal into its Parquet file (atomically), then removes the journal. */
-export async function compactDay<R extends { t: number }>(
+async function compactDay<R extends { t: number }>(
   spec: DatasetSpec<R>,
   dir: string,
   day: string,

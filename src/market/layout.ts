@@ -9,9 +9,9 @@ import type { Dataset } from "./types.ts";
  */
 
 export const DAY_MS = 86_400_000;
-export const MAIN_DEX = "main";
+const MAIN_DEX = "main";
 
-export interface CoinPath {
+interface CoinPath {
   dex: string;
   name: string;
 }
@@ -29,7 +29,7 @@ export function joinCoin(dex: string, name: string): string {
 }
 
 /** Partition values are percent-escaped outside [A-Za-z0-9._-] (as Hive does), so no name can leave its folder. */
-export function escapePartition(value: string): string {
+function escapePartition(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]/g, (ch) =>
     Array.from(Buffer.from(ch, "utf8"), (b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
   );
@@ -66,14 +66,6 @@ export function dayStart(day: string): number {
   const ms = Date.parse(`${day}T00:00:00.000Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(ms)) throw new Error(`invalid day "${day}"`);
   return ms;
-}
-
-/** The UTC days that [fromMs, toMs) touches, oldest first. */
-export function daysBetween(fromMs: number, toMs: number): string[] {
-  const days: string[] = [];
-  if (!(toMs > fromMs)) return days;
-  for (let d = dayStart(dayOf(fromMs)); d < toMs; d += DAY_MS) days.push(dayOf(d));
-  return days;
 }
 
 export function dayFile(dir: string, day: string): string {

@@ -10,7 +10,7 @@ import { decimalToDouble, doubleToDecimal } from "./decimal-double.ts";
  *   string    → BYTE_ARRAY UTF8
  *   json      → BYTE_ARRAY JSON                (any JSON value; strings inside are kept exactly)
  */
-export type ColumnKind = "timestamp" | "decimal" | "int" | "string" | "json";
+type ColumnKind = "timestamp" | "decimal" | "int" | "string" | "json";
 
 export interface ColumnSpec {
   name: string;

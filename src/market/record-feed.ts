@@ -2,9 +2,9 @@ import type { HlStream, Subscription } from "../exchange/ws.ts";
 import type { MarketRecorder } from "./recorder.ts";
 
 /** The journals reach the disk this often, well inside the one second a crash may lose. */
-export const FLUSH_EVERY_MS = 250;
+const FLUSH_EVERY_MS = 250;
 
-export interface Recording {
+interface Recording {
   /** Unsubscribes, then flushes and compacts everything recorded. */
   stop(): Promise<void>;
 }

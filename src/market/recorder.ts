@@ -9,18 +9,18 @@ import { TRADES_SPEC } from "./trades.ts";
 import type { AssetCtxRow, BookRow, TradeRow } from "./types.ts";
 
 /** What the exchange pushes, in the shapes of Hyperliquid's WebSocket channels. */
-export interface WsTrade {
+interface WsTrade {
   time: number;
   px: string;
   sz: string;
   side: "B" | "A";
   tid: number | string;
 }
-export interface WsBook {
+interface WsBook {
   time: number;
   levels: readonly (readonly { px: string; sz: string }[])[];
 }
-export interface WsAssetCtx {
+interface WsAssetCtx {
   funding: string;
   openInterest: string;
   oraclePx: string;
@@ -31,7 +31,7 @@ export interface WsAssetCtx {
   prevDayPx: string;
 }
 
-export interface RecorderOptions {
+interface RecorderOptions {
   root: string;
   network: string;
   coins: readonly string[];

@@ -8,11 +8,11 @@ import { DAY_MS } from "./layout.ts";
 import { CANDLE_INTERVALS, type CandleInterval, type CandleRow, type FundingRow } from "./types.ts";
 
 /** The network a sim world's history is stored under. */
-export const SIM_NETWORK = "paper";
+const SIM_NETWORK = "paper";
 
 export const INTERVAL_MS: Record<CandleInterval, number> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000 };
 
-export interface SimExportOptions {
+interface SimExportOptions {
   /** DATA_DIR: the history goes under `<root>/market/<network>/`. */
   root: string;
   /** Days of history before `endMs`. */
@@ -26,7 +26,7 @@ export interface SimExportOptions {
   network?: string;
 }
 
-export interface SimExportResult {
+interface SimExportResult {
   network: string;
   fromMs: number;
   endMs: number;

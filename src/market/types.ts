@@ -85,7 +85,7 @@ export interface MarketTarget {
   coin: string;
 }
 
-export const DATASETS = [
+const DATASETS = [
   "candles_1m",
   "candles_5m",
   "candles_1h",

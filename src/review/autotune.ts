@@ -50,7 +50,7 @@ export interface ParamChange {
   reason: string;
 }
 
-export interface TuneInput {
+interface TuneInput {
   config: TunableConfig;
   /** Metrics over the rolling window: round trips closed since the last change (never all history). */
   metrics: HowlMetrics;

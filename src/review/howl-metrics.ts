@@ -11,7 +11,7 @@ export const HOLDING_BUCKETS: readonly { label: string; belowMs: number }[] = [
   { label: "4h+", belowMs: Number.POSITIVE_INFINITY },
 ];
 
-export interface GroupStats {
+interface GroupStats {
   count: number;
   wins: number;
   losses: number;
@@ -21,7 +21,7 @@ export interface GroupStats {
   net_pnl: number;
 }
 
-export interface DirectionStats {
+interface DirectionStats {
   count: number;
   wins: number;
   win_rate: number;

@@ -14,7 +14,7 @@ export const HOWL_THRESHOLDS = {
   minGroupTrips: 3,
 } as const;
 
-export type Severity = "critical" | "warning" | "info";
+type Severity = "critical" | "warning" | "info";
 
 export interface Recommendation {
   rule: string;

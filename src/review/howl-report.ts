@@ -3,7 +3,7 @@ import type { ClosedSummary } from "./closed-positions.ts";
 import { HOLDING_BUCKETS, type HowlMetrics } from "./howl-metrics.ts";
 import { formatUsd, HOWL_THRESHOLDS, type Recommendation } from "./howl-recommend.ts";
 
-export interface HowlReportInput {
+interface HowlReportInput {
   metrics: HowlMetrics;
   recommendations: readonly Recommendation[];
   /** e.g. "2026-03-03 14:05 UTC" */
@@ -40,7 +40,7 @@ function factor(pf: number | null, winningSide: number): string {
 }
 
 /** Human holding time: 45s, 12m, 3.5h, 2.1d. */
-export function humanDuration(ms: number): string {
+function humanDuration(ms: number): string {
   const s = ms / 1000;
   if (s < 60) return `${Math.round(s)}s`;
   if (s < 3600) return `${Math.round(s / 60)}m`;

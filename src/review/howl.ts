@@ -13,13 +13,13 @@ import { humanUtc, parseUtcDate, utcDate } from "./time.ts";
 import { readTradeLogs, TRADE_LOG_MODES, type TradeLogMode } from "./trade-log.ts";
 import { writeVaultHowlReport } from "./vault-notes.ts";
 
-export const LATEST_REPORT = "report-latest.md";
+const LATEST_REPORT = "report-latest.md";
 
-export function howlDir(dataDir: string): string {
+function howlDir(dataDir: string): string {
   return join(dataDir, "howl");
 }
 
-export interface HowlRunOptions {
+interface HowlRunOptions {
   dataDir: string;
   /** YYYY-MM-DD (UTC): only round trips closed, and fills made, on or after that day. */
   since?: string | null;
@@ -126,7 +126,7 @@ export function readLatestHowlReport(dataDir: string): string | null {
   return existsSync(path) ? readFileSync(path, "utf8") : null;
 }
 
-export interface HowlHistoryRow extends HowlReportSummary {
+interface HowlHistoryRow extends HowlReportSummary {
   file: string;
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type DecLike, dec, num, wire } from "../core/decimal.ts";
 import { exitType } from "./howl-metrics.ts";
 
-export const SIGNAL_QUALITIES = ["good", "fair", "poor"] as const;
+const SIGNAL_QUALITIES = ["good", "fair", "poor"] as const;
 export type SignalQuality = (typeof SIGNAL_QUALITIES)[number];
 
 /** One closed position, as written to `$DATA_DIR/journal/entries.jsonl`. Money fields are decimal strings. */
@@ -54,7 +54,7 @@ export interface ClosedPosition {
 }
 
 /** Signal score at or above which a profitable trade's signal counts as "good", per source. */
-export const GOOD_SIGNAL_SCORE: Record<string, number> = {
+const GOOD_SIGNAL_SCORE: Record<string, number> = {
   scanner: 200,
   movers_immediate: 100,
   movers_signal: 80,

@@ -20,7 +20,7 @@ export function appendJournalEntry(dataDir: string, entry: JournalEntry): void {
 }
 
 /** A closed trade is notable when its PnL moved more than this share of the slot's margin. */
-export const NOTABLE_SHARE_OF_MARGIN = "0.1";
+const NOTABLE_SHARE_OF_MARGIN = "0.1";
 
 /**
  * What the trading loop calls once per closed position: journal it and, when its PnL exceeds 10% of
@@ -54,9 +54,9 @@ export function recordClosedPosition(
   return entry;
 }
 
-export const DEFAULT_JOURNAL_LIMIT = 20;
+const DEFAULT_JOURNAL_LIMIT = 20;
 
-export interface ReadJournalOptions {
+interface ReadJournalOptions {
   dataDir: string;
   /** YYYY-MM-DD: only positions closed on that UTC day. */
   date?: string | null;

@@ -7,7 +7,7 @@ export function appendJsonLine(path: string, value: unknown): void {
   appendLines(path, [JSON.stringify(value)]);
 }
 
-export interface JsonLines<T> {
+interface JsonLines<T> {
   records: T[];
   /** 1-based numbers of lines that were not valid JSON or did not match the schema. */
   badLines: number[];

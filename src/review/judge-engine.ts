@@ -6,7 +6,7 @@ import type { OpenLot, RoundTrip } from "./round-trips.ts";
 import type { TradeLogMode } from "./trade-log.ts";
 
 /** Every threshold of the judge, in one place (percentages 0–100). */
-export const JUDGE_THRESHOLDS = {
+const JUDGE_THRESHOLDS = {
   /** Signals a source needs before its false-positive rate is reported. */
   minSignalsForRate: 2,
   fpCriticalPct: 60,
@@ -42,7 +42,7 @@ export interface PeakRecord {
   peak_roe_pct: number;
 }
 
-export interface SignalScore {
+interface SignalScore {
   signal_id: string;
   signal_source: string;
   instrument: string;
@@ -56,7 +56,7 @@ export interface SignalScore {
   roe_pct: number;
 }
 
-export interface JudgeFinding {
+interface JudgeFinding {
   finding_type: "false_positive" | "dsl_efficiency";
   source: string;
   instrument: string;
@@ -65,14 +65,14 @@ export interface JudgeFinding {
   recommendation: string;
 }
 
-export interface ConfigRecommendation {
+interface ConfigRecommendation {
   param: string;
   suggested_value: number | boolean | string;
   reason: string;
   summary: string;
 }
 
-export interface PlaybookStat {
+interface PlaybookStat {
   instrument: string;
   source: string;
   count: number;

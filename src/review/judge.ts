@@ -9,11 +9,11 @@ import { recordPlaybookTrades } from "./playbook.ts";
 import { freshReportPath, listReports } from "./report-files.ts";
 import { readTradeLogs, TRADE_LOG_MODES, type TradeLogMode } from "./trade-log.ts";
 
-export function judgeDir(dataDir: string): string {
+function judgeDir(dataDir: string): string {
   return join(dataDir, "judge");
 }
 
-export interface JudgeRunOptions {
+interface JudgeRunOptions {
   dataDir: string;
   nowMs?: number;
   sources?: readonly TradeLogMode[];

@@ -15,7 +15,7 @@ export const MEMORY_EVENT_TYPES = [
 ] as const;
 export type MemoryEventType = (typeof MEMORY_EVENT_TYPES)[number];
 
-export const memoryEventSchema = z.object({
+const memoryEventSchema = z.object({
   event_type: z.enum(MEMORY_EVENT_TYPES),
   timestamp_ms: z.number().int(),
   payload: z.record(z.string(), z.unknown()),
@@ -23,7 +23,7 @@ export const memoryEventSchema = z.object({
 });
 export type MemoryEvent = z.infer<typeof memoryEventSchema>;
 
-export function memoryDir(dataDir: string): string {
+function memoryDir(dataDir: string): string {
   return join(dataDir, "memory");
 }
 
@@ -40,9 +40,9 @@ export function readMemoryEvents(dataDir: string): MemoryEvent[] {
   return readJsonLines(memoryEventsPath(dataDir), memoryEventSchema).records;
 }
 
-export const DEFAULT_MEMORY_LIMIT = 20;
+const DEFAULT_MEMORY_LIMIT = 20;
 
-export interface ReadMemoryOptions {
+interface ReadMemoryOptions {
   dataDir: string;
   query_type?: "recent" | "playbook";
   limit?: number;

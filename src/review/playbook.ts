@@ -18,7 +18,6 @@ const playbookEntrySchema = z.object({
   avg_roe: z.number(),
   last_updated_ms: z.number().int(),
 });
-export type PlaybookEntry = z.infer<typeof playbookEntrySchema>;
 
 const playbookSchema = z.object({
   version: z.literal(1),
@@ -29,7 +28,7 @@ const playbookSchema = z.object({
 export type Playbook = z.infer<typeof playbookSchema>;
 
 /** One closed trade to learn from; `id` must be stable across reviews (e.g. the entry fill's uid). */
-export interface PlaybookTrade {
+interface PlaybookTrade {
   id: string;
   instrument: string;
   source: string;
@@ -42,7 +41,7 @@ export function playbookPath(dataDir: string): string {
   return join(dataDir, "memory", "playbook.json");
 }
 
-export function playbookKey(instrument: string, source: string): string {
+function playbookKey(instrument: string, source: string): string {
   return `${instrument}:${source}`;
 }
 
@@ -50,7 +49,7 @@ function emptyPlaybook(): Playbook {
   return { version: 1, entries: {}, counted_ids: [] };
 }
 
-export interface PlaybookRead {
+interface PlaybookRead {
   playbook: Playbook;
   /** Where a corrupt playbook was moved aside, if one was found. */
   quarantined: string | null;

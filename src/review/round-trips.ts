@@ -34,7 +34,7 @@ export interface OpenLot {
   fee: Dec;
 }
 
-export interface Pairing {
+interface Pairing {
   roundTrips: RoundTrip[];
   open: OpenLot[];
 }

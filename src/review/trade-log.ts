@@ -7,7 +7,7 @@ import { type Dec, dec } from "../core/decimal.ts";
 export const TRADE_LOG_MODES = ["wolf", "cli"] as const;
 export type TradeLogMode = (typeof TRADE_LOG_MODES)[number];
 
-export function tradeLogPath(dataDir: string, mode: TradeLogMode): string {
+function tradeLogPath(dataDir: string, mode: TradeLogMode): string {
   return join(dataDir, mode, "trades.jsonl");
 }
 
@@ -30,7 +30,7 @@ export interface TradeRecord {
   signal_score: number | null;
 }
 
-export interface SkippedLine {
+interface SkippedLine {
   mode: TradeLogMode;
   line: number;
   reason: string;
@@ -74,7 +74,7 @@ const tradeLineSchema = z.object({
   signal_score: z.coerce.number().nullish(),
 });
 
-export interface TradeLog {
+interface TradeLog {
   trades: TradeRecord[];
   skipped: SkippedLine[];
 }

@@ -7,7 +7,7 @@ import { readVaultContext, type VaultContext, vaultPath } from "./vault.ts";
 type Env = Record<string, string | undefined>;
 
 /** Folder of this agent's notes inside the vault. */
-export const VAULT_PROJECT_DIR = join("projects", "hl-agent");
+const VAULT_PROJECT_DIR = join("projects", "hl-agent");
 
 /**
  * The vault the trading loops use: only when OBSIDIAN_VAULT is set and names a directory (the MCP

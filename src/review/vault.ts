@@ -12,15 +12,15 @@ function matter(...args: Parameters<Matter>): ReturnType<Matter> {
 }
 
 /** Tags that make a note part of the trading context. */
-export const TRADING_TAGS = ["trading", "market-thesis", "wolf", "watchlist", "risk"] as const;
+const TRADING_TAGS = ["trading", "market-thesis", "wolf", "watchlist", "risk"] as const;
 /** Risk settings a `risk` note may carry in its front matter. */
-export const RISK_KEYS = ["max_loss", "preferred_leverage", "max_slots", "daily_loss_limit"] as const;
+const RISK_KEYS = ["max_loss", "preferred_leverage", "max_slots", "daily_loss_limit"] as const;
 
 const TICKER = /\b[A-Z][A-Z0-9]{1,9}-(?:PERP|USDYP)\b/g;
 const MAX_NOTE_BYTES = 1_000_000;
 const MAX_NOTES = 5_000;
 
-export interface MarketThesis {
+interface MarketThesis {
   instrument: string;
   direction: string;
   conviction: string;
@@ -36,7 +36,7 @@ export interface VaultContext {
   raw_notes_count: number;
 }
 
-export type VaultContextResult = VaultContext | { status: "unavailable"; message: string };
+type VaultContextResult = VaultContext | { status: "unavailable"; message: string };
 
 type Env = Record<string, string | undefined>;
 

@@ -11,7 +11,7 @@ import type { MarketDataSource } from "./source.ts";
 export type SeriesNeed = "closed" | "forming-present" | "forming";
 
 /** A series as answered to one reader: the bars opening at or after `from` (its moment − lookback). */
-export interface SeriesWindow {
+interface SeriesWindow {
   candles: Candle[];
   from: number;
 }

@@ -12,7 +12,7 @@ export interface Candle {
   v: number;
 }
 
-export interface RawCandle {
+interface RawCandle {
   t: number;
   T: number;
   o: string;

@@ -5,7 +5,7 @@ import type { ScannerConfig } from "./scanner-config.ts";
 
 /** Human-readable output of the scanner and movers (the CLI prints these). */
 
-export function usdShort(x: number): string {
+function usdShort(x: number): string {
   if (x >= 1e9) return `$${(x / 1e9).toFixed(1)}B`;
   if (x >= 1e6) return `$${(x / 1e6).toFixed(1)}M`;
   if (x >= 1e3) return `$${(x / 1e3).toFixed(0)}K`;

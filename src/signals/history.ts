@@ -5,7 +5,7 @@ import { quarantine, readJson, writeJsonAtomic } from "../store/atomic.ts";
 export const scannerHistoryPath = (dataDir: string) => join(dataDir, "scanner", "scan-history.json");
 export const moversHistoryPath = (dataDir: string) => join(dataDir, "movers", "scan-history.json");
 
-export interface HistoryRead<T> {
+interface HistoryRead<T> {
   entries: T[];
   /** set when a corrupt file was moved aside (kept for inspection) instead of silently dropped */
   quarantined?: string;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { UserError } from "../core/errors.ts";
 
-export const MOVER_TYPES = [
+const MOVER_TYPES = [
   "IMMEDIATE_MOVER",
   "OI_VOLUME_SURGE",
   "VOLUME_SURGE",
@@ -11,7 +11,7 @@ export const MOVER_TYPES = [
 ] as const;
 export type MoverType = (typeof MOVER_TYPES)[number];
 
-export const moversConfigSchema = z.object({
+const moversConfigSchema = z.object({
   oi_delta_immediate_pct: z.number().default(15),
   oi_delta_breakout_pct: z.number().default(8),
   /** The OI baseline is the mean over past scans within this window (time, not a scan count). */
@@ -43,7 +43,7 @@ export const moversConfigSchema = z.object({
 });
 
 export type MoversConfig = z.output<typeof moversConfigSchema>;
-export type MoversConfigInput = z.input<typeof moversConfigSchema>;
+type MoversConfigInput = z.input<typeof moversConfigSchema>;
 
 export const MOVERS_PRESETS: Record<string, MoversConfigInput> = {
   default: {},

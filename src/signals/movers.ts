@@ -7,9 +7,9 @@ import type { MoversConfig, MoverType } from "./movers-config.ts";
  * recent scans (OI baseline, funding, OI-rank stability) and with candles. Pure.
  */
 
-export type Side = "LONG" | "SHORT";
+type Side = "LONG" | "SHORT";
 
-export interface MoverSnapshot {
+interface MoverSnapshot {
   asset: string;
   open_interest: number;
   open_interest_usd: number;
@@ -77,7 +77,7 @@ function snapshotOf(m: MarketCtx): MoverSnapshot {
 }
 
 /** Past scans that still count as a baseline: inside the time window, oldest first. */
-export function recentScans(cfg: MoversConfig, history: readonly MoversScan[], nowMs: number): MoversScan[] {
+function recentScans(cfg: MoversConfig, history: readonly MoversScan[], nowMs: number): MoversScan[] {
   return history.filter((h) => h.scan_time_ms < nowMs && nowMs - h.scan_time_ms <= cfg.oi_baseline_window_ms);
 }
 
@@ -255,7 +255,7 @@ export function voteDirection(v: {
   return long > short ? "LONG" : "SHORT";
 }
 
-export interface MoversInput {
+interface MoversInput {
   markets: readonly MarketCtx[];
   candles: ReadonlyMap<string, MoverCandles>;
   history: readonly MoversScan[];

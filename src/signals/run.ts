@@ -12,10 +12,10 @@ import { type MarketDataSource, mapLimit } from "./source.ts";
 const CONCURRENCY = 8;
 
 /** Told how many candle series a pass has read of how many it will read (after each one). */
-export type ScanProgressListener = (read: number, total: number) => void;
+type ScanProgressListener = (read: number, total: number) => void;
 
 /** Movers' lookbacks: 4h bars over a day (volume surge), 1h bars over two (breakout range). */
-export const MOVERS_LOOKBACK_MS = { "4h": 86_400_000, "1h": 2 * 86_400_000 } as const;
+const MOVERS_LOOKBACK_MS = { "4h": 86_400_000, "1h": 2 * 86_400_000 } as const;
 
 /** The longest lookback each interval is read for by either pass: a series' first read covers both. */
 export function planScanReads(
@@ -44,7 +44,7 @@ function counting(cache: CandleReader, total: number, onProgress: ScanProgressLi
     cache.window(coin, interval, lookbackMs, need).finally(() => onProgress?.(++read, total));
 }
 
-export interface ScanRunResult {
+interface ScanRunResult {
   result: ScanResult;
   candle_failures: number;
 }

@@ -3,7 +3,7 @@ import { UserError } from "../core/errors.ts";
 
 const modifier = z.object({ LONG: z.number(), SHORT: z.number() });
 
-export const scannerConfigSchema = z.object({
+const scannerConfigSchema = z.object({
   /** Stage-1 cut on 24 h notional volume (USD). */
   min_volume_24h: z.number().min(0).default(500_000),
   top_n_deep: z.number().int().min(1).default(20),
@@ -56,7 +56,7 @@ export const scannerConfigSchema = z.object({
 });
 
 export type ScannerConfig = z.output<typeof scannerConfigSchema>;
-export type ScannerConfigInput = z.input<typeof scannerConfigSchema>;
+type ScannerConfigInput = z.input<typeof scannerConfigSchema>;
 
 export const SCANNER_PRESETS: Record<string, ScannerConfigInput> = {
   default: {},

@@ -22,7 +22,7 @@ import {
  * three-pillar score → 4 ranking, momentum annotation and threshold.
  */
 
-export type Side = "LONG" | "SHORT";
+type Side = "LONG" | "SHORT";
 
 export interface AssetCandles {
   "4h": Candle[];
@@ -30,7 +30,7 @@ export interface AssetCandles {
   "15m": Candle[];
 }
 
-export interface BtcMacro {
+interface BtcMacro {
   trend: Trend4h;
   strength: number;
   ema5: number;
@@ -74,7 +74,7 @@ export interface Opportunity {
   risks: string[];
 }
 
-export interface Disqualified {
+interface Disqualified {
   asset: string;
   direction: Side;
   reason: string;
@@ -144,7 +144,7 @@ export function stage2(cfg: ScannerConfig, passed: readonly MarketCtx[]): Market
   return [...passed].sort((a, b) => key(b) - key(a)).slice(0, cfg.top_n_deep);
 }
 
-export function computeTechnicals(c: AssetCandles): Technicals {
+function computeTechnicals(c: AssetCandles): Technicals {
   const closes1h = c["1h"].map((k) => k.c);
   const closes15 = c["15m"].map((k) => k.c);
   const t4 = trend4h(c["4h"]);
@@ -347,7 +347,7 @@ export function annotateMomentum(o: Opportunity, history: readonly ScanResult[])
   };
 }
 
-export interface ScanInput {
+interface ScanInput {
   markets: readonly MarketCtx[];
   btc4h: readonly Candle[];
   btc1h: readonly Candle[];

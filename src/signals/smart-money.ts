@@ -7,7 +7,7 @@
  * the previous snapshot instead of forgetting it (which made the next poll re-emit everything).
  */
 
-export type Side = "LONG" | "SHORT";
+type Side = "LONG" | "SHORT";
 
 export interface WalletPosition {
   coin: string;
@@ -34,7 +34,7 @@ export interface SmartMoneySignal {
 export type SmartMoneyState = Record<string, Record<string, { direction: Side; size_usd: number }>>;
 
 /** `null` = the poll of that address failed this time. */
-export type PollResult = Record<string, WalletPosition[] | null>;
+type PollResult = Record<string, WalletPosition[] | null>;
 
 export function observeSmartMoney(
   cfg: SmartMoneyConfig,

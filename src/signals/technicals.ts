@@ -2,7 +2,7 @@ import { EMA, WSMA } from "trading-signals";
 import type { Candle } from "./candles.ts";
 
 /** Hyperliquid funding is paid hourly: annualise ×24×365. */
-export const FUNDING_PERIODS_PER_YEAR = 8760;
+const FUNDING_PERIODS_PER_YEAR = 8760;
 
 export function fundingAnnualPct(hourlyRate: number): number {
   return Math.abs(hourlyRate) * FUNDING_PERIODS_PER_YEAR * 100;

@@ -39,11 +39,7 @@ import { createVenue, DEFAULT_MARKETS, type SimVenue } from "./venue/index.ts";
 import { DEFAULT_IMPACT_NOTIONAL_USD } from "./venue/markets.ts";
 import type { Address } from "./venue.ts";
 
-export type { SimClock } from "./model/clock.ts";
-export type { SimReplay } from "./replay/load.ts";
-export type { SimVenue } from "./venue/index.ts";
-
-export interface SimWorldOptions {
+interface SimWorldOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   host?: string;
@@ -104,7 +100,7 @@ export interface SimWorldOptions {
 }
 
 /** What a replaying world plays back. */
-export interface SimReplayInfo {
+interface SimReplayInfo {
   coins: string[];
   fromMs: number;
   /** Where the recording (cut at the replay's `toMs`) runs out. */

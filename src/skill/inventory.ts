@@ -1,7 +1,7 @@
 import { STRATEGY_IDS } from "../strategies/catalog.ts";
 
 /** What `hl` offers an AI agent as a skill: its strategies and its MCP tools. */
-export interface SkillInventory {
+interface SkillInventory {
   strategies: number;
   tools: number;
 }

@@ -65,7 +65,7 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o644): voi
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, mode);
 }
 
-export type JsonRead<T> = { kind: "missing" } | { kind: "ok"; value: T } | { kind: "corrupt"; error: string };
+type JsonRead<T> = { kind: "missing" } | { kind: "ok"; value: T } | { kind: "corrupt"; error: string };
 
 /** Read a JSON file; a corrupt file is reported, never silently treated as empty. */
 export function readJson<T>(path: string): JsonRead<T> {

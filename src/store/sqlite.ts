@@ -31,7 +31,7 @@ export function openDbReadOnly(path: string): Db {
 }
 
 /** Run schema statements (idempotent `CREATE … IF NOT EXISTS`) under one IMMEDIATE write lock. */
-export function applySchema(db: Db, schema: readonly string[]): void {
+function applySchema(db: Db, schema: readonly string[]): void {
   if (schema.length === 0) return;
   db.transaction(() => {
     for (const stmt of schema) db.exec(stmt);

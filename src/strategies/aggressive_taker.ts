@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "./sdk.ts";
 import { hasMarket, limitExposure, take, takePrice } from "./util.ts";
 
-export const aggressiveTakerParams = z.object({
+const aggressiveTakerParams = z.object({
   size: z
     .number()
     .positive()
@@ -49,9 +49,9 @@ export const aggressiveTakerParams = z.object({
       "Net position limit, base units: each IOC is trimmed so the position cannot pass ±max_position.",
     ),
 });
-export type AggressiveTakerParams = z.infer<typeof aggressiveTakerParams>;
+type AggressiveTakerParams = z.infer<typeof aggressiveTakerParams>;
 
-export interface TakerState {
+interface TakerState {
   n: number;
 }
 

@@ -12,7 +12,7 @@ import {
   stdev,
 } from "./util.ts";
 
-export const avellanedaMmParams = z.object({
+const avellanedaMmParams = z.object({
   gamma: z
     .number()
     .positive()
@@ -64,9 +64,9 @@ export const avellanedaMmParams = z.object({
       "Per-tick log returns of mid (from the last vol_window + 1 mids) whose standard deviation, times mid, is σ.",
     ),
 });
-export type AvellanedaMmParams = z.infer<typeof avellanedaMmParams>;
+type AvellanedaMmParams = z.infer<typeof avellanedaMmParams>;
 
-export interface AvellanedaState {
+interface AvellanedaState {
   mids: number[];
 }
 

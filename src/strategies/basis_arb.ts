@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
 
-export const basisArbParams = z.object({
+const basisArbParams = z.object({
   basis_threshold_bps: z
     .number()
     .positive()
@@ -26,14 +26,14 @@ export const basisArbParams = z.object({
       "Funding-rate samples, one per tick, averaged into the basis; nothing is traded before 3 samples exist.",
     ),
 });
-export type BasisArbParams = z.infer<typeof basisArbParams>;
+type BasisArbParams = z.infer<typeof basisArbParams>;
 
-export interface BasisArbState {
+interface BasisArbState {
   fundings: number[];
 }
 
 /** Hyperliquid funds every hour: annualised bps = hourly rate × 24 × 365 × 10,000. */
-export const HOURS_PER_YEAR = 24 * 365;
+const HOURS_PER_YEAR = 24 * 365;
 
 /**
  * Trades the basis implied by funding: persistently positive funding (contango, longs pay) → hold a

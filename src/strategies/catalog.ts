@@ -38,19 +38,19 @@ export const STRATEGY_IDS = DEFINITIONS.map((d) => d.id) as readonly string[];
 export const STRATEGY_ALIASES: Readonly<Record<string, string>> = { claude_agent: "llm_agent" };
 
 /** The YEX (Nunchi HIP-3) yield perpetuals: market name → description. */
-export const YEX_MARKETS: Readonly<Record<string, string>> = {
+const YEX_MARKETS: Readonly<Record<string, string>> = {
   "VXX-USDYP": "Volatility index (VXX) yield perpetual",
   "US3M-USDYP": "US 3-month Treasury rate yield perpetual",
   "BTCSWP-USDYP": "BTC interest rate swap yield perpetual — tracks the BTC-denominated swap curve",
 };
 
-export interface CatalogEntry {
+interface CatalogEntry {
   description: string;
   type: StrategyType;
   params: Record<string, number>;
 }
 
-export interface StrategyCatalog {
+interface StrategyCatalog {
   strategies: Record<string, CatalogEntry>;
   markets: Record<string, string>;
 }

@@ -4,7 +4,7 @@ import { ladderOrders } from "./quoting/ladder.ts";
 import { defineStrategy } from "./sdk.ts";
 import { BPS, clamp, hasMarket, mean, pushWindow } from "./util.ts";
 
-export const fundingArbParams = quotingParams.extend({
+const fundingArbParams = quotingParams.extend({
   divergence_threshold_bps: z
     .number()
     .min(0)
@@ -42,14 +42,14 @@ export const fundingArbParams = quotingParams.extend({
       "Weight in fair value of the funding-biased reference mid·(1 − bias_bps/10,000), so fair value moves by bias × w_external / (w_mid + w_micro + w_external); 0 leaves only the size tilt.",
     ),
 });
-export type FundingArbParams = z.infer<typeof fundingArbParams>;
+type FundingArbParams = z.infer<typeof fundingArbParams>;
 
-export interface FundingArbState {
+interface FundingArbState {
   vol: VolState;
   fundings: number[];
 }
 
-export function median(xs: readonly number[]): number {
+function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;

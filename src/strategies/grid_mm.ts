@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, quote } from "./util.ts";
 
-export const gridMmParams = z.object({
+const gridMmParams = z.object({
   grid_spacing_bps: z
     .number()
     .positive()
@@ -28,9 +28,9 @@ export const gridMmParams = z.object({
       "Cumulative net position limit, base units: all resting bids together never take the position beyond +max_position, nor all asks beyond −max_position (the farthest levels are trimmed or dropped).",
     ),
 });
-export type GridMmParams = z.infer<typeof gridMmParams>;
+type GridMmParams = z.infer<typeof gridMmParams>;
 
-export interface GridState {
+interface GridState {
   /** Price the lattice is anchored at (the first mid seen); levels are anchor + k·spacing. */
   anchor: number;
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, take } from "./util.ts";
 
-export const hedgeAgentParams = z.object({
+const hedgeAgentParams = z.object({
   inventory_threshold: z
     .number()
     .min(0)
@@ -32,7 +32,7 @@ export const hedgeAgentParams = z.object({
       "How far through mid the reduce-only hedge IOC may trade, bps of mid (mid − slippage to sell, mid + slippage to buy); when the spread is wider than that the limit is the touch itself, so the hedge still fills.",
     ),
 });
-export type HedgeAgentParams = z.infer<typeof hedgeAgentParams>;
+type HedgeAgentParams = z.infer<typeof hedgeAgentParams>;
 
 /**
  * Reduces the account's exposure on the instrument, whoever opened it (the engine reconciles the

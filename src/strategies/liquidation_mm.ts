@@ -4,7 +4,7 @@ import { ladderOrders } from "./quoting/ladder.ts";
 import { defineStrategy } from "./sdk.ts";
 import { hasMarket } from "./util.ts";
 
-export const liquidationMmParams = quotingParams.extend({
+const liquidationMmParams = quotingParams.extend({
   oi_drop_threshold_pct: z
     .number()
     .positive()
@@ -34,9 +34,9 @@ export const liquidationMmParams = quotingParams.extend({
     .default(15)
     .describe("Ticks a cascade lasts, counting the trigger tick; a new trigger restarts the count."),
 });
-export type LiquidationMmParams = z.infer<typeof liquidationMmParams>;
+type LiquidationMmParams = z.infer<typeof liquidationMmParams>;
 
-export interface LiquidationState {
+interface LiquidationState {
   vol: VolState;
   prevOi: number;
   prevMid: number;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type Advice, type DecisionContext, defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, pushWindow, take } from "./util.ts";
 
-export const llmAgentParams = z.object({
+const llmAgentParams = z.object({
   base_size: z
     .number()
     .positive()
@@ -32,9 +32,9 @@ export const llmAgentParams = z.object({
     .default(20)
     .describe("Recent mids, one per tick, listed newest first in the prompt."),
 });
-export type LlmAgentParams = z.infer<typeof llmAgentParams>;
+type LlmAgentParams = z.infer<typeof llmAgentParams>;
 
-export interface LlmState {
+interface LlmState {
   /** Recent mids, newest last. */
   mids: number[];
   /** What happened to the last advice (for logs and the next prompt). */
@@ -68,7 +68,7 @@ export const LLM_TOOLS = [
   },
 ] as const;
 
-export const LLM_SYSTEM_PROMPT = [
+const LLM_SYSTEM_PROMPT = [
   "You trade one Hyperliquid perpetual autonomously. Each turn you receive market data, your position,",
   "the risk state and recent history. Call exactly one tool: place_order or hold.",
   "Weigh trend, spread, funding, inventory and drawdown; prefer holding when unsure.",
@@ -114,7 +114,7 @@ export function buildUserMessage(ctx: DecisionContext, p: LlmAgentParams, mids: 
 }
 
 /** Why a piece of advice is refused, or null when it can be turned into an order. */
-export function refusal(a: Advice, mid: number, p: LlmAgentParams): string | null {
+function refusal(a: Advice, mid: number, p: LlmAgentParams): string | null {
   if (a.kind === "error") return `advisor error: ${a.message}`;
   if (a.kind === "hold") return "hold";
   if (a.side !== "buy" && a.side !== "sell") return `invalid side ${JSON.stringify(a.side)}`;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, mean, pushWindow, take } from "./util.ts";
 
-export const meanReversionParams = z.object({
+const meanReversionParams = z.object({
   window: z
     .number()
     .int()
@@ -31,9 +31,9 @@ export const meanReversionParams = z.object({
     .default(5)
     .describe("Net position limit, base units: entries are trimmed so |position| never exceeds it."),
 });
-export type MeanReversionParams = z.infer<typeof meanReversionParams>;
+type MeanReversionParams = z.infer<typeof meanReversionParams>;
 
-export interface MeanReversionState {
+interface MeanReversionState {
   mids: number[];
 }
 

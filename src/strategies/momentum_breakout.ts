@@ -11,7 +11,7 @@ import {
 import { defineStrategy, type MarketSnapshot, type OrderIntent } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, take } from "./util.ts";
 
-export const momentumBreakoutParams = z.object({
+const momentumBreakoutParams = z.object({
   lookback: z
     .number()
     .int()
@@ -47,9 +47,9 @@ export const momentumBreakoutParams = z.object({
     .default(1)
     .describe("Entry size, base units (IOC at the touch, only when flat); also the largest position taken."),
 });
-export type MomentumBreakoutParams = z.infer<typeof momentumBreakoutParams>;
+type MomentumBreakoutParams = z.infer<typeof momentumBreakoutParams>;
 
-export interface MomentumState {
+interface MomentumState {
   /** The last `lookback` highs, lows and activity samples. */
   highs: Rolling;
   lows: Rolling;
@@ -59,7 +59,7 @@ export interface MomentumState {
 }
 
 /** Activity sample: the last 1-minute candle's volume, else 24 h volume, else open interest. */
-export function activity(s: MarketSnapshot): number {
+function activity(s: MarketSnapshot): number {
   const last = s.candles[s.candles.length - 1];
   if (last) return last.v;
   return s.volume24h > 0 ? s.volume24h : s.openInterest;

@@ -8,7 +8,7 @@ import type { AnyStrategy, StrategyType } from "./sdk.ts";
  * docs/strategies.md and `hl strategies --params` print them from here (a test keeps the page equal).
  */
 
-export interface ParamDoc {
+interface ParamDoc {
   name: string;
   default: number;
   description: string;

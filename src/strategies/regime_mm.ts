@@ -24,12 +24,12 @@ export const REGIMES: Record<VolBin, { minBps: number; maxBps: number; sizeMult:
  * The quoting engine's params less the three the regime table sets (spread bounds and ladder depth):
  * offering them would accept overrides that change nothing.
  */
-export const regimeMmParams = quotingParams.omit({
+const regimeMmParams = quotingParams.omit({
   min_spread_bps: true,
   max_spread_bps: true,
   num_levels: true,
 });
-export type RegimeMmParams = z.infer<typeof regimeMmParams>;
+type RegimeMmParams = z.infer<typeof regimeMmParams>;
 
 /**
  * The quoting engine with its spread bounds, size and depth set by the current volatility regime

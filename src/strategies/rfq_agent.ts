@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, passive, quote } from "./util.ts";
 
-export const rfqAgentParams = z.object({
+const rfqAgentParams = z.object({
   min_size: z
     .number()
     .positive()
@@ -23,7 +23,7 @@ export const rfqAgentParams = z.object({
       "Net position limit, base units: the adding side is trimmed so the position cannot pass ±max_position, while the unwinding side keeps quoting.",
     ),
 });
-export type RfqAgentParams = z.infer<typeof rfqAgentParams>;
+type RfqAgentParams = z.infer<typeof rfqAgentParams>;
 
 /**
  * Rests block-size Gtc quotes at mid ± half the spread for RFQ-style flow; capacity is bounded by

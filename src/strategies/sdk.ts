@@ -45,7 +45,7 @@ export interface MarketSnapshot {
   referenceFunding: Record<string, number>;
 }
 
-export interface OpenOrderView {
+interface OpenOrderView {
   side: Side;
   price: number;
   size: number;
@@ -58,7 +58,7 @@ export interface FillView {
   timestampMs: number;
 }
 
-export interface RiskView {
+interface RiskView {
   /** Only orders that shrink the position will pass the risk manager. */
   reduceOnly: boolean;
   /** Drawdown from the high-water mark, percent of the reference capital (0–100). */
@@ -96,7 +96,7 @@ export interface OrderIntent {
   reduceOnly?: boolean;
 }
 
-export interface Decision<S> {
+interface Decision<S> {
   /**
    * Resting intents (Alo/Gtc) are the complete set of quotes the strategy wants on the book now:
    * the engine keeps matching open orders, replaces moved ones and cancels the rest.

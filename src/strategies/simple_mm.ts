@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineStrategy } from "./sdk.ts";
 import { BPS, hasMarket, limitExposure, passive, quote } from "./util.ts";
 
-export const simpleMmParams = z.object({
+const simpleMmParams = z.object({
   spread_bps: z
     .number()
     .positive()
@@ -23,7 +23,7 @@ export const simpleMmParams = z.object({
       "Net position limit, base units: the adding side's quote is trimmed so the position cannot pass ±max_inventory and stops at it, while the unwinding side keeps quoting.",
     ),
 });
-export type SimpleMmParams = z.infer<typeof simpleMmParams>;
+type SimpleMmParams = z.infer<typeof simpleMmParams>;
 
 /** Symmetric post-only bid/ask around mid, half the spread on each side. */
 export const simpleMm = defineStrategy<SimpleMmParams, null>({

@@ -6,7 +6,7 @@ import { listWallets, normalizeAddress, saveKeystore } from "./keystore-store.ts
 import { type EncryptOptions, encryptKeystore, type Hex } from "./keystore-v3.ts";
 import { ADDRESS_VAR, PASSWORD_VAR, passwordVarFor } from "./resolve-key.ts";
 
-export interface WalletAutoResult {
+interface WalletAutoResult {
   /** Checksummed address. */
   address: string;
   /** The random keystore password (32 characters). The private key is never returned. */
@@ -16,10 +16,10 @@ export interface WalletAutoResult {
   env_file?: string;
 }
 
-export const AUTO_SCRYPT = { n: 16384, r: 8, p: 1 } as const;
+const AUTO_SCRYPT = { n: 16384, r: 8, p: 1 } as const;
 
 /** 32 characters of URL-safe base64 from 24 random bytes (192 bits). */
-export function randomPassword(): string {
+function randomPassword(): string {
   return randomBytes(24).toString("base64url");
 }
 

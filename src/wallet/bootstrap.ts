@@ -4,9 +4,9 @@ import { UserError } from "../core/errors.ts";
 import { type SetupCheckResult, setupCheck } from "./setup-check.ts";
 
 /** The oldest Node.js this project runs on (package.json `engines`). */
-export const MIN_NODE = [20, 19] as const;
+const MIN_NODE = [20, 19] as const;
 
-export interface BootstrapResult {
+interface BootstrapResult {
   node: string;
   dataDir: string;
   check: SetupCheckResult;

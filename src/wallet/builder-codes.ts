@@ -3,8 +3,8 @@
  * program counts as the service's own, so a default run's fills earn points.
  */
 export const NUNCHI_BUILDER = "0x0D1DB1C800184A203915757BbbC0ee3A8E12FfB0";
-export const BASED_BUILDER = "0x1924b8561eef20e70ede628a296175d358be80e5";
-export const TREADFI_BUILDER = "0x999a4B5F268A8fBf33736FeFf360d462AD248Dbf";
+const BASED_BUILDER = "0x1924b8561eef20e70ede628a296175d358be80e5";
+const TREADFI_BUILDER = "0x999a4B5F268A8fBf33736FeFf360d462AD248Dbf";
 
 /** The builder codes whose fills the points program counts. */
 export const POINTS_ELIGIBLE_BUILDERS: readonly { name: string; address: string }[] = [

@@ -5,12 +5,13 @@ import type { Env } from "./home.ts";
 import type { Hex } from "./keystore-v3.ts";
 
 export { DEFAULT_BUILDER_ADDRESS };
-/** 100 tenths of a basis point = 10 bps = 0.1 %. */
-export const DEFAULT_BUILDER_FEE_TENTHS_BPS = 100;
-/** Hyperliquid's cap for perps: 0.1 % (spot allows 1 %, which this agent does not trade). */
-export const MAX_PERP_BUILDER_FEE_TENTHS_BPS = 100;
 
-export interface BuilderConfig {
+/** 100 tenths of a basis point = 10 bps = 0.1 %. */
+const DEFAULT_BUILDER_FEE_TENTHS_BPS = 100;
+/** Hyperliquid's cap for perps: 0.1 % (spot allows 1 %, which this agent does not trade). */
+const MAX_PERP_BUILDER_FEE_TENTHS_BPS = 100;
+
+interface BuilderConfig {
   enabled: boolean;
   /** Empty when disabled by `BUILDER_ADDRESS=`. */
   address: Hex | "";
@@ -18,7 +19,7 @@ export interface BuilderConfig {
 }
 
 /** The MCP `builder_status` result. */
-export interface BuilderStatus {
+interface BuilderStatus {
   enabled: boolean;
   builder_address: string;
   fee_bps: number;
@@ -75,7 +76,7 @@ export interface BuilderApprovalClient {
   approveBuilderFee(req: { builder: Hex; maxFeeTenthsBps: number }): Promise<void>;
 }
 
-export interface ApprovalOutcome {
+interface ApprovalOutcome {
   /** True when an approval was signed now; false when the existing one already covered the fee. */
   signed: boolean;
   /** The approval on the exchange afterwards, tenths of a bp. */
@@ -108,7 +109,7 @@ export async function approveBuilderFee(
 }
 
 /** What attaching the builder needs from the exchange client (HlClient satisfies it). */
-export interface BuilderAttachClient {
+interface BuilderAttachClient {
   readonly address: string | undefined;
   maxBuilderFee(opts: { builder: Hex; user?: Hex }): Promise<number>;
   useBuilder(builder: { address: Hex; feeTenthsBps: number } | undefined): void;

@@ -4,13 +4,13 @@ import { writeFileAtomic } from "../store/atomic.ts";
 import { agentHome, type Env, keystoreDir } from "./home.ts";
 import { type Hex, KeystoreError, type KeystoreV3, parseKeystore } from "./keystore-v3.ts";
 
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /** What `wallet_list` prints when the directory holds no keystore. */
 export const NO_KEYSTORES_TEXT = "No keystores found.";
 
-export interface WalletFile {
+interface WalletFile {
   /** 0x + 40 lowercase hex. */
   address: Hex;
   path: string;
@@ -31,7 +31,7 @@ export function normalizeAddress(address: string): Hex {
 }
 
 /** Keystore path for an address: `<home>/keystore/<40 lowercase hex>.json` (the layout eth-keyfile tools use). */
-export function keystorePath(address: string, env: Env = process.env): string {
+function keystorePath(address: string, env: Env = process.env): string {
   return join(keystoreDir(env), `${normalizeAddress(address).slice(2)}.json`);
 }
 

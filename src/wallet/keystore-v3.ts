@@ -39,7 +39,7 @@ const pbkdf2Params = z.object({
 });
 
 /** Web3 Secret Storage v3 (the file geth, eth-account, ethers and MetaMask write). Keys are read case-insensitively. */
-export const keystoreSchema = z.object({
+const keystoreSchema = z.object({
   version: z.literal(3),
   id: z.string().optional(),
   address: z.string().optional(),
@@ -68,7 +68,7 @@ export type KeystoreV3 = z.infer<typeof keystoreSchema>;
 const LIMITS = { maxScryptN: 2 ** 20, maxScryptR: 32, maxScryptP: 16, maxPbkdf2C: 10_000_000 };
 
 /** What new keystores use: geth's standard scrypt (n=2^18, r=8, p=1), fast with Node's native scrypt. */
-export const STANDARD_SCRYPT = { n: 2 ** 18, r: 8, p: 1 } as const;
+const STANDARD_SCRYPT = { n: 2 ** 18, r: 8, p: 1 } as const;
 
 const unhex = (s: string) => Buffer.from(s.replace(/^0x/, ""), "hex");
 
@@ -156,7 +156,7 @@ function mac(derived: Buffer, ciphertext: Buffer): Buffer {
   return Buffer.from(keccak_256(Buffer.concat([derived.subarray(16, 32), ciphertext])));
 }
 
-export interface DecryptedKey {
+interface DecryptedKey {
   /** 0x + lowercase 40 hex. */
   address: Hex;
   privateKey: Hex;

@@ -16,7 +16,7 @@ export function passwordVarFor(address: string): string {
  * A signing key and where it came from. The key itself is a private field: it does not show in
  * JSON.stringify, console.log or object spreads — only through the explicit `privateKey` getter.
  */
-export class ResolvedKey {
+class ResolvedKey {
   readonly #key: Hex;
   constructor(
     readonly address: Hex,
@@ -36,7 +36,7 @@ export class ResolvedKey {
   }
 }
 
-export interface ResolveKeyOptions {
+interface ResolveKeyOptions {
   /** Keystore to use: an address or a file path (the CLI's `--keystore`). */
   keystore?: string;
   /** Password for it (else the environment, else `~/.hl-agent/env`). */

@@ -18,9 +18,9 @@ export interface SetupCheckResult {
 }
 
 /** Reads the approved builder fee (tenths of a bp) for a user; throws when the exchange cannot be reached. */
-export type MaxBuilderFeeQuery = (q: { network: Network; user: Hex; builder: Hex }) => Promise<number>;
+type MaxBuilderFeeQuery = (q: { network: Network; user: Hex; builder: Hex }) => Promise<number>;
 
-export interface SetupCheckOptions {
+interface SetupCheckOptions {
   env?: Env;
   /** `--network` flag (else HL_NETWORK, else paper). */
   network?: string;

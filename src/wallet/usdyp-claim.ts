@@ -2,13 +2,13 @@ import { UserError } from "../core/errors.ts";
 
 /** Nunchi's API, where testnet USDyP (the YEX markets' collateral) is claimed. */
 export const NUNCHI_API_URL = "https://api-temp.nunchi.trade";
-export const USDYP_CLAIM_ENDPOINT = "/api/v1/yex/usdyp-claim";
+const USDYP_CLAIM_ENDPOINT = "/api/v1/yex/usdyp-claim";
 
 /** The usual refusal and what fixes it, said when a claim is refused for a reason other than a repeat. */
 export const NOT_CONNECTED_HINT =
   "The usual cause: this wallet has not been connected on Nunchi's testnet app yet. Open the app, connect this wallet once (same address), then run 'hl setup claim-usdyp' again.";
 
-export interface ClaimResult {
+interface ClaimResult {
   url: string;
   address: string;
   status: number;

@@ -1,6 +1,6 @@
 import { buildWolfConfig, WOLF_PRESET_NAMES, type WolfConfig, wolfConfigSchema } from "./config.ts";
 
-export interface WolfConfigKeyDoc {
+interface WolfConfigKeyDoc {
   key: keyof WolfConfig;
   description: string;
   /** The key's value in each preset (margin_per_slot as given, before it is derived). */

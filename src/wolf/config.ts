@@ -219,7 +219,7 @@ export const wolfConfigSchema = z.object({
 export type WolfConfig = z.output<typeof wolfConfigSchema>;
 export type WolfConfigInput = z.input<typeof wolfConfigSchema>;
 
-export const WOLF_PRESETS = {
+const WOLF_PRESETS = {
   default: {},
   conservative: {
     max_slots: 2,
@@ -247,10 +247,10 @@ export const WOLF_PRESETS = {
   },
 } as const satisfies Record<string, WolfConfigInput>;
 
-export type WolfPresetName = keyof typeof WOLF_PRESETS;
+type WolfPresetName = keyof typeof WOLF_PRESETS;
 export const WOLF_PRESET_NAMES = Object.keys(WOLF_PRESETS) as WolfPresetName[];
 
-export interface WolfOverrides {
+interface WolfOverrides {
   budget?: number;
   slots?: number;
   leverage?: number;
@@ -300,7 +300,7 @@ export function tickFromEnv(env: Record<string, string | undefined> = process.en
 }
 
 /** Correlation groups: at most `max_correlated` open positions per group. */
-export const CORRELATION_GROUPS: Record<string, readonly string[]> = {
+const CORRELATION_GROUPS: Record<string, readonly string[]> = {
   large_cap: ["BTC", "ETH"],
   l2: ["ARB", "OP", "STRK", "MANTA", "BLAST"],
   alt_l1: ["SOL", "AVAX", "SUI", "SEI", "APT", "TIA"],

@@ -7,7 +7,7 @@ import type { WolfPort } from "./port.ts";
  * polls never wait for the stream's subscription, a failed subscription leaves the polls, and a failed
  * poll waits (1 s doubling to 30 s) and tries again.
  */
-export interface GuardLoopOptions {
+interface GuardLoopOptions {
   guard: StandaloneGuard;
   port: WolfPort;
   coin: string;

@@ -25,7 +25,7 @@ class CloseNotFilled extends Error {
  * streamed mid (and a poll each tick) is evaluated; a close sends a reduce-only IOC for what is
  * still open, and the guard is marked closed only when the exchange shows the position flat.
  */
-export interface StandaloneGuardOptions {
+interface StandaloneGuardOptions {
   port: WolfPort;
   coin: string;
   dir: string;
@@ -49,7 +49,7 @@ export interface StandaloneGuardOptions {
   backstopSettings?: BackstopSettings;
 }
 
-export interface GivenEntry {
+interface GivenEntry {
   entry: number;
   size: string;
   direction: "long" | "short";

@@ -8,13 +8,13 @@ import type { Side, Slot, WolfState } from "./state.ts";
  * slot tracking, exits (first) and entries. No I/O; the input state is not modified.
  */
 
-export interface SignalIn {
+interface SignalIn {
   asset: string;
   signal_type: string;
   direction: string;
   confidence: number;
 }
-export interface ScannerIn {
+interface ScannerIn {
   asset: string;
   direction: string;
   final_score: number;
@@ -33,7 +33,7 @@ export interface TickInputs {
   blocked?: ReadonlySet<string>;
 }
 
-export interface ExitPlan {
+interface ExitPlan {
   slot_id: number;
   reason: string;
 }
@@ -48,7 +48,7 @@ export interface EntryPlan {
   reason: string;
 }
 
-export interface TickPlan {
+interface TickPlan {
   slots: Slot[];
   exits: ExitPlan[];
   entries: EntryPlan[];
@@ -61,7 +61,7 @@ const sideOf = (d: string): Side => (d.toLowerCase() === "short" ? "short" : "lo
 const signed = (x: number, dp: number) => `${x >= 0 ? "" : "-"}${Math.abs(x).toFixed(dp)}`;
 
 /** Unrealized PnL of one open slot at `price` (gross, decimal). */
-export function unrealizedPnl(slot: Slot, price: number): InstanceType<typeof D> {
+function unrealizedPnl(slot: Slot, price: number): InstanceType<typeof D> {
   if (!isOpen(slot) || !(price > 0)) return new D(0);
   const remaining = dec(slot.entry_size).minus(slot.exit ? slot.exit.filled_size : 0);
   const move = dec(price).minus(slot.entry_price);
@@ -92,14 +92,14 @@ function stillSignalled(slot: Slot, inputs: TickInputs): boolean {
 }
 
 /** The stops that need nothing but the slot's price: the DSL's verdict, then the hard stop on ROE. */
-export function stopExit(cfg: WolfConfig, slot: Slot, dslClose: string | undefined): string | null {
+function stopExit(cfg: WolfConfig, slot: Slot, dslClose: string | undefined): string | null {
   if (dslClose !== undefined) return `dsl_close: ${dslClose}`;
   if (slot.roe_pct <= cfg.max_negative_roe) return `hard_stop: ROE ${signed(slot.roe_pct, 1)}%`;
   return null;
 }
 
 /** The time-based exits, read from the slot's own timestamps (the tick keeps the signal ones current). */
-export function timedExit(cfg: WolfConfig, slot: Slot, nowMs: number): string | null {
+function timedExit(cfg: WolfConfig, slot: Slot, nowMs: number): string | null {
   if (slot.signal_disappeared_ms > 0 && slot.roe_pct < 0) {
     const minutes = (nowMs - slot.signal_disappeared_ms) / 60_000;
     if (minutes >= cfg.conviction_collapse_minutes)
@@ -124,11 +124,7 @@ export function priceExit(
 }
 
 /** Exit rules for one active slot, first match wins. Also maintains the signal timestamps. */
-export function exitRule(
-  cfg: WolfConfig,
-  slot: Slot,
-  inputs: TickInputs,
-): { slot: Slot; reason: string | null } {
+function exitRule(cfg: WolfConfig, slot: Slot, inputs: TickInputs): { slot: Slot; reason: string | null } {
   const now = inputs.nowMs;
   const stop = stopExit(cfg, slot, inputs.dslCloses.get(slot.slot_id));
   if (stop) return { slot, reason: stop };

@@ -11,7 +11,7 @@ import type { Protector, SlotBook } from "./protector.ts";
 import type { SlotBackstops } from "./slot-backstops.ts";
 import { emptySlot, type Slot } from "./state.ts";
 
-export interface EntriesOptions {
+interface EntriesOptions {
   port: WolfPort;
   /** The live config object (a review may retune it in place). */
   config: WolfConfig;

@@ -21,7 +21,7 @@ import { WolfRunner } from "./runner.ts";
  * `stop()` ends it (open positions stay open, their backstops resting). `runner.state` shows the slots
  * (with `backstop` per slot) for /health.
  */
-export interface GuardOnlyOptions {
+interface GuardOnlyOptions {
   port: WolfPort;
   dataDir: string;
   config: WolfConfig;

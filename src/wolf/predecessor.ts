@@ -85,7 +85,7 @@ const predecessorState = object<PredecessorState>(
 );
 
 /** Where the predecessor's file is kept once migrated. */
-export const PREDECESSOR_STATE_FILE = "state.predecessor.json";
+const PREDECESSOR_STATE_FILE = "state.predecessor.json";
 
 const money = (v: number) => wire(dec(String(v)));
 
@@ -123,7 +123,7 @@ function slotOf(p: PredecessorSlot): Slot {
 }
 
 /** A predecessor WOLF state as this project's state (pure); null when `raw` is not one. */
-export function fromPredecessorState(raw: unknown, nowMs: number): WolfState | null {
+function fromPredecessorState(raw: unknown, nowMs: number): WolfState | null {
   if (typeof raw !== "object" || raw === null || "version" in raw) return null;
   const parsed = check(predecessorState, raw);
   if (!parsed.ok) return null;

@@ -18,7 +18,7 @@ export interface SlotBook {
   save(): void;
 }
 
-export interface ProtectorOptions {
+interface ProtectorOptions {
   port: WolfPort;
   dataDir: string;
   /** The live config object (a review may retune it in place). */

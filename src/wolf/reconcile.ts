@@ -7,7 +7,7 @@ import type { Protector, SlotBook } from "./protector.ts";
 import type { SlotBackstops } from "./slot-backstops.ts";
 import { emptySlot, type Slot } from "./state.ts";
 
-export interface ReconcileOptions {
+interface ReconcileOptions {
   port: WolfPort;
   config: WolfConfig;
   book: SlotBook;

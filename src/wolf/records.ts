@@ -50,7 +50,7 @@ function vaultNotes(record: ClosedSlot): string | null {
 }
 
 /** What a WOLF session looked like, for the `session_start` / `session_end` memory events. */
-export function wolfSessionSnapshot(state: WolfState): SessionSnapshot {
+function wolfSessionSnapshot(state: WolfState): SessionSnapshot {
   return {
     tick_count: state.tick_count,
     total_pnl: state.total_pnl,

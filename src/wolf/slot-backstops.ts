@@ -9,7 +9,7 @@ import type { SlotGuards } from "./guards.ts";
 import type { SlotBook } from "./protector.ts";
 import type { Slot } from "./state.ts";
 
-export function backstopSettings(cfg: WolfConfig): BackstopSettings {
+function backstopSettings(cfg: WolfConfig): BackstopSettings {
   return {
     enabled: cfg.backstop_enabled,
     margin_pct: cfg.backstop_margin_pct,

@@ -40,7 +40,7 @@ export interface PendingExit {
  * The stop resting on the exchange for a position (added field): `refused` means the exchange would
  * not take it, and the position is unprotected whenever this process is not running.
  */
-export interface Backstop {
+interface Backstop {
   status: "resting" | "refused" | "none";
   cloid: string;
   oid: number | null;
@@ -51,7 +51,7 @@ export interface Backstop {
 }
 
 /** The entry order of a pending slot, until the exchange says what became of it. */
-export interface PendingOrder {
+interface PendingOrder {
   cloid: string;
   sent_at_ms: number;
   expires_after_ms: number;

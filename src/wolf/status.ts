@@ -4,7 +4,7 @@ import { type WolfPnl, wolfPnl } from "./pnl.ts";
 import type { ScanProgress, Slot, WolfState } from "./state.ts";
 
 /** Why no new position is opened now, and until when (null: until an operator acts). */
-export interface EntriesStopped {
+interface EntriesStopped {
   reason: "daily_loss_limit" | "risk_hard_stop" | "reduce_only" | "exchange_refused";
   detail: string;
   /** ISO time entries may resume on their own, or null. */
@@ -12,7 +12,7 @@ export interface EntriesStopped {
 }
 
 /** The contract's wolf-mode Status object (GET /api/status and each SSE event), plus the PnL breakdown. */
-export interface WolfStatus extends WolfPnl {
+interface WolfStatus extends WolfPnl {
   /** Added field: set while the daily loss limit or an exchange refusal stops entries (exits still run). */
   entries_stopped: EntriesStopped | null;
   /** Added field: the market scans' progress in this run (null for a state saved before it existed). */
@@ -62,7 +62,7 @@ export interface WolfStatus extends WolfPnl {
 }
 
 /** A slot's exchange stop as /api/status shows it: "refused" and "none" mean unprotected. */
-export interface SlotBackstopStatus {
+interface SlotBackstopStatus {
   status: "resting" | "refused" | "none";
   trigger_px: number;
   size: number;
@@ -92,7 +92,7 @@ const open = (s: Slot) => s.status === "active" || s.status === "closing";
  * Why WOLF opens nothing now: the daily loss limit (until the next UTC day; state.day is the day it
  * belongs to), or a refusal no entry can get past (until the run is restarted).
  */
-export function wolfEntriesStopped(state: WolfState): EntriesStopped | null {
+function wolfEntriesStopped(state: WolfState): EntriesStopped | null {
   if (!state.daily_loss_triggered) {
     if (!state.entries_halted) return null;
     return { reason: "exchange_refused", detail: state.entries_halted, until: null };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createLogger, type LogSink, setLogSink } from "../../src/core/log.ts";
-import { logStarted, logStoreError } from "../../src/core/log-events.ts";
+import { logStarted } from "../../src/core/log-events.ts";
 import { scrubSecrets } from "../../src/core/secrets.ts";
 import { createHttpApp } from "../../src/http/app.ts";
 import { processContext } from "../../src/services/host/types.ts";
@@ -74,7 +74,10 @@ describe("structured log", () => {
       const log = createLogger("probe");
       log.info({ databaseUrl: DB_URL, nested: { password: "hunter2", privateKey: KEY } }, "config");
       log.warn(`retrying ${DB_URL}`);
-      logStoreError(log, "register", new Error(`connect ECONNREFUSED for ${DB_URL} with ${KEY}`));
+      log.error(
+        { event: "store_error", err: new Error(`connect ECONNREFUSED for ${DB_URL} with ${KEY}`) },
+        "store register failed",
+      );
     });
     expect(lines).toHaveLength(3);
     for (const line of lines) {

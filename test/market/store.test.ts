@@ -14,7 +14,6 @@ import {
   coinDir,
   DAY_MS,
   dayOf,
-  daysBetween,
   decimalToDouble,
   doubleToDecimal,
   journalFile,
@@ -57,12 +56,10 @@ describe("layout", () => {
     expect(coinDir("/d", "mainnet", "trades", "../x")).toBe("/d/market/mainnet/trades/dex=main/coin=..%2Fx");
   });
 
-  it("UTC days of a half-open range", () => {
+  it("the UTC day of a time", () => {
     expect(dayOf(DAY0 + DAY_MS - 1)).toBe("2026-01-01");
     expect(dayOf(DAY0 + DAY_MS)).toBe("2026-01-02");
-    expect(daysBetween(DAY0 + 5, DAY0 + DAY_MS)).toEqual(["2026-01-01"]);
-    expect(daysBetween(DAY0 - 1, DAY0 + 1)).toEqual(["2025-12-31", "2026-01-01"]);
-    expect(daysBetween(DAY0, DAY0)).toEqual([]);
+    expect(dayOf(DAY0 - 1)).toBe("2025-12-31");
   });
 });
 

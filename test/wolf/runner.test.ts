@@ -415,27 +415,6 @@ function fakeClosed(i: number) {
   };
 }
 
-describe("status from disk", () => {
-  it("null before any state, the mapping after, an error (not 'stopped') for a corrupt file", async () => {
-    const { readWolfStatus, readWolfStatusText } = await import("../../src/wolf/status-file.ts");
-    const empty = mkdtempSync(join(tmpdir(), "wolf-"));
-    expect(readWolfStatus(empty)).toBeNull();
-    expect(readWolfStatusText(empty)).toBeNull();
-    const { runner, dataDir } = await setup();
-    await runner.tick();
-    await runner.close();
-    expect(readWolfStatus(dataDir)).toMatchObject({
-      status: "running",
-      engine: "wolf",
-      tick_count: 1,
-      max_slots: 3,
-    });
-    expect(readWolfStatusText(dataDir)).toContain("Tick: 1 |");
-    writeFileSync(statePath(dataDir), "{");
-    expect(readWolfStatus(dataDir)).toMatchObject({ error: expect.stringContaining("corrupt") });
-  });
-});
-
 describe("an entry whose answer was lost", () => {
   it("is never sent twice: the slot is pending until the order is resolved, then adopts the one position with its size and entry", async () => {
     const { port, dataDir, runner } = await setup();

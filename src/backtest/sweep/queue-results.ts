@@ -2,7 +2,7 @@ import type { Pool } from "../../db/pool.ts";
 import type { SweepOutcome } from "./sweep-job.ts";
 
 /** One recorded grid point of a queued sweep. */
-export interface RecordedPoint {
+interface RecordedPoint {
   point: number;
   outcome: SweepOutcome;
   worker: string;

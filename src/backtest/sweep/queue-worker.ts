@@ -14,7 +14,7 @@ import {
 import { loadSweepBase } from "./sweep-base.ts";
 import { runSweepTask, type SweepBase } from "./sweep-job.ts";
 
-export interface SweepWorkerOptions {
+interface SweepWorkerOptions {
   url: string;
   /** This machine's data directory: the history is read from here (and must match the submitter's). */
   dataDir: string;
@@ -23,7 +23,7 @@ export interface SweepWorkerOptions {
   log: (event: Record<string, unknown>) => void;
 }
 
-export interface SweepWorker {
+interface SweepWorker {
   id: string;
   /** Finish the run in hand, record it, and stop taking jobs. */
   stop(): Promise<void>;

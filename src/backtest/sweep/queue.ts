@@ -12,7 +12,7 @@ import {
 } from "./queue-settings.ts";
 import type { SweepOutcome } from "./sweep-job.ts";
 
-export interface QueuedSweepOptions {
+interface QueuedSweepOptions {
   url: string;
   inputs: SweepJobData["inputs"];
   fingerprint: string;

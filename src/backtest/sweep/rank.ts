@@ -13,7 +13,7 @@ export interface SweepRun<F> {
 /** Figures where smaller is better; every other metric ranks larger first. */
 const LOWER_IS_BETTER = new Set(["max_drawdown", "max_drawdown_pct", "max_drawdown_usd", "fees", "exposure"]);
 
-export function lowerIsBetter(metric: string): boolean {
+function lowerIsBetter(metric: string): boolean {
   return LOWER_IS_BETTER.has(metric);
 }
 

@@ -14,7 +14,7 @@ import {
 } from "./sweep-job.ts";
 import { walkForwardFolds } from "./walk-forward.ts";
 
-export interface SweepOptions {
+interface SweepOptions {
   base: SweepBase;
   axes: readonly SweepAxis[];
   metric: SweepMetric;
@@ -29,7 +29,7 @@ export interface SweepOptions {
 }
 
 /** One ranked run: 1 is best. */
-export interface RankedRun {
+interface RankedRun {
   rank: number;
   params: GridPoint;
   score: number | null;
@@ -42,7 +42,7 @@ export interface SweepResult {
   runs: RankedRun[];
 }
 
-export interface FoldResult {
+interface FoldResult {
   fold: number;
   in_sample: { from: string; to: string };
   out_of_sample: { from: string; to: string };

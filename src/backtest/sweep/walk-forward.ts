@@ -1,7 +1,7 @@
 import { UserError } from "../../core/errors.ts";
 
 /** One walk-forward fold: optimise on [inFrom, inTo), then measure on [outFrom, outTo) right after. */
-export interface Fold {
+interface Fold {
   index: number;
   inFrom: number;
   inTo: number;
@@ -10,7 +10,7 @@ export interface Fold {
 }
 
 /** In-sample windows are this many times as long as out-of-sample ones unless asked otherwise. */
-export const DEFAULT_IN_SAMPLE_RATIO = 3;
+const DEFAULT_IN_SAMPLE_RATIO = 3;
 /** Folds are cut on whole minutes (the finest recorded candle). */
 const MINUTE_MS = 60_000;
 

@@ -20,7 +20,7 @@ import type { CoinReplay } from "./coin-replay.ts";
 
 const MIN_ORDER_VALUE_USD = 10;
 
-export interface ReplayWolfPortOptions {
+interface ReplayWolfPortOptions {
   /** Market (virtual) time. */
   now: () => number;
   fees: FeeRates;

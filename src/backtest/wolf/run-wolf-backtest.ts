@@ -20,9 +20,9 @@ import type { UniverseHistory } from "./universe.ts";
 import { summariseWolf, type WolfBacktestSummary } from "./wolf-summary.ts";
 
 /** The leverage cap of a coin the sim world does not list (Hyperliquid's highest). */
-export const UNKNOWN_MAX_LEVERAGE = 50;
+const UNKNOWN_MAX_LEVERAGE = 50;
 
-export interface WolfBacktestOptions {
+interface WolfBacktestOptions {
   preset: string;
   config: WolfConfig;
   universe: UniverseHistory;
@@ -44,7 +44,7 @@ export interface WolfBacktestOptions {
   signal?: AbortSignal;
 }
 
-export interface WolfBacktestResult {
+interface WolfBacktestResult {
   summary: WolfBacktestSummary;
   /** Per-candle samples; `close` is the chart coin's. */
   tape: ReplayTape;
@@ -52,7 +52,7 @@ export interface WolfBacktestResult {
 }
 
 /** The coin whose price the report draws: BTC when replayed (the market's reference), else the first. */
-export function chartCoinOf(coins: readonly string[]): string {
+function chartCoinOf(coins: readonly string[]): string {
   return coins.includes("BTC") ? "BTC" : coins[0]!;
 }
 

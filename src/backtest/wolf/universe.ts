@@ -30,10 +30,10 @@ export interface UniverseHistory {
  * History read before `--from` so the scanner's first scan already sees its look-back: 50 four-hour
  * candles (its default 4h window) and the movers' two days fit in nine days.
  */
-export const WOLF_WARMUP_MS = 9 * 86_400_000;
+const WOLF_WARMUP_MS = 9 * 86_400_000;
 
 /** The coins holding `interval` candles on `network` under `<root>/market`, sorted. */
-export function heldCoins(root: string, network: string, interval: CandleInterval): string[] {
+function heldCoins(root: string, network: string, interval: CandleInterval): string[] {
   const base = datasetDir(root, network, candleDataset(interval));
   const coins: string[] = [];
   for (const dexDir of subdirs(base)) {

@@ -11,7 +11,7 @@ import { runWolfBacktest } from "./run-wolf-backtest.ts";
 import { loadUniverse } from "./universe.ts";
 import type { WolfBacktestSummary } from "./wolf-summary.ts";
 
-export interface WolfBacktestCommandOptions {
+interface WolfBacktestCommandOptions {
   preset: string;
   config: WolfConfig;
   from: string;
@@ -33,7 +33,7 @@ export interface WolfBacktestCommandOptions {
   signal?: AbortSignal;
 }
 
-export interface WolfBacktestCommandResult {
+interface WolfBacktestCommandResult {
   summary: WolfBacktestSummary;
   reportPath: string;
 }
@@ -45,7 +45,7 @@ function interval(raw: string): CandleInterval {
 }
 
 /** The default report file: one per preset, interval and period. */
-export function defaultWolfReportPath(dataDir: string, s: WolfBacktestSummary): string {
+function defaultWolfReportPath(dataDir: string, s: WolfBacktestSummary): string {
   const safe = (x: string) => x.replace(/[^A-Za-z0-9._-]/g, "_");
   const day = (iso: string) => iso.replace(/[:]/g, "").replace(/\.000Z$/, "Z");
   return join(dataDir, "backtests", `wolf_${safe(s.preset)}_${s.interval}_${day(s.from)}_${day(s.to)}.html`);

@@ -32,7 +32,7 @@ export interface WolfBacktestSummary extends Omit<BacktestSummary, "trades"> {
   trades: WolfTrade[];
 }
 
-export interface WolfSummaryInput {
+interface WolfSummaryInput {
   preset: string;
   config: WolfConfig;
   interval: string;

@@ -21,7 +21,7 @@ export function sqliteFiles(env: NodeJS.ProcessEnv): Record<Service, string> {
   };
 }
 
-export interface ServiceImport {
+interface ServiceImport {
   service: Service;
   file: string;
   /** False: no SQLite file there, nothing to copy. */

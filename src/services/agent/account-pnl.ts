@@ -18,7 +18,7 @@ export interface Registration {
 }
 
 /** The dashboard's account PnL: the leaderboard's figure, from one exchange reading. */
-export interface AccountPnl {
+interface AccountPnl {
   account_pnl: number;
   account_value: number;
   initial_account_value: number;

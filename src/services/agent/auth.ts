@@ -15,7 +15,7 @@ function tokensEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export interface ControlAccess {
+interface ControlAccess {
   /** AGENT_API_TOKEN; without it control answers loopback callers only. */
   token: string | undefined;
   /** CORS_ORIGIN: the one foreign origin whose pages may use the controls ("*" names none). */
@@ -48,7 +48,7 @@ export function answersToHost(hostHeader: string, machineName = hostname()): boo
  * A browser page may drive the controls only from the service's own origin or from CORS_ORIGIN.
  * Browsers always send Origin on a POST; "null" (sandboxed frames, file://) is never trusted.
  */
-export function originAllowed(origin: string, hostHeader: string | undefined, corsOrigin: string): boolean {
+function originAllowed(origin: string, hostHeader: string | undefined, corsOrigin: string): boolean {
   if (origin === "null") return false;
   const normalized = origin.replace(/\/+$/, "").toLowerCase();
   if (corsOrigin !== "*" && normalized === corsOrigin.replace(/\/+$/, "").toLowerCase()) return true;

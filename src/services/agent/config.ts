@@ -3,7 +3,7 @@ import { dataDir, envPort } from "../../config/env.ts";
 import { UserError } from "../../core/errors.ts";
 import { type RestartPolicy, restartPolicyFromEnv } from "./restart-policy.ts";
 
-export const RUN_MODES = ["wolf", "strategy", "mcp"] as const;
+const RUN_MODES = ["wolf", "strategy", "mcp"] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
 /** Everything the agent service reads from its environment (each documented in the README). */
@@ -40,7 +40,7 @@ export interface AgentConfig {
 }
 
 /** The agent service's restart policy unless HL_SUPERVISOR_* say otherwise. */
-export const AGENT_RESTART_POLICY: RestartPolicy = {
+const AGENT_RESTART_POLICY: RestartPolicy = {
   maxRestarts: 10,
   healthyAfterMs: 60_000,
   baseBackoffMs: 1000,
@@ -95,7 +95,7 @@ function nonEmpty(v: string | undefined): string | undefined {
 }
 
 /** HL_NETWORK wins; the predecessor's HL_TESTNET=false still selects mainnet, =true testnet. */
-export function agentNetwork(env: Env): Network {
+function agentNetwork(env: Env): Network {
   const explicit = nonEmpty(env.HL_NETWORK);
   if (explicit) {
     if (!(NETWORKS as readonly string[]).includes(explicit)) {

@@ -20,7 +20,7 @@ export interface GuardJob {
  */
 export type StartGuard = (reason: GuardReason) => GuardJob;
 
-export interface GuardianOptions {
+interface GuardianOptions {
   startGuard: StartGuard;
   alerter: Alerter;
   /** A pause longer than this is alerted (default 10 min, AGENT_PAUSE_ALERT_S). */

@@ -1,7 +1,7 @@
 import type { StatusObject } from "./status-reader.ts";
 
 /** One point of the dashboard's PnL chart. */
-export interface PnlPoint {
+interface PnlPoint {
   time_ms: number;
   /** WOLF: total PnL; strategy: realised + unrealised. */
   pnl: number;

@@ -70,7 +70,7 @@ async function exchangeAccounts(network: AgentConfig["network"]): Promise<Networ
 }
 
 /** The guard-only job as a supervised `hl` child (restarted if it crashes, like the trader). */
-export function supervisedGuard(
+function supervisedGuard(
   args: string[],
   opts: Partial<SupervisorOptions> = {},
   alerter?: Alerter,
@@ -97,7 +97,7 @@ export function supervisedGuard(
   };
 }
 
-export interface AgentService {
+interface AgentService {
   app: HttpApp;
   port: number;
   supervisor: Supervisor | undefined;

@@ -38,7 +38,7 @@ export interface SupervisorOptions {
   beforeRestart?: () => Promise<void>;
 }
 
-export type SupervisorState =
+type SupervisorState =
   | "starting"
   | "running"
   | "paused"

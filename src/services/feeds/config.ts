@@ -14,7 +14,7 @@ type Env = Record<string, string | undefined>;
  *   start only, default the current hour), FEEDS_UPSTREAM_<FEED> (proxy upstream of a feed, e.g.
  *   FEEDS_UPSTREAM_BTCSWP=https://btcswp.example.com).
  */
-export interface FeedsConfig {
+interface FeedsConfig {
   port: number;
   host: string;
   dbPath: string;

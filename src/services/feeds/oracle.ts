@@ -13,9 +13,9 @@ import { D, type Dec, type DecLike, dec } from "../../core/decimal.ts";
  */
 
 export const HOUR_MS = 3_600_000;
-export const PRICE_DECIMALS = 6;
+const PRICE_DECIMALS = 6;
 /** Largest published move, as a fraction of the previously published price. */
-export const MAX_MOVE = dec("0.01");
+const MAX_MOVE = dec("0.01");
 
 export interface OracleProfile {
   /** B: the price at inception. */
@@ -30,7 +30,7 @@ export interface OracleProfile {
   k0: Dec;
 }
 
-export interface ProfileInput {
+interface ProfileInput {
   baseline: DecLike;
   scale: DecLike;
   leverage: DecLike;

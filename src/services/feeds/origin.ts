@@ -6,8 +6,8 @@ import { lastEventId, type OrderedEvent, SseHub, sseFrame } from "../../http/sse
 import type { TickFeed } from "./live.ts";
 import type { FeedTick, HistoryPage } from "./tick.ts";
 
-export const HISTORY_DEFAULT_LIMIT = 1_000;
-export const HISTORY_MAX_LIMIT = 5_000;
+const HISTORY_DEFAULT_LIMIT = 1_000;
+const HISTORY_MAX_LIMIT = 5_000;
 
 const historyQuery = z.object({
   from: z.coerce.number().int().min(0).default(0),
@@ -15,13 +15,13 @@ const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(HISTORY_MAX_LIMIT).default(HISTORY_DEFAULT_LIMIT),
 });
 
-export interface FeedOriginOptions {
+interface FeedOriginOptions {
   corsOrigin?: string;
   heartbeatMs?: number;
 }
 
 /** Parse history paging parameters; a bad value is a 400 naming it. */
-export function parseHistoryQuery(query: unknown): z.infer<typeof historyQuery> {
+function parseHistoryQuery(query: unknown): z.infer<typeof historyQuery> {
   const parsed = historyQuery.safeParse(query);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -17,7 +17,7 @@ const CHART_SCRIPT = join(
   "dist/lightweight-charts.standalone.production.js",
 );
 
-export interface FeedsProxyOptions {
+interface FeedsProxyOptions {
   /** Origin base URL of each feed (local origins or remote feeds). */
   upstreams: Record<FeedName, string>;
   corsOrigin?: string;

@@ -3,7 +3,7 @@
  * subscription per feed) and by the points service (storing every BTCSWP tick).
  */
 
-export interface SseHandlers {
+interface SseHandlers {
   onEvent(event: string, data: string, id?: string): void;
   /** Called on every (re)connection, before its first event: a reader can backfill the gap here. */
   onOpen?(): void | Promise<void>;
@@ -15,7 +15,7 @@ export interface SseSubscription {
   close(): void;
 }
 
-export interface SseClientOptions {
+interface SseClientOptions {
   /** First reconnection delay; doubles up to `maxRetryMs` (defaults 250 ms and 5 s). */
   retryMs?: number;
   maxRetryMs?: number;

@@ -2,7 +2,7 @@ import { D } from "../../core/decimal.ts";
 import type { DerivativeClass, MethodologyParams, RateClass } from "./methodology.ts";
 
 /** Where a source's rate comes from: a pool of the DeFi yields API, or a Hyperliquid perp's funding. */
-export type SourceOrigin =
+type SourceOrigin =
   | { kind: "yields"; project: string; symbol: string; chain: string }
   | { kind: "funding"; coin: string };
 
@@ -71,7 +71,7 @@ export const DEFAULT_DERIVATIVE_CLASS_WEIGHTS: Record<DerivativeClass, string> =
 };
 
 export const DEFAULT_ALPHA = "0.25";
-export const DEFAULT_AGREEMENT_TOLERANCE_BPS = "100";
+const DEFAULT_AGREEMENT_TOLERANCE_BPS = "100";
 
 export function methodologyParams(opts: {
   catalog?: readonly CatalogEntry[];

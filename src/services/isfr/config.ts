@@ -27,7 +27,7 @@ export interface IsfrConfig {
   corsOrigin: string;
 }
 
-export const DEFAULT_YIELDS_API_URL = "https://yields.llama.fi";
+const DEFAULT_YIELDS_API_URL = "https://yields.llama.fi";
 
 const positive = z.coerce.number().positive();
 const weight = z.string().regex(/^\d+(\.\d+)?$/, "a non-negative decimal");

@@ -8,7 +8,7 @@ export interface FundingPort {
   hourlyFunding(): Promise<ReadonlyMap<string, string>>;
 }
 
-export const HOURS_PER_YEAR = 8760;
+const HOURS_PER_YEAR = 8760;
 
 /** An annualised funding rate beyond ±1000 % is treated as garbage rather than a rate. */
 const PLAUSIBLE_ANNUAL = new D(10);

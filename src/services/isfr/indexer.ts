@@ -12,7 +12,7 @@ import type { Snapshot, SnapshotStore, SourceState } from "./snapshot-store.ts";
 import type { SourceResult } from "./source-result.ts";
 import { readYieldSources } from "./yields-source.ts";
 
-export interface IndexerOptions {
+interface IndexerOptions {
   store: SnapshotStore;
   catalog: readonly CatalogEntry[];
   params: MethodologyParams;

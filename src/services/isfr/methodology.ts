@@ -40,7 +40,7 @@ export function isRateClass(s: string): s is RateClass {
   return (RATE_CLASSES as readonly string[]).includes(s);
 }
 
-export interface SourceSpec {
+interface SourceSpec {
   id: string;
   class: RateClass;
   /** Weight within its class (any positive scale; renormalised over the class). */
@@ -61,10 +61,10 @@ export interface Reading {
   observedAtMs: number;
 }
 
-export type SourceStatus = "fresh" | "stale" | "missing";
-export type Fallback = "none" | "no_lending" | "no_derivatives";
+type SourceStatus = "fresh" | "stale" | "missing";
+type Fallback = "none" | "no_lending" | "no_derivatives";
 
-export interface SourceEvaluation {
+interface SourceEvaluation {
   id: string;
   class: RateClass;
   weight: Dec;
@@ -87,7 +87,7 @@ export interface IsfrComputation {
   sources: SourceEvaluation[];
 }
 
-export type IsfrOutcome =
+type IsfrOutcome =
   | { ok: true; value: IsfrComputation }
   | { ok: false; reason: string; sources: SourceEvaluation[] };
 

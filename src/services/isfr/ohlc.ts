@@ -1,7 +1,7 @@
 import type { Dec } from "../../core/decimal.ts";
 
 export const OHLC_INTERVALS = ["1H", "4H", "1D", "1W"] as const;
-export type OhlcInterval = (typeof OHLC_INTERVALS)[number];
+type OhlcInterval = (typeof OHLC_INTERVALS)[number];
 
 const HOUR_MS = 3_600_000;
 const INTERVAL_MS: Record<OhlcInterval, number> = {
@@ -24,7 +24,7 @@ export function bucketStart(tMs: number, interval: OhlcInterval): number {
   return Math.floor((tMs - origin) / size) * size + origin;
 }
 
-export interface Point {
+interface Point {
   tMs: number;
   value: Dec;
 }

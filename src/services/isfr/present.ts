@@ -14,11 +14,11 @@ export function isoWithOffset(ms: number): string {
 export const bps = (fraction: string | Dec): number => num(new D(fraction).times(10_000), 2);
 export const optBps = (fraction: string | null): number | null => (fraction === null ? null : bps(fraction));
 
-export function formatRate(fraction: string | Dec): string {
+function formatRate(fraction: string | Dec): string {
   return `${new D(fraction).times(100).toFixed(2, D.ROUND_HALF_UP)}%`;
 }
 
-export interface CurrentObject {
+interface CurrentObject {
   isfr_bps: number;
   rate: number;
   rate_formatted: string;

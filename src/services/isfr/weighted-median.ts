@@ -1,6 +1,6 @@
 import { D, type Dec } from "../../core/decimal.ts";
 
-export interface Weighted {
+interface Weighted {
   value: Dec;
   weight: Dec;
 }

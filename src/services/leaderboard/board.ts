@@ -234,11 +234,6 @@ function publish(ranking: Ranking, network: LeaderboardNetwork, nowMs: number): 
   };
 }
 
-/** One-off board (no cache kept). */
-export function buildBoard(rows: readonly AgentRow[], network: LeaderboardNetwork, nowMs: number): Board {
-  return new BoardBuilder().build(rows, network, nowMs);
-}
-
 /** The response body for agents [offset, offset+limit) of the board. */
 export function boardJson(
   board: Pick<Board, "network" | "lastUpdated" | "total" | "page">,

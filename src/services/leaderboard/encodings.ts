@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { brotliCompress, constants, gzip } from "node:zlib";
 
-export type Encoding = "br" | "gzip" | "identity";
+type Encoding = "br" | "gzip" | "identity";
 
 /** Tags from this process; with the count after it, no two boards ever carry the same tag. */
 const PROCESS_TAG = randomBytes(6).toString("base64url");
@@ -69,7 +69,7 @@ export function gzipQuick(body: Buffer): Promise<Buffer> {
 }
 
 /** How hard to compress: "fast" for a board just changed (milliseconds), "small" once it settles. */
-export type Effort = "fast" | "small";
+type Effort = "fast" | "small";
 
 const LEVELS: Record<Effort, { gzip: number; brotli: number }> = {
   fast: { gzip: 1, brotli: 1 },

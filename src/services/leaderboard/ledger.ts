@@ -41,7 +41,7 @@ const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase()
  * Deposits, withdrawals, transfers between users, spot↔perp moves and vault flows count; moves
  * between the user's own perp dexes net to zero; fees and liquidations are trading results, not flows.
  */
-export function flowOf(u: LedgerUpdate, address: string): Dec {
+function flowOf(u: LedgerUpdate, address: string): Dec {
   const d = u.delta;
   const usdc = amount(d.usdc);
   switch (d.type) {

@@ -43,7 +43,7 @@ export class ClientRateLimiter implements RateLimiter {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   return LOOPBACK.test(address);
 }
 

@@ -7,7 +7,7 @@ import { DexLists } from "./dex-list.ts";
 import { compressBoth, gzipQuick } from "./encodings.ts";
 import type { AgentRow, AgentStore } from "./store.ts";
 
-export interface RefresherOptions {
+interface RefresherOptions {
   store: AgentStore;
   source: AccountSource;
   networks: readonly LeaderboardNetwork[];
@@ -33,7 +33,7 @@ export interface RefresherOptions {
   now?: () => number;
 }
 
-export interface CycleReport {
+interface CycleReport {
   network: LeaderboardNetwork;
   agents: number;
   failed: number;

@@ -11,9 +11,9 @@ import { markOf } from "./ledger.ts";
 import type { AgentStore } from "./store.ts";
 import { trackingOf } from "./tracking.ts";
 
-export const INVALID_ADDRESS = "Invalid Ethereum address (expected 0x + 40 hex chars)";
-export const MAX_DISPLAY_NAME = 32;
-export const CONTROL_IN_NAME = "display_name must not contain control characters";
+const INVALID_ADDRESS = "Invalid Ethereum address (expected 0x + 40 hex chars)";
+const MAX_DISPLAY_NAME = 32;
+const CONTROL_IN_NAME = "display_name must not contain control characters";
 
 /** C0 controls (NUL, newline, escape…), DEL and C1 controls: invisible or able to break a board or a log. */
 const CONTROL = /\p{Cc}/u;
@@ -32,7 +32,7 @@ const registrationSchema = z.object({
     .default(""),
 });
 
-export interface RegistrationRequest {
+interface RegistrationRequest {
   address: string;
   network: LeaderboardNetwork;
   displayName: string;
@@ -65,7 +65,7 @@ export function parseRegistration(body: unknown): RegistrationRequest {
   return { address: address.toLowerCase(), network, displayName: display_name };
 }
 
-export interface RegistrationResponse {
+interface RegistrationResponse {
   registered: true;
   new: boolean;
   address: string;

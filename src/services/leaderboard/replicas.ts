@@ -7,7 +7,7 @@ import { BOARD_CHANNEL, type BoardChange, type PostgresAgentStore } from "./pg-s
 import type { Refresher } from "./refresher.ts";
 
 /** What a leaderboard replica on Postgres runs besides serving: its campaign and its LISTEN. */
-export interface ReplicaCoordination {
+interface ReplicaCoordination {
   /** Whether this replica is the elected writer now. */
   writing(): boolean;
   /** Writer or follower, its term, and since when (the election's own report). */

@@ -2,7 +2,7 @@ import { D, type Dec } from "../../core/decimal.ts";
 import type { LedgerMark, LedgerUpdate } from "./ledger.ts";
 
 /** One open position as `clearinghouseState` reports it (decimal strings). */
-export interface PositionReading {
+interface PositionReading {
   coin: string;
   szi: string;
   entryPx: string;
@@ -41,7 +41,7 @@ export interface Tracking {
  * so while the positions stay as they were this only moves when money enters or leaves (or margin
  * moves to a dex not read). A trade changes the positions, which `signatureOf` sees.
  */
-export function anchorOf(readings: readonly DexReading[]): Dec {
+function anchorOf(readings: readonly DexReading[]): Dec {
   let k = new D(0);
   for (const r of readings) {
     k = k.plus(r.accountValue);
@@ -60,18 +60,18 @@ export function signatureOf(readings: readonly DexReading[]): string {
 }
 
 /** Rounding of the exchange's 6-decimal figures stays far below this; a real transfer does not. */
-export const UNEXPLAINED_TOLERANCE = new D("0.01");
+const UNEXPLAINED_TOLERANCE = new D("0.01");
 
 /** Every HIP-3 dex is read again at least this often, whatever the account shows (ms). */
 export const SCAN_EVERY_MS = 15 * 60_000;
 
 /** A HIP-3 dex worth reading every refresh: it holds value or positions. */
-export function isActive(r: DexReading): boolean {
+function isActive(r: DexReading): boolean {
   return r.dex === "" || !new D(r.accountValue).isZero() || r.positions.length > 0;
 }
 
 /** The HIP-3 dexes to keep reading, from a set of readings. */
-export function activeDexes(readings: readonly DexReading[]): string[] {
+function activeDexes(readings: readonly DexReading[]): string[] {
   return readings
     .filter((r) => r.dex !== "" && isActive(r))
     .map((r) => r.dex)

@@ -12,7 +12,7 @@ import { RefreshWorker } from "./worker.ts";
 
 type Env = Record<string, string | undefined>;
 
-export interface WorkerSettings {
+interface WorkerSettings {
   /** Local address the worker's exchange connections come from (its own per-IP limit). */
   sourceAddress?: string;
   /** Request weight per minute of this worker (HL_RATE_WEIGHT_PER_MIN, default 1200: the exchange's per-IP limit). */
@@ -21,7 +21,7 @@ export interface WorkerSettings {
   leaseMs: number;
 }
 
-export function workerSettings(env: Env, sourceAddress: string | undefined): WorkerSettings {
+function workerSettings(env: Env, sourceAddress: string | undefined): WorkerSettings {
   if (sourceAddress !== undefined && isIP(sourceAddress) === 0) {
     throw new UserError(`--source-address must be an IP address of this machine, got "${sourceAddress}"`);
   }

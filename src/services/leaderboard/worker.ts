@@ -3,7 +3,7 @@ import { refreshAgent } from "./agent-refresh.ts";
 import { DexLists } from "./dex-list.ts";
 import type { Lease, RefreshQueue } from "./queue.ts";
 
-export interface RefreshWorkerOptions {
+interface RefreshWorkerOptions {
   queue: RefreshQueue;
   /** The exchange, through this worker's own weight budget (and source address). */
   source: AccountSource;
@@ -17,7 +17,7 @@ export interface RefreshWorkerOptions {
   idleMs?: number;
 }
 
-export interface WorkerStats {
+interface WorkerStats {
   refreshed: number;
   failed: number;
   /** Results dropped because the lease had run out (another worker may hold the agent now). */

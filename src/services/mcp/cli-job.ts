@@ -5,7 +5,7 @@ import { ToolError, type ToolProgress } from "./tool.ts";
 
 export type OutputStream = "stdout" | "stderr";
 
-export interface CliJobOptions {
+interface CliJobOptions {
   args: string[];
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
@@ -17,7 +17,7 @@ export interface CliJobOptions {
   progress?: (p: ToolProgress) => void;
 }
 
-export interface CliJobResult {
+interface CliJobResult {
   stdout: string;
   stderr: string;
   code: number;

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { isLoopback } from "../agent/auth.ts";
 
 /** Why an HTTP request to the MCP endpoints is refused, or undefined when it may pass. */
-export interface Refusal {
+interface Refusal {
   status: 401 | 403;
   error: string;
 }

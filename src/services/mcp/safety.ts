@@ -8,7 +8,7 @@ import { listWallets } from "../../wallet/index.ts";
 import { ToolError } from "./tool.ts";
 
 /** Optional operator policy (`HL_MCP_POLICY` = path of a JSON file); absent = no extra limits. */
-export const PolicySchema = z
+const PolicySchema = z
   .object({
     max_order_size: z.number().positive().optional(),
     daily_notional_usd: z.number().positive().optional(),
@@ -17,7 +17,7 @@ export const PolicySchema = z
     max_ticks: z.number().int().positive().optional(),
   })
   .strict();
-export type Policy = z.infer<typeof PolicySchema>;
+type Policy = z.infer<typeof PolicySchema>;
 
 export function loadPolicy(env: NodeJS.ProcessEnv): Policy {
   const path = env.HL_MCP_POLICY;
@@ -34,7 +34,7 @@ export function loadPolicy(env: NodeJS.ProcessEnv): Policy {
   return parsed.data;
 }
 
-export interface NetworkChoice {
+interface NetworkChoice {
   network: Network;
   note?: string;
 }
@@ -138,7 +138,7 @@ export function reserveNotional(
   return { day, reserved: notional };
 }
 
-export interface NotionalReservation {
+interface NotionalReservation {
   day: string;
   reserved: Dec;
 }

@@ -4,7 +4,7 @@ import { dataDir } from "../../config/env.ts";
 import { TOOLS } from "./registry.ts";
 import { TextAndData, type ToolContext, type ToolDef, ToolError } from "./tool.ts";
 
-export const SERVER_INFO = { name: "hl-agent", version: "0.1.0" } as const;
+const SERVER_INFO = { name: "hl-agent", version: "0.1.0" } as const;
 
 const INSTRUCTIONS =
   "hl-agent: trade on Hyperliquid (or its local simulation) with 14 strategies and the WOLF multi-slot " +
@@ -18,7 +18,7 @@ function asStructured(value: unknown): Record<string, unknown> {
 }
 
 /** Turn a tool's return value (or failure) into the MCP result: structured JSON plus its text. */
-export function toResult(value: unknown): CallToolResult {
+function toResult(value: unknown): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   if (value instanceof TextAndData)
     return { content: [{ type: "text", text: value.text }], structuredContent: value.data };
@@ -28,7 +28,7 @@ export function toResult(value: unknown): CallToolResult {
   };
 }
 
-export function errorResult(err: unknown): CallToolResult {
+function errorResult(err: unknown): CallToolResult {
   const message = err instanceof Error ? err.message : String(err);
   const details = err instanceof ToolError ? err.details : undefined;
   return {

@@ -8,7 +8,7 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export type ToolGroup = "information" | "action" | "context";
+type ToolGroup = "information" | "action" | "context";
 
 export interface ToolProgress {
   progress: number;

@@ -95,7 +95,7 @@ export function attributeFills(fills: readonly WalletFill[], ctx: AttributionCon
   });
 }
 
-export interface BuilderFilesOptions {
+interface BuilderFilesOptions {
   /** e.g. https://stats-data.hyperliquid.xyz */
   statsUrl: string;
   statsNetwork: "Mainnet" | "Testnet";

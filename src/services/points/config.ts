@@ -14,7 +14,7 @@ type Env = Record<string, string | undefined>;
 /** The three eligible builder codes: Nunchi (ours, the orders' default), Based and TreadFi. */
 export const DEFAULT_BUILDERS = POINTS_ELIGIBLE_BUILDERS;
 
-export const PUBLIC_STATS_URL = "https://stats-data.hyperliquid.xyz";
+const PUBLIC_STATS_URL = "https://stats-data.hyperliquid.xyz";
 
 export interface PointsConfig {
   /** The network whose fills are scored (shown on the page). */
@@ -62,7 +62,7 @@ function intSetting(env: Env, name: string, fallback: number, min = 0): number {
 }
 
 /** POINTS_BUILDERS: comma-separated `address` or `name=address` entries. */
-export function parseBuilders(raw: string): { name: string; address: string }[] {
+function parseBuilders(raw: string): { name: string; address: string }[] {
   return raw
     .split(",")
     .map((s) => s.trim())

@@ -8,7 +8,7 @@ export const EXCHANGE_FILL_WINDOW = 10_000;
 export type SourceFill = WalletFill & { crossed: boolean; tid: number };
 
 /** What a wallet's fill history can vouch for. */
-export interface HistoryCoverage {
+interface HistoryCoverage {
   /** True when every fill since the program start was seen. */
   complete: boolean;
   /** When incomplete: fills before this time (ms) may be missing. */

@@ -13,7 +13,7 @@ import type { FillDetail, PointsService, WalletPoints } from "./service.ts";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../web/points");
 
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 /** Wallets of one batch computed at once (each reads fills and builder files). */
 const BATCH_CONCURRENCY = 8;
 

@@ -2,7 +2,7 @@ import { type SseSubscription, subscribeSse } from "../feeds/sse-client.ts";
 import { historyPageSchema, parseTickData } from "../feeds/tick.ts";
 import type { PointsStore } from "./store.ts";
 
-export interface MarkRecorderOptions {
+interface MarkRecorderOptions {
   /** The BTCSWP feed: its origin (`http://host:8101`) or its place on a proxy (`http://host:8100/api/feeds/btcswp`). */
   feedUrl: string;
   /** Backfill starts here when nothing is stored yet. */

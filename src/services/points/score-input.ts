@@ -26,7 +26,7 @@ const timeField = z.union([z.number().int(), z.string()]).transform((v, ctx) => 
   return ms;
 });
 
-export const scoreInputSchema = z.array(
+const scoreInputSchema = z.array(
   z.object({
     /** Epoch ms or ISO 8601. */
     time: timeField,
@@ -42,8 +42,6 @@ export const scoreInputSchema = z.array(
     provisional: z.boolean().optional(),
   }),
 );
-
-export type ScoreInput = z.input<typeof scoreInputSchema>;
 
 export function scoreFillsInput(rules: ScoringRules, eligibleBuilders: readonly string[], input: unknown) {
   const parsed = scoreInputSchema.safeParse(input);

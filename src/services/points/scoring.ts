@@ -57,10 +57,10 @@ export interface ScoringFill {
 }
 
 /** Volumes in units of 10^-USD_DP USD. */
-export const USD_DP = 36;
+const USD_DP = 36;
 const PRICE_DP = 18;
 
-export interface FillOutcome {
+interface FillOutcome {
   /** UTC day, YYYY-MM-DD. */
   day: string;
   volume: bigint;
@@ -73,7 +73,7 @@ export interface FillOutcome {
   provisional: boolean;
 }
 
-export interface DayScore {
+interface DayScore {
   date: string;
   points: Dec;
   eligibleVolumeUsd: Dec;
@@ -120,11 +120,6 @@ function band(rules: ScoringRules): Band {
 function within(b: Band, px: bigint, mark: bigint): boolean {
   const diff = px > mark ? px - mark : mark - px;
   return diff * b.lhsScale <= mark * b.rhsScale;
-}
-
-/** Is `px` within ±bandBps of `mark` (edge inclusive)? */
-export function inBand(rules: ScoringRules, px: string, mark: string): boolean {
-  return within(band(rules), unitsOf(px, PRICE_DP), unitsOf(mark, PRICE_DP));
 }
 
 interface DayAccumulator {

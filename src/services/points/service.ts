@@ -60,12 +60,12 @@ export interface FillDetail {
   excluded: Exclusion | null;
 }
 
-export interface WalletResult {
+interface WalletResult {
   summary: WalletPoints;
   fills: FillDetail[];
 }
 
-export interface PointsDeps {
+interface PointsDeps {
   fills: FillSource;
   history: FillHistory;
   files: DayFiles;

@@ -2,11 +2,11 @@ import { D } from "../../core/decimal.ts";
 import type { WeightBudget } from "../../exchange/budget.ts";
 import { postInfo } from "./weighed-info.ts";
 
-export const BTCSWP_COIN = "yex:BTCSWP";
+const BTCSWP_COIN = "yex:BTCSWP";
 /** Where the BTCSWP oracle starts (the feed's baseline) before the feed has published. */
 export const BTCSWP_BASELINE = "75000";
 /** Beyond this distance from the oracle the sim market is moved back (points count fills within 25 bps). */
-export const ANCHOR_BAND_BPS = 10;
+const ANCHOR_BAND_BPS = 10;
 
 /** The sim's mid of the BTCSWP market, or undefined when it cannot be read. */
 async function simMid(simUrl: string, budget: WeightBudget | undefined): Promise<string | undefined> {

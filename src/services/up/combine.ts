@@ -7,9 +7,9 @@ import type { ChildSpec } from "./plan.ts";
 const WEIGHT_VAR = "HL_RATE_WEIGHT_PER_MIN";
 
 /** Name of the child that runs the public services together. */
-export const SHARED_SERVICES_CHILD = "services";
+const SHARED_SERVICES_CHILD = "services";
 /** Name of the child that runs the house agents' trading engines together. */
-export const SHARED_TRADERS_CHILD = "traders";
+const SHARED_TRADERS_CHILD = "traders";
 
 /**
  * `hosted` folded into one child running `args`: the settings every hosted child shares become the

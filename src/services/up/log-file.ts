@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { scrubSecrets } from "../../core/secrets.ts";
 
-export type OutputStream = "stdout" | "stderr";
+type OutputStream = "stdout" | "stderr";
 
 /**
  * One line a child wrote, as a line of its JSON log: a structured event (a JSON object) as it is;

@@ -41,7 +41,7 @@ export const HOUSE_AGENTS: readonly { strategy: string; instrument: string; buil
 ];
 
 /** The weight broker's socket, in every child's environment (see src/exchange/weight-broker.ts). */
-export const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
+const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
 
 /**
  * How `hl up` divides Hyperliquid's 1200 weight a minute per IP among its children (request weight
@@ -51,16 +51,7 @@ export const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
  * 100 left for the user's own `hl` commands on the same address. Split
  * children (`--split`) divide their group's share evenly.
  */
-export const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
-/**
- * What each trading child of `hl up` holds of Hyperliquid's per-IP WebSocket limits: one connection
- * (its exchange client's stream: fills and open orders for a house agent, mids of every dex for
- * WOLF) naming at most its own account in user subscriptions. The services stream nothing. Measured
- * on the sim (GET /sim/ws-limits): 5 connections, 11 subscriptions, 4 users, with or without --split.
- */
-export const UP_WS_PER_TRADER = { connections: 1, users: 1 } as const;
-/** Connections `hl up` leaves free on the IP for the user's own `hl` commands and a reconnect. */
-export const UP_WS_SPARE_CONNECTIONS = 3;
+const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
 /** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
 const SERVICE_COUNT = 5;
 /**
@@ -85,7 +76,7 @@ export function urls(cfg: UpConfig): Record<ServiceKey, string> {
 }
 
 /** The BTCSWP feed's own origin (the first feed port after the proxy). */
-export function btcswpFeedUrl(cfg: UpConfig): string {
+function btcswpFeedUrl(cfg: UpConfig): string {
   return `http://${cfg.host}:${cfg.ports.feeds + 1}`;
 }
 
@@ -101,7 +92,7 @@ export function dashboardLinks(cfg: UpConfig): DashboardLink[] {
 }
 
 /** The main agent `hl up` runs: WOLF, or with RUN_MODE=strategy the STRATEGY on INSTRUMENT. */
-export function mainAgent(env: Record<string, string | undefined>): {
+function mainAgent(env: Record<string, string | undefined>): {
   mode: "wolf" | "strategy";
   displayName: string;
 } {

@@ -59,7 +59,7 @@ async function field<T>(url: string, pick: (body: Record<string, unknown>) => T)
 
 const numberOr = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 
-export interface ProgressSources {
+interface ProgressSources {
   agentUrl: string;
   leaderboardUrl: string;
   btcswpFeedUrl: string;

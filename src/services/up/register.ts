@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { readJson, writeJsonAtomic } from "../../store/atomic.ts";
 import { REGISTRATION_FILE, type Registration } from "../agent/account-pnl.ts";
 
-export interface TradingAgent {
+interface TradingAgent {
   name: string;
   /** Data directory whose `paper/key.json` holds the agent's paper wallet. */
   walletDir: string;
@@ -10,7 +10,7 @@ export interface TradingAgent {
 }
 
 /** The paper wallet address an agent's exchange client created (or undefined until it has). */
-export function paperAddress(walletDir: string): string | undefined {
+function paperAddress(walletDir: string): string | undefined {
   const r = readJson<{ address?: unknown }>(join(walletDir, "paper", "key.json"));
   return r.kind === "ok" && typeof r.value.address === "string" ? r.value.address : undefined;
 }
@@ -20,7 +20,7 @@ export function paperAddress(walletDir: string): string | undefined {
  * leaderboard answers; retries each second until all are in or `signal` aborts. Registering an
  * address twice is harmless (the leaderboard keeps the first baseline), so restarts need no bookkeeping.
  */
-export async function registerAgents(
+async function registerAgents(
   leaderboardUrl: string,
   agents: readonly TradingAgent[],
   signal: AbortSignal,

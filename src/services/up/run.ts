@@ -15,14 +15,14 @@ import { checkPorts } from "./ports.ts";
 import { type Progress, readProgress } from "./progress.ts";
 import { registerBeforeTrading } from "./register.ts";
 
-export interface RunningChild {
+interface RunningChild {
   spec: ChildSpec;
   supervisor: Supervisor;
   logPath: string;
   healthy: boolean;
 }
 
-export interface UpHandle {
+interface UpHandle {
   children: RunningChild[];
   /** Resolves when every service answered its health check (or rejects after `readyTimeoutMs`). */
   ready: Promise<void>;
@@ -33,7 +33,7 @@ export interface UpHandle {
   kill(): void;
 }
 
-export interface UpOptions {
+interface UpOptions {
   env?: Record<string, string | undefined>;
   /** One line for the person running `hl up` (no trailing newline). */
   log: (line: string) => void;

@@ -10,7 +10,7 @@ const INITIAL_REQUESTS = 10_000;
 const CANCEL_EXTRA = 100_000;
 const EXHAUSTED_EVERY_MS = 10_000;
 
-export interface AddressUsage {
+interface AddressUsage {
   used: number;
   /** Requests reserved with reserveRequestWeight and not yet spent. */
   surplus: number;

@@ -12,7 +12,7 @@ import {
 } from "./recover-signer.ts";
 
 /** Shape of a POST /exchange body; the action itself is kept exactly as received for hashing. */
-export const exchangeRequestSchema = z.object({
+const exchangeRequestSchema = z.object({
   action: z.looseObject({ type: z.string() }),
   nonce: z.number().int().nonnegative(),
   signature: z.object({
@@ -45,7 +45,7 @@ export interface AuthDeps {
   volumeUsd?(user: Address): number;
 }
 
-export type AuthResult =
+type AuthResult =
   | {
       ok: true;
       user: Address;

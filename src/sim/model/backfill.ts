@@ -10,7 +10,7 @@ import { createRng, deriveSeed, type Rng, type RngState, rngFrom } from "./prng.
  * open interest. Pure and seeded. Only the process's state at the start of each day is kept: a day's
  * minutes are made again from there when asked for, so a month of every market costs little memory.
  */
-export interface BackfillMarket {
+interface BackfillMarket {
   coin: string;
   szDecimals: number;
   /** Price at the end of the history (the live market starts here). */
@@ -18,7 +18,7 @@ export interface BackfillMarket {
   params: MarketParams;
 }
 
-export interface MarketHistory {
+interface MarketHistory {
   coin: string;
   /** Start of the first minute; minute i covers [startMs + i·60 s, +60 s). */
   startMs: number;

@@ -5,7 +5,7 @@ import { holeAfter } from "./resiliency.ts";
 import type { WorldModel } from "./world-model.ts";
 
 /** The part of the venue the house needs: place actions without signatures, and move oracles. */
-export interface HouseVenue {
+interface HouseVenue {
   exchange(action: ExchangeAction, user: Address, nonce: number): ExchangeResponse;
   setOraclePrice(coin: string, px: string): void;
   deposit(user: Address, amount: string): void;
@@ -33,14 +33,14 @@ export interface TakerOrder {
 
 /** The house accounts: one market maker per dex family and one taker. Fixed, recognisable addresses. */
 export const HOUSE_MAKER: Address = "0xba5e000000000000000000000000000000000001";
-export const HOUSE_MAKER_HIP3: Address = "0xba5e000000000000000000000000000000000002";
+const HOUSE_MAKER_HIP3: Address = "0xba5e000000000000000000000000000000000002";
 export const HOUSE_TAKER: Address = "0xba5e000000000000000000000000000000000003";
 /**
  * An account may hold at most 1000 open orders (the exchange's base cap), so the main dex's books are
  * shared by several makers, each quoting a block of markets: …01 the first, then …0100, …0101, ….
  */
 const EXTRA_MAIN_MAKERS = 15;
-export const HOUSE_MAIN_MAKERS: readonly Address[] = [
+const HOUSE_MAIN_MAKERS: readonly Address[] = [
   HOUSE_MAKER,
   ...Array.from(
     { length: EXTRA_MAIN_MAKERS },

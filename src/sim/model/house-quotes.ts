@@ -8,7 +8,7 @@ export interface HouseQuote {
   sz: string;
 }
 
-export interface LadderInput {
+interface LadderInput {
   oraclePx: number;
   /** Target premium of the book over the oracle (fraction). */
   premium: number;

@@ -79,10 +79,10 @@ const MEMES = new Set([
   "GRIFFAIN",
 ]);
 
-export type MarketClass = "major" | "mid" | "meme" | "hip3";
+type MarketClass = "major" | "mid" | "meme" | "hip3";
 
 /** The class whose volatility, funding and liquidity a market follows. */
-export function marketClass(coin: string): MarketClass {
+function marketClass(coin: string): MarketClass {
   if (coin.includes(":")) return "hip3";
   if (coin === "BTC" || coin === "ETH" || coin === "SOL") return "major";
   return MEMES.has(coin) ? "meme" : "mid";

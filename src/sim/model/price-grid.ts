@@ -2,7 +2,7 @@
  * Hyperliquid's price and size grid for perps: a price has at most 5 significant figures and at most
  * (6 − szDecimals) decimals, integers always allowed; a size has at most szDecimals decimals.
  */
-export type Rounding = "down" | "up" | "nearest";
+type Rounding = "down" | "up" | "nearest";
 
 /** Exponent of the price tick at `px` (tick = 10^exponent). */
 export function tickExponent(px: number, szDecimals: number): number {
@@ -19,7 +19,7 @@ function roundUnits(x: number, mode: Rounding): number {
 }
 
 /** Plain decimal string of n × 10^exponent, without trailing zeros. */
-export function scaledToString(n: number, exponent: number): string {
+function scaledToString(n: number, exponent: number): string {
   if (exponent >= 0) return String(n * 10 ** exponent);
   const dp = -exponent;
   const neg = n < 0;

@@ -5,7 +5,7 @@
 
 const YEAR_MS = 365 * 86_400_000;
 
-export interface BookLevel {
+interface BookLevel {
   px: string;
   sz: string;
 }

@@ -12,7 +12,7 @@ export function remainingShare(dtMs: number, halfLifeMs: number): number {
 }
 
 /** One house level between two looks at it. */
-export interface LevelLook {
+interface LevelLook {
   /** Size of the full level. */
   target: number;
   /** What was missing of it at the last look. */

@@ -10,7 +10,7 @@ import type { VenueSnapshot } from "../venue/snapshot.ts";
  * and the venue's accounts, orders, positions, fills and funding. Each save replaces the one row in a
  * single transaction, so a crash leaves the previous save or the new one, never half of either.
  */
-export interface SavedWorld {
+interface SavedWorld {
   simTime: number;
   seed: number;
   model: Record<string, PriceState>;

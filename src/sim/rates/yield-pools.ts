@@ -4,7 +4,7 @@ import { createRng, deriveSeed } from "../model/prng.ts";
  * The sim world's stand-in for the public DeFi yields API (`GET /yields/pools`): a few reference
  * pools whose APYs drift slowly and deterministically with (seed, sim time), at realistic levels.
  */
-export interface YieldPool {
+interface YieldPool {
   pool: string;
   chain: string;
   project: string;
@@ -19,7 +19,7 @@ export interface YieldPool {
   poolMeta: string | null;
 }
 
-export interface YieldPoolsResponse {
+interface YieldPoolsResponse {
   status: "success";
   data: YieldPool[];
 }

@@ -11,13 +11,13 @@ export type SimReplay = { fromMs: number; toMs?: number } & (
   | { root: string; network: string; coins: string[]; historyMs?: number }
 );
 
-export interface Recording {
+interface Recording {
   fromMs: number;
   markets: RecordedMarket[];
 }
 
 /** Past read before the replay start unless asked otherwise: enough for any strategy's look-back. */
-export const DEFAULT_REPLAY_HISTORY_MS = 86_400_000;
+const DEFAULT_REPLAY_HISTORY_MS = 86_400_000;
 
 /** The recording, cut at `toMs` (nothing after it plays), each series sorted by time. */
 export async function loadRecording(r: SimReplay): Promise<Recording> {

@@ -15,12 +15,12 @@ export interface RecordedCandle {
   n: number;
 }
 
-export interface RecordedLevel {
+interface RecordedLevel {
   px: string;
   sz: string;
 }
 
-export interface RecordedBook {
+interface RecordedBook {
   time: number;
   bids: RecordedLevel[];
   asks: RecordedLevel[];

@@ -11,7 +11,7 @@ import { z } from "zod";
  * - `drop_ws`: every open WebSocket is cut at once (no close frame).
  * The first three apply to the next `count` requests of an endpoint (optionally one action or info type).
  */
-export type FaultKind = "late" | "slow" | "reset" | "rate_limit";
+type FaultKind = "late" | "slow" | "reset" | "rate_limit";
 
 export interface Fault {
   kind: FaultKind;

@@ -24,7 +24,7 @@ import { USDYP_CLAIM_PATH, type UsdypFaucet } from "./usdyp-claim.ts";
 import type { WeightMeter } from "./weight-meter.ts";
 import type { WsLimiter } from "./ws-limits.ts";
 
-export interface SimHttpDeps {
+interface SimHttpDeps {
   venue: Venue;
   auth: AuthDeps;
   control: SimControl;

@@ -2,7 +2,7 @@ import type { Venue } from "../venue.ts";
 import { jsonHeaders } from "./respond.ts";
 
 /** A cached answer, ready to write: its bytes and the raw header list it is sent with. */
-export interface CachedAnswer {
+interface CachedAnswer {
   readonly key: string;
   readonly bytes: Buffer;
   readonly headers: readonly string[];

@@ -40,17 +40,6 @@ export class IpWeightLimiter {
     this.window(address, now).add(weight, now);
   }
 
-  /** Seconds until enough of the window has aged out for `weight` (at least 1, at most 60). */
-  retryAfterSeconds(address: string, weight: number): number {
-    if (weight > this.weightPerMinute) return 60;
-    const w = this.windows.get(address);
-    if (!w) return 1;
-    return Math.max(
-      1,
-      w.secondsUntil((left) => left + weight <= this.weightPerMinute, this.now()),
-    );
-  }
-
   private window(address: string, now: number): MinuteWindow {
     let w = this.windows.get(address);
     if (!w) {

@@ -3,9 +3,9 @@ import type { Address } from "../venue.ts";
 /** Nunchi's testnet USDyP faucet path, served by the sim world so the claim is tested end to end. */
 export const USDYP_CLAIM_PATH = "/api/v1/yex/usdyp-claim";
 /** What one claim credits on the sim world. */
-export const SIM_USDYP_CLAIM_AMOUNT = "1000";
+const SIM_USDYP_CLAIM_AMOUNT = "1000";
 
-export interface UsdypClaimDeps {
+interface UsdypClaimDeps {
   /** Has the exchange seen this wallet (the sim's stand-in for "connected on the testnet app")? */
   isKnown(user: Address): boolean;
   credit(user: Address, amount: string): void;

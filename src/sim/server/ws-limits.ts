@@ -27,7 +27,7 @@ export const WS_LIMITS: WsLimits = {
 export const WS_REFUSED_CLOSE_CODE = 1008;
 
 /** What the exchange answers, word for word where it is on record (docs/exchange-rules.md). */
-export const wsRefusal = {
+const wsRefusal = {
   connections: (l: WsLimits) => `Cannot open more than ${l.connections} connections.`,
   newConnections: (l: WsLimits) =>
     `Cannot open more than ${l.newConnectionsPerMinute} new connections per minute.`,
@@ -46,7 +46,7 @@ const REFUSAL_KINDS = [
   "inflightPosts",
 ] as const;
 
-export type WsRefusalKind = (typeof REFUSAL_KINDS)[number];
+type WsRefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** One source address's use of the WebSocket, as `GET /sim/ws-limits` reports it. */
 export interface AddressWsUse {

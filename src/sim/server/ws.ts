@@ -8,7 +8,7 @@ import { sourceAddress } from "./source-address.ts";
 import { dexOf, type Subscription, subscriptionId, subscriptionSchema, topicOf } from "./subscriptions.ts";
 import { WS_REFUSED_CLOSE_CODE, type WsLimiter } from "./ws-limits.ts";
 
-export interface SimWsDeps {
+interface SimWsDeps {
   venue: Venue;
   auth: AuthDeps;
   seeUser(user: Address): void;

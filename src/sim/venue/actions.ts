@@ -18,9 +18,9 @@ import { updateLeverage } from "./update-leverage.ts";
 const MAX_APPROVAL = 1000;
 /** The dead man's switch: at least 5 s ahead, and it may fire at most 10 times per UTC day. */
 const SCHEDULE_CANCEL_MIN_DELAY_MS = 5_000;
-export const SCHEDULE_CANCEL_DAILY_LIMIT = 10;
+const SCHEDULE_CANCEL_DAILY_LIMIT = 10;
 /** The exchange arms (or disarms) the switch only for accounts that have traded $1,000,000. */
-export const SCHEDULE_CANCEL_MIN_VOLUME_USD = 1_000_000;
+const SCHEDULE_CANCEL_MIN_VOLUME_USD = 1_000_000;
 
 /** Hyperliquid charges 1 USDC per withdrawal. */
 const WITHDRAW_FEE = 1_000_000;

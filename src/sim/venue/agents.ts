@@ -7,9 +7,9 @@
 import type { Address } from "../venue.ts";
 
 /** Named agents per master account (the exchange's limit for a master; sub-accounts have 2). */
-export const MAX_NAMED = 3;
+const MAX_NAMED = 3;
 /** Expiry shown for an agent approved without one. */
-export const NO_EXPIRY = 4_102_444_800_000;
+const NO_EXPIRY = 4_102_444_800_000;
 
 const VALID_UNTIL = /^(.*) valid_until (\d+)$/;
 
@@ -19,7 +19,7 @@ export interface AgentEntry {
   validUntil: number;
 }
 
-export interface ListedAgent {
+interface ListedAgent {
   address: Address;
   name: string;
   validUntil: number;

@@ -11,7 +11,7 @@ export interface Resting {
   live: boolean;
 }
 
-export class Level<T extends Resting> {
+class Level<T extends Resting> {
   orders: T[] = [];
   head = 0;
   /** Live size (lots) and live order count at this price. */

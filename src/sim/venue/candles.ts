@@ -14,7 +14,7 @@ import {
  */
 
 /** Most candles kept (and returned) per coin and interval, as on Hyperliquid. */
-export const MAX_CANDLES = 5000;
+const MAX_CANDLES = 5000;
 
 const NONE_OPENED: readonly { interval: Interval; candle: Candle }[] = [];
 

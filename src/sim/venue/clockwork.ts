@@ -25,7 +25,7 @@ const CLAMP = 0.0005;
 const MAX_CATCH_UP = 7 * 24 * HOUR;
 
 /** Average fill price (at the price scale, fractional) for `targetNtl` micro-USDC, or undefined if too thin. */
-export function impactPx(side: BookSide<Order>, targetNtl: number): number | undefined {
+function impactPx(side: BookSide<Order>, targetNtl: number): number | undefined {
   let ntl = 0;
   let sz = 0;
   for (const lvl of side.walk()) {
@@ -40,7 +40,7 @@ export function impactPx(side: BookSide<Order>, targetNtl: number): number | und
   return undefined;
 }
 
-export interface PremiumNow {
+interface PremiumNow {
   premium: number | null;
   impactBid: number | undefined;
   impactAsk: number | undefined;

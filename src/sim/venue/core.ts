@@ -72,7 +72,7 @@ import type {
   TpslGrouping,
 } from "./types.ts";
 
-export const MICRO = 1_000_000;
+const MICRO = 1_000_000;
 /** Most recent fills / orders reachable per user, as on Hyperliquid. */
 const MAX_FILLS = 10_000;
 const MAX_ORDERS = 2_000;
@@ -92,12 +92,12 @@ export type OrderResult =
   | "waitingForTrigger";
 
 /** How a TP/SL order was grouped, and (normalTpsl) the order it waits for. */
-export interface TpslPlacement {
+interface TpslPlacement {
   grouping: TpslGrouping;
   parent: Order | null;
 }
 
-export interface CoreOptions {
+interface CoreOptions {
   seed: number;
   startingBalance: number;
   markets: MarketSpec[];
@@ -1182,7 +1182,7 @@ function direction(start: number, isBuy: boolean, q: number): string {
   return isBuy ? (q > -start ? "Short > Long" : "Close Short") : "Open Short";
 }
 
-export function avgPx(ntl: number, sz: number, pxDec: number): string {
+function avgPx(ntl: number, sz: number, pxDec: number): string {
   // ntl / sz is the price at scale 10^pxDec; render with up to 6 extra digits, trimmed.
   const scaled = mulDiv(ntl, 1_000_000, sz, "round");
   return fmtScaled(scaled, pxDec + 6);
@@ -1192,7 +1192,7 @@ export function utcDayNumber(t: number): number {
   return Math.floor(t / 86_400_000);
 }
 
-export function utcDay(t: number): string {
+function utcDay(t: number): string {
   return new Date(t).toISOString().slice(0, 10).replaceAll("-", "");
 }
 

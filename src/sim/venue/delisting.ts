@@ -10,7 +10,7 @@
 import type { VenueCore } from "./core.ts";
 import type { Market } from "./types.ts";
 
-export interface DelistingResult {
+interface DelistingResult {
   /** Settlement price at the price scale. */
   px: number;
   positionsSettled: number;

@@ -22,7 +22,7 @@ export interface UserFeeRates {
 }
 
 /** The market's side: where the market is a HIP-3 dex's, its deployer's fee scale and growth mode. */
-export interface MarketFeeTerms {
+interface MarketFeeTerms {
   /** `deployerFeeScale` of the market's dex in `perpDexs`; absent on the main dex. */
   deployerFeeScale?: string;
   /** `growthMode: "enabled"` on the asset in its dex's `meta`. */

@@ -105,13 +105,6 @@ export function mulDiv(a: number, b: number, c: number, mode: "floor" | "ceil" |
   return Number(2n * r >= bc ? q + 1n : q);
 }
 
-/** Signed variant of mulDiv (rounds the magnitude). */
-export function mulDivSigned(a: number, b: number, c: number, mode: "floor" | "ceil" | "round"): number {
-  const neg = a < 0 !== b < 0;
-  const v = mulDiv(Math.abs(a), Math.abs(b), c, mode);
-  return neg ? -v : v;
-}
-
 /** Traded volume as the exchange prints it in refusals: dollars, at most two decimals ("0", "890168.23"). */
 export function tradedUsd(volumeMicro: number): string {
   return fmtScaled(Math.floor(volumeMicro / 10_000), 2);

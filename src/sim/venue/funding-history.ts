@@ -1,5 +1,5 @@
 /** One settled funding hour, as fundingHistory answers it. */
-export interface FundingRecord {
+interface FundingRecord {
   time: number;
   fundingRate: string;
   premium: string;

@@ -66,9 +66,7 @@ import type { MarketLimits } from "./order-rules.ts";
 import { restoreVenue, snapshotVenue, type VenueSnapshot } from "./snapshot.ts";
 import type { BuilderFillRow } from "./types.ts";
 
-export type { MarketPast } from "./history.ts";
 export { DEFAULT_MARKETS, type MarketSpec } from "./markets.ts";
-export type { BuilderFillRow } from "./types.ts";
 export { LIQUIDATOR };
 
 export interface VenueOptions {
@@ -86,7 +84,7 @@ export interface VenueOptions {
   scheduleCancelAnyVolume?: boolean;
 }
 
-export interface MarketInfo {
+interface MarketInfo {
   dex: string;
   coin: string;
   asset: number;
@@ -96,7 +94,7 @@ export interface MarketInfo {
 }
 
 /** What a delisting did: the settlement price (decimal string) and how much it closed. */
-export interface DelistingReport {
+interface DelistingReport {
   coin: string;
   settlementPx: string;
   positionsSettled: number;

@@ -19,7 +19,7 @@ import type { Account, Market } from "./types.ts";
 const err = (message: string): ExchangeResponse => ({ status: "err", response: message });
 
 /** Margin cannot leave a position on this market. */
-export function isStrictIsolated(m: Market): boolean {
+function isStrictIsolated(m: Market): boolean {
   return m.spec.onlyIsolated === true && m.spec.marginMode !== "noCross";
 }
 

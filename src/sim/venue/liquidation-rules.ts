@@ -13,7 +13,7 @@
 const MICRO = 1_000_000;
 
 /** Positions worth more than this (micro-USDC) are liquidated 20 % at a time. */
-export const PARTIAL_LIQUIDATION_ABOVE = 100_000 * MICRO;
+const PARTIAL_LIQUIDATION_ABOVE = 100_000 * MICRO;
 /** Share of the position a partial liquidation sends: 1/5. */
 const PARTIAL_DIVISOR = 5;
 export const PARTIAL_LIQUIDATION_COOLDOWN_MS = 30_000;

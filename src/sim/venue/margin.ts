@@ -23,7 +23,7 @@ export type MarginSpec = Pick<MarketSpec, "maxLeverage" | "marginTableId">;
 
 const cache = new WeakMap<MarginSpec, MaintenanceTier[]>();
 
-export function maintenanceTiers(spec: MarginSpec): MaintenanceTier[] {
+function maintenanceTiers(spec: MarginSpec): MaintenanceTier[] {
   let out = cache.get(spec);
   if (!out) {
     out = build(marginTiers(spec));

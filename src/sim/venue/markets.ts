@@ -91,7 +91,7 @@ export interface MarginTier {
 }
 
 /** One main-dex perp of the recorded mainnet `metaAndAssetCtxs`: its meta entry and asset context. */
-export interface RecordedPerp {
+interface RecordedPerp {
   name: string;
   szDecimals: number;
   maxLeverage: number;
@@ -126,7 +126,7 @@ export const MAINNET_META: RecordedMeta = JSON.parse(
  * Specifications": max leverage 20× from $0, 5× from $500,000, 2× from $5,000,000). Its id is the
  * sim's own: the dex's meta is not on record.
  */
-export const YEX_MARGIN_TABLE_ID = 60;
+const YEX_MARGIN_TABLE_ID = 60;
 
 export const TIERED_MARGIN_TABLES: Record<number, { description: string; marginTiers: MarginTier[] }> = {
   ...Object.fromEntries(

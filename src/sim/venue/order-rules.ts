@@ -12,7 +12,7 @@ import type { Account, Market } from "./types.ts";
 const MICRO = 1_000_000;
 
 /** Hyperliquid's minimum order value: $10 (reduce-only orders are exempt), micro-USDC. */
-export const MIN_ORDER_NTL = 10 * MICRO;
+const MIN_ORDER_NTL = 10 * MICRO;
 
 /**
  * A delisted perp keeps its asset id, but the exchange halts it: every order on it is refused with
@@ -28,7 +28,7 @@ export function defaultLeverage(maxLeverage: number): number {
 }
 
 /** What both the venue and the dry-run book know of an order before it matches. */
-export interface OrderFacts {
+interface OrderFacts {
   asset: number;
   /** Price decimals (6 − szDecimals) and size decimals of the market. */
   pxDec: number;
@@ -145,7 +145,7 @@ export function isolatedMarginReleased(isoMargin: number, closeQ: number, absSiz
  * positions' initial margin at the mark, and at least a tenth of their value. One rule for an isolated
  * position's margin and for the cross account alike.
  */
-export function transferMarginRequired(initialMargin: number, value: number): number {
+function transferMarginRequired(initialMargin: number, value: number): number {
   return Math.max(initialMargin, mulDiv(value, 1, 10, "ceil"));
 }
 
@@ -219,10 +219,10 @@ export function iocNoMatchText(asset: number): string {
 }
 
 /** How far (fraction of the reference price) a limit price may lie from it. */
-export const PRICE_BAND = 0.8;
+const PRICE_BAND = 0.8;
 /** Open orders: 1000, plus one per $5M traded, at most 5000; from 1000 on, reduce-only and trigger orders are refused. */
-export const BASE_OPEN_ORDERS = 1000;
-export const MAX_OPEN_ORDERS = 5000;
+const BASE_OPEN_ORDERS = 1000;
+const MAX_OPEN_ORDERS = 5000;
 const VOLUME_PER_EXTRA_ORDER = 5_000_000 * MICRO;
 
 /** Per-market caps (USD). The sim's stand-in for the exchange's open-interest caps and margin tiers. */
@@ -241,14 +241,14 @@ export function defaultLimits(m: Market): MarketLimits {
 }
 
 /** "Order price cannot be more than 80% away from the reference price" (the reference is the mark). */
-export function priceBandRefusal(px: number, reference: number): string | null {
+function priceBandRefusal(px: number, reference: number): string | null {
   if (reference <= 0) return null;
   return Math.abs(px - reference) > PRICE_BAND * reference
     ? "Order price cannot be more than 80% away from the reference price"
     : null;
 }
 
-export function openOrdersLimit(a: Account): number {
+function openOrdersLimit(a: Account): number {
   return Math.min(MAX_OPEN_ORDERS, BASE_OPEN_ORDERS + Math.floor(a.volume / VOLUME_PER_EXTRA_ORDER));
 }
 

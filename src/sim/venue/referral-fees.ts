@@ -11,13 +11,13 @@ import { mulDiv } from "./fixed.ts";
 /** The referred account's discount, percent; `activeReferralDiscount` in `userFees` as a fraction. */
 export const REFERRAL_DISCOUNT_PCT = 4;
 /** The referrer's share of what the referred account pays, percent. */
-export const REFERRER_SHARE_PCT = 10;
+const REFERRER_SHARE_PCT = 10;
 /** Volume (USD) of the referred account up to which the discount applies. */
-export const DISCOUNT_VOLUME_CAP_USD = 25_000_000;
+const DISCOUNT_VOLUME_CAP_USD = 25_000_000;
 /** Volume (USD) of the referred account up to which its referrer is rewarded. */
-export const REWARD_VOLUME_CAP_USD = 1_000_000_000;
+const REWARD_VOLUME_CAP_USD = 1_000_000_000;
 
-export interface FeeWithReferral {
+interface FeeWithReferral {
   /** The exchange fee the account pays, micro-USDC. */
   fee: number;
   /** The referrer's reward from it, micro-USDC (0 when none is earned). */

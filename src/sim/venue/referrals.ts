@@ -14,7 +14,7 @@ import { fmtScaled, tradedUsd } from "./fixed.ts";
 import type { Account } from "./types.ts";
 
 /** Volume (USD) an account must have traded before it may create a code. */
-export const REFERRER_MIN_VOLUME_USD = 10_000;
+const REFERRER_MIN_VOLUME_USD = 10_000;
 const MAX_CODE_LENGTH = 20;
 
 const ok: ExchangeResponse = { status: "ok", response: { type: "default" } };

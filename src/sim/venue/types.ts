@@ -6,7 +6,7 @@ import type { FundingHistory } from "./funding-history.ts";
 import type { DexSpec, MarketSpec } from "./markets.ts";
 import type { OracleTwap } from "./oracle-twap.ts";
 
-export interface HourSlot {
+interface HourSlot {
   hour: number;
   /** Notional (micro-USDC) and base volume (lots) traded in that hour. */
   ntl: number;
@@ -209,7 +209,7 @@ export interface ReferredBy {
   feesToReferrer: number;
 }
 
-export interface RecentTrade {
+interface RecentTrade {
   px: number;
   sz: number;
   time: number;

@@ -20,10 +20,9 @@ import type { Account, Market, Position } from "./types.ts";
 
 const err = (message: string): ExchangeResponse => ({ status: "err", response: message });
 
-export const ISOLATED_DECREASE_SHORT =
+const ISOLATED_DECREASE_SHORT =
   "Isolated position does not have sufficient margin available to decrease leverage. To decrease leverage, add margin to the position.";
-export const CROSS_DECREASE_SHORT =
-  "Cross position does not have sufficient margin available to decrease leverage.";
+const CROSS_DECREASE_SHORT = "Cross position does not have sufficient margin available to decrease leverage.";
 
 export function updateLeverage(core: VenueCore, a: Account, act: Record<string, unknown>): ExchangeResponse {
   const m = typeof act.asset === "number" ? core.byAsset.get(act.asset) : undefined;

@@ -147,7 +147,7 @@ export function initVolState(): VolState {
   return { mids: [], lastTs: 0, bin: "I_low", pendingBin: null, pendingCount: 0 };
 }
 
-export interface VolReading {
+interface VolReading {
   sigmaLog: number;
   sigmaPrice: number;
   /** Annualised with the real tick interval. */
@@ -156,11 +156,11 @@ export interface VolReading {
   mVol: number;
 }
 
-export function binOf(sigmaAnnual: number): VolBin {
+function binOf(sigmaAnnual: number): VolBin {
   return (BINS.find((b) => sigmaAnnual < b.upTo) ?? BINS[3]!).bin;
 }
 
-export function binMult(bin: VolBin): number {
+function binMult(bin: VolBin): number {
   return BINS.find((b) => b.bin === bin)!.mult;
 }
 
@@ -208,7 +208,7 @@ export function stepVol(
 }
 
 /** Drawdown bands (percent of capital): spread multiplier, and reduce-only from the orange band up. */
-export function drawdownBand(ddPct: number): { name: string; mult: number; reduceOnly: boolean } {
+function drawdownBand(ddPct: number): { name: string; mult: number; reduceOnly: boolean } {
   if (ddPct < 0.5) return { name: "green", mult: 1, reduceOnly: false };
   if (ddPct < 1.5) return { name: "yellow", mult: 1.5, reduceOnly: false };
   if (ddPct < 2.5) return { name: "orange", mult: 2, reduceOnly: true };
@@ -216,7 +216,7 @@ export function drawdownBand(ddPct: number): { name: string; mult: number; reduc
 }
 
 /** Size-weighted microprice from the top of book; mid when the book is one-sided. */
-export function microprice(s: MarketSnapshot): number {
+function microprice(s: MarketSnapshot): number {
   const b = s.book.bids[0];
   const a = s.book.asks[0];
   if (!b || !a || b.sz + a.sz <= 0 || a.px <= b.px) return s.mid;
@@ -231,7 +231,7 @@ export interface QuoteLevel {
   askSize: number;
 }
 
-export interface QuoteInput {
+interface QuoteInput {
   snapshot: MarketSnapshot;
   inventory: number;
   drawdownPct: number;
@@ -242,7 +242,7 @@ export interface QuoteInput {
   spreadMult?: number;
 }
 
-export interface QuoteResult {
+interface QuoteResult {
   fvRaw: number;
   fvSkewed: number;
   halfSpread: number;

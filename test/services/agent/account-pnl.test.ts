@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AccountPnlWatch, accountPnlOf, REGISTRATION_FILE } from "../../../src/services/agent/account-pnl.ts";
 import type { StatusObject } from "../../../src/services/agent/status-reader.ts";
 import type { AccountReading, NetworkAccounts } from "../../../src/services/leaderboard/account-source.ts";
-import { buildBoard } from "../../../src/services/leaderboard/board.ts";
+import { BoardBuilder } from "../../../src/services/leaderboard/board.ts";
 import type { AgentRow } from "../../../src/services/leaderboard/store.ts";
 import { startTestAgent, tempDataDir, testMappers, waitFor } from "./helpers.ts";
 
@@ -50,7 +50,7 @@ describe("the dashboard's account PnL", () => {
     const baseline = "10000";
     // Half-cent cases included: both round half to even the same exact decimal.
     for (const value of ["9387.255", "9387.265", "10000", "10412.0049", "9999.995", "12.3"]) {
-      const board = buildBoard([row(value, baseline)], "paper", 0).entries[0]!;
+      const board = new BoardBuilder().build([row(value, baseline)], "paper", 0).entries[0]!;
       const reg = { network: "paper", address: ADDRESS, initial_account_value: baseline };
       const mine = accountPnlOf(reading(value), reg, 0);
       expect(mine.account_pnl, value).toBe(board.pnl);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { D } from "../../../src/core/decimal.ts";
-import { buildBoard } from "../../../src/services/leaderboard/board.ts";
+import { BoardBuilder } from "../../../src/services/leaderboard/board.ts";
 import { type LedgerUpdate, markOf, netDepositsSince } from "../../../src/services/leaderboard/ledger.ts";
 import { ClientRateLimiter } from "../../../src/services/leaderboard/rate-limit.ts";
 import type { AgentRow } from "../../../src/services/leaderboard/store.ts";
@@ -101,7 +101,7 @@ function row(address: string, initial: string, value: string, over: Partial<Agen
 
 describe("board ranking", () => {
   it("ranks by exact PnL, rounds to cents half-even, breaks ties by registration time", () => {
-    const board = buildBoard(
+    const board = new BoardBuilder().build(
       [
         row("0x01", "100", "100.125"), // pnl 0.125 → 0.12
         row("0x02", "100", "100.1251"), // ranks above 0x01 although both show ~0.12/0.13

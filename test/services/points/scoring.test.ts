@@ -4,7 +4,6 @@ import { D, dec } from "../../../src/core/decimal.ts";
 import {
   BTCSWP_RULES,
   fillPoints,
-  inBand,
   type ScoringFill,
   scoreWallet,
   usd,
@@ -58,14 +57,15 @@ describe("points scoring: public worked examples", () => {
 });
 
 describe("points scoring: proximity band", () => {
-  const mark = "100000";
+  const inBand = (px: string) =>
+    scoreWallet(BTCSWP_RULES, [fill({ px, mark: "100000" })]).score.excluded.out_of_band === 0;
   it("exactly 25 bps away counts as inside, on both sides", () => {
-    expect(inBand(BTCSWP_RULES, "100250", mark)).toBe(true);
-    expect(inBand(BTCSWP_RULES, "99750", mark)).toBe(true);
+    expect(inBand("100250")).toBe(true);
+    expect(inBand("99750")).toBe(true);
   });
   it("just beyond 25 bps is outside", () => {
-    expect(inBand(BTCSWP_RULES, "100250.000001", mark)).toBe(false);
-    expect(inBand(BTCSWP_RULES, "99749.999999", mark)).toBe(false);
+    expect(inBand("100250.000001")).toBe(false);
+    expect(inBand("99749.999999")).toBe(false);
   });
   it("a fill on the edge scores", () => {
     expect(pointsOf(fill({ px: "100250", usd: "1002.5" }))).toBe("3.0075");

@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { upConfig } from "../../../src/services/up/config.ts";
-import { plan, UP_WS_PER_TRADER, UP_WS_SPARE_CONNECTIONS } from "../../../src/services/up/plan.ts";
+import { plan } from "../../../src/services/up/plan.ts";
 import { WS_LIMITS } from "../../../src/sim/server/ws-limits.ts";
+
+/**
+ * What each trading child of `hl up` holds of Hyperliquid's per-IP WebSocket limits: one connection
+ * (its exchange client's stream: fills and open orders for a house agent, mids of every dex for
+ * WOLF) naming at most its own account in user subscriptions. The services stream nothing. Measured
+ * on the sim (GET /sim/ws-limits): 5 connections, 11 subscriptions, 4 users, with or without --split.
+ */
+const UP_WS_PER_TRADER = { connections: 1, users: 1 } as const;
+/** Connections `hl up` leaves free on the IP for the user's own `hl` commands and a reconnect. */
+const UP_WS_SPARE_CONNECTIONS = 3;
 
 describe("hl up within the exchange's per-IP WebSocket limits", () => {
   for (const split of [false, true]) {

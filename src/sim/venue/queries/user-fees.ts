@@ -37,7 +37,7 @@ const STAKING_DISCOUNT_TIERS = [
 ];
 
 /** "2026-11-22" for a time (UTC). */
-export function utcDate(t: number): string {
+function utcDate(t: number): string {
   return new Date(t).toISOString().slice(0, 10);
 }
 

@@ -71,7 +71,7 @@ function money(v: string): string {
 }
 
 /** Plain-text columns, left-aligned, two spaces apart. */
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? "").length))) ?? [];
   return rows
     .map((r) =>

@@ -145,7 +145,7 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export function fundsJson(network: string, f: DexFunds) {
+function fundsJson(network: string, f: DexFunds) {
   return {
     network,
     user: f.user,
@@ -162,7 +162,7 @@ export function fundsJson(network: string, f: DexFunds) {
   };
 }
 
-export function renderFunds(network: string, url: string, f: DexFunds): string {
+function renderFunds(network: string, url: string, f: DexFunds): string {
   const rows = f.dexes.map((d) => [
     dexLabel(d.dex),
     d.collateral,

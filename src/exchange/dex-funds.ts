@@ -14,7 +14,7 @@ import type { Address } from "./config.ts";
 import { RejectedError } from "./errors.ts";
 
 /** One perp dex's balance of the account ("" the main dex), as its clearinghouseState reports it. */
-export interface DexBalance {
+interface DexBalance {
   dex: string;
   /** The token the dex margins with (`USDC` on the main dex). */
   collateral: string;
@@ -85,7 +85,7 @@ export function dexLabel(dex: string): string {
 }
 
 /** A checked move: between the main dex ("") and a HIP-3 dex, or two HIP-3 dexes. */
-export interface DexSend {
+interface DexSend {
   sourceDex: string;
   destinationDex: string;
   /** USDC, a positive decimal in normal form. */
@@ -95,7 +95,7 @@ export interface DexSend {
 const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 
 /** A positive decimal amount of USDC, or one readable refusal. */
-export function parseUsdcAmount(raw: string): string {
+function parseUsdcAmount(raw: string): string {
   const text = raw.trim();
   if (!DECIMAL.test(text) || new D(text).lte(0))
     throw new UserError(`amount must be a positive decimal number of USDC, got "${raw}"`);
@@ -103,7 +103,7 @@ export function parseUsdcAmount(raw: string): string {
 }
 
 /** A move as asked for, before the dex names are checked against the exchange's dexes. */
-export interface DexSendRequest {
+interface DexSendRequest {
   amount: string;
   /** Dex names as typed; "main" (or omitted) is the main perp balance. */
   from: string;

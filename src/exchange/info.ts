@@ -77,7 +77,7 @@ export interface AccountSummary {
 }
 
 /** A perp dex's collateral: its spot token name and the `NAME:0x<tokenId>` form `sendAsset` takes. */
-export interface CollateralToken {
+interface CollateralToken {
   name: string;
   wire: string;
 }

@@ -98,7 +98,7 @@ export function canonicalInstrument(input: string): string {
 }
 
 /** Shapes of the meta answers the table is built from (a subset of the SDK's response types). */
-export interface MetaUniverse {
+interface MetaUniverse {
   universe: readonly {
     name: string;
     szDecimals: number;

@@ -14,7 +14,7 @@ import type { RunningService, ServeContext } from "./types.ts";
 export const HOSTED_TRADERS_ENV = "HL_HOSTED_TRADERS";
 
 /** What an `hl run` command line of a hosted trader says. */
-interface TraderArgs {
+export interface TraderArgs {
   strategy: string;
   instrument: string;
   tickSeconds: number;

@@ -51,7 +51,7 @@ const WEIGHT_BROKER_VAR = "HL_WEIGHT_BROKER";
  * 100 left for the user's own `hl` commands on the same address. Split
  * children (`--split`) divide their group's share evenly.
  */
-const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
+export const UP_WEIGHT_SHARES = { agent: 350, houses: 300, services: 450 } as const;
 /** The public services `hl up` runs (leaderboard, feeds, ISFR, points, MCP). */
 const SERVICE_COUNT = 5;
 /**

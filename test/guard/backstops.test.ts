@@ -78,13 +78,19 @@ class DexStops extends MemoryStops {
   }
 }
 
-function keeper(port: MemoryStops, at: { now: number }) {
+/** WOLF's keeper over `port` at `at.now`, with the alert and live-keys hooks a test gives. */
+function keeper(
+  port: MemoryStops,
+  at: { now: number },
+  hooks: { alert?: (text: string) => void; live?: () => readonly string[] } = {},
+) {
   return new Backstops({
     port,
     owner: "wolf",
     settings: () => DEFAULT_BACKSTOP,
     now: () => at.now,
     log: () => undefined,
+    ...hooks,
   });
 }
 
@@ -136,14 +142,7 @@ describe("the backstop keeper", () => {
       return list;
     };
     const alerts: string[] = [];
-    const k = new Backstops({
-      port,
-      owner: "wolf",
-      settings: () => DEFAULT_BACKSTOP,
-      now: () => 1_000,
-      log: () => undefined,
-      alert: (t) => alerts.push(t),
-    });
+    const k = keeper(port, { now: 1_000 }, { alert: (t) => alerts.push(t) });
     let saved: BackstopState | undefined;
     const placing = k.sync(eth, undefined).then((s) => {
       saved = s;
@@ -160,14 +159,7 @@ describe("the backstop keeper", () => {
     // cloid; resumed, the trader's placement is answered "Duplicate cloid.": the stop is there.
     const port = new MemoryStops();
     const alerts: string[] = [];
-    const k = new Backstops({
-      port,
-      owner: "wolf",
-      settings: () => DEFAULT_BACKSTOP,
-      now: () => 1_000,
-      log: () => undefined,
-      alert: (t) => alerts.push(t),
-    });
+    const k = keeper(port, { now: 1_000 }, { alert: (t) => alerts.push(t) });
     const cloid = backstopCloid("wolf", eth.key);
     port.stops.set(cloid, { coin: "ETH", cloid, oid: 77, size: eth.size, triggerPx: "1970.0" });
     const next = await k.sync(eth, undefined);
@@ -222,14 +214,7 @@ describe("the backstop keeper", () => {
     const port = new MemoryStops();
     const alerts: string[] = [];
     const at = { now: 1_000 };
-    const k = new Backstops({
-      port,
-      owner: "wolf",
-      settings: () => DEFAULT_BACKSTOP,
-      now: () => at.now,
-      log: () => undefined,
-      alert: (t) => alerts.push(t),
-    });
+    const k = keeper(port, at, { alert: (t) => alerts.push(t) });
     port.refusePlace = "Invalid TP/SL price. asset=1";
     port.flat.add("ETH");
     const none = await k.sync(eth, undefined);
@@ -256,14 +241,7 @@ describe("the backstop keeper", () => {
     const theirs = backstopCloid("dsl", "elsewhere");
     port.stops.set(theirs, { coin: "yex:VXX", cloid: theirs, oid: 8, size: "1", triggerPx: "19" });
     const live = new Set<string>();
-    const k = new Backstops({
-      port,
-      owner: "wolf",
-      settings: () => DEFAULT_BACKSTOP,
-      now: () => 1_000,
-      log: () => undefined,
-      live: () => [...live],
-    });
+    const k = keeper(port, { now: 1_000 }, { live: () => [...live] });
     await k.reconcile([], () => undefined); // the start: nothing guarded, only the main dex read
     expect(port.reads).toEqual([[""]]);
     const vxx: Guarded = { key: "wolf-0-2", coin: "yex:VXX", side: "long", size: "2", stops: [21] };
@@ -286,14 +264,7 @@ describe("the backstop keeper", () => {
   it("a stop whose cancel failed on a dex left with no position goes with the next stop placed there", async () => {
     const port = new DexStops();
     const live = new Set<string>();
-    const k = new Backstops({
-      port,
-      owner: "wolf",
-      settings: () => DEFAULT_BACKSTOP,
-      now: () => 1_000,
-      log: () => undefined,
-      live: () => [...live],
-    });
+    const k = keeper(port, { now: 1_000 }, { live: () => [...live] });
     const first: Guarded = { key: "wolf-0-1", coin: "yex:VXX", side: "long", size: "2", stops: [21] };
     live.add(first.key);
     await k.reconcile([first], () => undefined); // reads yex (a slot there) and places its stop
